@@ -1,0 +1,35 @@
+"""labkit: crash a worker between two commits, recover in a fresh process, read what is left.
+
+The names below load on first use (PEP 562), so that a worker process, which starts with
+`python -S -m labkit.worker`, pays only for the few standard modules it really needs.
+Plotting and widget code lives in `labkit.views`, which workers never import.
+"""
+
+from importlib import import_module
+
+_HOMES = {
+    "LabError": "labkit.errors",
+    "NO_KILL": "labkit.orders",
+    "ORDERS": "labkit.orders",
+    "WriteOrder": "labkit.orders",
+    "get_order": "labkit.orders",
+    "KILL_MODES": "labkit.spec",
+    "RunSpec": "labkit.spec",
+    "OUTCOMES": "labkit.outcome",
+    "RunResult": "labkit.runs",
+    "execute": "labkit.runs",
+    "run": "labkit.runs",
+    "sweep": "labkit.sweeps",
+}
+
+__all__ = sorted(_HOMES)
+
+
+def __getattr__(name: str) -> object:
+    if name not in _HOMES:
+        raise AttributeError(f"module 'labkit' has no attribute {name!r}")
+    return getattr(import_module(_HOMES[name]), name)
+
+
+def __dir__() -> list[str]:
+    return __all__

@@ -1,0 +1,115 @@
+"""One crash-and-recover run: the first worker dies at the kill point, a fresh one recovers.
+
+Everything a run writes stays in its own new folder: the SQLite files, each worker's stdout
+and stderr, the trace, the snapshots before and after recovery, and `results.json`.
+"""
+
+from __future__ import annotations
+
+import json
+import platform
+import sqlite3
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from labkit.errors import LabError
+from labkit.launcher import WorkerProcess, WorkerReport
+from labkit.orders import NO_KILL
+from labkit.outcome import classify
+from labkit.snapshot import Snapshot, take_snapshot
+from labkit.spec import RunSpec
+from labkit.stores import create_files
+
+__all__ = ["RunResult", "execute", "new_run_dir", "run"]
+
+
+@dataclass
+class RunResult:
+    spec: RunSpec
+    run_dir: Path
+    first: WorkerReport
+    before: Snapshot
+    recovery: WorkerReport
+    after: Snapshot
+    outcome: str
+
+    def summary(self) -> dict:
+        """The run in the few numbers study 000's table shows."""
+        return {
+            "order": self.spec.order,
+            "kill_at": self.spec.kill_at,
+            "kill_mode": self.spec.kill_mode,
+            "before": self.before.counts(),
+            "after": self.after.counts(),
+            "first_exit": self.first.exit_code,
+            "replay_exit": self.recovery.exit_code,
+            "outcome": self.outcome,
+            "run_dir": str(self.run_dir),
+        }
+
+    def to_json(self) -> dict:
+        """Everything about the run, as results.json keeps it."""
+        return {
+            **self.summary(),
+            "first": self.first.to_json(),
+            "recovery": self.recovery.to_json(),
+            "snapshots": {"before": self.before.to_json(), "after": self.after.to_json()},
+            "versions": {"python": platform.python_version(), "sqlite": sqlite3.sqlite_version},
+        }
+
+
+def new_run_dir(out: Path | str | None, prefix: str = "commit-window-") -> Path:
+    """A run folder that did not exist before: `out` itself, or a new temporary folder."""
+    if out is None:
+        return Path(tempfile.mkdtemp(prefix=prefix))
+    path = Path(out)
+    try:
+        path.mkdir(parents=True)
+    except FileExistsError:
+        raise LabError(f"output folder {path} already exists; name a new one") from None
+    return path.resolve()
+
+
+def first_worker(spec: RunSpec, run_dir: Path) -> WorkerReport:
+    """Run the step with the planned crash: the worker exits itself, or the parent SIGKILLs it."""
+    crash = spec.kill_at != NO_KILL
+    exit_at = spec.kill_at if crash and spec.kill_mode == "exit" else None
+    pause_at = (spec.kill_at,) if crash and spec.kill_mode == "sigkill" else ()
+    worker = WorkerProcess(run_dir, spec.write_order, "first", exit_at=exit_at, pause_at=pause_at,
+                           timeout=spec.timeout)  # fmt: skip
+    with worker:
+        if pause_at and worker.wait_for_pause() == spec.kill_at:
+            worker.kill()
+        worker.wait()
+    return worker.report()
+
+
+def recovery_worker(spec: RunSpec, run_dir: Path) -> WorkerReport:
+    """A fresh process with no crash planned: it reads the checkpoint and does what is left."""
+    worker = WorkerProcess(run_dir, spec.write_order, "recovery", timeout=spec.timeout)
+    with worker:
+        worker.wait()
+    return worker.report()
+
+
+def execute(spec: RunSpec) -> RunResult:
+    """Run the spec from fresh files to a classified outcome, and keep it all in the run folder."""
+    run_dir = new_run_dir(spec.out)
+    order = spec.write_order
+    create_files(run_dir, order.files, order.receiver_dedupes)
+    first = first_worker(spec, run_dir)
+    before = take_snapshot(run_dir, order.files)
+    recovery = recovery_worker(spec, run_dir)
+    after = take_snapshot(run_dir, order.files)
+    result = RunResult(spec, run_dir, first, before, recovery, after, classify(after, recovery))
+    for name, data in (("before", before.to_json()), ("after", after.to_json()),
+                       ("results", result.to_json())):  # fmt: skip
+        (run_dir / f"{name}.json").write_text(json.dumps(data, indent=2))
+    return result
+
+
+def run(order: str, kill_at: str = NO_KILL, kill_mode: str = "exit",
+        out: Path | str | None = None, timeout: float = 10.0) -> RunResult:  # fmt: skip
+    """Crash `order` at `kill_at` and recover: `run("effect_first", "effect").outcome == "duplicate"`."""
+    return execute(RunSpec(order, kill_at, kill_mode, Path(out) if out else None, timeout))

@@ -1,0 +1,72 @@
+"""What the SQLite files hold, read back through a new read-only connection.
+
+A snapshot never trusts the worker's memory or its output: it opens each file afresh, as a
+recovering process would, and copies every row of every table.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from dataclasses import dataclass, field
+from pathlib import Path
+
+__all__ = ["Snapshot", "Table", "take_snapshot"]
+
+
+@dataclass
+class Table:
+    columns: list[str]
+    rows: list[list]
+
+
+@dataclass
+class Snapshot:
+    """Every table of every file; `done` and `receipts` are the two numbers study 000 reads."""
+
+    files: dict[str, dict[str, Table]] = field(default_factory=dict)
+
+    def table(self, name: str) -> Table:
+        """The table called `name`, in whichever file holds it."""
+        for tables in self.files.values():
+            if name in tables:
+                return tables[name]
+        raise KeyError(name)
+
+    @property
+    def done(self) -> int:
+        return self.table("progress").rows[0][1]
+
+    @property
+    def receipts(self) -> int:
+        return len(self.table("receipts").rows)
+
+    def counts(self) -> dict[str, int]:
+        return {"done": self.done, "receipts": self.receipts}
+
+    def to_json(self) -> dict:
+        files = {
+            name: {t: {"columns": tab.columns, "rows": tab.rows} for t, tab in tables.items()}
+            for name, tables in self.files.items()
+        }
+        return {**self.counts(), "files": files}
+
+
+def read_tables(path: Path) -> dict[str, Table]:
+    """Every user table of one SQLite file, rows in rowid order."""
+    db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    try:
+        names = [row[0] for row in db.execute(
+            "SELECT name FROM sqlite_master WHERE type='table' AND name NOT LIKE 'sqlite_%' ORDER BY name"
+        )]  # fmt: skip
+        tables = {}
+        for name in names:
+            cursor = db.execute(f'SELECT * FROM "{name}" ORDER BY rowid')
+            columns = [d[0] for d in cursor.description]
+            tables[name] = Table(columns, [list(row) for row in cursor])
+        return tables
+    finally:
+        db.close()
+
+
+def take_snapshot(run_dir: Path, files: tuple[str, ...]) -> Snapshot:
+    return Snapshot({name: read_tables(Path(run_dir) / name) for name in files})

@@ -1,0 +1,38 @@
+"""A reader's choice, checked and frozen: what one run will do."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from labkit.errors import check_choice
+from labkit.orders import NO_KILL, WriteOrder, get_order
+
+__all__ = ["KILL_MODES", "RunSpec"]
+
+KILL_MODES = ("exit", "sigkill")  # os._exit(91) inside the worker, or SIGKILL from the parent
+
+
+@dataclass(frozen=True)
+class RunSpec:
+    """One crash-and-recover run. Invalid values raise LabError naming the valid choices."""
+
+    order: str
+    kill_at: str = NO_KILL
+    kill_mode: str = "exit"
+    out: Path | None = None  # a folder that must not exist yet; None: a new temporary folder
+    timeout: float = 10.0  # seconds each worker may take before the launcher kills it
+
+    def __post_init__(self) -> None:
+        get_order(self.order).check_kill_point(self.kill_at)
+        check_choice("kill mode", self.kill_mode, KILL_MODES)
+        if self.timeout <= 0:
+            raise ValueError(f"timeout must be positive, not {self.timeout}")
+
+    @property
+    def write_order(self) -> WriteOrder:
+        return get_order(self.order)
+
+    @property
+    def label(self) -> str:
+        return f"{self.order}.{self.kill_at}.{self.kill_mode}"

@@ -1,0 +1,54 @@
+"""Every write order at every kill point: the whole study-000 story in one table.
+
+Trials run a few at a time (two per core: much of a trial is waiting on fsync): each trial is still a real first worker, a real
+kill and a real recovery in fresh processes, in its own folder under the sweep's folder.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterable
+from concurrent.futures import ThreadPoolExecutor, as_completed
+from pathlib import Path
+
+from labkit.errors import check_choice
+from labkit.launcher import kill_all_workers
+from labkit.orders import ORDERS
+from labkit.runs import RunResult, execute, new_run_dir
+from labkit.spec import KILL_MODES, RunSpec
+
+__all__ = ["sweep", "sweep_specs"]
+
+Progress = Callable[[int, int, RunResult], None]
+
+
+def sweep_specs(out: Path, kill_modes: Iterable[str] = ("exit",)) -> list[RunSpec]:
+    """One spec per order × kill point × kill mode, each with its own folder under `out`."""
+    modes = [check_choice("kill mode", mode, KILL_MODES) for mode in kill_modes]
+    return [
+        RunSpec(order.name, point, mode, out / f"{order.name}.{point}.{mode}")
+        for order in ORDERS.values()
+        for point in order.kill_points
+        for mode in modes
+    ]
+
+
+def sweep(kill_modes: Iterable[str] = ("exit",), out: Path | str | None = None,
+          progress: Progress | None = None, parallel: int | None = None) -> list[RunResult]:  # fmt: skip
+    """Run every spec; call `progress(done, total, result)` after each; return results in order."""
+    root = new_run_dir(out, prefix="commit-window-sweep-")
+    specs = sweep_specs(root, kill_modes)
+    results: dict[RunSpec, RunResult] = {}
+    with ThreadPoolExecutor(max_workers=parallel or 2 * (os.cpu_count() or 1)) as pool:
+        futures = [pool.submit(execute, spec) for spec in specs]
+        try:
+            for future in as_completed(futures):
+                result = future.result()
+                results[result.spec] = result
+                if progress:
+                    progress(len(results), len(specs), result)
+        except BaseException:  # Ctrl-C or a failed trial: no worker may outlive the sweep
+            pool.shutdown(wait=False, cancel_futures=True)
+            kill_all_workers()
+            raise
+    return [results[spec] for spec in specs]

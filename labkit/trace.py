@@ -1,0 +1,46 @@
+"""The trace: one JSON line per event, fsynced before the worker takes its next step.
+
+Every line carries `t_ns` (CLOCK_MONOTONIC, shared by all processes on the machine) and the
+writer's `pid`, so that the events of the first worker, the parent and the recovery worker
+can be laid on one timeline afterwards. A line that is on disk happened; a kill can only cut
+off events that had not been written yet.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+
+__all__ = ["TRACE_FILE", "Trace", "read_trace"]
+
+TRACE_FILE = "trace.jsonl"
+
+
+class Trace:
+    """Appends events to a run folder's trace file, durably, one at a time."""
+
+    def __init__(self, run_dir: str | os.PathLike, role: str) -> None:
+        self.role = role
+        self._fd = os.open(
+            os.path.join(run_dir, TRACE_FILE), os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644
+        )
+
+    def event(self, name: str, **fields: object) -> None:
+        """Write one event and fsync it: after this returns, the event survives a kill."""
+        record = {"t_ns": time.monotonic_ns(), "pid": os.getpid(), "role": self.role}
+        record.update(event=name, **fields)
+        os.write(self._fd, (json.dumps(record) + "\n").encode())
+        os.fsync(self._fd)
+
+    def close(self) -> None:
+        os.close(self._fd)
+
+
+def read_trace(run_dir: str | os.PathLike) -> list[dict]:
+    """All events of a run, in the order they were written."""
+    path = os.path.join(run_dir, TRACE_FILE)
+    if not os.path.exists(path):
+        return []
+    with open(path) as lines:
+        return [json.loads(line) for line in lines if line.strip()]

@@ -1,0 +1,106 @@
+"""The worker process: one workflow step that commits a receipt and a checkpoint.
+
+Started by `labkit.launcher` with the job as one JSON argument. It imports only the standard
+library and labkit's worker-side modules, so it starts almost as fast as a bare interpreter.
+At each kill point it calls the gate, which may end the process there (`os._exit(91)`, no
+cleanup at all, as study 000 does) or stop and ask the parent what to do (the parent may
+answer "continue" or SIGKILL it).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+
+from labkit.stores import KEY, PAYLOAD, Store
+from labkit.trace import Trace
+
+EXIT_CODE = 91  # study 000's deliberate exit status
+
+
+class Gate:
+    """Where a kill point meets the run's plan: pass, exit here, or pause for the parent."""
+
+    def __init__(self, trace: Trace, job: dict) -> None:
+        self.trace = trace
+        self.exit_at = job.get("exit_at")
+        self.pause_at = set(job.get("pause_at", ()))
+        self.notify_fd = job.get("notify_fd")
+        self.resume_fd = job.get("resume_fd")
+
+    def __call__(self, point: str) -> None:
+        self.trace.event("point", point=point)
+        if point == self.exit_at:
+            self.trace.event("kill", point=point, mode="exit", code=EXIT_CODE)
+            os._exit(EXIT_CODE)  # no finally, no close: the files stay as they are right now
+        if point in self.pause_at:
+            os.write(self.notify_fd, f"{point}\n".encode())
+            if not os.read(self.resume_fd, 64):  # the parent went away without an answer
+                os._exit(2)
+
+
+def effect_first(control: Store, effect: Store, gate: Gate) -> None:
+    with effect:
+        effect.add_receipt(KEY, PAYLOAD)
+    gate("effect")
+    with control:
+        control.mark_done()
+    gate("checkpoint")
+
+
+def checkpoint_first(control: Store, effect: Store, gate: Gate) -> None:
+    with control:
+        control.mark_done()
+    gate("checkpoint")
+    with effect:
+        effect.add_receipt(KEY, PAYLOAD)
+    gate("effect")
+
+
+def atomic(control: Store, effect: Store, gate: Gate) -> None:
+    # `effect` is `control` here: one file, so one transaction can hold both writes.
+    with control:
+        control.add_receipt(KEY, PAYLOAD)
+        control.mark_done()
+        gate("in_transaction")
+    gate("committed")
+
+
+def idempotent(control: Store, effect: Store, gate: Gate) -> None:
+    with effect:
+        effect.add_receipt_once(KEY, PAYLOAD)  # a retry gets the original receipt back
+    gate("effect")
+    with control:
+        control.mark_done()
+    gate("checkpoint")
+
+
+STEPS = {"effect_first": effect_first, "checkpoint_first": checkpoint_first,
+         "atomic": atomic, "idempotent": idempotent}  # fmt: skip
+
+
+def run_step(job: dict) -> None:
+    """Do the step once, unless the checkpoint says it is already done."""
+    run_dir, files = job["run_dir"], job["files"]
+    trace = Trace(run_dir, job["role"])
+    trace.event("start", order=job["order"])
+    control = Store(run_dir, "control.db", trace)
+    effect = control if files == ["control.db"] else Store(run_dir, "effect.db", trace)
+    if control.is_done():
+        trace.event("skip", reason="done=1: the checkpoint says the step already ran")
+        print("checkpoint says done=1: skipping the step")
+    else:
+        gate = Gate(trace, job)
+        gate("start")
+        STEPS[job["order"]](control, effect, gate)
+    trace.event("exit", code=0)
+
+
+def run_step_from_argv(argv: list[str]) -> None:
+    """Entry point: the launcher passes the job as one JSON argument."""
+    run_step(json.loads(argv[1]))
+
+
+if __name__ == "__main__":
+    run_step_from_argv(sys.argv)
