@@ -41,8 +41,7 @@ def build_parser() -> Parser:
     one.add_argument("--json", action="store_true", help="print one JSON object")
 
     many = commands.add_parser("sweep", help="every order at every kill point")
-    many.add_argument("--kill-mode", default="exit",
-                      help=f"one of: {', '.join(KILL_MODES)}, both")  # fmt: skip
+    many.add_argument("--kill-mode", default="exit", help=f"one of: {', '.join(KILL_MODES)}, both")
     many.add_argument("--out", help="a new folder for the sweep (default: a new temporary folder)")
     many.add_argument("--json", action="store_true", help="print a JSON list")
 

@@ -60,13 +60,26 @@ def kill_all_workers() -> None:
 class WorkerProcess:
     """One worker in its own process. Use it as a context manager: leaving it reaps the process."""
 
-    def __init__(self, run_dir: Path, order: WriteOrder, role: str, *,
-                 exit_at: str | None = None, pause_at: tuple[str, ...] = (),
-                 timeout: float = 10.0) -> None:  # fmt: skip
+    def __init__(
+        self,
+        run_dir: Path,
+        order: WriteOrder,
+        role: str,
+        *,
+        exit_at: str | None = None,
+        pause_at: tuple[str, ...] = (),
+        timeout: float = 10.0,
+    ) -> None:
         self.run_dir, self.role, self.timeout = Path(run_dir), role, timeout
         self.exit_at = exit_at
-        self.job = {"run_dir": str(self.run_dir), "order": order.name, "files": list(order.files),
-                    "role": role, "exit_at": exit_at, "pause_at": list(pause_at)}  # fmt: skip
+        self.job = {
+            "run_dir": str(self.run_dir),
+            "order": order.name,
+            "files": list(order.files),
+            "role": role,
+            "exit_at": exit_at,
+            "pause_at": list(pause_at),
+        }
         self.proc: subprocess.Popen | None = None
         self.paused_at: str | None = None
         self.killed_at: str | None = None
@@ -127,8 +140,14 @@ class WorkerProcess:
             self._ended = time.monotonic()
             self.killed_at = self.paused_at
             trace = Trace(self.run_dir, self.role)
-            trace.event("kill", pid=self.proc.pid, by=os.getpid(), point=self.killed_at,
-                        mode="sigkill", timed_out=self.timed_out)  # fmt: skip
+            trace.event(
+                "kill",
+                pid=self.proc.pid,
+                by=os.getpid(),
+                point=self.killed_at,
+                mode="sigkill",
+                timed_out=self.timed_out,
+            )
             trace.close()
 
     def wait(self) -> int:

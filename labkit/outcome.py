@@ -8,7 +8,7 @@ from labkit.snapshot import Snapshot
 __all__ = ["OUTCOMES", "classify"]
 
 OUTCOMES = {
-    "consistent": "done=1 and exactly one receipt: the effect happened once and the workflow knows it",
+    "consistent": "done=1 and one receipt: the effect happened once and the workflow knows it",
     "duplicate": "more than one receipt: recovery ran the business effect again",
     "lost": "done=1 but no receipt: the workflow says finished, the business never saw it",
     "unfinished": "done=0 after recovery: the workflow still has the step to do",

@@ -76,8 +76,9 @@ def first_worker(spec: RunSpec, run_dir: Path) -> WorkerReport:
     crash = spec.kill_at != NO_KILL
     exit_at = spec.kill_at if crash and spec.kill_mode == "exit" else None
     pause_at = (spec.kill_at,) if crash and spec.kill_mode == "sigkill" else ()
-    worker = WorkerProcess(run_dir, spec.write_order, "first", exit_at=exit_at, pause_at=pause_at,
-                           timeout=spec.timeout)  # fmt: skip
+    worker = WorkerProcess(
+        run_dir, spec.write_order, "first", exit_at=exit_at, pause_at=pause_at, timeout=spec.timeout
+    )
     with worker:
         if pause_at and worker.wait_for_pause() == spec.kill_at:
             worker.kill()
@@ -103,13 +104,21 @@ def execute(spec: RunSpec) -> RunResult:
     recovery = recovery_worker(spec, run_dir)
     after = take_snapshot(run_dir, order.files)
     result = RunResult(spec, run_dir, first, before, recovery, after, classify(after, recovery))
-    for name, data in (("before", before.to_json()), ("after", after.to_json()),
-                       ("results", result.to_json())):  # fmt: skip
+    for name, data in (
+        ("before", before.to_json()),
+        ("after", after.to_json()),
+        ("results", result.to_json()),
+    ):
         (run_dir / f"{name}.json").write_text(json.dumps(data, indent=2))
     return result
 
 
-def run(order: str, kill_at: str = NO_KILL, kill_mode: str = "exit",
-        out: Path | str | None = None, timeout: float = 10.0) -> RunResult:  # fmt: skip
-    """Crash `order` at `kill_at` and recover: `run("effect_first", "effect").outcome == "duplicate"`."""
+def run(
+    order: str,
+    kill_at: str = NO_KILL,
+    kill_mode: str = "exit",
+    out: Path | str | None = None,
+    timeout: float = 10.0,
+) -> RunResult:
+    """Crash `order` at `kill_at`, recover, classify: run("effect_first", "effect") → duplicate."""
     return execute(RunSpec(order, kill_at, kill_mode, Path(out) if out else None, timeout))

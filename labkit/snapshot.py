@@ -12,6 +12,8 @@ from pathlib import Path
 
 __all__ = ["Snapshot", "Table", "take_snapshot"]
 
+LIST_TABLES = "SELECT name FROM sqlite_master WHERE type='table' AND name NOT LIKE 'sqlite_%'"
+
 
 @dataclass
 class Table:
@@ -55,9 +57,7 @@ def read_tables(path: Path) -> dict[str, Table]:
     """Every user table of one SQLite file, rows in rowid order."""
     db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
     try:
-        names = [row[0] for row in db.execute(
-            "SELECT name FROM sqlite_master WHERE type='table' AND name NOT LIKE 'sqlite_%' ORDER BY name"
-        )]  # fmt: skip
+        names = [row[0] for row in db.execute(LIST_TABLES)]
         tables = {}
         for name in names:
             cursor = db.execute(f'SELECT * FROM "{name}" ORDER BY rowid')

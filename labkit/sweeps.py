@@ -1,7 +1,7 @@
 """Every write order at every kill point: the whole study-000 story in one table.
 
-Trials run a few at a time (two per core: much of a trial is waiting on fsync): each trial is still a real first worker, a real
-kill and a real recovery in fresh processes, in its own folder under the sweep's folder.
+Trials run a few at a time (two per core: much of a trial waits on fsync). Each one is still a
+real first worker, a real kill and a real recovery in fresh processes, in its own folder.
 """
 
 from __future__ import annotations
@@ -33,8 +33,12 @@ def sweep_specs(out: Path, kill_modes: Iterable[str] = ("exit",)) -> list[RunSpe
     ]
 
 
-def sweep(kill_modes: Iterable[str] = ("exit",), out: Path | str | None = None,
-          progress: Progress | None = None, parallel: int | None = None) -> list[RunResult]:  # fmt: skip
+def sweep(
+    kill_modes: Iterable[str] = ("exit",),
+    out: Path | str | None = None,
+    progress: Progress | None = None,
+    parallel: int | None = None,
+) -> list[RunResult]:
     """Run every spec; call `progress(done, total, result)` after each; return results in order."""
     root = new_run_dir(out, prefix="commit-window-sweep-")
     specs = sweep_specs(root, kill_modes)

@@ -76,8 +76,12 @@ def idempotent(control: Store, effect: Store, gate: Gate) -> None:
     gate("checkpoint")
 
 
-STEPS = {"effect_first": effect_first, "checkpoint_first": checkpoint_first,
-         "atomic": atomic, "idempotent": idempotent}  # fmt: skip
+STEPS = {
+    "effect_first": effect_first,
+    "checkpoint_first": checkpoint_first,
+    "atomic": atomic,
+    "idempotent": idempotent,
+}
 
 
 def run_step(job: dict) -> None:

@@ -1,1 +1,4 @@
-"""Views: what readers look at. They read results, snapshots and traces; workers never import them."""
+"""Views: what readers look at. They read results, snapshots and traces.
+
+Workers never import anything from here.
+"""

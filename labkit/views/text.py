@@ -15,8 +15,9 @@ def format_grid(header: Sequence[str], rows: Sequence[Sequence[object]]) -> str:
     """Left-aligned columns, wide enough for their longest cell."""
     cells = [[str(c) for c in header]] + [[str(c) for c in row] for row in rows]
     widths = [max(len(row[i]) for row in cells) for i in range(len(header))]
-    lines = ["  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)).rstrip()
-             for row in cells]  # fmt: skip
+    lines = [
+        "  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)).rstrip() for row in cells
+    ]
     lines.insert(1, "  ".join("-" * w for w in widths))
     return "\n".join(lines)
 
@@ -35,7 +36,8 @@ def format_run(result: RunResult) -> str:
     """One run the way study 000 reports it, then what each file holds after recovery."""
     s = result.summary()
     lines = [
-        f"{s['order']} killed at {s['kill_at']} ({s['kill_mode']}): first worker exit {s['first_exit']}",
+        f"{s['order']} killed at {s['kill_at']} ({s['kill_mode']})",
+        f"  first worker exit: {s['first_exit']}",
         f"  before recovery: done={s['before']['done']} receipts={s['before']['receipts']}",
         f"  after recovery:  done={s['after']['done']} receipts={s['after']['receipts']}"
         f"  (recovery exit {s['replay_exit']})",
@@ -48,8 +50,13 @@ def format_run(result: RunResult) -> str:
 def format_sweep(results: Sequence[RunResult]) -> str:
     """One line per run: order, kill point, mode, done/receipts before → after, outcome."""
     rows = [
-        (r.spec.order, r.spec.kill_at, r.spec.kill_mode,
-         f"{r.before.done}/{r.before.receipts} → {r.after.done}/{r.after.receipts}", r.outcome)
+        (
+            r.spec.order,
+            r.spec.kill_at,
+            r.spec.kill_mode,
+            f"{r.before.done}/{r.before.receipts} → {r.after.done}/{r.after.receipts}",
+            r.outcome,
+        )
         for r in results
-    ]  # fmt: skip
+    ]
     return format_grid(("order", "kill at", "mode", "done/receipts", "outcome"), rows)

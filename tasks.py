@@ -1,0 +1,78 @@
+"""Set up the lab and run it, or run its tests. Needs only Python 3.11+ on Linux.
+
+    python3 tasks.py lab     # set up .venv, then JupyterLab on notebooks/00_start_here.ipynb
+    python3 tasks.py test    # set up what is missing, then the whole test suite
+
+The packages and their pins come from environment.yml, the one source of the environment
+(Binder builds the same file with conda). The set-up is skipped when nothing has changed.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import subprocess
+import sys
+import venv
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent
+VENV = ROOT / ".venv"
+BIN = VENV / "bin"
+PIN = re.compile(r"^\s+- ([A-Za-z0-9_.\-\[\]]+==[^\s#]+)", re.MULTILINE)
+
+
+def pinned_packages() -> list[str]:
+    """Every `name==version` line of environment.yml's pip section."""
+    return PIN.findall((ROOT / "environment.yml").read_text())
+
+
+def set_up() -> None:
+    """Create .venv and install the pinned packages and labkit, unless that is already done."""
+    if sys.version_info < (3, 11):
+        sys.exit(f"Commit Window Lab needs Python 3.11 or newer, not {sys.version.split()[0]}")
+    sources = b"".join((ROOT / name).read_bytes() for name in ("environment.yml", "pyproject.toml"))
+    stamp = VENV / f".set-up-{hashlib.sha256(sources).hexdigest()[:16]}"
+    if stamp.exists():
+        return
+    print("Setting up .venv from environment.yml ...", flush=True)
+    if not (BIN / "python").exists():
+        venv.create(VENV, with_pip=True)
+    packages = pinned_packages()
+    uv = next(p for p in packages if p.startswith("uv=="))
+    run(BIN / "python", "-m", "pip", "install", "--quiet", uv)
+    run(BIN / "uv", "pip", "install", "--quiet", "--python", BIN / "python", *packages)
+    # compat mode: a plain path entry, so that every interpreter start stays fast
+    run(BIN / "uv", "pip", "install", "--quiet", "--python", BIN / "python", "--no-deps",
+        "--config-settings", "editable_mode=compat", "-e", ROOT)  # fmt: skip
+    for old in VENV.glob(".set-up-*"):
+        old.unlink()
+    stamp.touch()
+
+
+def run(*command: object) -> None:
+    subprocess.run([str(part) for part in command], cwd=ROOT, check=True)
+
+
+def lab(extra: list[str]) -> None:
+    root_flag = ["--allow-root"] if os.geteuid() == 0 else []
+    start = ["jupyter", "lab", "notebooks/00_start_here.ipynb", *root_flag, *extra]
+    os.execv(BIN / "jupyter", start)
+
+
+def test(extra: list[str]) -> None:
+    os.execv(BIN / "python", ["python", "-m", "pytest", *extra])
+
+
+def main() -> None:
+    commands = {"lab": lab, "test": test}
+    if len(sys.argv) < 2 or sys.argv[1] not in commands:
+        sys.exit(f"usage: python3 tasks.py {{{'|'.join(commands)}}} [extra arguments]")
+    os.chdir(ROOT)
+    set_up()
+    commands[sys.argv[1]](sys.argv[2:])
+
+
+if __name__ == "__main__":
+    main()

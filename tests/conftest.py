@@ -1,0 +1,29 @@
+"""Shared helpers: look for worker processes in /proc, the way an operator would."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+
+def processes_mentioning(*texts: str) -> list[int]:
+    """PIDs of live processes whose command line contains every one of `texts`."""
+    pids = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit() and entry.name != str(os.getpid()):
+            try:
+                cmdline = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode()
+            except OSError:
+                continue
+            if all(text in cmdline for text in texts):
+                pids.append(int(entry.name))
+    return pids
+
+
+@pytest.fixture
+def no_leftover_workers(tmp_path: Path):
+    """Fail the test if any process that mentions its tmp_path is still alive afterwards."""
+    yield
+    assert processes_mentioning(str(tmp_path)) == []

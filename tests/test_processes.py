@@ -1,0 +1,96 @@
+"""Every child is reaped, nothing is written outside the run folder, workers stay lean."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import labkit as lk
+from labkit.launcher import LABKIT_ROOT, WorkerProcess
+from labkit.stores import create_files
+from tests.conftest import processes_mentioning
+
+
+def test_recorded_pids_are_gone_after_a_run(tmp_path, no_leftover_workers):
+    result = lk.run("effect_first", "checkpoint", "sigkill", out=tmp_path / "run")
+    for pid in (result.first.pid, result.recovery.pid):
+        assert not Path(f"/proc/{pid}").exists()
+
+
+def test_a_stuck_worker_is_killed_at_its_timeout(tmp_path, no_leftover_workers):
+    order = lk.get_order("effect_first")
+    create_files(tmp_path, order.files, order.receiver_dedupes)
+    worker = WorkerProcess(tmp_path, order, "first", pause_at=("effect",), timeout=0.5)
+    with worker:
+        assert worker.wait_for_pause() == "effect"
+        started = time.monotonic()
+        assert worker.wait_for_pause() is None  # nobody answers: the timeout must end it
+        assert 0 < time.monotonic() - started < 2
+    report = worker.report()
+    assert report.timed_out and report.exit_code == -9 and report.killed_at == "effect"
+
+
+def test_leaving_the_context_kills_a_paused_worker(tmp_path, no_leftover_workers):
+    order = lk.get_order("atomic")
+    create_files(tmp_path, order.files, order.receiver_dedupes)
+    try:
+        with WorkerProcess(tmp_path, order, "first", pause_at=("in_transaction",)) as worker:
+            assert worker.wait_for_pause() == "in_transaction"
+            raise KeyboardInterrupt  # as if the reader pressed Ctrl-C now
+    except KeyboardInterrupt:
+        pass
+    assert worker.report().exit_code == -9
+
+
+def test_ctrl_c_during_a_sweep_reaps_every_worker(tmp_path):
+    sweep_dir = tmp_path / "sweep"
+    parent = subprocess.Popen([sys.executable, "-m", "labkit", "sweep", "--kill-mode", "both",
+                               "--out", str(sweep_dir)], stderr=subprocess.PIPE, text=True)  # fmt: skip
+    deadline = time.monotonic() + 10
+    while not processes_mentioning("labkit.worker", str(sweep_dir)) and time.monotonic() < deadline:
+        time.sleep(0.005)
+    parent.send_signal(signal.SIGINT)
+    _, stderr = parent.communicate(timeout=20)
+    assert parent.returncode == 130, stderr
+    assert "killed and reaped" in stderr
+    assert processes_mentioning(str(sweep_dir)) == []
+
+
+def test_a_run_writes_only_inside_its_folder(tmp_path):
+    cwd = tmp_path / "cwd"
+    cwd.mkdir()
+    done = subprocess.run([sys.executable, "-m", "labkit", "run", "effect_first", "--kill-at",
+                           "effect", "--out", str(tmp_path / "run"), "--json"], cwd=cwd,
+                          capture_output=True, text=True, check=True)  # fmt: skip
+    assert json.loads(done.stdout)["outcome"] == "duplicate"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["cwd", "run"]
+    assert list(cwd.iterdir()) == []
+
+
+def test_default_run_folder_is_new_and_temporary(tmp_path):
+    first, second = lk.run("atomic"), lk.run("atomic")
+    assert first.run_dir != second.run_dir
+    assert first.run_dir.parent == second.run_dir.parent == Path(os.environ.get("TMPDIR", "/tmp"))
+
+
+def test_worker_imports_only_the_standard_library_and_labkit():
+    probe = ("import sys, labkit.worker; "
+             "print(' '.join(m.split('.')[0] for m in sys.modules))")  # fmt: skip
+    done = subprocess.run([sys.executable, "-S", "-c", probe], capture_output=True, text=True,
+                          env={**os.environ, "PYTHONPATH": LABKIT_ROOT}, check=True)  # fmt: skip
+    top_level = set(done.stdout.split()) - {"__main__"}
+    assert "labkit" in top_level
+    assert top_level - {"labkit"} <= set(sys.stdlib_module_names) | set(sys.builtin_module_names)
+
+
+def test_importing_labkit_pulls_in_no_heavy_library():
+    probe = ("import sys, labkit; labkit.ORDERS; labkit.run; labkit.sweep; "
+             "print([m for m in ('langgraph', 'matplotlib', 'ipywidgets', 'tqdm') "
+             "if m in sys.modules])")  # fmt: skip
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "[]"

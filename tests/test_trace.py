@@ -1,0 +1,41 @@
+"""The trace records what happened, in order, from every process, durably."""
+
+from __future__ import annotations
+
+import labkit as lk
+from labkit.trace import read_trace
+
+
+def events(run_dir, role=None):
+    return [(e["event"], e.get("file") or e.get("point")) for e in read_trace(run_dir)
+            if role is None or e["role"] == role]  # fmt: skip
+
+
+def test_effect_first_trace_shows_the_commit_window_and_the_kill(tmp_path):
+    result = lk.run("effect_first", "effect", "sigkill", out=tmp_path / "run")
+    trace = read_trace(result.run_dir)
+    assert events(result.run_dir, "first") == [
+        ("start", None), ("point", "start"), ("begin", "effect.db"), ("commit", "effect.db"),
+        ("point", "effect"), ("kill", "effect"),
+    ]  # fmt: skip
+    kill = next(e for e in trace if e["event"] == "kill")
+    assert kill["pid"] == result.first.pid and kill["mode"] == "sigkill"
+    assert events(result.run_dir, "recovery")[-3:] == [
+        ("commit", "control.db"), ("point", "checkpoint"), ("exit", None)]
+    times = [e["t_ns"] for e in trace]
+    assert times == sorted(times)
+    assert {e["pid"] for e in trace if e["role"] == "recovery"} == {result.recovery.pid}
+
+
+def test_commit_events_carry_the_rows_they_wrote(tmp_path):
+    result = lk.run("atomic", out=tmp_path / "run")
+    commits = [e for e in read_trace(result.run_dir) if e["event"] == "commit"]
+    assert len(commits) == 1 and commits[0]["file"] == "control.db"
+    assert [w["table"] for w in commits[0]["writes"]] == ["receipts", "progress"]
+
+
+def test_exit_mode_kill_is_written_by_the_worker_itself(tmp_path):
+    result = lk.run("checkpoint_first", "checkpoint", "exit", out=tmp_path / "run")
+    kill = [e for e in read_trace(result.run_dir) if e["event"] == "kill"]
+    assert kill == [dict(kill[0], pid=result.first.pid, mode="exit", code=91, point="checkpoint")]
+    assert "skip" in [e["event"] for e in read_trace(result.run_dir) if e["role"] == "recovery"]
