@@ -20,6 +20,7 @@ from labkit.outcome import classify
 from labkit.snapshot import Snapshot, take_snapshot
 from labkit.spec import RunSpec
 from labkit.stores import create_files
+from labkit.trace import Trace
 
 __all__ = ["RunResult", "execute", "new_run_dir", "run"]
 
@@ -71,6 +72,14 @@ def new_run_dir(out: Path | str | None, prefix: str = "commit-window-") -> Path:
     return path.resolve()
 
 
+def note_created_files(run_dir: Path, created: Snapshot) -> None:
+    """Start the trace with the rows the files hold before any worker runs."""
+    trace = Trace(run_dir, "setup")
+    rows = {f: {t: tab.rows for t, tab in tables.items()} for f, tables in created.files.items()}
+    trace.event("created", rows=rows)
+    trace.close()
+
+
 def first_worker(spec: RunSpec, run_dir: Path) -> WorkerReport:
     """Run the step with the planned crash: the worker exits itself, or the parent SIGKILLs it."""
     crash = spec.kill_at != NO_KILL
@@ -99,6 +108,7 @@ def execute(spec: RunSpec) -> RunResult:
     run_dir = new_run_dir(spec.out)
     order = spec.write_order
     create_files(run_dir, order.files, order.receiver_dedupes)
+    note_created_files(run_dir, take_snapshot(run_dir, order.files))
     first = first_worker(spec, run_dir)
     before = take_snapshot(run_dir, order.files)
     recovery = recovery_worker(spec, run_dir)

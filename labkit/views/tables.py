@@ -1,0 +1,128 @@
+"""HTML views of runs: outcome badges, SQLite tables before and after, the sweep matrix.
+
+Each function returns an HTML string; `show_*` helpers wrap it for display in a notebook.
+Rows that recovery added or changed are marked with a word and a colour, never colour alone.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from html import escape
+
+from labkit.orders import ORDERS
+from labkit.outcome import OUTCOMES
+from labkit.runs import RunResult
+from labkit.snapshot import Snapshot, Table
+from labkit.views.palette import outcome_colour
+
+__all__ = [
+    "outcome_badge",
+    "outcome_word",
+    "run_html",
+    "snapshot_html",
+    "study_table_html",
+    "sweep_html",
+]
+
+MARKS = {"added": "#FFF1C9", "changed": "#DCEEFB"}  # pale yellow, pale blue backgrounds
+CELL = "padding:2px 8px;border:1px solid #ccc;text-align:left;font-family:monospace"
+
+
+def outcome_word(outcome: str) -> str:
+    """The outcome as a word on its colour."""
+    return (f'<span style="background:{outcome_colour(outcome)};color:white;padding:2px 8px;'
+            f'border-radius:4px;font-weight:bold">{escape(outcome.upper())}</span>')  # fmt: skip
+
+
+def outcome_badge(outcome: str) -> str:
+    """The outcome's word with its one-line meaning."""
+    return f"{outcome_word(outcome)} {escape(OUTCOMES.get(outcome, ''))}"
+
+
+def row_marks(before: Table | None, after: Table) -> list[str]:
+    """Per row of `after`: "added", "changed" or "" against `before`, matched by first column."""
+    earlier = {row[0]: row for row in before.rows} if before else {}
+    return ["added" if row[0] not in earlier else "changed" if earlier[row[0]] != row else ""
+            for row in after.rows]  # fmt: skip
+
+
+def table_html(title: str, table: Table, marks: Sequence[str] = ()) -> str:
+    """One SQLite table as an HTML table, marked rows tinted and labelled."""
+    marks = list(marks) or [""] * len(table.rows)
+    head = "".join(f'<th style="{CELL}">{escape(c)}</th>' for c in [*table.columns, ""])
+    body = (
+        "".join(
+            f'<tr style="background:{MARKS.get(mark, "transparent")}">'
+            + "".join(f'<td style="{CELL}">{escape(str(v))}</td>' for v in row)
+            + f'<td style="{CELL}"><i>{f"← {mark} by recovery" if mark else ""}</i></td></tr>'
+            for row, mark in zip(table.rows, marks, strict=True)
+        )
+        or f'<tr><td style="{CELL}" colspan="{len(table.columns) + 1}"><i>(no rows)</i></td></tr>'
+    )
+    return (f'<table style="border-collapse:collapse;margin:4px 12px 8px 0">'
+            f"<caption style='text-align:left'><b>{escape(title)}</b></caption>"
+            f"<thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>")  # fmt: skip
+
+
+def snapshot_html(snapshot: Snapshot, earlier: Snapshot | None = None) -> str:
+    """Every table of every file; rows that differ from `earlier` are marked."""
+    parts = []
+    for file, tables in snapshot.files.items():
+        for name, table in tables.items():
+            before = earlier.files.get(file, {}).get(name) if earlier else None
+            marks = row_marks(before, table) if earlier else ()
+            parts.append(table_html(f"{file} · {name}", table, marks))
+    return f'<div style="display:flex;flex-wrap:wrap;align-items:flex-start">{"".join(parts)}</div>'
+
+
+def run_html(result: RunResult) -> str:
+    """A run: what was killed where, the outcome, and the files before and after recovery."""
+    s = result.summary()
+    return (
+        f"<div><p><b>{escape(s['order'])}</b> killed at <b>{escape(s['kill_at'])}</b> "
+        f"({escape(s['kill_mode'])}): first worker exit {s['first_exit']}, "
+        f"recovery exit {s['replay_exit']}.</p><p>{outcome_badge(result.outcome)}</p>"
+        f"<p><b>Before recovery</b> (done={s['before']['done']}, "
+        f"receipts={s['before']['receipts']})</p>{snapshot_html(result.before)}"
+        f"<p><b>After recovery</b> (done={s['after']['done']}, "
+        f"receipts={s['after']['receipts']})</p>{snapshot_html(result.after, result.before)}"
+        f"<p style='color:#555'>Run folder: <code>{escape(s['run_dir'])}</code></p></div>"
+    )
+
+
+def study_table_html(results: Sequence[RunResult]) -> str:
+    """Study 000's table, rebuilt from real runs: done/receipts before and after recovery."""
+    head = ("order", "kill at", "mode", "first exit", "before: done / receipts",
+            "after: done / receipts", "outcome")  # fmt: skip
+    rows = "".join(
+        "<tr>" + "".join(f'<td style="{CELL}">{escape(str(v))}</td>' for v in (
+            r.spec.order, r.spec.kill_at, r.spec.kill_mode, r.first.exit_code,
+            f"{r.before.done} / {r.before.receipts}", f"{r.after.done} / {r.after.receipts}"))
+        + f'<td style="{CELL}">{outcome_word(r.outcome)}</td></tr>'
+        for r in results
+    )  # fmt: skip
+    header = "".join(f'<th style="{CELL}">{h}</th>' for h in head)
+    return f'<table style="border-collapse:collapse"><tr>{header}</tr>{rows}</table>'
+
+
+def sweep_html(results: Sequence[RunResult]) -> str:
+    """A matrix: one row per order and kill mode, one cell per kill point, the outcome in it."""
+    by_row: dict[tuple[str, str], list[RunResult]] = {}
+    for r in results:
+        by_row.setdefault((r.spec.order, r.spec.kill_mode), []).append(r)
+    width = max(len(o.kill_points) for o in ORDERS.values())
+    lines = []
+    for (order, mode), runs in by_row.items():
+        cells = "".join(
+            f'<td style="{CELL};background:{outcome_colour(r.outcome)};color:white">'
+            f"{escape(r.spec.kill_at)}<br><b>{escape(r.outcome)}</b><br>"
+            f"{r.before.done}/{r.before.receipts} → {r.after.done}/{r.after.receipts}</td>"
+            for r in runs
+        )
+        lines.append(f'<tr><th style="{CELL}">{escape(order)}<br><small>{escape(mode)}</small>'
+                     f"</th>{cells}</tr>")  # fmt: skip
+    header = "".join(f'<th style="{CELL}">kill point {i + 1}</th>' for i in range(width))
+    legend = " ".join(outcome_word(o) for o in ("consistent", "duplicate", "lost"))
+    return (f'<table style="border-collapse:collapse"><tr><th style="{CELL}">order</th>{header}'
+            f"</tr>{''.join(lines)}</table><p>cells read done/receipts before → after "
+            f"recovery. {legend}</p>")  # fmt: skip

@@ -1,0 +1,114 @@
+"""The commit-window timeline: a lane per process and per file, drawn from the trace.
+
+Transactions are bars from BEGIN to COMMIT; the commit window is the shaded span between the
+business commit (receipts) and the checkpoint commit (done=1) of one process; a kill is a
+cross where it happened. A vertical line marks the event a frame is at.
+"""
+
+from __future__ import annotations
+
+import matplotlib
+
+matplotlib.use("Agg") if matplotlib.get_backend().lower() == "agg" else None
+
+import matplotlib.pyplot as plt  # noqa: E402
+from matplotlib.figure import Figure  # noqa: E402
+
+from labkit.views.palette import FILE_COLOURS, NEUTRAL  # noqa: E402
+
+__all__ = ["commit_windows", "draw_timeline"]
+
+ROLE_NAMES = {"first": "first worker", "recovery": "recovery worker"}
+KILL_COLOUR = "#D55E00"
+WINDOW_COLOUR = "#F0E442"  # Okabe-Ito yellow
+
+
+def commit_windows(events: list[dict]) -> list[dict]:
+    """Per process: the span from its first commit of one store to its commit of the other.
+
+    A process killed after one of the two commits leaves the window open up to the kill."""
+    windows = []
+    for role in ROLE_NAMES:
+        mine = [e for e in events if e["role"] == role]
+        commits = [e for e in mine if e["event"] == "commit" and e["writes"]]
+        tables = [{w["table"] for w in c["writes"]} for c in commits]
+        if not commits or tables[0] == {"receipts", "progress"}:
+            continue  # nothing committed, or both writes in one transaction: no window
+        closing = next((c for c, t in zip(commits[1:], tables[1:], strict=True)
+                        if t != tables[0]), None)  # fmt: skip
+        end = closing or next((e for e in mine if e["event"] in ("kill", "exit")), None)
+        if end is not None:
+            windows.append({"role": role, "start": commits[0]["t_ns"], "end": end["t_ns"],
+                            "open": closing is None and end["event"] == "kill"})  # fmt: skip
+    return windows
+
+
+def draw_timeline(events: list[dict], at: int | None = None) -> Figure:
+    """Draw the run's trace, one panel per process; `at` (an event index) marks a moment."""
+    roles = [r for r in ROLE_NAMES if any(e["role"] == r for e in events)]
+    files = sorted({e["file"] for e in events if e.get("file")})
+    y = {None: len(files) + 1, **{f: len(files) - i for i, f in enumerate(files)}}
+    fig, axes = plt.subplots(1, len(roles), sharey=True, squeeze=False,
+                             figsize=(10, 0.6 * len(y) + 1.7))  # fmt: skip
+    for ax, role in zip(axes[0], roles, strict=True):
+        draw_process(ax, [e for e in events if e["role"] == role], y)
+        ax.set_title(ROLE_NAMES[role], fontsize=10)
+        if at is not None and events[at]["role"] == role:
+            ax.axvline(ms_since(events[at], events, role), color="black", lw=1, ls="--")
+    axes[0][0].set_yticks(list(y.values()))
+    axes[0][0].set_yticklabels(["process", *files])
+    axes[0][0].set_ylim(0.4, len(y) + 1.0)
+    handles = {h.get_label(): h for ax in axes[0] for h in ax.get_legend_handles_labels()[0]}
+    if handles:
+        fig.legend(handles.values(), handles.keys(), loc="lower center", ncol=2, fontsize=8)
+    fig.supxlabel("milliseconds since the process started (CLOCK_MONOTONIC, from the trace)",
+                  fontsize=9, y=0.1 if handles else 0.02)  # fmt: skip
+    fig.tight_layout(rect=(0, 0.1 if handles else 0, 1, 1))
+    return fig
+
+
+def ms_since(event: dict, events: list[dict], role: str) -> float:
+    start = next(e["t_ns"] for e in events if e["role"] == role)
+    return (event["t_ns"] - start) / 1e6
+
+
+def draw_process(ax: plt.Axes, mine: list[dict], y: dict[str | None, int]) -> None:
+    """One process's transactions, commits, kill points, kill and commit window."""
+
+    def ms(e: dict | int) -> float:
+        return ((e["t_ns"] if isinstance(e, dict) else e) - mine[0]["t_ns"]) / 1e6
+
+    for window in commit_windows(mine):
+        ax.axvspan(ms(window["start"]), ms(window["end"]), color=WINDOW_COLOUR, alpha=0.5,
+                   label="commit window (open when killed)" if window["open"]
+                   else "commit window")  # fmt: skip
+    begun: dict[str, dict] = {}
+    for e in mine:
+        if e["event"] == "begin":
+            begun[e["file"]] = e
+        elif e["event"] in ("commit", "rollback"):
+            start = begun.pop(e["file"])
+            ax.plot([ms(start), ms(e)], [y[e["file"]]] * 2, lw=8, solid_capstyle="butt",
+                    color=FILE_COLOURS.get(e["file"], NEUTRAL))  # fmt: skip
+            ax.plot(ms(e), y[e["file"]], "D", color="black", ms=6)
+            what = " + ".join(w["table"] for w in e.get("writes", ())) or "(no change)"
+            label = f"COMMIT {what}" if e["event"] == "commit" else "ROLLBACK"
+            ax.annotate(label, (ms(e), y[e["file"]]), xytext=(-4, 8), fontsize=8,
+                        textcoords="offset points")  # fmt: skip
+        elif e["event"] == "point":
+            ax.plot(ms(e), y[None], "|", color="#555555", ms=14)
+            ax.annotate(e["point"], (ms(e), y[None]), xytext=(-2, 10), rotation=35,
+                        textcoords="offset points", fontsize=7, color="#555555")  # fmt: skip
+        elif e["event"] == "kill":
+            how = "os._exit(91)" if e["mode"] == "exit" else "SIGKILL"
+            ax.plot(ms(e), y[None], "X", color=KILL_COLOUR, ms=13)
+            ax.annotate(f"{how} at {e['point']}", (ms(e), y[None]), xytext=(-30, -16),
+                        textcoords="offset points", color=KILL_COLOUR, fontsize=8,
+                        fontweight="bold")  # fmt: skip
+    for file, e in begun.items():  # a transaction that never ended: the process died inside
+        ax.plot([ms(e), ms(mine[-1])], [y[file]] * 2, lw=8, alpha=0.35, solid_capstyle="butt",
+                color=FILE_COLOURS.get(file, NEUTRAL))  # fmt: skip
+        ax.annotate("never committed", (ms(e), y[file]), xytext=(0, 8), fontsize=8,
+                    textcoords="offset points")  # fmt: skip
+    ax.grid(axis="x", alpha=0.3)
+    ax.margins(x=0.15)
