@@ -30,7 +30,7 @@ def pinned_packages() -> list[str]:
 
 def set_up() -> None:
     """Create .venv and install the pinned packages and labkit, unless that is already done."""
-    if sys.version_info < (3, 11):
+    if sys.version_info < (3, 11):  # noqa: UP036 (this file runs before any venv exists)
         sys.exit(f"Commit Window Lab needs Python 3.11 or newer, not {sys.version.split()[0]}")
     sources = b"".join((ROOT / name).read_bytes() for name in ("environment.yml", "pyproject.toml"))
     stamp = VENV / f".set-up-{hashlib.sha256(sources).hexdigest()[:16]}"

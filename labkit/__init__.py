@@ -11,6 +11,8 @@ _HOMES = {
     "LabError": "labkit.errors",
     "NO_KILL": "labkit.orders",
     "ORDERS": "labkit.orders",
+    "STUDY_000_CASES": "labkit.orders",
+    "deliver_all": "labkit.receiver",
     "WriteOrder": "labkit.orders",
     "get_order": "labkit.orders",
     "KILL_MODES": "labkit.spec",

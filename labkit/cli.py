@@ -8,7 +8,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from labkit.errors import LabError
 from labkit.orders import NO_KILL, ORDERS
@@ -44,6 +44,10 @@ def build_parser() -> Parser:
     many.add_argument("--kill-mode", default="exit", help=f"one of: {', '.join(KILL_MODES)}, both")
     many.add_argument("--out", help="a new folder for the sweep (default: a new temporary folder)")
     many.add_argument("--json", action="store_true", help="print a JSON list")
+
+    step = commands.add_parser("step", help="pause at each kill point: Enter goes on, k kills")
+    step.add_argument("order", help=f"one of: {', '.join(ORDERS)}")
+    step.add_argument("--out", help="a new folder for the run (default: a new temporary folder)")
 
     show = commands.add_parser("show", help="print every table of a run folder's SQLite files")
     show.add_argument("run_dir")
@@ -97,7 +101,30 @@ def cmd_show(args: argparse.Namespace) -> None:
     print(format_snapshot(take_snapshot(run_dir, files)))
 
 
-COMMANDS = {"orders": cmd_orders, "run": cmd_run, "sweep": cmd_sweep, "show": cmd_show}
+def cmd_step(args: argparse.Namespace, answer: Callable[[str], str] = input) -> None:
+    """For a projector: show the files at each stop; Enter continues, k kills with SIGKILL."""
+    from labkit.stepping import StepSession
+    from labkit.views.text import format_run, format_snapshot
+
+    with StepSession(args.order, args.out) as session:
+        while not session.finished:
+            print(f"\n=== paused at {session.paused_at!r}; the files hold now:")
+            print(format_snapshot(session.state()))
+            choice = answer("[Enter] continue, [k] kill -9 here > ").strip().lower()
+            if choice == "k":
+                print(f"SIGKILL at {session.kill()!r}; recovering in a fresh process ...")
+            else:
+                session.proceed()
+        print("\n" + format_run(session.recover()))
+
+
+COMMANDS = {
+    "orders": cmd_orders,
+    "run": cmd_run,
+    "sweep": cmd_sweep,
+    "step": cmd_step,
+    "show": cmd_show,
+}
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -107,6 +134,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except LabError as error:
         print(f"labkit: error: {error}", file=sys.stderr)
         return 2
+    except EOFError:
+        print("labkit: input ended; the worker was killed and reaped", file=sys.stderr)
+        return 1
     except KeyboardInterrupt:
         print("labkit: interrupted; every worker was killed and reaped", file=sys.stderr)
         return 130

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from labkit.errors import check_choice
 
-__all__ = ["NO_KILL", "ORDERS", "WriteOrder", "get_order"]
+__all__ = ["NO_KILL", "ORDERS", "STUDY_000_CASES", "WriteOrder", "get_order"]
 
 NO_KILL = "none"
 
@@ -68,3 +68,13 @@ ORDERS: dict[str, WriteOrder] = {
 def get_order(name: str) -> WriteOrder:
     """Look up a write order by name; an unknown name raises LabError listing the four."""
     return ORDERS[check_choice("write order", name, ORDERS)]
+
+
+# The five (order, kill point) cases study 000 ran, in the order of its table.
+STUDY_000_CASES = (
+    ("effect_first", "effect"),
+    ("checkpoint_first", "checkpoint"),
+    ("atomic", "in_transaction"),
+    ("atomic", "committed"),
+    ("idempotent", "effect"),
+)

@@ -22,7 +22,7 @@ from labkit.spec import RunSpec
 from labkit.stores import create_files
 from labkit.trace import Trace
 
-__all__ = ["RunResult", "execute", "new_run_dir", "run"]
+__all__ = ["RunResult", "execute", "new_run_dir", "prepare_run", "recover", "run"]
 
 
 @dataclass
@@ -103,16 +103,21 @@ def recovery_worker(spec: RunSpec, run_dir: Path) -> WorkerReport:
     return worker.report()
 
 
-def execute(spec: RunSpec) -> RunResult:
-    """Run the spec from fresh files to a classified outcome, and keep it all in the run folder."""
+def prepare_run(spec: RunSpec) -> Path:
+    """A new run folder with fresh files, and the trace's first event: what they hold."""
     run_dir = new_run_dir(spec.out)
     order = spec.write_order
     create_files(run_dir, order.files, order.receiver_dedupes)
     note_created_files(run_dir, take_snapshot(run_dir, order.files))
-    first = first_worker(spec, run_dir)
-    before = take_snapshot(run_dir, order.files)
+    return run_dir
+
+
+def recover(spec: RunSpec, run_dir: Path, first: WorkerReport) -> RunResult:
+    """After the first worker: snapshot, recover in a fresh process, snapshot, classify, save."""
+    files = spec.write_order.files
+    before = take_snapshot(run_dir, files)
     recovery = recovery_worker(spec, run_dir)
-    after = take_snapshot(run_dir, order.files)
+    after = take_snapshot(run_dir, files)
     result = RunResult(spec, run_dir, first, before, recovery, after, classify(after, recovery))
     for name, data in (
         ("before", before.to_json()),
@@ -121,6 +126,12 @@ def execute(spec: RunSpec) -> RunResult:
     ):
         (run_dir / f"{name}.json").write_text(json.dumps(data, indent=2))
     return result
+
+
+def execute(spec: RunSpec) -> RunResult:
+    """Run the spec from fresh files to a classified outcome, and keep it all in the run folder."""
+    run_dir = prepare_run(spec)
+    return recover(spec, run_dir, first_worker(spec, run_dir))
 
 
 def run(

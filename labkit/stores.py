@@ -42,7 +42,8 @@ def connect(path: str | os.PathLike) -> sqlite3.Connection:
 def create_files(run_dir: str | os.PathLike, files: tuple[str, ...], unique_key: bool) -> None:
     """Fresh files for a run: `progress` in control.db, `receipts` in the last file."""
     for name in files:
-        db = connect(os.path.join(run_dir, name))
+        db = sqlite3.connect(os.path.join(run_dir, name), isolation_level=None)
+        db.execute("PRAGMA synchronous=OFF")  # set-up before any worker: no crash to survive yet
         if name == "control.db":
             db.executescript(PROGRESS_SCHEMA)
         if name == files[-1]:

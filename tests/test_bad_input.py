@@ -10,11 +10,14 @@ import pytest
 import labkit as lk
 
 
-@pytest.mark.parametrize(("args", "names"), [
-    (("nope",), "effect_first, checkpoint_first, atomic, idempotent"),
-    (("atomic", "effect"), "start, in_transaction, committed, none"),
-    (("atomic", "start", "kill"), "exit, sigkill"),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    ("args", "names"),
+    [
+        (("nope",), "effect_first, checkpoint_first, atomic, idempotent"),
+        (("atomic", "effect"), "start, in_transaction, committed, none"),
+        (("atomic", "start", "kill"), "exit, sigkill"),
+    ],
+)
 def test_api_errors_name_the_choices(args, names):
     with pytest.raises(lk.LabError, match=names):
         lk.run(*args)
@@ -28,18 +31,22 @@ def test_existing_output_folder_is_refused_and_left_alone(tmp_path):
 
 
 def cli(*args, cwd):
-    return subprocess.run([sys.executable, "-m", "labkit", *args], cwd=cwd,
-                          capture_output=True, text=True)  # fmt: skip
+    return subprocess.run(
+        [sys.executable, "-m", "labkit", *args], cwd=cwd, capture_output=True, text=True
+    )
 
 
-@pytest.mark.parametrize(("args", "names"), [
-    (("run", "nope"), "effect_first, checkpoint_first, atomic, idempotent"),
-    (("run", "effect_first", "--kill-at", "committed"), "start, effect, checkpoint, none"),
-    (("run", "atomic", "--kill-mode", "term"), "exit, sigkill"),
-    (("sweep", "--kill-mode", "term"), "exit, sigkill"),
-    (("explode",), "orders"),
-    ((), "required"),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    ("args", "names"),
+    [
+        (("run", "nope"), "effect_first, checkpoint_first, atomic, idempotent"),
+        (("run", "effect_first", "--kill-at", "committed"), "start, effect, checkpoint, none"),
+        (("run", "atomic", "--kill-mode", "term"), "exit, sigkill"),
+        (("sweep", "--kill-mode", "term"), "exit, sigkill"),
+        (("explode",), "orders"),
+        ((), "required"),
+    ],
+)
 def test_cli_bad_input_exits_2_with_one_line(tmp_path, args, names):
     done = cli(*args, cwd=tmp_path)
     assert done.returncode == 2

@@ -8,25 +8,45 @@ import sys
 
 
 def labkit(*args):
-    done = subprocess.run([sys.executable, "-m", "labkit", *args], capture_output=True,
-                          text=True, check=True)  # fmt: skip
+    done = subprocess.run(
+        [sys.executable, "-m", "labkit", *args], capture_output=True, text=True, check=True
+    )
     return done.stdout
 
 
 def test_run_json_has_the_documented_keys(tmp_path):
-    out = json.loads(labkit("run", "effect_first", "--kill-at", "effect", "--json",
-                            "--out", str(tmp_path / "run")))  # fmt: skip
+    out = json.loads(
+        labkit(
+            "run", "effect_first", "--kill-at", "effect", "--json", "--out", str(tmp_path / "run")
+        )
+    )
     assert out == {
-        "order": "effect_first", "kill_at": "effect", "kill_mode": "exit",
-        "before": {"done": 0, "receipts": 1}, "after": {"done": 1, "receipts": 2},
-        "first_exit": 91, "replay_exit": 0, "outcome": "duplicate",
+        "order": "effect_first",
+        "kill_at": "effect",
+        "kill_mode": "exit",
+        "before": {"done": 0, "receipts": 1},
+        "after": {"done": 1, "receipts": 2},
+        "first_exit": 91,
+        "replay_exit": 0,
+        "outcome": "duplicate",
         "run_dir": str(tmp_path / "run"),
-    }  # fmt: skip
+    }
 
 
 def test_kill_at_none_runs_without_a_crash(tmp_path):
-    out = json.loads(labkit("run", "checkpoint_first", "--kill-at", "none", "--kill-mode",
-                            "sigkill", "--json", "--out", str(tmp_path / "r")))  # fmt: skip
+    out = json.loads(
+        labkit(
+            "run",
+            "checkpoint_first",
+            "--kill-at",
+            "none",
+            "--kill-mode",
+            "sigkill",
+            "--json",
+            "--out",
+            str(tmp_path / "r"),
+        )
+    )
     assert (out["first_exit"], out["outcome"]) == (0, "consistent")
 
 
@@ -38,8 +58,9 @@ def test_sweep_json_lists_every_kill_point(tmp_path):
 
 def test_text_views(tmp_path):
     assert "in_transaction" in labkit("orders")
-    text = labkit("run", "checkpoint_first", "--kill-at", "checkpoint", "--out",
-                  str(tmp_path / "run"))  # fmt: skip
+    text = labkit(
+        "run", "checkpoint_first", "--kill-at", "checkpoint", "--out", str(tmp_path / "run")
+    )
     assert "LOST" in text and "(no rows)" in text
     shown = labkit("show", str(tmp_path / "run"))
     assert "control.db · progress" in shown and "effect.db · receipts" in shown

@@ -49,8 +49,11 @@ def test_leaving_the_context_kills_a_paused_worker(tmp_path, no_leftover_workers
 
 def test_ctrl_c_during_a_sweep_reaps_every_worker(tmp_path):
     sweep_dir = tmp_path / "sweep"
-    parent = subprocess.Popen([sys.executable, "-m", "labkit", "sweep", "--kill-mode", "both",
-                               "--out", str(sweep_dir)], stderr=subprocess.PIPE, text=True)  # fmt: skip
+    parent = subprocess.Popen(
+        [sys.executable, "-m", "labkit", "sweep", "--kill-mode", "both", "--out", str(sweep_dir)],
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     deadline = time.monotonic() + 10
     while not processes_mentioning("labkit.worker", str(sweep_dir)) and time.monotonic() < deadline:
         time.sleep(0.005)
@@ -64,9 +67,24 @@ def test_ctrl_c_during_a_sweep_reaps_every_worker(tmp_path):
 def test_a_run_writes_only_inside_its_folder(tmp_path):
     cwd = tmp_path / "cwd"
     cwd.mkdir()
-    done = subprocess.run([sys.executable, "-m", "labkit", "run", "effect_first", "--kill-at",
-                           "effect", "--out", str(tmp_path / "run"), "--json"], cwd=cwd,
-                          capture_output=True, text=True, check=True)  # fmt: skip
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "labkit",
+            "run",
+            "effect_first",
+            "--kill-at",
+            "effect",
+            "--out",
+            str(tmp_path / "run"),
+            "--json",
+        ],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     assert json.loads(done.stdout)["outcome"] == "duplicate"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["cwd", "run"]
     assert list(cwd.iterdir()) == []
@@ -79,18 +97,24 @@ def test_default_run_folder_is_new_and_temporary(tmp_path):
 
 
 def test_worker_imports_only_the_standard_library_and_labkit():
-    probe = ("import sys, labkit.worker; "
-             "print(' '.join(m.split('.')[0] for m in sys.modules))")  # fmt: skip
-    done = subprocess.run([sys.executable, "-S", "-c", probe], capture_output=True, text=True,
-                          env={**os.environ, "PYTHONPATH": LABKIT_ROOT}, check=True)  # fmt: skip
+    probe = "import sys, labkit.worker; print(' '.join(m.split('.')[0] for m in sys.modules))"
+    done = subprocess.run(
+        [sys.executable, "-S", "-c", probe],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": LABKIT_ROOT},
+        check=True,
+    )
     top_level = set(done.stdout.split()) - {"__main__"}
     assert "labkit" in top_level
     assert top_level - {"labkit"} <= set(sys.stdlib_module_names) | set(sys.builtin_module_names)
 
 
 def test_importing_labkit_pulls_in_no_heavy_library():
-    probe = ("import sys, labkit; labkit.ORDERS; labkit.run; labkit.sweep; "
-             "print([m for m in ('langgraph', 'matplotlib', 'ipywidgets', 'tqdm') "
-             "if m in sys.modules])")  # fmt: skip
+    probe = (
+        "import sys, labkit; labkit.ORDERS; labkit.run; labkit.sweep; "
+        "print([m for m in ('langgraph', 'matplotlib', 'ipywidgets', 'tqdm') "
+        "if m in sys.modules])"
+    )
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
     assert done.stdout.strip() == "[]"

@@ -21,8 +21,9 @@ FIRST_EXIT = {"exit": 91, "sigkill": -9}
 
 @pytest.mark.parametrize("kill_mode", lk.KILL_MODES)
 @pytest.mark.parametrize(("order", "kill_at", "before", "after", "outcome"), STUDY_000)
-def test_study_000_table(tmp_path, no_leftover_workers, order, kill_at, before, after, outcome,
-                         kill_mode):  # fmt: skip
+def test_study_000_table(
+    tmp_path, no_leftover_workers, order, kill_at, before, after, outcome, kill_mode
+):
     result = lk.run(order, kill_at, kill_mode, out=tmp_path / "run")
     summary = result.summary()
     assert (summary["before"]["done"], summary["before"]["receipts"]) == before
@@ -36,9 +37,18 @@ def test_study_000_table(tmp_path, no_leftover_workers, order, kill_at, before, 
 def test_run_folder_keeps_everything(tmp_path):
     result = lk.run("effect_first", "effect", out=tmp_path / "run")
     names = {p.name for p in (tmp_path / "run").iterdir()}
-    assert {"control.db", "effect.db", "trace.jsonl", "before.json", "after.json",
-            "results.json", "first.stdout", "first.stderr", "recovery.stdout",
-            "recovery.stderr"} <= names  # fmt: skip
+    assert {
+        "control.db",
+        "effect.db",
+        "trace.jsonl",
+        "before.json",
+        "after.json",
+        "results.json",
+        "first.stdout",
+        "first.stderr",
+        "recovery.stdout",
+        "recovery.stderr",
+    } <= names
     saved = json.loads((tmp_path / "run" / "results.json").read_text())
     assert saved["outcome"] == "duplicate"
     assert saved["first"]["pid"] == result.first.pid != saved["recovery"]["pid"]

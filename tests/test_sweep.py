@@ -26,8 +26,11 @@ PREDICTED = {
 
 def test_sweep_matches_theory_in_both_modes(tmp_path, no_leftover_workers):
     seen = []
-    results = lk.sweep(lk.KILL_MODES, out=tmp_path / "sweep",
-                       progress=lambda done, total, _: seen.append((done, total)))  # fmt: skip
+    results = lk.sweep(
+        lk.KILL_MODES,
+        out=tmp_path / "sweep",
+        progress=lambda done, total, _: seen.append((done, total)),
+    )
     every_point = {(o.name, p) for o in lk.ORDERS.values() for p in o.kill_points}
     assert set(PREDICTED) == every_point
     assert len(results) == 2 * len(every_point)
@@ -42,7 +45,10 @@ def test_sweep_matches_theory_in_both_modes(tmp_path, no_leftover_workers):
 def test_a_clean_run_passes_exactly_the_declared_kill_points(tmp_path):
     for order in lk.ORDERS.values():
         result = lk.run(order.name, out=tmp_path / order.name)
-        passed = [e["point"] for e in read_trace(result.run_dir)
-                  if e["event"] == "point" and e["role"] == "first"]  # fmt: skip
+        passed = [
+            e["point"]
+            for e in read_trace(result.run_dir)
+            if e["event"] == "point" and e["role"] == "first"
+        ]
         assert tuple(passed) == order.kill_points
         assert result.outcome == "consistent"

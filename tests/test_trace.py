@@ -7,21 +7,31 @@ from labkit.trace import read_trace
 
 
 def events(run_dir, role=None):
-    return [(e["event"], e.get("file") or e.get("point")) for e in read_trace(run_dir)
-            if role is None or e["role"] == role]  # fmt: skip
+    return [
+        (e["event"], e.get("file") or e.get("point"))
+        for e in read_trace(run_dir)
+        if role is None or e["role"] == role
+    ]
 
 
 def test_effect_first_trace_shows_the_commit_window_and_the_kill(tmp_path):
     result = lk.run("effect_first", "effect", "sigkill", out=tmp_path / "run")
     trace = read_trace(result.run_dir)
     assert events(result.run_dir, "first") == [
-        ("start", None), ("point", "start"), ("begin", "effect.db"), ("commit", "effect.db"),
-        ("point", "effect"), ("kill", "effect"),
-    ]  # fmt: skip
+        ("start", None),
+        ("point", "start"),
+        ("begin", "effect.db"),
+        ("commit", "effect.db"),
+        ("point", "effect"),
+        ("kill", "effect"),
+    ]
     kill = next(e for e in trace if e["event"] == "kill")
     assert kill["pid"] == result.first.pid and kill["mode"] == "sigkill"
     assert events(result.run_dir, "recovery")[-3:] == [
-        ("commit", "control.db"), ("point", "checkpoint"), ("exit", None)]
+        ("commit", "control.db"),
+        ("point", "checkpoint"),
+        ("exit", None),
+    ]
     times = [e["t_ns"] for e in trace]
     assert times == sorted(times)
     assert {e["pid"] for e in trace if e["role"] == "recovery"} == {result.recovery.pid}

@@ -1,6 +1,7 @@
 """Views: what readers look at. They read results, snapshots and traces, nothing else.
 
-Workers never import anything from here. The `show_*` functions display in a notebook.
+Workers never import anything from here. The `show_*` functions display HTML in a notebook;
+the panels (`CrashPanel`, `SweepPanel`, `StepPanel`) are ipywidgets.
 """
 
 from __future__ import annotations
@@ -10,9 +11,33 @@ from collections.abc import Sequence
 from IPython.display import HTML, display
 
 from labkit.runs import RunResult
+from labkit.snapshot import Snapshot
 from labkit.views import tables
 
-__all__ = ["show_run", "show_study_table", "show_sweep"]
+__all__ = [
+    "show_deliveries",
+    "show_orders",
+    "show_run",
+    "show_snapshot",
+    "show_study_table",
+    "show_sweep",
+    "show_timeline",
+]
+
+
+def show_orders() -> None:
+    """The four write orders and their kill points."""
+    display(HTML(tables.orders_html()))
+
+
+def show_deliveries(answers: Sequence, held: Snapshot) -> None:
+    """A receiver's answers, then the receipts it holds."""
+    display(HTML(tables.deliveries_html(answers) + tables.snapshot_html(held)))
+
+
+def show_snapshot(snapshot: Snapshot) -> None:
+    """Every table of every file in a snapshot."""
+    display(HTML(tables.snapshot_html(snapshot)))
 
 
 def show_run(result: RunResult) -> None:
@@ -28,3 +53,12 @@ def show_study_table(results: Sequence[RunResult]) -> None:
 def show_sweep(results: Sequence[RunResult]) -> None:
     """The sweep as a matrix of outcomes: orders down, kill points across."""
     display(HTML(tables.sweep_html(results)))
+
+
+def show_timeline(result: RunResult) -> None:
+    """The run's commit-window timeline, with a scrubber over its trace events."""
+    from labkit.views.panel import TimelineView
+
+    view = TimelineView()
+    view.show(result)
+    display(view)

@@ -30,8 +30,10 @@ CELL = "padding:2px 8px;border:1px solid #ccc;text-align:left;font-family:monosp
 
 def outcome_word(outcome: str) -> str:
     """The outcome as a word on its colour."""
-    return (f'<span style="background:{outcome_colour(outcome)};color:white;padding:2px 8px;'
-            f'border-radius:4px;font-weight:bold">{escape(outcome.upper())}</span>')  # fmt: skip
+    return (
+        f'<span style="background:{outcome_colour(outcome)};color:white;padding:2px 8px;'
+        f'border-radius:4px;font-weight:bold">{escape(outcome.upper())}</span>'
+    )
 
 
 def outcome_badge(outcome: str) -> str:
@@ -42,8 +44,10 @@ def outcome_badge(outcome: str) -> str:
 def row_marks(before: Table | None, after: Table) -> list[str]:
     """Per row of `after`: "added", "changed" or "" against `before`, matched by first column."""
     earlier = {row[0]: row for row in before.rows} if before else {}
-    return ["added" if row[0] not in earlier else "changed" if earlier[row[0]] != row else ""
-            for row in after.rows]  # fmt: skip
+    return [
+        "added" if row[0] not in earlier else "changed" if earlier[row[0]] != row else ""
+        for row in after.rows
+    ]
 
 
 def table_html(title: str, table: Table, marks: Sequence[str] = ()) -> str:
@@ -59,9 +63,11 @@ def table_html(title: str, table: Table, marks: Sequence[str] = ()) -> str:
         )
         or f'<tr><td style="{CELL}" colspan="{len(table.columns) + 1}"><i>(no rows)</i></td></tr>'
     )
-    return (f'<table style="border-collapse:collapse;margin:4px 12px 8px 0">'
-            f"<caption style='text-align:left'><b>{escape(title)}</b></caption>"
-            f"<thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>")  # fmt: skip
+    return (
+        f'<table style="border-collapse:collapse;margin:4px 12px 8px 0">'
+        f"<caption style='text-align:left'><b>{escape(title)}</b></caption>"
+        f"<thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+    )
 
 
 def snapshot_html(snapshot: Snapshot, earlier: Snapshot | None = None) -> str:
@@ -75,6 +81,17 @@ def snapshot_html(snapshot: Snapshot, earlier: Snapshot | None = None) -> str:
     return f'<div style="display:flex;flex-wrap:wrap;align-items:flex-start">{"".join(parts)}</div>'
 
 
+def before_after_html(result: RunResult) -> str:
+    """Both snapshots: before recovery, then after it with recovery's rows marked."""
+    before, after = result.before, result.after
+    return (
+        f"<p><b>Before recovery</b> (done={before.done}, receipts={before.receipts})</p>"
+        f"{snapshot_html(before)}"
+        f"<p><b>After recovery</b> (done={after.done}, receipts={after.receipts})</p>"
+        f"{snapshot_html(after, before)}"
+    )
+
+
 def run_html(result: RunResult) -> str:
     """A run: what was killed where, the outcome, and the files before and after recovery."""
     s = result.summary()
@@ -82,25 +99,38 @@ def run_html(result: RunResult) -> str:
         f"<div><p><b>{escape(s['order'])}</b> killed at <b>{escape(s['kill_at'])}</b> "
         f"({escape(s['kill_mode'])}): first worker exit {s['first_exit']}, "
         f"recovery exit {s['replay_exit']}.</p><p>{outcome_badge(result.outcome)}</p>"
-        f"<p><b>Before recovery</b> (done={s['before']['done']}, "
-        f"receipts={s['before']['receipts']})</p>{snapshot_html(result.before)}"
-        f"<p><b>After recovery</b> (done={s['after']['done']}, "
-        f"receipts={s['after']['receipts']})</p>{snapshot_html(result.after, result.before)}"
+        f"{before_after_html(result)}"
         f"<p style='color:#555'>Run folder: <code>{escape(s['run_dir'])}</code></p></div>"
     )
 
 
 def study_table_html(results: Sequence[RunResult]) -> str:
     """Study 000's table, rebuilt from real runs: done/receipts before and after recovery."""
-    head = ("order", "kill at", "mode", "first exit", "before: done / receipts",
-            "after: done / receipts", "outcome")  # fmt: skip
+    head = (
+        "order",
+        "kill at",
+        "mode",
+        "first exit",
+        "before: done / receipts",
+        "after: done / receipts",
+        "outcome",
+    )
     rows = "".join(
-        "<tr>" + "".join(f'<td style="{CELL}">{escape(str(v))}</td>' for v in (
-            r.spec.order, r.spec.kill_at, r.spec.kill_mode, r.first.exit_code,
-            f"{r.before.done} / {r.before.receipts}", f"{r.after.done} / {r.after.receipts}"))
+        "<tr>"
+        + "".join(
+            f'<td style="{CELL}">{escape(str(v))}</td>'
+            for v in (
+                r.spec.order,
+                r.spec.kill_at,
+                r.spec.kill_mode,
+                r.first.exit_code,
+                f"{r.before.done} / {r.before.receipts}",
+                f"{r.after.done} / {r.after.receipts}",
+            )
+        )
         + f'<td style="{CELL}">{outcome_word(r.outcome)}</td></tr>'
         for r in results
-    )  # fmt: skip
+    )
     header = "".join(f'<th style="{CELL}">{h}</th>' for h in head)
     return f'<table style="border-collapse:collapse"><tr>{header}</tr>{rows}</table>'
 
@@ -119,10 +149,46 @@ def sweep_html(results: Sequence[RunResult]) -> str:
             f"{r.before.done}/{r.before.receipts} → {r.after.done}/{r.after.receipts}</td>"
             for r in runs
         )
-        lines.append(f'<tr><th style="{CELL}">{escape(order)}<br><small>{escape(mode)}</small>'
-                     f"</th>{cells}</tr>")  # fmt: skip
+        lines.append(
+            f'<tr><th style="{CELL}">{escape(order)}<br><small>{escape(mode)}</small>'
+            f"</th>{cells}</tr>"
+        )
     header = "".join(f'<th style="{CELL}">kill point {i + 1}</th>' for i in range(width))
     legend = " ".join(outcome_word(o) for o in ("consistent", "duplicate", "lost"))
-    return (f'<table style="border-collapse:collapse"><tr><th style="{CELL}">order</th>{header}'
-            f"</tr>{''.join(lines)}</table><p>cells read done/receipts before → after "
-            f"recovery. {legend}</p>")  # fmt: skip
+    return (
+        f'<table style="border-collapse:collapse"><tr><th style="{CELL}">order</th>{header}'
+        f"</tr>{''.join(lines)}</table><p>cells read done/receipts before → after "
+        f"recovery. {legend}</p>"
+    )
+
+
+def grid_html(header: Sequence[str], rows: Sequence[Sequence[object]]) -> str:
+    """A plain HTML table of text cells."""
+    head = "".join(f'<th style="{CELL}">{escape(str(h))}</th>' for h in header)
+    body = "".join(
+        "<tr>" + "".join(f'<td style="{CELL}">{escape(str(v))}</td>' for v in row) + "</tr>"
+        for row in rows
+    )
+    return f'<table style="border-collapse:collapse"><tr>{head}</tr>{body}</table>'
+
+
+def orders_html() -> str:
+    """The four write orders, their files and their kill points in the order they are passed."""
+    rows = [
+        (o.name, ", ".join(o.files), " → ".join(o.kill_points), o.summary) for o in ORDERS.values()
+    ]
+    return grid_html(("order", "files", "kill points, in order", "what it does"), rows)
+
+
+def deliveries_html(answers: Sequence) -> str:
+    """What an idempotent receiver answered to each delivery."""
+    rows = [
+        (
+            a.key,
+            a.payload,
+            a.receipt_id if a.refused is None else "—",
+            f"refused: {a.refused}" if a.refused else "accepted",
+        )
+        for a in answers
+    ]
+    return grid_html(("op_key", "payload", "receipt id returned", "answer"), rows)

@@ -7,16 +7,14 @@ cross where it happened. A vertical line marks the event a frame is at.
 
 from __future__ import annotations
 
-import matplotlib
+import io
 
-matplotlib.use("Agg") if matplotlib.get_backend().lower() == "agg" else None
+from matplotlib.axes import Axes
+from matplotlib.figure import Figure
 
-import matplotlib.pyplot as plt  # noqa: E402
-from matplotlib.figure import Figure  # noqa: E402
+from labkit.views.palette import FILE_COLOURS, NEUTRAL
 
-from labkit.views.palette import FILE_COLOURS, NEUTRAL  # noqa: E402
-
-__all__ = ["commit_windows", "draw_timeline"]
+__all__ = ["TimelineFigure", "commit_windows", "draw_timeline"]
 
 ROLE_NAMES = {"first": "first worker", "recovery": "recovery worker"}
 KILL_COLOUR = "#D55E00"
@@ -34,37 +32,81 @@ def commit_windows(events: list[dict]) -> list[dict]:
         tables = [{w["table"] for w in c["writes"]} for c in commits]
         if not commits or tables[0] == {"receipts", "progress"}:
             continue  # nothing committed, or both writes in one transaction: no window
-        closing = next((c for c, t in zip(commits[1:], tables[1:], strict=True)
-                        if t != tables[0]), None)  # fmt: skip
+        closing = next(
+            (c for c, t in zip(commits[1:], tables[1:], strict=True) if t != tables[0]), None
+        )
         end = closing or next((e for e in mine if e["event"] in ("kill", "exit")), None)
         if end is not None:
-            windows.append({"role": role, "start": commits[0]["t_ns"], "end": end["t_ns"],
-                            "open": closing is None and end["event"] == "kill"})  # fmt: skip
+            windows.append(
+                {
+                    "role": role,
+                    "start": commits[0]["t_ns"],
+                    "end": end["t_ns"],
+                    "open": closing is None and end["event"] == "kill",
+                }
+            )
     return windows
 
 
 def draw_timeline(events: list[dict], at: int | None = None) -> Figure:
     """Draw the run's trace, one panel per process; `at` (an event index) marks a moment."""
+    return TimelineFigure(events).at(at).fig
+
+
+class TimelineFigure:
+    """The figure drawn once; `at(i)` only moves the dashed cursor, so scrubbing stays fast."""
+
+    def __init__(self, events: list[dict]) -> None:
+        self.events = events
+        self.fig, self.axes = build_figure(events)
+        self.cursors = {
+            role: ax.axvline(0, color="black", lw=1, ls="--", visible=False)
+            for role, ax in self.axes.items()
+        }
+        self._png: dict[int | None, bytes] = {}
+
+    def at(self, index: int | None) -> TimelineFigure:
+        """Put the cursor on event `index` (None: no cursor)."""
+        for role, cursor in self.cursors.items():
+            here = index is not None and self.events[index]["role"] == role
+            cursor.set_visible(here)
+            if here:
+                cursor.set_xdata([ms_since(self.events[index], self.events, role)] * 2)
+        return self
+
+    def png(self, index: int | None) -> bytes:
+        """The figure with the cursor on event `index`, as PNG bytes (cached per index)."""
+        if index not in self._png:
+            buffer = io.BytesIO()
+            self.at(index).fig.savefig(buffer, format="png", dpi=80)
+            self._png[index] = buffer.getvalue()
+        return self._png[index]
+
+
+def build_figure(events: list[dict]) -> tuple[Figure, dict[str, Axes]]:
+    """One panel per process, sharing the lanes: the process itself, then each file."""
     roles = [r for r in ROLE_NAMES if any(e["role"] == r for e in events)]
     files = sorted({e["file"] for e in events if e.get("file")})
     y = {None: len(files) + 1, **{f: len(files) - i for i, f in enumerate(files)}}
-    fig, axes = plt.subplots(1, len(roles), sharey=True, squeeze=False,
-                             figsize=(10, 0.6 * len(y) + 1.7))  # fmt: skip
+    # A bare Figure, not pyplot: nothing is shown or kept behind the caller's back.
+    fig = Figure(figsize=(10, 0.6 * len(y) + 1.7))
+    axes = fig.subplots(1, len(roles), sharey=True, squeeze=False)
     for ax, role in zip(axes[0], roles, strict=True):
         draw_process(ax, [e for e in events if e["role"] == role], y)
         ax.set_title(ROLE_NAMES[role], fontsize=10)
-        if at is not None and events[at]["role"] == role:
-            ax.axvline(ms_since(events[at], events, role), color="black", lw=1, ls="--")
     axes[0][0].set_yticks(list(y.values()))
     axes[0][0].set_yticklabels(["process", *files])
     axes[0][0].set_ylim(0.4, len(y) + 1.0)
     handles = {h.get_label(): h for ax in axes[0] for h in ax.get_legend_handles_labels()[0]}
     if handles:
         fig.legend(handles.values(), handles.keys(), loc="lower center", ncol=2, fontsize=8)
-    fig.supxlabel("milliseconds since the process started (CLOCK_MONOTONIC, from the trace)",
-                  fontsize=9, y=0.1 if handles else 0.02)  # fmt: skip
+    fig.supxlabel(
+        "milliseconds since the process started (CLOCK_MONOTONIC, from the trace)",
+        fontsize=9,
+        y=0.1 if handles else 0.02,
+    )
     fig.tight_layout(rect=(0, 0.1 if handles else 0, 1, 1))
-    return fig
+    return fig, dict(zip(roles, axes[0], strict=True))
 
 
 def ms_since(event: dict, events: list[dict], role: str) -> float:
@@ -72,43 +114,77 @@ def ms_since(event: dict, events: list[dict], role: str) -> float:
     return (event["t_ns"] - start) / 1e6
 
 
-def draw_process(ax: plt.Axes, mine: list[dict], y: dict[str | None, int]) -> None:
+def draw_process(ax: Axes, mine: list[dict], y: dict[str | None, int]) -> None:
     """One process's transactions, commits, kill points, kill and commit window."""
 
     def ms(e: dict | int) -> float:
         return ((e["t_ns"] if isinstance(e, dict) else e) - mine[0]["t_ns"]) / 1e6
 
     for window in commit_windows(mine):
-        ax.axvspan(ms(window["start"]), ms(window["end"]), color=WINDOW_COLOUR, alpha=0.5,
-                   label="commit window (open when killed)" if window["open"]
-                   else "commit window")  # fmt: skip
+        ax.axvspan(
+            ms(window["start"]),
+            ms(window["end"]),
+            color=WINDOW_COLOUR,
+            alpha=0.5,
+            label="commit window (open when killed)" if window["open"] else "commit window",
+        )
     begun: dict[str, dict] = {}
     for e in mine:
         if e["event"] == "begin":
             begun[e["file"]] = e
         elif e["event"] in ("commit", "rollback"):
             start = begun.pop(e["file"])
-            ax.plot([ms(start), ms(e)], [y[e["file"]]] * 2, lw=8, solid_capstyle="butt",
-                    color=FILE_COLOURS.get(e["file"], NEUTRAL))  # fmt: skip
+            ax.plot(
+                [ms(start), ms(e)],
+                [y[e["file"]]] * 2,
+                lw=8,
+                solid_capstyle="butt",
+                color=FILE_COLOURS.get(e["file"], NEUTRAL),
+            )
             ax.plot(ms(e), y[e["file"]], "D", color="black", ms=6)
             what = " + ".join(w["table"] for w in e.get("writes", ())) or "(no change)"
             label = f"COMMIT {what}" if e["event"] == "commit" else "ROLLBACK"
-            ax.annotate(label, (ms(e), y[e["file"]]), xytext=(-4, 8), fontsize=8,
-                        textcoords="offset points")  # fmt: skip
+            ax.annotate(
+                label, (ms(e), y[e["file"]]), xytext=(-4, 8), fontsize=8, textcoords="offset points"
+            )
         elif e["event"] == "point":
             ax.plot(ms(e), y[None], "|", color="#555555", ms=14)
-            ax.annotate(e["point"], (ms(e), y[None]), xytext=(-2, 10), rotation=35,
-                        textcoords="offset points", fontsize=7, color="#555555")  # fmt: skip
+            ax.annotate(
+                e["point"],
+                (ms(e), y[None]),
+                xytext=(-2, 10),
+                rotation=35,
+                textcoords="offset points",
+                fontsize=7,
+                color="#555555",
+            )
         elif e["event"] == "kill":
             how = "os._exit(91)" if e["mode"] == "exit" else "SIGKILL"
             ax.plot(ms(e), y[None], "X", color=KILL_COLOUR, ms=13)
-            ax.annotate(f"{how} at {e['point']}", (ms(e), y[None]), xytext=(-30, -16),
-                        textcoords="offset points", color=KILL_COLOUR, fontsize=8,
-                        fontweight="bold")  # fmt: skip
+            ax.annotate(
+                f"{how} at {e['point']}",
+                (ms(e), y[None]),
+                xytext=(-30, -16),
+                textcoords="offset points",
+                color=KILL_COLOUR,
+                fontsize=8,
+                fontweight="bold",
+            )
     for file, e in begun.items():  # a transaction that never ended: the process died inside
-        ax.plot([ms(e), ms(mine[-1])], [y[file]] * 2, lw=8, alpha=0.35, solid_capstyle="butt",
-                color=FILE_COLOURS.get(file, NEUTRAL))  # fmt: skip
-        ax.annotate("never committed", (ms(e), y[file]), xytext=(0, 8), fontsize=8,
-                    textcoords="offset points")  # fmt: skip
+        ax.plot(
+            [ms(e), ms(mine[-1])],
+            [y[file]] * 2,
+            lw=8,
+            alpha=0.35,
+            solid_capstyle="butt",
+            color=FILE_COLOURS.get(file, NEUTRAL),
+        )
+        ax.annotate(
+            "never committed",
+            (ms(e), y[file]),
+            xytext=(0, 8),
+            fontsize=8,
+            textcoords="offset points",
+        )
     ax.grid(axis="x", alpha=0.3)
     ax.margins(x=0.15)

@@ -1,0 +1,50 @@
+"""Talk to an idempotent receiver directly: what it answers to retries and to changed payloads.
+
+The receiver is study 000's `effect.db` with `UNIQUE(op_key)`: the same key and payload get
+the original receipt back, the same key with another payload is refused, and a new key makes
+a new receipt. Each delivery is its own transaction on a real SQLite file.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+from labkit.runs import new_run_dir
+from labkit.snapshot import Snapshot, take_snapshot
+from labkit.stores import PayloadConflict, Store, create_files
+from labkit.trace import Trace
+
+__all__ = ["Delivery", "deliver_all"]
+
+
+@dataclass
+class Delivery:
+    key: str
+    payload: str
+    receipt_id: int | None  # None when refused
+    refused: str | None  # why, when refused
+
+
+def deliver_all(
+    deliveries: Iterable[tuple[str, str]], out: Path | str | None = None
+) -> tuple[list[Delivery], Snapshot]:
+    """Send each (key, payload) in turn to a fresh deduplicating receiver; return its answers
+    and the receipts table it holds afterwards."""
+    run_dir = new_run_dir(out, prefix="receiver-")
+    create_files(run_dir, ("effect.db",), unique_key=True)
+    trace = Trace(run_dir, "client")
+    receiver = Store(run_dir, "effect.db", trace)
+    answers = []
+    for key, payload in deliveries:
+        try:
+            with receiver:
+                answers.append(
+                    Delivery(key, payload, receiver.add_receipt_once(key, payload), None)
+                )
+        except PayloadConflict as refusal:
+            answers.append(Delivery(key, payload, None, str(refusal)))
+    receiver.close()
+    trace.close()
+    return answers, take_snapshot(run_dir, ("effect.db",))

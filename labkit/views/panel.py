@@ -1,0 +1,178 @@
+"""The notebook panels: pick, click Run, look. Thin views over labkit's runs and results.
+
+Runs start on a click, never on a value change. The Run button is disabled while a run goes
+and enabled again in `finally`; an error is shown inside the panel, because JupyterLab hides
+errors raised in widget callbacks. Each panel keeps what it shows in plain attributes
+(`result`, `error`, `frames`), which tests read without a browser.
+"""
+
+from __future__ import annotations
+
+import functools
+import html
+from collections.abc import Callable
+
+import ipywidgets as widgets
+
+from labkit.history import Frame, rebuild_history
+from labkit.orders import NO_KILL, ORDERS, get_order
+from labkit.runs import RunResult, run
+from labkit.snapshot import Table
+from labkit.spec import KILL_MODES
+from labkit.trace import read_trace
+from labkit.views.tables import before_after_html, outcome_badge, table_html
+from labkit.views.timeline import TimelineFigure
+
+__all__ = ["CrashPanel", "TimelineView"]
+
+
+def shows_errors(method: Callable) -> Callable:
+    """Catch what a callback raises and show it in the panel's error line."""
+
+    @functools.wraps(method)
+    def wrapper(self, *args: object) -> None:
+        self.error = None
+        self.error_line.value = ""
+        try:
+            method(self, *args)
+        except Exception as error:  # shown to the reader, who can act on it
+            self.error = error
+            self.error_line.value = (
+                f'<span style="color:#D55E00"><b>{type(error).__name__}:'
+                f"</b> {html.escape(str(error))}</span>"
+            )
+
+    return wrapper
+
+
+class TimelineView(widgets.VBox):
+    """A run's timeline with a scrubber: at each trace event, what every file held."""
+
+    def __init__(self) -> None:
+        self.frames: list[Frame] = []
+        self.figure: TimelineFigure | None = None
+        self.columns: dict[str, list[str]] = {}
+        self.play = widgets.Play(interval=700, min=0, max=0, description="play")
+        self.slider = widgets.IntSlider(
+            min=0, max=0, description="event", readout=True, continuous_update=True
+        )
+        widgets.jslink((self.play, "value"), (self.slider, "value"))
+        self.image = widgets.Image(format="png")
+        self.caption = widgets.HTML()
+        self.state = widgets.HTML()
+        self.slider.observe(self._on_frame, names="value")
+        super().__init__(
+            [widgets.HBox([self.play, self.slider]), self.image, self.caption, self.state]
+        )
+
+    def show(self, result: RunResult) -> None:
+        """Load a finished run: rebuild every frame from its trace, checked against the files."""
+        events = read_trace(result.run_dir)
+        self.frames = rebuild_history(events, result.after)
+        self.figure = TimelineFigure(events)
+        self.columns = {
+            t: tab.columns for tabs in result.after.files.values() for t, tab in tabs.items()
+        }
+        last = len(self.frames) - 1
+        self.slider.max = self.play.max = last
+        if self.slider.value == last:
+            self._on_frame({"new": last})
+        self.slider.value = last
+
+    def _on_frame(self, change: dict) -> None:
+        frame = self.frames[change["new"]]
+        self.image.value = self.figure.png(frame.index if frame.event["role"] != "setup" else None)
+        e = frame.event
+        detail = e.get("file") or e.get("point") or ""
+        self.caption.value = (
+            f"event {frame.index}: <b>{e['role']}</b> · <b>{e['event']}</b> "
+            f"{html.escape(str(detail))}"
+        )
+        previous = self.frames[frame.index - 1].rows if frame.index else frame.rows
+        self.state.value = self.state_html(frame.rows, previous)
+
+    def state_html(self, rows: dict, previous: dict) -> str:
+        """Every file's committed rows at this moment; rows this event changed are marked."""
+        parts = []
+        for file, tables in rows.items():
+            for name, table_rows in tables.items():
+                before = {row[0]: row for row in previous[file][name]}
+                marks = [
+                    "added" if r[0] not in before else "changed" if before[r[0]] != r else ""
+                    for r in table_rows
+                ]
+                table = Table(self.columns[name], table_rows)
+                parts.append(
+                    table_html(f"{file} · {name}", table, marks).replace(
+                        "by recovery", "by this event"
+                    )
+                )
+        return f'<div style="display:flex;flex-wrap:wrap">{"".join(parts)}</div>'
+
+
+class CrashPanel(widgets.VBox):
+    """Order, kill point, kill mode, Run: then the outcome, both files before and after
+    recovery, and the timeline to scrub."""
+
+    def __init__(
+        self,
+        order: str = "effect_first",
+        kill_at: str = "effect",
+        kill_mode: str = "exit",
+        compact: bool = False,
+    ) -> None:
+        self.result: RunResult | None = None
+        self.error: Exception | None = None
+        self.order = widgets.Dropdown(options=list(ORDERS), value=order, description="order")
+        self.kill_at = widgets.Dropdown(description="kill at")
+        self.kill_mode = widgets.ToggleButtons(
+            options=list(KILL_MODES), value=kill_mode, description="kill mode"
+        )
+        self.run_button = widgets.Button(description="Run", button_style="primary", icon="play")
+        self.status = widgets.HTML("Pick an order and a kill point, then click Run.")
+        self.error_line = widgets.HTML()
+        self.outcome = widgets.HTML()
+        self.tables = widgets.HTML()
+        self.timeline = TimelineView()
+        self.order.observe(self._on_order, names="value")
+        self._on_order({"new": order})
+        self.kill_at.value = kill_at
+        self.run_button.on_click(self._on_run)
+        body = (
+            [self.outcome, self.timeline] if compact else [self.outcome, self.tables, self.timeline]
+        )
+        controls = widgets.HBox([self.order, self.kill_at, self.run_button])
+        super().__init__([controls, self.kill_mode, self.status, self.error_line, *body])
+
+    def _on_order(self, change: dict) -> None:
+        """The kill point choices follow the order (no run starts here)."""
+        points = [*get_order(change["new"]).kill_points, NO_KILL]
+        self.kill_at.options = points
+        self.kill_at.value = points[1] if len(points) > 2 else points[0]
+
+    @shows_errors
+    def _on_run(self, _button: widgets.Button | None = None) -> None:
+        self.run_button.disabled = True
+        self.status.value = (
+            f"Running <b>{self.order.value}</b>, killing at "
+            f"<b>{self.kill_at.value}</b> ({self.kill_mode.value}) ..."
+        )
+        try:
+            self.result = run(self.order.value, self.kill_at.value, self.kill_mode.value)
+            self.show(self.result)
+        finally:
+            self.run_button.disabled = False
+
+    def show(self, result: RunResult) -> None:
+        s = result.summary()
+        self.status.value = (
+            f"Done: first worker exit {s['first_exit']}, recovery exit "
+            f"{s['replay_exit']}. Folder: <code>{s['run_dir']}</code>"
+        )
+        self.outcome.value = f"<p>{outcome_badge(result.outcome)}</p>"
+        self.tables.value = before_after_html(result)
+        self.timeline.show(result)
+
+    def click(self) -> None:
+        """Same as clicking Run (for scripts and tests)."""
+        self.run_button.click()

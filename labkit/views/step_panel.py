@@ -1,0 +1,96 @@
+"""Instructor step mode in a notebook: Start, then Continue or Kill -9 at each stop, Recover."""
+
+from __future__ import annotations
+
+import ipywidgets as widgets
+
+from labkit.orders import ORDERS
+from labkit.stepping import StepSession
+from labkit.views.panel import TimelineView, shows_errors
+from labkit.views.tables import before_after_html, outcome_badge, snapshot_html
+
+__all__ = ["StepPanel"]
+
+
+class StepPanel(widgets.VBox):
+    """The worker pauses at every kill point; the files are shown as they are at that moment."""
+
+    def __init__(self, order: str = "effect_first") -> None:
+        self.session: StepSession | None = None
+        self.error: Exception | None = None
+        self.order = widgets.Dropdown(options=list(ORDERS), value=order, description="order")
+        self.start_button = widgets.Button(description="Start", icon="play")
+        self.continue_button = widgets.Button(description="Continue", icon="forward")
+        self.kill_button = widgets.Button(
+            description="Kill -9 here", button_style="danger", icon="bolt"
+        )
+        self.recover_button = widgets.Button(
+            description="Recover", button_style="success", icon="refresh"
+        )
+        self.where = widgets.HTML("Click Start: a worker starts and stops at its first kill point.")
+        self.error_line = widgets.HTML()
+        self.files = widgets.HTML()
+        self.timeline = TimelineView()
+        self.start_button.on_click(self._on_start)
+        self.continue_button.on_click(self._on_continue)
+        self.kill_button.on_click(self._on_kill)
+        self.recover_button.on_click(self._on_recover)
+        buttons = [self.start_button, self.continue_button, self.kill_button, self.recover_button]
+        super().__init__(
+            [
+                widgets.HBox([self.order, *buttons]),
+                self.where,
+                self.error_line,
+                self.files,
+                self.timeline,
+            ]
+        )
+        self._enable()
+
+    def _enable(self) -> None:
+        """Only the buttons that make sense now can be clicked."""
+        paused = self.session is not None and not self.session.finished
+        self.start_button.disabled = paused
+        self.continue_button.disabled = self.kill_button.disabled = not paused
+        self.recover_button.disabled = (
+            self.session is None or paused or self.session.result is not None
+        )
+
+    def _show_stop(self) -> None:
+        s = self.session
+        if s.finished:
+            self.where.value = "The worker finished its step. Click Recover to run recovery."
+        else:
+            self.where.value = (
+                f"Paused at <b>{s.paused_at}</b> (pid {s.worker.proc.pid}). "
+                "The files hold, read right now:"
+            )
+        self.files.value = snapshot_html(s.state())
+        self._enable()
+
+    @shows_errors
+    def _on_start(self, _button: object = None) -> None:
+        if self.session is not None:
+            self.session.close()
+        self.session = StepSession(self.order.value)
+        self._show_stop()
+
+    @shows_errors
+    def _on_continue(self, _button: object = None) -> None:
+        self.session.proceed()
+        self._show_stop()
+
+    @shows_errors
+    def _on_kill(self, _button: object = None) -> None:
+        point = self.session.kill()
+        self.where.value = f"SIGKILL at <b>{point}</b>. Click Recover to start a fresh process."
+        self.files.value = snapshot_html(self.session.state())
+        self._enable()
+
+    @shows_errors
+    def _on_recover(self, _button: object = None) -> None:
+        result = self.session.recover()
+        self.where.value = f"<p>{outcome_badge(result.outcome)}</p>"
+        self.files.value = before_after_html(result)
+        self.timeline.show(result)
+        self._enable()

@@ -1,0 +1,58 @@
+"""Every lesson executes top to bottom; committed notebooks are clean and short-celled."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import nbformat
+import pytest
+from nbclient import NotebookClient
+
+NOTEBOOKS = sorted((Path(__file__).parent.parent / "notebooks").rglob("*.ipynb"))
+MAX_CELL_LINES = 15
+
+
+def test_there_are_lessons():
+    assert {"00_start_here.ipynb", "01_the_commit_window.ipynb"} <= {p.name for p in NOTEBOOKS}
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_committed_without_outputs_with_the_python3_kernel(path):
+    notebook = json.loads(path.read_text())
+    assert notebook["metadata"]["kernelspec"]["name"] == "python3"
+    for cell in notebook["cells"]:
+        if cell["cell_type"] == "code":
+            assert cell["outputs"] == [] and cell["execution_count"] is None
+            assert len("".join(cell["source"]).splitlines()) <= MAX_CELL_LINES
+            assert "%pip" not in "".join(cell["source"])
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_links_and_loads_point_to_files_that_exist(path):
+    text = path.read_text()
+    for target in re.findall(r"\]\(([\w./-]+\.(?:ipynb|md))\)", text):
+        assert (path.parent / target).exists(), target
+    for target in re.findall(r"%load ([\w./-]+)", text):
+        assert (path.parent / target).exists(), target
+
+
+@pytest.mark.timeout(600)
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_executes_top_to_bottom(path, tmp_path):
+    notebook = nbformat.read(path, as_version=4)
+    NotebookClient(
+        notebook,
+        timeout=300,
+        kernel_name="python3",
+        resources={"metadata": {"path": str(path.parent)}},
+    ).execute()
+    errors = [
+        o
+        for c in notebook.cells
+        if c.cell_type == "code"
+        for o in c.outputs
+        if o.output_type == "error"
+    ]
+    assert errors == []
