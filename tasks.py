@@ -57,12 +57,14 @@ def run(*command: object) -> None:
 
 def lab(extra: list[str]) -> None:
     root_flag = ["--allow-root"] if os.geteuid() == 0 else []
-    start = ["jupyter", "lab", "notebooks/00_start_here.ipynb", *root_flag, *extra]
-    os.execv(BIN / "jupyter", start)
+    start = [str(BIN / "jupyter"), "lab", "notebooks/00_start_here.ipynb", *root_flag, *extra]
+    os.execv(start[0], start)
 
 
 def test(extra: list[str]) -> None:
-    os.execv(BIN / "python", ["python", "-m", "pytest", *extra])
+    # argv[0] must be the venv's own path: Python finds its environment from it
+    command = [str(BIN / "python"), "-m", "pytest", *extra]
+    os.execv(command[0], command)
 
 
 def main() -> None:
