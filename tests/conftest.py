@@ -27,3 +27,11 @@ def no_leftover_workers(tmp_path: Path):
     """Fail the test if any process that mentions its tmp_path is still alive afterwards."""
     yield
     assert processes_mentioning(str(tmp_path)) == []
+
+
+@pytest.hookimpl(wrapper=True, tryfirst=True)
+def pytest_runtest_makereport(item, call):
+    """Let fixtures see whether the test itself failed (`request.node.rep_call`)."""
+    report = yield
+    setattr(item, f"rep_{report.when}", report)
+    return report

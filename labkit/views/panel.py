@@ -20,7 +20,7 @@ from labkit.runs import RunResult, run
 from labkit.snapshot import Table
 from labkit.spec import KILL_MODES
 from labkit.trace import read_trace
-from labkit.views.tables import before_after_html, outcome_badge, table_html
+from labkit.views.tables import before_after_html, outcome_badge, row_marks, table_html
 from labkit.views.timeline import TimelineFigure
 
 __all__ = ["CrashPanel", "TimelineView"]
@@ -64,6 +64,10 @@ class TimelineView(widgets.VBox):
         super().__init__(
             [widgets.HBox([self.play, self.slider]), self.image, self.caption, self.state]
         )
+        self.layout.display = "none"  # nothing to show before the first run
+        self.add_class("labkit-timeline")  # CSS hooks for the real-browser test
+        self.caption.add_class("labkit-caption")
+        self.state.add_class("labkit-state")
 
     def show(self, result: RunResult) -> None:
         """Load a finished run: rebuild every frame from its trace, checked against the files."""
@@ -74,6 +78,7 @@ class TimelineView(widgets.VBox):
             t: tab.columns for tabs in result.after.files.values() for t, tab in tabs.items()
         }
         last = len(self.frames) - 1
+        self.layout.display = None
         self.slider.max = self.play.max = last
         if self.slider.value == last:
             self._on_frame({"new": last})
@@ -96,17 +101,9 @@ class TimelineView(widgets.VBox):
         parts = []
         for file, tables in rows.items():
             for name, table_rows in tables.items():
-                before = {row[0]: row for row in previous[file][name]}
-                marks = [
-                    "added" if r[0] not in before else "changed" if before[r[0]] != r else ""
-                    for r in table_rows
-                ]
                 table = Table(self.columns[name], table_rows)
-                parts.append(
-                    table_html(f"{file} · {name}", table, marks).replace(
-                        "by recovery", "by this event"
-                    )
-                )
+                marks = row_marks(Table(table.columns, previous[file][name]), table)
+                parts.append(table_html(f"{file} · {name}", table, marks, by="this event"))
         return f'<div style="display:flex;flex-wrap:wrap">{"".join(parts)}</div>'
 
 
@@ -143,6 +140,8 @@ class CrashPanel(widgets.VBox):
         )
         controls = widgets.HBox([self.order, self.kill_at, self.run_button])
         super().__init__([controls, self.kill_mode, self.status, self.error_line, *body])
+        self.add_class("labkit-crash-panel")
+        self.outcome.add_class("labkit-outcome")
 
     def _on_order(self, change: dict) -> None:
         """The kill point choices follow the order (no run starts here)."""

@@ -50,23 +50,29 @@ def row_marks(before: Table | None, after: Table) -> list[str]:
     ]
 
 
-def table_html(title: str, table: Table, marks: Sequence[str] = ()) -> str:
-    """One SQLite table as an HTML table, marked rows tinted and labelled."""
-    marks = list(marks) or [""] * len(table.rows)
-    head = "".join(f'<th style="{CELL}">{escape(c)}</th>' for c in [*table.columns, ""])
+def table_html(title: str, table: Table, marks: Sequence[str] = (), by: str = "recovery") -> str:
+    """One SQLite table as an HTML table; marked rows are tinted and say "added by {by}"."""
+    marked = any(marks)
+    marks = list(marks) if marked else [""] * len(table.rows)
+
+    def cells(values: Sequence[object], tag: str = "td") -> str:
+        return "".join(f'<{tag} style="{CELL}">{escape(str(v))}</{tag}>' for v in values)
+
+    note = [""] if marked else []
     body = (
         "".join(
             f'<tr style="background:{MARKS.get(mark, "transparent")}">'
-            + "".join(f'<td style="{CELL}">{escape(str(v))}</td>' for v in row)
-            + f'<td style="{CELL}"><i>{f"← {mark} by recovery" if mark else ""}</i></td></tr>'
+            + cells([*row, *([f"← {mark} by {by}" if mark else ""] if marked else [])])
+            + "</tr>"
             for row, mark in zip(table.rows, marks, strict=True)
         )
-        or f'<tr><td style="{CELL}" colspan="{len(table.columns) + 1}"><i>(no rows)</i></td></tr>'
+        or f'<tr><td style="{CELL}" colspan="{len(table.columns)}"><i>(no rows)</i></td></tr>'
     )
     return (
-        f'<table style="border-collapse:collapse;margin:4px 12px 8px 0">'
-        f"<caption style='text-align:left'><b>{escape(title)}</b></caption>"
-        f"<thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+        f'<table style="border-collapse:collapse;margin:4px 16px 8px 0">'
+        f"<caption style='text-align:left;white-space:nowrap'><b>{escape(title)}</b></caption>"
+        f"<thead><tr>{cells([*table.columns, *note], 'th')}</tr></thead>"
+        f"<tbody>{body}</tbody></table>"
     )
 
 

@@ -86,7 +86,8 @@ class TimelineFigure:
 def build_figure(events: list[dict]) -> tuple[Figure, dict[str, Axes]]:
     """One panel per process, sharing the lanes: the process itself, then each file."""
     roles = [r for r in ROLE_NAMES if any(e["role"] == r for e in events)]
-    files = sorted({e["file"] for e in events if e.get("file")})
+    created = next((e for e in events if e["event"] == "created"), None)
+    files = sorted(created["rows"] if created else {e["file"] for e in events if e.get("file")})
     y = {None: len(files) + 1, **{f: len(files) - i for i, f in enumerate(files)}}
     # A bare Figure, not pyplot: nothing is shown or kept behind the caller's back.
     fig = Figure(figsize=(10, 0.6 * len(y) + 1.7))
@@ -120,6 +121,7 @@ def draw_process(ax: Axes, mine: list[dict], y: dict[str | None, int]) -> None:
     def ms(e: dict | int) -> float:
         return ((e["t_ns"] if isinstance(e, dict) else e) - mine[0]["t_ns"]) / 1e6
 
+    ax.plot([0, ms(mine[-1])], [y[None]] * 2, color="#BBBBBB", lw=1, zorder=0)  # lifetime
     for window in commit_windows(mine):
         ax.axvspan(
             ms(window["start"]),
@@ -157,6 +159,12 @@ def draw_process(ax: Axes, mine: list[dict], y: dict[str | None, int]) -> None:
                 textcoords="offset points",
                 fontsize=7,
                 color="#555555",
+            )
+        elif e["event"] in ("skip", "exit"):
+            label = "skip: done=1 already" if e["event"] == "skip" else f"exit {e['code']}"
+            ax.plot(ms(e), y[None], "o", color="#555555", ms=6)
+            ax.annotate(
+                label, (ms(e), y[None]), xytext=(-10, -16), fontsize=8, textcoords="offset points"
             )
         elif e["event"] == "kill":
             how = "os._exit(91)" if e["mode"] == "exit" else "SIGKILL"

@@ -1,0 +1,182 @@
+"""The crash panel in a real browser: JupyterLab on loopback, Debian's Chromium, Playwright.
+
+Opens lesson 1, runs all cells, picks checkpoint_first / checkpoint in the panel, clicks Run,
+waits for LOST with done=1 and no receipt, scrubs the timeline, and saves screenshots (and the
+click-to-view time) in test-artifacts/. Skipped without /usr/bin/chromium, except in CI.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+CHROMIUM = "/usr/bin/chromium"
+ARTIFACTS = ROOT / "test-artifacts"
+TOKEN = "commit-window-lab-test"
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+    "--disable-quic",
+]
+# No news pop-up and no kernel dialog over the page; every cell rendered (no windowing).
+LAB_SETTINGS = {
+    "@jupyterlab/apputils-extension:notification": {"checkForUpdates": False, "fetchNews": "false"},
+    "@jupyterlab/notebook-extension:tracker": {
+        "windowingMode": "none",
+        "autoStartDefaultKernel": True,
+    },
+}
+
+pytestmark = pytest.mark.skipif(
+    not Path(CHROMIUM).exists() and not os.environ.get("CI"),
+    reason="needs Debian's chromium (apt-get install chromium); CI installs it",
+)
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def lab_url(tmp_path_factory):
+    """A private JupyterLab on loopback: own token, port, settings and workspace folders."""
+    home = tmp_path_factory.mktemp("jupyter")
+    settings = home / "app-settings"
+    settings.mkdir()
+    (settings / "overrides.json").write_text(json.dumps(LAB_SETTINGS))
+    port = free_port()
+    env = {
+        **os.environ,
+        "JUPYTER_RUNTIME_DIR": str(home / "runtime"),
+        "JUPYTER_CONFIG_DIR": str(home / "config"),
+        "MPLBACKEND": "module://matplotlib_inline.backend_inline",
+    }
+    env.pop("MPLBACKEND")
+    command = [
+        sys.executable,
+        "-m",
+        "jupyter",
+        "lab",
+        "--no-browser",
+        "--allow-root",
+        "--ServerApp.ip=127.0.0.1",
+        f"--ServerApp.port={port}",
+        f"--IdentityProvider.token={TOKEN}",
+        f"--ServerApp.root_dir={ROOT}",
+        f"--LabApp.workspaces_dir={home / 'workspaces'}",
+        f"--LabApp.user_settings_dir={home / 'user-settings'}",
+        f"--LabApp.app_settings_dir={settings}",
+    ]
+    with open(home / "lab.log", "wb") as log:
+        server = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=log)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                urllib.request.urlopen(f"{url}/api/status?token={TOKEN}", timeout=2)
+                break
+            except OSError:
+                if time.monotonic() > deadline or server.poll() is not None:
+                    raise RuntimeError((home / "lab.log").read_text()[-2000:]) from None
+                time.sleep(0.3)
+        yield url
+    finally:
+        server.terminate()
+        try:
+            server.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            server.kill()
+            server.wait()
+
+
+@pytest.fixture(scope="module")
+def page(lab_url):
+    from playwright.sync_api import sync_playwright
+
+    ARTIFACTS.mkdir(exist_ok=True)
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        page = browser.new_page(viewport={"width": 1400, "height": 2400})
+        yield page
+        browser.close()
+
+
+@pytest.fixture
+def shot_on_failure(page, request):
+    """Keep a screenshot of the page when the test fails: the first thing to look at."""
+    yield
+    if request.node.rep_call.failed:
+        page.screenshot(path=ARTIFACTS / f"failed-{request.node.name}.png")
+
+
+@pytest.mark.timeout(300)
+def test_lesson_1_panel_in_a_real_browser(lab_url, page, shot_on_failure):
+    lesson = "notebooks/01_the_commit_window.ipynb"
+    page.goto(f"{lab_url}/lab/tree/{lesson}?token={TOKEN}&reset")
+    page.wait_for_selector(".jp-Notebook .jp-Cell", timeout=60_000)
+    kernel_idle = "text=Python 3 (ipykernel) | Idle"
+    page.wait_for_selector(kernel_idle, timeout=60_000)  # the kernel is really there
+    page.click('.lm-MenuBar-item:has-text("Run")')
+    page.click('.lm-Menu-item[data-command="runmenu:run-all"]')
+    panel = page.locator(".labkit-crash-panel").last
+    panel.wait_for(timeout=120_000)
+    page.wait_for_selector(kernel_idle, timeout=120_000)
+    panel.scroll_into_view_if_needed()
+    page.screenshot(path=ARTIFACTS / "01-panel-ready.png")
+
+    selects = panel.locator(".widget-dropdown select")
+    selects.nth(0).select_option("checkpoint_first")
+    selects.nth(1).select_option("checkpoint")
+    started = time.perf_counter()
+    panel.locator("button:has-text('Run')").click()
+    outcome = panel.locator(".labkit-outcome")
+    outcome.locator("text=LOST").wait_for(timeout=30_000)
+    page.wait_for_function(  # the timeline picture has arrived and is drawn
+        "el => el.complete && el.naturalWidth > 0",
+        arg=panel.locator(".labkit-timeline img").element_handle(),
+    )
+    click_to_view = time.perf_counter() - started
+    (ARTIFACTS / "browser-timing.json").write_text(
+        json.dumps(
+            {"click_to_updated_view_seconds": round(click_to_view, 3), "target_seconds": 1.0}
+        )
+    )
+    print(f"\nclick → updated view (plain SQLite run): {click_to_view * 1000:.0f} ms")
+    page.wait_for_function(
+        "el => !el.disabled", arg=panel.locator("button:has-text('Run')").element_handle()
+    )  # enabled again after the run
+    text = panel.inner_text()
+    after = text.split("After recovery")[1]
+    assert "done=1, receipts=0" in after and "(no rows)" in after
+    panel.screenshot(path=ARTIFACTS / "02-lost.png")
+
+    timeline = panel.locator(".labkit-timeline")
+    caption = timeline.locator(".labkit-caption")
+    state = timeline.locator(".labkit-state")
+    last_caption, last_state = caption.inner_text(), state.inner_text()
+    handle = timeline.locator(".noUi-handle").first
+    handle.focus()
+    handle.press("Home")  # back to the first event: the files as they were created
+    page.wait_for_function(
+        "([el, old]) => el.innerText !== old", arg=[caption.element_handle(), last_caption]
+    )
+    assert "event 0" in caption.inner_text()
+    assert state.inner_text() != last_state
+    assert "0" in state.inner_text().split("progress")[1].split("effect.db")[0]
+    timeline.screenshot(path=ARTIFACTS / "03-timeline-scrubbed.png")
