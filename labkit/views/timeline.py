@@ -163,8 +163,9 @@ def draw_process(ax: Axes, mine: list[dict], y: dict[str | None, int]) -> None:
         elif e["event"] in ("skip", "exit"):
             label = "skip: done=1 already" if e["event"] == "skip" else f"exit {e['code']}"
             ax.plot(ms(e), y[None], "o", color="#555555", ms=6)
+            offset = (-10, -16) if e["event"] == "skip" else (-6, 8)  # they come close: split
             ax.annotate(
-                label, (ms(e), y[None]), xytext=(-10, -16), fontsize=8, textcoords="offset points"
+                label, (ms(e), y[None]), xytext=offset, fontsize=8, textcoords="offset points"
             )
         elif e["event"] == "kill":
             how = "os._exit(91)" if e["mode"] == "exit" else "SIGKILL"
