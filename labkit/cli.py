@@ -13,7 +13,7 @@ from collections.abc import Callable, Sequence
 from labkit.errors import LabError
 from labkit.orders import NO_KILL, ORDERS
 from labkit.runs import run
-from labkit.snapshot import take_snapshot
+from labkit.snapshot import snapshot_folder
 from labkit.spec import KILL_MODES
 from labkit.sweeps import sweep
 
@@ -90,15 +90,9 @@ def cmd_sweep(args: argparse.Namespace) -> None:
 
 
 def cmd_show(args: argparse.Namespace) -> None:
-    from pathlib import Path
-
     from labkit.views.text import format_snapshot
 
-    run_dir = Path(args.run_dir)
-    files = tuple(sorted(p.name for p in run_dir.glob("*.db")))
-    if not files:
-        raise LabError(f"no SQLite files (*.db) in {run_dir}")
-    print(format_snapshot(take_snapshot(run_dir, files)))
+    print(format_snapshot(snapshot_folder(args.run_dir)))
 
 
 def cmd_step(args: argparse.Namespace, answer: Callable[[str], str] = input) -> None:

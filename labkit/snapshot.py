@@ -10,7 +10,9 @@ import sqlite3
 from dataclasses import dataclass, field
 from pathlib import Path
 
-__all__ = ["Snapshot", "Table", "take_snapshot"]
+from labkit.errors import LabError
+
+__all__ = ["Snapshot", "Table", "snapshot_folder", "take_snapshot"]
 
 LIST_TABLES = "SELECT name FROM sqlite_master WHERE type='table' AND name NOT LIKE 'sqlite_%'"
 
@@ -70,3 +72,11 @@ def read_tables(path: Path) -> dict[str, Table]:
 
 def take_snapshot(run_dir: Path, files: tuple[str, ...]) -> Snapshot:
     return Snapshot({name: read_tables(Path(run_dir) / name) for name in files})
+
+
+def snapshot_folder(run_dir: Path | str) -> Snapshot:
+    """Every SQLite file (*.db) in a run folder: the state viewer for any run, old or new."""
+    files = tuple(sorted(p.name for p in Path(run_dir).glob("*.db")))
+    if not files:
+        raise LabError(f"no SQLite files (*.db) in {run_dir}")
+    return take_snapshot(Path(run_dir), files)

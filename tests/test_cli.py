@@ -64,3 +64,17 @@ def test_text_views(tmp_path):
     assert "LOST" in text and "(no rows)" in text
     shown = labkit("show", str(tmp_path / "run"))
     assert "control.db · progress" in shown and "effect.db · receipts" in shown
+
+
+def test_step_pauses_at_each_point_and_kills_on_k(tmp_path):
+    done = subprocess.run(
+        [sys.executable, "-m", "labkit", "step", "effect_first", "--out", str(tmp_path / "run")],
+        input="\nk\n",
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "paused at 'start'" in done.stdout and "paused at 'effect'" in done.stdout
+    assert "SIGKILL at 'effect'" in done.stdout
+    assert "first worker exit: -9" in done.stdout and "DUPLICATE" in done.stdout

@@ -49,3 +49,22 @@ def test_exit_mode_kill_is_written_by_the_worker_itself(tmp_path):
     kill = [e for e in read_trace(result.run_dir) if e["event"] == "kill"]
     assert kill == [dict(kill[0], pid=result.first.pid, mode="exit", code=91, point="checkpoint")]
     assert "skip" in [e["event"] for e in read_trace(result.run_dir) if e["role"] == "recovery"]
+
+
+def test_the_timeline_history_refuses_a_trace_that_disagrees_with_the_files(tmp_path):
+    import sqlite3
+
+    import pytest
+
+    from labkit.history import HistoryMismatch, rebuild_history
+    from labkit.snapshot import snapshot_folder
+
+    result = lk.run("effect_first", "effect", out=tmp_path / "run")
+    frames = rebuild_history(read_trace(result.run_dir), result.after)
+    assert frames[-1].rows["effect.db"]["receipts"] == result.after.table("receipts").rows
+    db = sqlite3.connect(result.run_dir / "effect.db")  # a write the trace never saw
+    db.execute("DELETE FROM receipts WHERE id = 2")
+    db.commit()
+    db.close()
+    with pytest.raises(HistoryMismatch):
+        rebuild_history(read_trace(result.run_dir), snapshot_folder(result.run_dir))

@@ -7,15 +7,17 @@ the panels (`CrashPanel`, `SweepPanel`, `StepPanel`) are ipywidgets.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from pathlib import Path
 
 from IPython.display import HTML, display
 
 from labkit.runs import RunResult
-from labkit.snapshot import Snapshot
+from labkit.snapshot import Snapshot, snapshot_folder
 from labkit.views import tables
 
 __all__ = [
     "show_deliveries",
+    "show_folder",
     "show_orders",
     "show_run",
     "show_snapshot",
@@ -38,6 +40,11 @@ def show_deliveries(answers: Sequence, held: Snapshot) -> None:
 def show_snapshot(snapshot: Snapshot) -> None:
     """Every table of every file in a snapshot."""
     display(HTML(tables.snapshot_html(snapshot)))
+
+
+def show_folder(run_dir: str | Path) -> None:
+    """Every table of every SQLite file in a run folder, read now through a read-only connection."""
+    show_snapshot(snapshot_folder(run_dir))
 
 
 def show_run(result: RunResult) -> None:
