@@ -1,5 +1,13 @@
 """Start worker processes, stop them at kill points, kill them, and always reap them.
 
+Two ways to start a worker, same protocol afterwards:
+- `fresh`: a new `python -S` interpreter per worker. Right for the SQLite workers, which
+  import only the standard library and start in a few tens of milliseconds.
+- `preloaded`: a fork of a clean server process that imported LangGraph once (multiprocessing's
+  forkserver with preload). A LangGraph worker would otherwise pay ~1.4 s of imports each
+  time. The server is never the Jupyter kernel; each worker is still its own process, opens
+  its own SQLite connections, and dies by SIGKILL.
+
 A worker that must stop at a point writes the point's name to a notify pipe and blocks
 reading a resume pipe. The parent waits on the notify pipe (never a sleep-and-hope), then
 either writes "continue" or sends SIGKILL. The notify pipe also tells the parent that the
@@ -8,7 +16,11 @@ worker has exited: it reaches end-of-file.
 
 from __future__ import annotations
 
+import functools
+import importlib
 import json
+import multiprocessing
+import multiprocessing.context
 import os
 import select
 import signal
@@ -17,18 +29,25 @@ import sys
 import threading
 import time
 from dataclasses import asdict, dataclass
+from multiprocessing.connection import Connection
 from pathlib import Path
 
-from labkit.orders import WriteOrder
+from labkit.errors import check_choice
 from labkit.trace import Trace
 from labkit.worker import EXIT_CODE
 
-__all__ = ["WorkerProcess", "WorkerReport", "kill_all_workers"]
+__all__ = ["START_MODES", "WorkerProcess", "WorkerReport", "kill_all_workers", "warm_up"]
 
-# Workers start with `python -S`: no site-packages, only the standard library and labkit.
+# Fresh workers start with `python -S`: no site-packages, only the standard library and labkit.
 LABKIT_ROOT = str(Path(__file__).resolve().parent.parent)
-# `-c` rather than `-m labkit.worker`: runpy's own imports would cost more than the worker's.
-WORKER_MAIN = "import sys, labkit.worker; labkit.worker.run_step_from_argv(sys.argv)"
+# `-c` rather than `-m`: runpy's own imports would cost more than a SQLite worker's.
+FRESH_MAIN = (
+    "import importlib, json, sys; module, function = sys.argv[1].split(':'); "
+    "getattr(importlib.import_module(module), function)(json.loads(sys.argv[2]))"
+)
+# What the forkserver imports once, before it forks any worker.
+PRELOAD = ["labkit.launcher", "labkit.graphs"]
+START_MODES = ("fresh", "preloaded")
 
 
 @dataclass
@@ -57,45 +76,121 @@ def kill_all_workers() -> None:
         worker.close()
 
 
+def run_entry(entry: str, job: dict) -> None:
+    """In a forked worker: call `module:function` with the job (FRESH_MAIN does the same)."""
+    module, function = entry.split(":")
+    getattr(importlib.import_module(module), function)(job)
+
+
+def run_forked(
+    entry: str, job: dict, notify: Connection, resume: Connection, stdout: str, stderr: str
+) -> None:
+    """In a worker forked from the preloaded server: own session, own output files, then run."""
+    os.setsid()  # like start_new_session: a Ctrl-C in the terminal reaches the parent only
+    for fd, path in ((1, stdout), (2, stderr)):
+        target = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+        os.dup2(target, fd)
+        os.close(target)
+    run_entry(entry, {**job, "notify_fd": notify.fileno(), "resume_fd": resume.fileno()})
+    sys.stdout.flush()
+    sys.stderr.flush()
+
+
+@functools.cache
+def preloaded_context() -> multiprocessing.context.ForkServerContext:
+    """The forkserver, told to import LangGraph (through labkit.graphs) once, before any fork."""
+    context = multiprocessing.get_context("forkserver")
+    context.set_forkserver_preload(PRELOAD)
+    return context
+
+
+def warm_up() -> None:
+    """Start the preloaded server now (a second or so, once) rather than at the first trial."""
+    probe = preloaded_context().Process(target=run_entry, args=("labkit.graphs:ready", {}))
+    probe.start()
+    probe.join()
+
+
+class ForkedChild:
+    """A forked worker seen through Popen's interface, so the launcher treats both alike."""
+
+    def __init__(self, process: multiprocessing.Process) -> None:
+        self.process = process
+        self.pid = process.pid
+
+    @property
+    def returncode(self) -> int | None:
+        return self.process.exitcode
+
+    def poll(self) -> int | None:
+        return self.process.exitcode
+
+    def send_signal(self, sig: int) -> None:
+        os.kill(self.pid, sig)
+
+    def wait(self, timeout: float | None = None) -> int:
+        self.process.join(timeout)
+        if self.process.exitcode is None:
+            raise subprocess.TimeoutExpired(str(self.pid), timeout)
+        return self.process.exitcode
+
+
 class WorkerProcess:
-    """One worker in its own process. Use it as a context manager: leaving it reaps the process."""
+    """One worker in its own process. Use it as a context manager: leaving it reaps the process.
+
+    `entry` names the worker's function (`module:function`); it gets `job` plus the run
+    folder, its role, the kill plan and the two pipe ends."""
 
     def __init__(
         self,
         run_dir: Path,
-        order: WriteOrder,
         role: str,
+        entry: str,
+        job: dict,
         *,
         exit_at: str | None = None,
         pause_at: tuple[str, ...] = (),
         timeout: float = 10.0,
+        start_mode: str = "fresh",
     ) -> None:
         self.run_dir, self.role, self.timeout = Path(run_dir), role, timeout
-        self.exit_at = exit_at
+        self.entry, self.exit_at = entry, exit_at
+        self.start_mode = check_choice("start mode", start_mode, START_MODES)
         self.job = {
+            **job,
             "run_dir": str(self.run_dir),
-            "order": order.name,
-            "files": list(order.files),
             "role": role,
             "exit_at": exit_at,
             "pause_at": list(pause_at),
         }
-        self.proc: subprocess.Popen | None = None
+        self.proc: subprocess.Popen | ForkedChild | None = None
         self.paused_at: str | None = None
         self.killed_at: str | None = None
         self.timed_out = False
         self._lock = threading.Lock()
 
+    def output_path(self, stream: str) -> Path:
+        return self.run_dir / f"{self.role}.{stream}"
+
     def start(self) -> WorkerProcess:
+        if self.start_mode == "fresh":
+            self._start_fresh()
+        else:
+            self._start_forked()
+        self._started = time.monotonic()
+        _LIVE.add(self)
+        return self
+
+    def _start_fresh(self) -> None:
         notify_r, notify_w = os.pipe()
         resume_r, resume_w = os.pipe()
-        self.job.update(notify_fd=notify_w, resume_fd=resume_r)
+        job = {**self.job, "notify_fd": notify_w, "resume_fd": resume_r}
         with (
-            open(self.run_dir / f"{self.role}.stdout", "wb") as out,
-            open(self.run_dir / f"{self.role}.stderr", "wb") as err,
+            open(self.output_path("stdout"), "wb") as out,
+            open(self.output_path("stderr"), "wb") as err,
         ):
             self.proc = subprocess.Popen(
-                [sys.executable, "-S", "-c", WORKER_MAIN, json.dumps(self.job)],
+                [sys.executable, "-S", "-c", FRESH_MAIN, self.entry, json.dumps(job)],
                 env={**os.environ, "PYTHONPATH": LABKIT_ROOT},
                 cwd=self.run_dir,
                 stdout=out,
@@ -103,12 +198,33 @@ class WorkerProcess:
                 pass_fds=(notify_w, resume_r),
                 start_new_session=True,  # a Ctrl-C reaches the parent only; the parent reaps
             )
-        self._started = time.monotonic()
-        _LIVE.add(self)
         os.close(notify_w)
         os.close(resume_r)
         self._notify, self._resume = notify_r, resume_w
-        return self
+
+    def _start_forked(self) -> None:
+        context = preloaded_context()
+        notify_r, notify_w = context.Pipe(duplex=False)
+        resume_r, resume_w = context.Pipe(duplex=False)
+        process = context.Process(
+            target=run_forked,
+            args=(
+                self.entry,
+                self.job,
+                notify_w,
+                resume_r,
+                str(self.output_path("stdout")),
+                str(self.output_path("stderr")),
+            ),
+        )
+        process.start()
+        notify_w.close()
+        resume_r.close()
+        self.proc = ForkedChild(process)
+        # Only the raw pipe fds are used from here on, exactly as with a fresh worker.
+        self._notify, self._resume = os.dup(notify_r.fileno()), os.dup(resume_w.fileno())
+        notify_r.close()
+        resume_w.close()
 
     def _time_left(self) -> float:
         return max(self._started + self.timeout - time.monotonic(), 0.0)
@@ -184,8 +300,8 @@ class WorkerProcess:
             killed_at=self.killed_at or (self.exit_at if exited_at_point else None),
             timed_out=self.timed_out,
             seconds=round(self._ended - self._started, 4),
-            stdout=(self.run_dir / f"{self.role}.stdout").read_text(),
-            stderr=(self.run_dir / f"{self.role}.stderr").read_text(),
+            stdout=self.output_path("stdout").read_text(),
+            stderr=self.output_path("stderr").read_text(),
         )
 
     def __enter__(self) -> WorkerProcess:

@@ -22,7 +22,15 @@ from labkit.spec import RunSpec
 from labkit.stores import create_files
 from labkit.trace import Trace
 
-__all__ = ["RunResult", "execute", "new_run_dir", "prepare_run", "recover", "run"]
+__all__ = [
+    "RunResult",
+    "execute",
+    "new_run_dir",
+    "order_worker",
+    "prepare_run",
+    "recover",
+    "run",
+]
 
 
 @dataclass
@@ -80,14 +88,19 @@ def note_created_files(run_dir: Path, created: Snapshot) -> None:
     trace.close()
 
 
+def order_worker(spec: RunSpec, run_dir: Path, role: str, **plan: object) -> WorkerProcess:
+    """A fresh-interpreter worker that does the spec's write order once."""
+    order = spec.write_order
+    job = {"order": order.name, "files": list(order.files)}
+    return WorkerProcess(run_dir, role, "labkit.worker:run_step", job, timeout=spec.timeout, **plan)
+
+
 def first_worker(spec: RunSpec, run_dir: Path) -> WorkerReport:
     """Run the step with the planned crash: the worker exits itself, or the parent SIGKILLs it."""
     crash = spec.kill_at != NO_KILL
     exit_at = spec.kill_at if crash and spec.kill_mode == "exit" else None
     pause_at = (spec.kill_at,) if crash and spec.kill_mode == "sigkill" else ()
-    worker = WorkerProcess(
-        run_dir, spec.write_order, "first", exit_at=exit_at, pause_at=pause_at, timeout=spec.timeout
-    )
+    worker = order_worker(spec, run_dir, "first", exit_at=exit_at, pause_at=pause_at)
     with worker:
         if pause_at and worker.wait_for_pause() == spec.kill_at:
             worker.kill()
@@ -97,7 +110,7 @@ def first_worker(spec: RunSpec, run_dir: Path) -> WorkerReport:
 
 def recovery_worker(spec: RunSpec, run_dir: Path) -> WorkerReport:
     """A fresh process with no crash planned: it reads the checkpoint and does what is left."""
-    worker = WorkerProcess(run_dir, spec.write_order, "recovery", timeout=spec.timeout)
+    worker = order_worker(spec, run_dir, "recovery")
     with worker:
         worker.wait()
     return worker.report()

@@ -9,9 +9,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from labkit.launcher import WorkerProcess
 from labkit.orders import NO_KILL, get_order
-from labkit.runs import RunResult, prepare_run, recover
+from labkit.runs import RunResult, order_worker, prepare_run, recover
 from labkit.snapshot import Snapshot, take_snapshot
 from labkit.spec import RunSpec
 
@@ -25,8 +24,8 @@ class StepSession:
         self.order = get_order(order)
         self.spec = RunSpec(order, out=Path(out) if out else None, timeout=timeout)
         self.run_dir = prepare_run(self.spec)
-        self.worker = WorkerProcess(
-            self.run_dir, self.order, "first", pause_at=self.order.kill_points, timeout=timeout
+        self.worker = order_worker(
+            self.spec, self.run_dir, "first", pause_at=self.order.kill_points
         )
         self.worker.start()
         self.paused_at: str | None = self.worker.wait_for_pause()

@@ -1,6 +1,6 @@
 """The worker process: one workflow step that commits a receipt and a checkpoint.
 
-Started by `labkit.launcher` with the job as one JSON argument. It imports only the standard
+Started by `labkit.launcher` (entry `labkit.worker:run_step`). It imports only the standard
 library and labkit's worker-side modules, so it starts almost as fast as a bare interpreter.
 At each kill point it calls the gate, which may end the process there (`os._exit(91)`, no
 cleanup at all, as study 000 does) or stop and ask the parent what to do (the parent may
@@ -9,9 +9,7 @@ answer "continue" or SIGKILL it).
 
 from __future__ import annotations
 
-import json
 import os
-import sys
 
 from labkit.stores import KEY, PAYLOAD, Store
 from labkit.trace import Trace
@@ -99,12 +97,3 @@ def run_step(job: dict) -> None:
         gate("start")
         STEPS[job["order"]](control, effect, gate)
     trace.event("exit", code=0)
-
-
-def run_step_from_argv(argv: list[str]) -> None:
-    """Entry point: the launcher passes the job as one JSON argument."""
-    run_step(json.loads(argv[1]))
-
-
-if __name__ == "__main__":
-    run_step_from_argv(sys.argv)

@@ -11,7 +11,8 @@ import time
 from pathlib import Path
 
 import labkit as lk
-from labkit.launcher import LABKIT_ROOT, WorkerProcess
+from labkit.launcher import LABKIT_ROOT
+from labkit.runs import order_worker
 from labkit.stores import create_files
 from tests.conftest import processes_mentioning
 
@@ -25,7 +26,8 @@ def test_recorded_pids_are_gone_after_a_run(tmp_path, no_leftover_workers):
 def test_a_stuck_worker_is_killed_at_its_timeout(tmp_path, no_leftover_workers):
     order = lk.get_order("effect_first")
     create_files(tmp_path, order.files, order.receiver_dedupes)
-    worker = WorkerProcess(tmp_path, order, "first", pause_at=("effect",), timeout=0.5)
+    spec = lk.RunSpec("effect_first", timeout=0.5)
+    worker = order_worker(spec, tmp_path, "first", pause_at=("effect",))
     with worker:
         assert worker.wait_for_pause() == "effect"
         started = time.monotonic()
@@ -39,7 +41,8 @@ def test_leaving_the_context_kills_a_paused_worker(tmp_path, no_leftover_workers
     order = lk.get_order("atomic")
     create_files(tmp_path, order.files, order.receiver_dedupes)
     try:
-        with WorkerProcess(tmp_path, order, "first", pause_at=("in_transaction",)) as worker:
+        spec = lk.RunSpec("atomic")
+        with order_worker(spec, tmp_path, "first", pause_at=("in_transaction",)) as worker:
             assert worker.wait_for_pause() == "in_transaction"
             raise KeyboardInterrupt  # as if the reader pressed Ctrl-C now
     except KeyboardInterrupt:
