@@ -3,9 +3,9 @@
 Two ways to start a worker, same protocol afterwards:
 - `fresh`: a new `python -S` interpreter per worker. Right for the SQLite workers, which
   import only the standard library and start in a few tens of milliseconds.
-- `preloaded`: a fork of a clean server process that imported LangGraph once (multiprocessing's
-  forkserver with preload). A LangGraph worker would otherwise pay ~1.4 s of imports each
-  time. The server is never the Jupyter kernel; each worker is still its own process, opens
+- `fork`: `os.fork()` of labkit's trial server, a clean helper process that imported LangGraph
+  once (`labkit.server`). A LangGraph worker would otherwise pay ~1.4 s of imports each time.
+  Only the server forks, never the Jupyter kernel; each worker is still its own process, opens
   its own SQLite connections, and dies by SIGKILL.
 
 A worker that must stop at a point writes the point's name to a notify pipe and blocks
@@ -16,38 +16,37 @@ worker has exited: it reaches end-of-file.
 
 from __future__ import annotations
 
-import functools
 import importlib
 import json
-import multiprocessing
-import multiprocessing.context
 import os
 import select
 import signal
+import site
 import subprocess
 import sys
 import threading
 import time
+import traceback
 from dataclasses import asdict, dataclass
-from multiprocessing.connection import Connection
 from pathlib import Path
 
 from labkit.errors import check_choice
 from labkit.trace import Trace
 from labkit.worker import EXIT_CODE
 
-__all__ = ["START_MODES", "WorkerProcess", "WorkerReport", "kill_all_workers", "warm_up"]
+__all__ = ["START_MODES", "WorkerProcess", "WorkerReport", "kill_all_workers"]
 
-# Fresh workers start with `python -S`: no site-packages, only the standard library and labkit.
+# Fresh workers start with `python -S`: no site-packages processing (.pth files and the like),
+# only plain path entries: labkit's folder first, then where LangGraph's workers find it.
 LABKIT_ROOT = str(Path(__file__).resolve().parent.parent)
+WORKER_PATH = os.pathsep.join([LABKIT_ROOT, *site.getsitepackages()])
 # `-c` rather than `-m`: runpy's own imports would cost more than a SQLite worker's.
 FRESH_MAIN = (
     "import importlib, json, sys; module, function = sys.argv[1].split(':'); "
     "getattr(importlib.import_module(module), function)(json.loads(sys.argv[2]))"
 )
-# What the forkserver imports once, before it forks any worker.
-PRELOAD = ["labkit.launcher", "labkit.graphs"]
-START_MODES = ("fresh", "preloaded")
+START_MODES = ("fresh", "fork")
+FORKING_ALLOWED = False  # set by labkit.server, the one process that may fork workers
 
 
 @dataclass
@@ -82,57 +81,34 @@ def run_entry(entry: str, job: dict) -> None:
     getattr(importlib.import_module(module), function)(job)
 
 
-def run_forked(
-    entry: str, job: dict, notify: Connection, resume: Connection, stdout: str, stderr: str
-) -> None:
-    """In a worker forked from the preloaded server: own session, own output files, then run."""
-    os.setsid()  # like start_new_session: a Ctrl-C in the terminal reaches the parent only
-    for fd, path in ((1, stdout), (2, stderr)):
-        target = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
-        os.dup2(target, fd)
-        os.close(target)
-    run_entry(entry, {**job, "notify_fd": notify.fileno(), "resume_fd": resume.fileno()})
-    sys.stdout.flush()
-    sys.stderr.flush()
-
-
-@functools.cache
-def preloaded_context() -> multiprocessing.context.ForkServerContext:
-    """The forkserver, told to import LangGraph (through labkit.graphs) once, before any fork."""
-    context = multiprocessing.get_context("forkserver")
-    context.set_forkserver_preload(PRELOAD)
-    return context
-
-
-def warm_up() -> None:
-    """Start the preloaded server now (a second or so, once) rather than at the first trial."""
-    probe = preloaded_context().Process(target=run_entry, args=("labkit.graphs:ready", {}))
-    probe.start()
-    probe.join()
-
-
 class ForkedChild:
-    """A forked worker seen through Popen's interface, so the launcher treats both alike."""
+    """A forked worker seen through Popen's interface, so the launcher treats both alike.
 
-    def __init__(self, process: multiprocessing.Process) -> None:
-        self.process = process
-        self.pid = process.pid
+    It waits on a pidfd, which becomes readable when the process exits: no polling loop."""
 
-    @property
-    def returncode(self) -> int | None:
-        return self.process.exitcode
+    def __init__(self, pid: int) -> None:
+        self.pid = pid
+        self.returncode: int | None = None
+        self._pidfd = os.pidfd_open(pid)
 
     def poll(self) -> int | None:
-        return self.process.exitcode
+        if self.returncode is None:
+            pid, status = os.waitpid(self.pid, os.WNOHANG)
+            if pid:
+                self.returncode = os.waitstatus_to_exitcode(status)
+                os.close(self._pidfd)
+        return self.returncode
 
     def send_signal(self, sig: int) -> None:
-        os.kill(self.pid, sig)
+        if self.returncode is None:
+            os.kill(self.pid, sig)
 
     def wait(self, timeout: float | None = None) -> int:
-        self.process.join(timeout)
-        if self.process.exitcode is None:
+        if self.returncode is None and not select.select([self._pidfd], [], [], timeout)[0]:
             raise subprocess.TimeoutExpired(str(self.pid), timeout)
-        return self.process.exitcode
+        while self.poll() is None:  # readable means exited; reap it
+            select.select([], [], [], 0.001)
+        return self.returncode
 
 
 class WorkerProcess:
@@ -191,7 +167,7 @@ class WorkerProcess:
         ):
             self.proc = subprocess.Popen(
                 [sys.executable, "-S", "-c", FRESH_MAIN, self.entry, json.dumps(job)],
-                env={**os.environ, "PYTHONPATH": LABKIT_ROOT},
+                env={**os.environ, "PYTHONPATH": WORKER_PATH},
                 cwd=self.run_dir,
                 stdout=out,
                 stderr=err,
@@ -203,28 +179,36 @@ class WorkerProcess:
         self._notify, self._resume = notify_r, resume_w
 
     def _start_forked(self) -> None:
-        context = preloaded_context()
-        notify_r, notify_w = context.Pipe(duplex=False)
-        resume_r, resume_w = context.Pipe(duplex=False)
-        process = context.Process(
-            target=run_forked,
-            args=(
-                self.entry,
-                self.job,
-                notify_w,
-                resume_r,
-                str(self.output_path("stdout")),
-                str(self.output_path("stderr")),
-            ),
-        )
-        process.start()
-        notify_w.close()
-        resume_r.close()
-        self.proc = ForkedChild(process)
-        # Only the raw pipe fds are used from here on, exactly as with a fresh worker.
-        self._notify, self._resume = os.dup(notify_r.fileno()), os.dup(resume_w.fileno())
-        notify_r.close()
-        resume_w.close()
+        if not FORKING_ALLOWED:
+            raise RuntimeError("start_mode='fork' runs only inside labkit's trial server")
+        notify_r, notify_w = os.pipe()
+        resume_r, resume_w = os.pipe()
+        outputs = [
+            os.open(self.output_path(s), os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+            for s in ("stdout", "stderr")
+        ]
+        sys.stdout.flush()  # nothing buffered may be written twice, once by each process
+        pid = os.fork()
+        if pid == 0:  # the worker: its own session and output files, then the entry, then out
+            code = 1
+            try:
+                os.setsid()
+                for fd, target in zip((1, 2), outputs, strict=True):
+                    os.dup2(target, fd)
+                os.close(notify_r)
+                os.close(resume_w)
+                run_entry(self.entry, {**self.job, "notify_fd": notify_w, "resume_fd": resume_r})
+                code = 0
+            except BaseException:
+                traceback.print_exc()
+            finally:
+                sys.stdout.flush()
+                sys.stderr.flush()
+                os._exit(code)
+        for fd in (notify_w, resume_r, *outputs):
+            os.close(fd)
+        self.proc = ForkedChild(pid)
+        self._notify, self._resume = notify_r, resume_w
 
     def _time_left(self) -> float:
         return max(self._started + self.timeout - time.monotonic(), 0.0)

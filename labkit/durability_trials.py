@@ -1,0 +1,135 @@
+"""Study 004's trials as the trial server runs them (see `labkit.durability` for the story).
+
+Each worker is forked from the server, which has LangGraph imported already; the counting and
+the ledger reading happen here too, so a whole matrix is one call from the kernel.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from pathlib import Path
+
+from labkit.durability import (
+    BASELINE_LINES,
+    CHECKPOINT_FILE,
+    TARGET,
+    DurabilitySpec,
+    Progress,
+    Trial,
+)
+from labkit.errors import LabError
+from labkit.launcher import WorkerProcess
+from labkit.ledger import read_ledger, rerun_nodes
+from labkit.runs import new_run_dir
+
+__all__ = ["clean_run_seconds", "describe_checkpoints", "run_trial", "run_trials"]
+
+
+def checkpoint_counts(run_dir: Path) -> tuple[int, int, int]:
+    """(checkpoints, writes, writes of unsaved checkpoints), read-only, as the kill left them."""
+    path = run_dir / CHECKPOINT_FILE
+    if not path.exists():
+        return 0, 0, 0
+    db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    try:
+        tables = {row[0] for row in db.execute("SELECT name FROM sqlite_master")}
+        if not {"checkpoints", "writes"} <= tables:
+            return 0, 0, 0
+        return db.execute(
+            "SELECT (SELECT count(*) FROM checkpoints), (SELECT count(*) FROM writes),"
+            " (SELECT count(*) FROM writes WHERE checkpoint_id NOT IN"
+            "  (SELECT checkpoint_id FROM checkpoints))"
+        ).fetchone()
+    finally:
+        db.close()
+
+
+def worker(
+    spec: DurabilitySpec, run_dir: Path, role: str, entry: str, **plan: object
+) -> WorkerProcess:
+    return WorkerProcess(
+        run_dir,
+        role,
+        f"labkit.graphs:{entry}",
+        spec.job,
+        timeout=spec.timeout,
+        start_mode=spec.start_mode,
+        **plan,
+    )
+
+
+def read_report(run_dir: Path, role: str) -> dict:
+    path = run_dir / f"{role}.json"
+    return json.loads(path.read_text()) if path.exists() else {}
+
+
+def run_trial(spec: DurabilitySpec, out: Path | str | None = None) -> Trial:
+    """Kill inside the target node with SIGKILL, count the checkpoint rows, recover, count lines."""
+    run_dir = new_run_dir(out, prefix="durability-")
+    target = TARGET[spec.graph]
+    point = f"inside:{target}"
+    with worker(spec, run_dir, "first", "first_run", pause_at=(point,)) as first:
+        if first.wait_for_pause() == point:
+            first.kill()
+        first.wait()
+    checkpoints, writes, orphans = checkpoint_counts(run_dir)
+    at_kill = read_ledger(run_dir)
+    with worker(spec, run_dir, "recovery", "recover") as recovery:
+        recovery.wait()
+    recovered = read_report(run_dir, "recovery")
+    lines = read_ledger(run_dir)
+    phases = {(ln["node"], ln["phase"]) for ln in at_kill}
+    trial = Trial(
+        spec=spec,
+        run_dir=str(run_dir),
+        first_exit=first.proc.returncode,
+        killed_inside=(target, "start") in phases and (target, "end") not in phases,
+        checkpoints=checkpoints,
+        writes=writes,
+        orphan_writes=orphans,
+        resumed=recovered.get("resumed", False),
+        recovery_error=recovered.get("error")
+        or (None if recovery.proc.returncode == 0 else f"recovery exit {recovery.proc.returncode}"),
+        ledger_lines=len(lines),
+        baseline_lines=BASELINE_LINES[spec.graph],
+        rerun_nodes=rerun_nodes(lines),
+    )
+    (run_dir / "results.json").write_text(json.dumps(trial.summary(), indent=2))
+    return trial
+
+
+def run_trials(
+    specs: list[dict], trials: int = 4, out: str | None = None, progress: Progress | None = None
+) -> list[Trial]:
+    """`trials` trials of each spec (given as a dict), one after another, each in its own
+    folder under `out`."""
+    specs = [DurabilitySpec(**spec) for spec in specs]
+    if trials < 1:
+        raise LabError(f"trials must be 1 or more, not {trials}")
+    root = new_run_dir(out, prefix="durability-trials-")
+    total, done = len(specs) * trials, []
+    for spec in specs:
+        for n in range(trials):
+            label = f"{spec.graph}.{spec.mode}.{spec.slow_ms}ms.{spec.kill_moment}.{n + 1}"
+            done.append(run_trial(spec, root / label))
+            if progress:
+                progress(len(done), total, done[-1])
+    return done
+
+
+def clean_run_seconds(spec: dict, out: str | None = None) -> float:
+    """Wall time of one clean run of the graph (no kill), measured inside the worker."""
+    spec = DurabilitySpec(**spec)
+    run_dir = new_run_dir(out, prefix="durability-clean-")
+    with worker(spec, run_dir, "clean", "clean_run") as clean:
+        clean.wait()
+    return read_report(run_dir, "clean")["seconds"]
+
+
+def describe_checkpoints(spec: dict, run_dir: str) -> dict:
+    """A trial folder's checkpoints and writes, decoded by LangGraph in a worker."""
+    run_dir = Path(run_dir)
+    with worker(DurabilitySpec(**spec), run_dir, "describe", "describe") as describer:
+        describer.wait()
+    return read_report(run_dir, "describe")

@@ -1,0 +1,140 @@
+"""labkit's trial server: a clean helper process that imports LangGraph once and forks workers.
+
+LangGraph's import costs about 1.4 s; a study-004 matrix needs 48 worker processes. The
+kernel (or the CLI) starts this server once, sends it calls as JSON lines on its stdin, and
+reads progress and results as JSON lines on its stdout. Inside the server, workers start with
+`os.fork()`: a few milliseconds each. The kernel itself never forks and never imports LangGraph.
+"""
+
+from __future__ import annotations
+
+import atexit
+import importlib
+import json
+import os
+import signal
+import subprocess
+import sys
+import threading
+from collections.abc import Callable
+
+from labkit import launcher
+
+__all__ = ["call", "serve", "stop"]
+
+PRELOAD = ("labkit.graphs",)  # what the server imports before it forks anything
+
+
+def serve() -> None:
+    """The server's loop: one call at a time; Ctrl-C (SIGINT) interrupts the current call only."""
+    for module in PRELOAD:
+        importlib.import_module(module)
+    launcher.FORKING_ALLOWED = True
+    reply = os.fdopen(os.dup(1), "w", buffering=1)
+    os.dup2(os.open(os.devnull, os.O_WRONLY), 1)  # stray prints must not corrupt the replies
+    reply.write(json.dumps({"ready": os.getpid()}) + "\n")
+    for line in sys.stdin:
+        request = json.loads(line)
+        module, name = request["function"].split(":")
+        function = getattr(importlib.import_module(module), name)
+
+        def progress(done: int, total: int, item: object) -> None:
+            reply.write(json.dumps({"progress": [done, total, to_json(item)]}) + "\n")
+
+        try:
+            result = function(
+                **request["kwargs"], **({"progress": progress} if request.get("progress") else {})
+            )
+            reply.write(json.dumps({"result": to_json(result)}) + "\n")
+        except KeyboardInterrupt:
+            launcher.kill_all_workers()
+            reply.write(json.dumps({"interrupted": True}) + "\n")
+        except Exception as error:  # the caller gets it as a RuntimeError with this text
+            launcher.kill_all_workers()
+            reply.write(json.dumps({"error": f"{type(error).__name__}: {error}"}) + "\n")
+
+
+def to_json(value: object) -> object:
+    """Results cross the pipe as JSON: objects that know how give `to_json()`."""
+    if hasattr(value, "to_json"):
+        return value.to_json()
+    if isinstance(value, list | tuple):
+        return [to_json(v) for v in value]
+    return value
+
+
+class Server:
+    """The client's handle on one running server process."""
+
+    def __init__(self) -> None:
+        command = [sys.executable, "-c", "from labkit.server import serve; serve()"]
+        self.process = subprocess.Popen(
+            command,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+            bufsize=1,
+            start_new_session=True,
+        )
+        self.lock = threading.Lock()
+        hello = self.process.stdout.readline()
+        if not hello:
+            raise RuntimeError("labkit's trial server did not start (see the output above)")
+
+    def call(self, function: str, kwargs: dict, progress: Callable | None = None) -> object:
+        with self.lock:
+            self.process.stdin.write(
+                json.dumps(
+                    {"function": function, "kwargs": kwargs, "progress": progress is not None}
+                )
+                + "\n"
+            )
+            self.process.stdin.flush()
+            try:
+                return self._read_until_done(progress)
+            except KeyboardInterrupt:  # stop the server's call too, and wait until it says so
+                self.process.send_signal(signal.SIGINT)
+                self._read_until_done(None)
+                raise
+
+    def _read_until_done(self, progress: Callable | None) -> object:
+        for line in self.process.stdout:
+            message = json.loads(line)
+            if "progress" in message:
+                if progress:
+                    progress(*message["progress"])
+            elif "result" in message:
+                return message["result"]
+            elif "error" in message:
+                raise RuntimeError(message["error"])
+            elif "interrupted" in message:
+                raise KeyboardInterrupt
+        raise RuntimeError("labkit's trial server exited")
+
+    def stop(self) -> None:
+        if self.process.poll() is None:
+            self.process.stdin.close()
+            try:
+                self.process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+
+
+_server: Server | None = None
+
+
+def call(function: str, progress: Callable | None = None, **kwargs: object) -> object:
+    """Run `module:function(**kwargs)` in the trial server (started on first use) and return
+    its JSON result; `progress(done, total, item)` is called as the server reports."""
+    global _server
+    if _server is None or _server.process.poll() is not None:
+        _server = Server()
+        atexit.register(_server.stop)
+    return _server.call(function, kwargs, progress)
+
+
+def stop() -> None:
+    """Stop the trial server, if one runs (it is also stopped when this process exits)."""
+    if _server is not None:
+        _server.stop()
