@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import socket
 import subprocess
 import sys
@@ -60,6 +61,8 @@ def lab_url(tmp_path_factory):
     settings.mkdir()
     (settings / "overrides.json").write_text(json.dumps(LAB_SETTINGS))
     port = free_port()
+    served = home / "lab"  # a copy: Lab's autosave and checkpoints never touch the repository
+    shutil.copytree(ROOT / "notebooks", served / "notebooks")
     env = {
         **os.environ,
         "JUPYTER_RUNTIME_DIR": str(home / "runtime"),
@@ -77,7 +80,7 @@ def lab_url(tmp_path_factory):
         "--ServerApp.ip=127.0.0.1",
         f"--ServerApp.port={port}",
         f"--IdentityProvider.token={TOKEN}",
-        f"--ServerApp.root_dir={ROOT}",
+        f"--ServerApp.root_dir={served}",
         f"--LabApp.workspaces_dir={home / 'workspaces'}",
         f"--LabApp.user_settings_dir={home / 'user-settings'}",
         f"--LabApp.app_settings_dir={settings}",

@@ -10,7 +10,11 @@ import nbformat
 import pytest
 from nbclient import NotebookClient
 
-NOTEBOOKS = sorted((Path(__file__).parent.parent / "notebooks").rglob("*.ipynb"))
+NOTEBOOKS = sorted(
+    p
+    for p in (Path(__file__).parent.parent / "notebooks").rglob("*.ipynb")
+    if ".ipynb_checkpoints" not in p.parts
+)
 MAX_CELL_LINES = 15
 
 
