@@ -12,6 +12,7 @@ from collections.abc import Callable, Sequence
 
 from labkit.errors import LabError
 from labkit.orders import NO_KILL, ORDERS
+from labkit.pitfalls import PITFALLS, run_pitfall
 from labkit.runs import run
 from labkit.snapshot import snapshot_folder
 from labkit.spec import KILL_MODES
@@ -49,6 +50,21 @@ def build_parser() -> Parser:
     step.add_argument("order", help=f"one of: {', '.join(ORDERS)}")
     step.add_argument("--out", help="a new folder for the run (default: a new temporary folder)")
 
+    lg = commands.add_parser("durability", help="study 004: SIGKILL inside a LangGraph node")
+    lg.add_argument("--graph", default="linear", help="linear or parallel")
+    lg.add_argument("--mode", default="sync", help="LangGraph durability: sync, async or exit")
+    lg.add_argument("--slow-ms", type=int, default=0, help="delay every checkpoint put() (ms)")
+    lg.add_argument(
+        "--kill-moment",
+        default="target_starts",
+        help="target_starts, or others_done (parallel: after p1 and p2 finish)",
+    )
+    lg.add_argument("--trials", type=int, default=4, help="kill-and-recover trials (default 4)")
+    lg.add_argument("--json", action="store_true", help="print a JSON list, one object a trial")
+
+    gallery = commands.add_parser("pitfall", help="reproduce one of study 004's errors live")
+    gallery.add_argument("name", help="one of: " + ", ".join(PITFALLS))
+
     show = commands.add_parser("show", help="print every table of a run folder's SQLite files")
     show.add_argument("run_dir")
     return parser
@@ -70,18 +86,25 @@ def cmd_run(args: argparse.Namespace) -> None:
     print(json.dumps(result.summary()) if args.json else format_run(result))
 
 
-def cmd_sweep(args: argparse.Namespace) -> None:
+def progress_bar(desc: str, unit: str):  # noqa: ANN201 - a tqdm bar and its callback
+    """A terminal progress bar (on stderr) and the `progress(done, total, item)` that moves it."""
     from tqdm import tqdm
 
+    bar = tqdm(desc=desc, unit=unit, file=sys.stderr, disable=None)
+
+    def advance(done: int, total: int, _item: object) -> None:
+        bar.total = total
+        bar.update(done - bar.n)
+
+    return bar, advance
+
+
+def cmd_sweep(args: argparse.Namespace) -> None:
     from labkit.views.text import format_sweep
 
     modes = KILL_MODES if args.kill_mode == "both" else (args.kill_mode,)
-    with tqdm(desc="sweep", unit="run", file=sys.stderr, disable=None) as bar:
-
-        def advance(done: int, total: int, _result: object) -> None:
-            bar.total = total
-            bar.update(1)
-
+    bar, advance = progress_bar("sweep", "run")
+    with bar:
         results = sweep(modes, args.out, progress=advance)
     if args.json:
         print(json.dumps([r.summary() for r in results], indent=1))
@@ -112,12 +135,70 @@ def cmd_step(args: argparse.Namespace, answer: Callable[[str], str] = input) -> 
         print("\n" + format_run(session.recover()))
 
 
+def cmd_durability(args: argparse.Namespace) -> None:
+    from labkit.durability import DurabilitySpec, run_trials
+
+    spec = DurabilitySpec(args.graph, args.mode, args.slow_ms, args.kill_moment)
+    bar, advance = progress_bar("trials", "kill")
+    with bar:
+        trials = run_trials([spec], args.trials, progress=advance)
+    if args.json:
+        print(json.dumps([t.summary() for t in trials], indent=1))
+        return
+    from labkit.views.text import format_grid
+
+    rows = [
+        (
+            n + 1,
+            t.first_exit,
+            t.checkpoints,
+            t.writes,
+            t.orphan_writes,
+            "yes" if t.resumed else "no",
+            f"{t.ledger_lines}/{t.baseline_lines}",
+            " ".join(t.rerun_nodes) or "-",
+        )
+        for n, t in enumerate(trials)
+    ]
+    print(
+        format_grid(
+            (
+                "trial",
+                "first exit",
+                "checkpoints",
+                "writes",
+                "orphan writes",
+                "resumed",
+                "ledger/clean",
+                "ran twice",
+            ),
+            rows,
+        )
+    )
+
+
+def cmd_pitfall(args: argparse.Namespace) -> None:
+    report = run_pitfall(args.name)
+    print(PITFALLS[args.name].title)
+    raised = report["raised"]
+    print(
+        f"  today: {raised['type']}: {raised['message']}"
+        if raised
+        else f"  today: no exception; outcome {report['outcome']}"
+    )
+    for warning in report["warnings"]:
+        print(f"  warning: {warning}")
+    print(f"  study 004 saw: {PITFALLS[args.name].study_said}")
+
+
 COMMANDS = {
     "orders": cmd_orders,
     "run": cmd_run,
     "sweep": cmd_sweep,
     "step": cmd_step,
     "show": cmd_show,
+    "durability": cmd_durability,
+    "pitfall": cmd_pitfall,
 }
 
 

@@ -83,6 +83,7 @@ class Trial:
     ledger_lines: int  # after recovery
     baseline_lines: int  # a clean run's
     rerun_nodes: list[str]
+    pids: list[int]  # first worker, recovery worker: gone (reaped) when the trial returns
 
     def summary(self) -> dict:
         fields = asdict(self)
@@ -141,12 +142,12 @@ def clean_run_seconds(spec: DurabilitySpec) -> float:
     return server.call("labkit.durability_trials:clean_run_seconds", spec=asdict(spec))
 
 
-def describe_checkpoints(trial: Trial) -> dict:
-    """The trial's `checkpoints` and `writes`, decoded through LangGraph's API in a worker.
-
-    Called after the trial, it shows the file as recovery left it."""
+def describe_checkpoints(trial: Trial, at_kill: bool = True) -> dict:
+    """The trial's `checkpoints` and `writes`, decoded through LangGraph's API in a worker:
+    as the kill left them (a copy taken before recovery), or as recovery left them."""
     return server.call(
         "labkit.durability_trials:describe_checkpoints",
         spec=asdict(trial.spec),
         run_dir=trial.run_dir,
+        at_kill=at_kill,
     )

@@ -7,6 +7,7 @@ the ledger reading happen here too, so a whole matrix is one call from the kerne
 from __future__ import annotations
 
 import json
+import shutil
 import sqlite3
 from pathlib import Path
 
@@ -45,6 +46,16 @@ def checkpoint_counts(run_dir: Path) -> tuple[int, int, int]:
         db.close()
 
 
+AT_KILL = "at-kill"
+
+
+def keep_as_killed(run_dir: Path) -> None:
+    """Copy the checkpoint file (with its WAL) as the kill left it, before recovery changes it."""
+    (run_dir / AT_KILL).mkdir()
+    for path in run_dir.glob(f"{CHECKPOINT_FILE}*"):
+        shutil.copy2(path, run_dir / AT_KILL / path.name)
+
+
 def worker(
     spec: DurabilitySpec, run_dir: Path, role: str, entry: str, **plan: object
 ) -> WorkerProcess:
@@ -73,6 +84,7 @@ def run_trial(spec: DurabilitySpec, out: Path | str | None = None) -> Trial:
         if first.wait_for_pause() == point:
             first.kill()
         first.wait()
+    keep_as_killed(run_dir)
     checkpoints, writes, orphans = checkpoint_counts(run_dir)
     at_kill = read_ledger(run_dir)
     with worker(spec, run_dir, "recovery", "recover") as recovery:
@@ -94,6 +106,7 @@ def run_trial(spec: DurabilitySpec, out: Path | str | None = None) -> Trial:
         ledger_lines=len(lines),
         baseline_lines=BASELINE_LINES[spec.graph],
         rerun_nodes=rerun_nodes(lines),
+        pids=[first.proc.pid, recovery.proc.pid],
     )
     (run_dir / "results.json").write_text(json.dumps(trial.summary(), indent=2))
     return trial
@@ -127,9 +140,10 @@ def clean_run_seconds(spec: dict, out: str | None = None) -> float:
     return read_report(run_dir, "clean")["seconds"]
 
 
-def describe_checkpoints(spec: dict, run_dir: str) -> dict:
-    """A trial folder's checkpoints and writes, decoded by LangGraph in a worker."""
-    run_dir = Path(run_dir)
+def describe_checkpoints(spec: dict, run_dir: str, at_kill: bool = True) -> dict:
+    """A trial folder's checkpoints and writes, decoded by LangGraph in a worker: as the kill
+    left them (the copy), or as recovery left them."""
+    run_dir = Path(run_dir) / AT_KILL if at_kill else Path(run_dir)
     with worker(DurabilitySpec(**spec), run_dir, "describe", "describe") as describer:
         describer.wait()
     return read_report(run_dir, "describe")

@@ -88,3 +88,18 @@ def test_sweep_panel_fills_the_matrix_and_the_bar():
     assert panel.progress.value == panel.progress.max == len(panel.results) == 12
     matrix = panel.matrix.value
     assert matrix.count("<b>duplicate</b>") == 1 and matrix.count("<b>lost</b>") == 1
+
+
+def test_durability_panel_runs_trials_and_decodes_the_last_checkpoint_file():
+    from labkit.views.durability_panel import DurabilityPanel
+
+    panel = DurabilityPanel(trials=1)
+    panel.graph.value = "linear"
+    panel.modes.value = ("sync", "exit")
+    panel.click()
+    assert panel.error is None and not panel.run_button.disabled
+    assert [t.spec.mode for t in panel.trials] == ["sync", "exit"]
+    assert panel.progress.value == panel.progress.max == 2
+    assert panel.plot.value[:4] == b"\x89PNG"
+    assert "nothing to resume: the run is lost" in panel.table.value
+    assert "(exit) as the kill left it" in panel.checkpoints.value

@@ -1,0 +1,182 @@
+"""Views of study 004's trials: the distribution plot, the trial table, the decoded checkpoint
+file, and the pitfalls gallery."""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Sequence
+from html import escape
+
+from IPython.display import HTML, Image, display
+from matplotlib.figure import Figure
+
+from labkit.durability import DURABILITY_MODES, Trial
+from labkit.pitfalls import PITFALLS
+from labkit.views.tables import grid_html
+
+__all__ = [
+    "checkpoints_html",
+    "distribution_figure",
+    "pitfall_html",
+    "show_checkpoints",
+    "show_pitfall",
+    "show_trials",
+    "trials_html",
+]
+
+GRAPH_COLOURS = {"linear": "#0072B2", "parallel": "#E69F00"}  # Okabe-Ito blue, orange
+GRAPH_MARKERS = {"linear": "o", "parallel": "s"}
+
+
+def trial_outcome(trial: Trial) -> str:
+    """In words: lost (nothing to resume), or how much ran again."""
+    if not trial.resumed:
+        return "nothing to resume: the run is lost"
+    extra = trial.ledger_lines - trial.baseline_lines
+    return f"resumed; ran again: {', '.join(trial.rerun_nodes) or 'nothing'} (+{extra} lines)"
+
+
+def trials_html(trials: Sequence[Trial]) -> str:
+    """One row per trial: what the kill left, and what recovery did with it."""
+    rows = [
+        (
+            t.spec.graph,
+            t.spec.mode,
+            t.spec.slow_ms,
+            t.spec.kill_moment,
+            t.first_exit,
+            "yes" if t.killed_inside else "NO",
+            t.checkpoints,
+            t.writes,
+            t.orphan_writes,
+            f"{t.ledger_lines} / {t.baseline_lines}",
+            trial_outcome(t),
+        )
+        for t in trials
+    ]
+    header = (
+        "graph",
+        "durability",
+        "slow ms",
+        "kill moment",
+        "first exit",
+        "killed inside",
+        "checkpoints",
+        "writes",
+        "writes of unsaved checkpoints",
+        "ledger lines / clean run",
+        "recovery",
+    )
+    return grid_html(header, rows)
+
+
+def distribution_figure(trials: Sequence[Trial]) -> Figure:
+    """Per durability mode, each trial as a dot: checkpoints kept at the kill, and ledger lines
+    after recovery against a clean run (below zero: work lost; above: work done twice)."""
+    fig = Figure(figsize=(10, 3.6))
+    left, right = fig.subplots(1, 2)
+    modes = [m for m in DURABILITY_MODES if any(t.spec.mode == m for t in trials)]
+    graphs = sorted({t.spec.graph for t in trials})
+    for g_index, graph in enumerate(graphs):
+        for m_index, mode in enumerate(modes):
+            mine = [t for t in trials if t.spec.graph == graph and t.spec.mode == mode]
+            for k, t in enumerate(mine):
+                x = m_index + (g_index - (len(graphs) - 1) / 2) * 0.25 + (k - len(mine) / 2) * 0.03
+                style = {
+                    "color": GRAPH_COLOURS.get(graph),
+                    "marker": GRAPH_MARKERS.get(graph),
+                    "alpha": 0.75,
+                    "label": graph if (m_index, k) == (0, 0) else None,
+                }
+                left.plot(x, t.checkpoints, linestyle="", **style)
+                right.plot(x, t.ledger_lines - t.baseline_lines, linestyle="", **style)
+    for ax, title in (
+        (left, "checkpoints saved when the kill landed"),
+        (right, "ledger lines after recovery − clean run"),
+    ):
+        ax.set_xticks(range(len(modes)))
+        ax.set_xticklabels([f'durability="{m}"' for m in modes])
+        ax.set_title(title, fontsize=10)
+        ax.grid(axis="y", alpha=0.3)
+    right.axhline(0, color="#555555", lw=1)
+    right.annotate(
+        "below 0: work lost (nothing resumed)\nabove 0: work done twice",
+        (0.01, 0.02),
+        xycoords="axes fraction",
+        fontsize=8,
+        color="#555555",
+    )
+    left.legend(fontsize=8)
+    fig.tight_layout()
+    return fig
+
+
+def figure_png(fig: Figure) -> bytes:
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format="png", dpi=80)
+    return buffer.getvalue()
+
+
+def checkpoints_html(described: dict) -> str:
+    """The checkpoint file as LangGraph reads it: checkpoints newest first, then writes."""
+    checkpoints = [
+        (
+            c["step"],
+            c["source"],
+            ", ".join(c["next"]) or "—",
+            "; ".join(c["interrupts"]) or "—",
+            c["checkpoint_id"][-12:],
+        )
+        for c in described["checkpoints"]
+    ]
+    writes = [
+        (
+            w["checkpoint_id"][-12:],
+            "yes" if w["checkpoint_saved"] else "NO (ignored)",
+            w["task_id"],
+            w["channel"],
+            w["value"],
+        )
+        for w in described["writes"]
+    ]
+    return (
+        "<p><b>checkpoints</b> (from <code>get_state_history</code>, newest first)</p>"
+        + grid_html(
+            ("step", "source", "next", "pending interrupts", "checkpoint id (end)"),
+            checkpoints or [("(none)", "", "", "", "")],
+        )
+        + "<p><b>writes</b> (decoded with the saver's serializer)</p>"
+        + grid_html(
+            ("checkpoint id (end)", "checkpoint saved?", "task", "channel", "value"),
+            writes or [("(none)", "", "", "", "")],
+        )
+    )
+
+
+def pitfall_html(name: str, report: dict) -> str:
+    """What happened today, beside what study 004 reported."""
+    raised = report["raised"]
+    today = (
+        f"<code>{escape(raised['type'])}: {escape(raised['message'])}</code>"
+        if raised
+        else f"no exception; outcome: <code>{escape(str(report['outcome']))}</code>"
+    )
+    warned = "".join(f"<br>warning: <code>{escape(w)}</code>" for w in report["warnings"])
+    pitfall = PITFALLS[name]
+    return (
+        f"<p><b>{escape(pitfall.title)}</b><br>today: {today}{warned}<br>"
+        f"<span style='color:#555'>study 004 saw: {escape(pitfall.study_said)}</span></p>"
+    )
+
+
+def show_trials(trials: Sequence[Trial]) -> None:
+    """The distribution plot, then the table of every trial."""
+    display(Image(figure_png(distribution_figure(trials))), HTML(trials_html(trials)))
+
+
+def show_checkpoints(described: dict) -> None:
+    display(HTML(checkpoints_html(described)))
+
+
+def show_pitfall(name: str, report: dict) -> None:
+    display(HTML(pitfall_html(name, report)))

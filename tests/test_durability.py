@@ -1,0 +1,114 @@
+"""Study 004 with real LangGraph graphs and real SIGKILLs, through the trial server."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import labkit as lk
+from labkit.durability import GRAPHS, DurabilitySpec, describe_checkpoints, run_trials
+from labkit.pitfalls import PITFALLS, run_pitfall
+
+
+def trial(*args, **kwargs):
+    return run_trials([DurabilitySpec(*args, **kwargs)], trials=1)[0]
+
+
+def assert_reaped(t):
+    for pid in t.pids:
+        stat = Path(f"/proc/{pid}/stat")
+        assert not stat.exists() or ") Z " not in stat.read_text()  # neither alive nor a zombie
+
+
+def test_linear_sync_keeps_4_checkpoints_and_reruns_c_only():
+    t = trial("linear", "sync")
+    assert (t.first_exit, t.killed_inside) == (-9, True)
+    assert t.checkpoints == 4 and t.resumed
+    assert (t.ledger_lines, t.baseline_lines, t.rerun_nodes) == (9, 8, ["c"])
+    assert_reaped(t)
+
+
+@pytest.mark.parametrize("graph", GRAPHS)
+def test_exit_mode_leaves_nothing_to_resume(graph):
+    t = trial(graph, "exit")
+    assert (t.first_exit, t.killed_inside) == (-9, True)
+    assert (t.checkpoints, t.writes) == (0, 0)
+    assert not t.resumed and t.recovery_error.startswith("EmptyInputError")
+    assert t.ledger_lines < t.baseline_lines  # recovery ran nothing: the work is lost
+    assert_reaped(t)
+
+
+def test_parallel_sync_keeps_3_checkpoints():
+    t = trial("parallel", "sync")
+    assert t.killed_inside and t.checkpoints == 3 and t.resumed
+    assert "p3" in t.rerun_nodes and "start" not in t.rerun_nodes
+
+
+def test_slow_checkpointer_async_keeps_fewer_than_sync():
+    sync, async_ = run_trials(
+        [
+            DurabilitySpec("parallel", "sync", slow_ms=250),
+            DurabilitySpec("parallel", "async", slow_ms=250),
+        ],
+        trials=1,
+    )
+    assert sync.checkpoints == 3 and async_.checkpoints < sync.checkpoints
+    assert all(t.killed_inside and t.first_exit == -9 for t in (sync, async_))
+
+
+def test_fresh_interpreters_give_the_same_result_as_forks():
+    t = trial("linear", "sync", start_mode="fresh")
+    assert (t.first_exit, t.checkpoints, t.ledger_lines, t.rerun_nodes) == (-9, 4, 9, ["c"])
+
+
+def test_the_decoded_checkpoint_file_matches_the_counts():
+    t = trial("linear", "sync")
+    described = describe_checkpoints(t)
+    assert len(described["checkpoints"]) == t.checkpoints == 4
+    assert described["checkpoints"][0]["next"] == ["c"]  # the newest checkpoint waits for c
+    assert len(described["writes"]) == t.writes
+
+
+@pytest.mark.parametrize("mode", ["syncc", "SYNC", ""])
+def test_labkit_refuses_a_mistyped_durability(mode):
+    with pytest.raises(lk.LabError, match="sync, async, exit"):
+        DurabilitySpec("linear", mode)
+    done = subprocess.run(
+        [sys.executable, "-m", "labkit", "durability", "--mode", mode],
+        capture_output=True,
+        text=True,
+    )
+    assert done.returncode == 2 and "sync, async, exit" in done.stderr
+
+
+EXPECTED = {
+    "recover_after_exit_kill": ("EmptyInputError", "Received no input for __start__"),
+    "unknown_thread": ("EmptyInputError", "Received no input for __start__"),
+    "durability_without_checkpointer": ("AttributeError", "_put_checkpoint_fut"),
+    "checkpoint_during_and_durability": ("ValueError", "Cannot use both"),
+    "database_is_locked": ("OperationalError", "database is locked"),
+}
+
+
+@pytest.mark.parametrize("name", list(EXPECTED))
+def test_pitfalls_raise_todays_errors(name):
+    report = run_pitfall(name)
+    kind, text = EXPECTED[name]
+    assert report["raised"]["type"] == kind and text in report["raised"]["message"]
+    if name == "durability_without_checkpointer":
+        assert any("no effect when no checkpointer" in w for w in report["warnings"])
+
+
+def test_a_mistyped_durability_passes_silently_and_waits_like_async():
+    report = run_pitfall("mistyped_durability")
+    assert report["raised"] is None and report["warnings"] == []
+    waited = {row["mode"]: row["b_waited_ms"] for row in report["outcome"]}
+    assert waited["sync"] >= 90  # sync waits for the 100 ms put() before b starts
+    assert waited["syncc"] < 50 and waited["async"] < 50
+
+
+def test_every_pitfall_is_tested():
+    assert set(EXPECTED) | {"mistyped_durability"} == set(PITFALLS)
