@@ -143,12 +143,16 @@ def clean_run(job: dict) -> None:
 
 
 def describe(job: dict) -> None:
-    """Decode the checkpoint file through LangGraph's own API, for the views.
-
-    Checkpoints come from `get_state_history`; `writes` rows are decoded with the saver's own
-    serializer. Rows whose checkpoint was never saved are flagged: recovery ignores them."""
+    """Decode the checkpoint file through LangGraph's own API, for the views."""
     saver = open_saver(job["run_dir"])
     graph = build(job["graph"], Ledger(job["run_dir"])).compile(checkpointer=saver)  # no node runs
+    report(job, **checkpoint_report(graph, saver, CONFIG))
+
+
+def checkpoint_report(graph, saver: SqliteSaver, config: dict) -> dict:  # noqa: ANN001
+    """A thread's checkpoints (from `get_state_history`) and `writes` rows (decoded with the
+    saver's own serializer). Writes whose checkpoint was never saved are flagged: recovery
+    ignores them."""
     checkpoints = [
         {
             "checkpoint_id": snap.config["configurable"]["checkpoint_id"],
@@ -157,7 +161,7 @@ def describe(job: dict) -> None:
             "next": list(snap.next),
             "interrupts": [repr(i.value) for task in snap.tasks for i in task.interrupts],
         }
-        for snap in graph.get_state_history(CONFIG)
+        for snap in graph.get_state_history(config)
     ]
     saved = {c["checkpoint_id"] for c in checkpoints}
     rows = (
@@ -178,7 +182,7 @@ def describe(job: dict) -> None:
         }
         for cid, task, idx, channel, kind, value in rows
     ]
-    report(job, checkpoints=checkpoints, writes=writes)
+    return {"checkpoints": checkpoints, "writes": writes}
 
 
 def has_table(conn: sqlite3.Connection, name: str) -> bool:

@@ -24,9 +24,10 @@ class Ledger:
             os.path.join(run_dir, LEDGER_FILE), os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644
         )
 
-    def line(self, node: str, phase: str) -> None:
+    def line(self, node: str, phase: str, **extra: object) -> None:
         """Append one line and fsync it: once this returns, the line survives any kill."""
         record = {"node": node, "phase": phase, "pid": os.getpid(), "t_ns": time.monotonic_ns()}
+        record.update(extra)
         os.write(self._fd, (json.dumps(record) + "\n").encode())  # O_APPEND: one write, one line
         os.fsync(self._fd)
 

@@ -1,0 +1,123 @@
+"""Study 001: `interrupt()` + `Command(resume=...)` runs the interrupted node again from its start.
+
+A run: the graph creates a ticket through the ticket service and pauses at an interrupt; it is
+resumed in the same process (the study: InMemorySaver) or, with `cross_process`, in a fresh
+process from a SqliteSaver file, optionally after a SIGKILL at a kill point inside the node.
+The ledger records every ticket the node got back, so the figures survive any kill.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+from labkit import server
+from labkit.errors import LabError, check_choice
+from labkit.launcher import WorkerProcess
+from labkit.ledger import read_ledger
+from labkit.runs import new_run_dir
+from labkit.tickets import TICKETS_FILE
+
+__all__ = ["INTERRUPT_KILL_POINTS", "KEY_STRATEGIES", "LAYOUTS", "InterruptSpec", "run_interrupt"]
+
+KEY_STRATEGIES = ("fresh", "stable")  # a new UUID per node run, or the operation id of the input
+LAYOUTS = ("combined", "split")  # create + review in one node, or prepare → approve → execute
+INTERRUPT_KILL_POINTS = ("none", "before_create", "after_create", "paused")
+
+
+@dataclass(frozen=True)
+class InterruptSpec:
+    key: str = "fresh"
+    layout: str = "combined"
+    cross_process: bool = False
+    kill_at: str = "none"
+
+    def __post_init__(self) -> None:
+        check_choice("key strategy", self.key, KEY_STRATEGIES)
+        check_choice("layout", self.layout, LAYOUTS)
+        check_choice("kill point", self.kill_at, INTERRUPT_KILL_POINTS)
+        if self.kill_at != "none" and not self.cross_process:
+            raise LabError("a kill needs cross_process=True: only a fresh process can resume")
+
+
+def ticket_rows(run_dir: Path) -> list[list]:
+    db = sqlite3.connect(f"file:{run_dir / TICKETS_FILE}?mode=ro", uri=True)
+    try:
+        return [list(r) for r in db.execute("SELECT id, tenant, op_key, payload FROM ticket")]
+    finally:
+        db.close()
+
+
+def run_here(spec: dict, out: str | None = None) -> dict:
+    """In the trial server: run the spec in forked workers and collect the figures."""
+    spec = InterruptSpec(**spec)
+    run_dir = new_run_dir(out, prefix="interrupt-")
+    job = {"key": spec.key, "layout": spec.layout}
+
+    def worker(role: str, entry: str, **plan: object) -> WorkerProcess:
+        return WorkerProcess(
+            run_dir,
+            role,
+            f"labkit.interrupt_graphs:{entry}",
+            job,
+            start_mode="fork",
+            timeout=60,
+            **plan,
+        )
+
+    exits: dict[str, int] = {}
+    killed = False
+
+    def run(role: str, entry: str) -> None:
+        """One process; the kill plan applies to the first process that reaches the point."""
+        nonlocal killed
+        plan = (spec.kill_at,) if spec.kill_at != "none" and not killed else ()
+        with worker(role, entry, pause_at=plan) as process:
+            if plan and process.wait_for_pause() == spec.kill_at:
+                process.kill()
+                killed = True
+            exits[role] = process.wait()
+
+    if not spec.cross_process:
+        run("study", "same_process")
+        before = json.loads((run_dir / "study.json").read_text())["before_resume"]
+    else:
+        run("first", "first_process")
+        before = len(ticket_rows(run_dir))
+        for role in ("resume", "recover"):  # a fresh process each; a killed one needs another
+            run(role, "resume_process")
+            if exits[role] == 0:
+                break
+    reports = {
+        role: json.loads((run_dir / f"{role}.json").read_text())
+        for role in exits
+        if (run_dir / f"{role}.json").exists()
+    }
+    receipts = [ln["ticket_id"] for ln in read_ledger(run_dir) if ln["phase"] == "ticket"]
+    tickets = ticket_rows(run_dir)
+    result = {
+        **asdict(spec),
+        "node_calls": len(receipts),
+        "before_resume": before,
+        "after_resume": len(tickets),
+        "receipts": receipts,
+        "outcome": "one ticket" if len(tickets) == 1 else f"{len(tickets)} tickets",
+        "exits": exits,
+        "tickets": tickets,
+        "resume": reports.get("resume", {}),
+        "recover": reports.get("recover", {}),
+        "run_dir": str(run_dir),
+    }
+    (run_dir / "results.json").write_text(json.dumps(result, indent=2))
+    return result
+
+
+def run_interrupt(
+    key: str = "fresh", layout: str = "combined", cross_process: bool = False, kill_at: str = "none"
+) -> dict:
+    """Run study 001's experiment once; the figures as a dict (node_calls, before_resume,
+    after_resume, receipts, outcome, tickets, and what the resuming process found)."""
+    spec = InterruptSpec(key, layout, cross_process, kill_at)
+    return server.call("labkit.interrupts:run_here", spec=asdict(spec))
