@@ -62,6 +62,17 @@ def build_parser() -> Parser:
     lg.add_argument("--trials", type=int, default=4, help="kill-and-recover trials (default 4)")
     lg.add_argument("--json", action="store_true", help="print a JSON list, one object a trial")
 
+    ir = commands.add_parser("interrupt", help="study 001: interrupt and resume run the node again")
+    ir.add_argument("--key", default="fresh", help="fresh (a new UUID per node run) or stable")
+    ir.add_argument("--layout", default="combined", help="combined or split")
+    ir.add_argument("--cross-process", action="store_true", help="resume in a fresh process")
+    ir.add_argument(
+        "--kill-at",
+        default="none",
+        help="none, before_create, after_create or paused (needs --cross-process)",
+    )
+    ir.add_argument("--json", action="store_true", help="print one JSON object")
+
     gallery = commands.add_parser("pitfall", help="reproduce one of study 004's errors live")
     gallery.add_argument("name", help="one of: " + ", ".join(PITFALLS))
 
@@ -177,6 +188,29 @@ def cmd_durability(args: argparse.Namespace) -> None:
     )
 
 
+def cmd_interrupt(args: argparse.Namespace) -> None:
+    from labkit.interrupts import run_interrupt
+
+    result = run_interrupt(args.key, args.layout, args.cross_process, args.kill_at)
+    if args.json:
+        print(json.dumps(result))
+        return
+    for name in (
+        "key",
+        "layout",
+        "cross_process",
+        "kill_at",
+        "node_calls",
+        "before_resume",
+        "after_resume",
+        "receipts",
+        "outcome",
+        "exits",
+        "run_dir",
+    ):
+        print(f"{name:>14}: {result[name]}")
+
+
 def cmd_pitfall(args: argparse.Namespace) -> None:
     report = run_pitfall(args.name)
     print(PITFALLS[args.name].title)
@@ -199,6 +233,7 @@ COMMANDS = {
     "show": cmd_show,
     "durability": cmd_durability,
     "pitfall": cmd_pitfall,
+    "interrupt": cmd_interrupt,
 }
 
 
