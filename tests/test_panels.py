@@ -103,3 +103,18 @@ def test_durability_panel_runs_trials_and_decodes_the_last_checkpoint_file():
     assert panel.plot.value[:4] == b"\x89PNG"
     assert "nothing to resume: the run is lost" in panel.table.value
     assert "(exit) as the kill left it" in panel.checkpoints.value
+
+
+def test_interrupt_panel_kill_needs_a_new_process_and_shows_the_tickets():
+    from labkit.views.interrupts import InterruptPanel
+
+    panel = InterruptPanel()
+    assert panel.kill_at.disabled
+    panel.process.value = "new process"
+    panel.kill_at.value = "after_create"
+    panel.key.value = "fresh"
+    panel.click()
+    assert panel.error is None and panel.result["after_resume"] == 3
+    assert "3 TICKETS" in panel.output.value and "receipt_review" in panel.output.value
+    panel.process.value = "same process"
+    assert panel.kill_at.value == "none" and panel.kill_at.disabled

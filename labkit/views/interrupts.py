@@ -1,0 +1,143 @@
+"""Views of study 001's runs: the study's table, the tickets, and the checkpoint file."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from html import escape
+
+import ipywidgets as widgets
+from IPython.display import HTML, display
+
+from labkit.interrupts import INTERRUPT_KILL_POINTS, KEY_STRATEGIES, LAYOUTS, run_interrupt
+from labkit.views.durability import checkpoints_html
+from labkit.views.palette import outcome_colour
+from labkit.views.panel import shows_errors
+from labkit.views.tables import grid_html
+
+__all__ = ["InterruptPanel", "interrupt_html", "show_interrupt", "show_interrupt_table"]
+
+
+def verdict(result: dict) -> str:
+    word, colour = (
+        ("ONE TICKET", outcome_colour("consistent"))
+        if result["after_resume"] == 1
+        else (f"{result['after_resume']} TICKETS", outcome_colour("duplicate"))
+    )
+    return (
+        f'<span style="background:{colour};color:white;padding:2px 8px;border-radius:4px;'
+        f'font-weight:bold">{word}</span>'
+    )
+
+
+def table_html(results: Sequence[dict]) -> str:
+    """Study 001's table: node runs, tickets before and after the resume, receipts."""
+    rows = [
+        (
+            r["key"],
+            r["layout"],
+            "new process" if r["cross_process"] else "same process",
+            r["kill_at"],
+            r["node_calls"],
+            r["before_resume"],
+            r["after_resume"],
+            ", ".join(map(str, r["receipts"])),
+            " → ".join(f"{k} {v}" for k, v in r["exits"].items()),
+        )
+        for r in results
+    ]
+    return grid_html(
+        (
+            "key",
+            "layout",
+            "resumed in",
+            "kill at",
+            "node calls",
+            "tickets before resume",
+            "tickets after",
+            "receipts",
+            "processes: exit",
+        ),
+        rows,
+    )
+
+
+def interrupt_html(result: dict) -> str:
+    """One run: the verdict, the figures, the ticket rows, and what the resuming process saw."""
+    parts = [
+        f"<p>{verdict(result)}</p>",
+        table_html([result]),
+        "<p><b>tickets.db · ticket</b></p>",
+        grid_html(("id", "tenant", "op_key", "payload"), result["tickets"] or [("(none)",) * 4]),
+    ]
+    resume = result.get("recover") or result.get("resume") or {}
+    if resume.get("found"):
+        found = resume["found"]
+        parts.append(
+            f"<p>The resuming process found <code>next={found['next']}</code>, pending "
+            f"interrupts <code>{escape(str(found['interrupts']))}</code>, and resumed with "
+            f"<code>{escape(resume['resumed_how'])}</code>. Its checkpoint file then:</p>"
+        )
+        parts.append(checkpoints_html(resume["checkpoints"]))
+    return "".join(parts)
+
+
+def show_interrupt(result: dict) -> None:
+    display(HTML(interrupt_html(result)))
+
+
+def show_interrupt_table(results: Sequence[dict]) -> None:
+    display(HTML(table_html(results)))
+
+
+class InterruptPanel(widgets.VBox):
+    """Key strategy, layout, same or new process, kill point; Run; the tickets and checkpoints."""
+
+    def __init__(self) -> None:
+        self.result: dict | None = None
+        self.error: Exception | None = None
+        self.key = widgets.ToggleButtons(options=list(KEY_STRATEGIES), description="key")
+        self.layout_choice = widgets.ToggleButtons(options=list(LAYOUTS), description="layout")
+        self.process = widgets.ToggleButtons(
+            options=["same process", "new process"], description="resume in"
+        )
+        self.kill_at = widgets.Dropdown(
+            options=list(INTERRUPT_KILL_POINTS), description="kill at", disabled=True
+        )
+        self.run_button = widgets.Button(description="Run", button_style="primary", icon="play")
+        self.error_line = widgets.HTML()
+        self.output = widgets.HTML()
+        self.process.observe(self._on_process, names="value")
+        self.run_button.on_click(self._on_run)
+        super().__init__(
+            [
+                self.key,
+                self.layout_choice,
+                self.process,
+                widgets.HBox([self.kill_at, self.run_button]),
+                self.error_line,
+                self.output,
+            ]
+        )
+
+    def _on_process(self, change: dict) -> None:
+        """A kill needs a fresh process to resume: the kill point opens with "new process"."""
+        self.kill_at.disabled = change["new"] == "same process"
+        if self.kill_at.disabled:
+            self.kill_at.value = "none"
+
+    @shows_errors
+    def _on_run(self, _button: object = None) -> None:
+        self.run_button.disabled = True
+        try:
+            self.result = run_interrupt(
+                self.key.value,
+                self.layout_choice.value,
+                self.process.value == "new process",
+                self.kill_at.value,
+            )
+            self.output.value = interrupt_html(self.result)
+        finally:
+            self.run_button.disabled = False
+
+    def click(self) -> None:
+        self.run_button.click()

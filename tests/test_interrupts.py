@@ -1,0 +1,86 @@
+"""Study 001 with real graphs in real processes, and the ticket service's contract."""
+
+from __future__ import annotations
+
+import pytest
+
+from labkit.interrupts import run_interrupt
+from labkit.launcher import WorkerProcess
+from labkit.tickets import PayloadConflict, Tickets
+
+
+@pytest.mark.parametrize(
+    ("key", "after", "receipts"), [("fresh", 2, [1, 2]), ("stable", 1, [1, 1])]
+)
+def test_study_001_table_in_one_process(key, after, receipts):
+    r = run_interrupt(key)
+    assert (r["node_calls"], r["before_resume"], r["after_resume"]) == (2, 1, after)
+    assert r["receipts"] == receipts and r["exits"] == {"study": 0}
+
+
+@pytest.mark.parametrize(("key", "after"), [("fresh", 2), ("stable", 1)])
+def test_the_node_runs_again_in_a_fresh_process(key, after):
+    r = run_interrupt(key, cross_process=True)
+    assert (r["node_calls"], r["before_resume"], r["after_resume"]) == (2, 1, after)
+    assert r["resume"]["found"]["next"] == ["create_and_review"]
+    assert "receipt_review" in r["resume"]["found"]["interrupts"][0]
+    newest = r["resume"]["checkpoints"]["checkpoints"][0]
+    assert newest["next"] == ["create_and_review"] and newest["interrupts"]
+
+
+# (layout, kill point) -> (node runs that created or fetched a ticket, tickets with a fresh key)
+KILLS = {
+    ("combined", "before_create"): (2, 2),
+    ("combined", "after_create"): (3, 3),
+    ("combined", "paused"): (2, 2),
+    ("split", "before_create"): (1, 1),
+    ("split", "after_create"): (2, 2),
+    ("split", "paused"): (1, 1),
+}
+
+
+@pytest.mark.parametrize("key", ["fresh", "stable"])
+@pytest.mark.parametrize(("layout", "kill_at"), list(KILLS))
+def test_every_kill_point_for_both_keys_and_layouts(layout, kill_at, key):
+    r = run_interrupt(key, layout, cross_process=True, kill_at=kill_at)
+    calls, fresh_tickets = KILLS[(layout, kill_at)]
+    assert -9 in r["exits"].values()  # a real SIGKILL happened
+    assert list(r["exits"].values())[-1] == 0  # and a fresh process finished the thread
+    assert r["node_calls"] == calls
+    assert r["after_resume"] == (fresh_tickets if key == "fresh" else 1)
+    assert len(set(r["receipts"])) == (fresh_tickets if key == "fresh" else 1)
+
+
+def test_the_receiver_contract(tmp_path):
+    tickets = Tickets(tmp_path)
+    first = tickets.create("team-A", "op-1", "A")
+    assert tickets.create("team-A", "op-1", "A") == first
+    before = tickets.rows()
+    with pytest.raises(PayloadConflict):
+        tickets.create("team-A", "op-1", "changed")
+    assert tickets.rows() == before  # refused, and nothing changed
+    assert tickets.create("team-A", "op-2", "A") != first
+    assert tickets.create("team-B", "op-1", "A") != first  # another tenant, its own ticket
+    assert len(tickets.rows()) == 3
+
+
+def test_two_processes_racing_with_one_key_leave_one_ticket(tmp_path):
+    job = {"tenant": "team-A", "op_key": "op-race", "title": "same"}
+    racers = [
+        WorkerProcess(
+            tmp_path, f"racer{i}", "labkit.tickets:create_when_told", job, pause_at=("ready",)
+        )
+        for i in (1, 2)
+    ]
+    try:
+        for racer in racers:
+            racer.start()
+            assert racer.wait_for_pause() == "ready"
+        for racer in racers:  # both go at once
+            racer.resume()
+        assert [racer.wait() for racer in racers] == [0, 0]
+    finally:
+        for racer in racers:
+            racer.close()
+    ids = {racer.report().stdout.strip() for racer in racers}
+    assert len(ids) == 1 and len(Tickets(tmp_path).rows()) == 1
