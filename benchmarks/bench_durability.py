@@ -32,9 +32,8 @@ def main() -> None:
     trials = parser.parse_args().trials
     started = time.perf_counter()
     clean = statistics.median(clean_run_seconds(DurabilitySpec()) for _ in range(7))
-    print(
-        f"server start (LangGraph imported once) + 7 clean runs: {time.perf_counter() - started:.1f} s"
-    )
+    warm = time.perf_counter() - started
+    print(f"server start (LangGraph imported once) + 7 clean runs: {warm:.1f} s")
     forked = median_trial_seconds(DurabilitySpec("linear", "sync"), trials)
     fresh = median_trial_seconds(DurabilitySpec("linear", "sync", start_mode="fresh"), 3)
     started = time.perf_counter()
