@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 import sqlite3
 import uuid
+from collections.abc import Callable
 from typing import TypedDict
 
 from langgraph.checkpoint.memory import InMemorySaver
@@ -41,6 +42,17 @@ class State(TypedDict, total=False):
     receipt_seen: bool
 
 
+def key_function(job: dict) -> Callable[[State], str]:
+    """Where the operation key comes from: fresh, stable, or the reader's own function."""
+    if job["key"] == "custom":
+        namespace: dict = {}
+        exec(job["key_source"], namespace)  # the reader's own code, in the reader's own lab
+        return namespace["operation_key"]
+    if job["key"] == "stable":
+        return lambda state: state["operation_id"]
+    return lambda state: str(uuid.uuid4())
+
+
 def build(job: dict, gate: Gate | None = None) -> StateGraph:
     """The job's layout, with kill points inside the node that creates the ticket."""
     tickets, ledger = Tickets(job["run_dir"]), Ledger(job["run_dir"])
@@ -48,12 +60,13 @@ def build(job: dict, gate: Gate | None = None) -> StateGraph:
 
     def create_ticket(state: State, node: str) -> int:
         stop("before_create")
-        key = state["operation_id"] if job["key"] == "stable" else str(uuid.uuid4())
+        key = operation_key(state)
         ticket_id = tickets.create(TENANT, key, state["title"])
         ledger.line(node, "ticket", ticket_id=ticket_id, op_key=key)
         stop("after_create")
         return ticket_id
 
+    operation_key = key_function(job)
     builder = StateGraph(State)
     if job["layout"] == "combined":
 

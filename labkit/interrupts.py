@@ -33,9 +33,12 @@ class InterruptSpec:
     layout: str = "combined"
     cross_process: bool = False
     kill_at: str = "none"
+    key_source: str | None = None  # a reader's `operation_key(state)` (exercises): key "custom"
 
     def __post_init__(self) -> None:
-        check_choice("key strategy", self.key, KEY_STRATEGIES)
+        check_choice("key strategy", self.key, (*KEY_STRATEGIES, "custom"))
+        if (self.key == "custom") != (self.key_source is not None):
+            raise LabError("key='custom' goes with key_source, the reader's operation_key code")
         check_choice("layout", self.layout, LAYOUTS)
         check_choice("kill point", self.kill_at, INTERRUPT_KILL_POINTS)
         if self.kill_at != "none" and not self.cross_process:
@@ -54,7 +57,7 @@ def run_here(spec: dict, out: str | None = None) -> dict:
     """In the trial server: run the spec in forked workers and collect the figures."""
     spec = InterruptSpec(**spec)
     run_dir = new_run_dir(out, prefix="interrupt-")
-    job = {"key": spec.key, "layout": spec.layout}
+    job = {"key": spec.key, "layout": spec.layout, "key_source": spec.key_source}
 
     def worker(role: str, entry: str, **plan: object) -> WorkerProcess:
         return WorkerProcess(
@@ -115,9 +118,13 @@ def run_here(spec: dict, out: str | None = None) -> dict:
 
 
 def run_interrupt(
-    key: str = "fresh", layout: str = "combined", cross_process: bool = False, kill_at: str = "none"
+    key: str = "fresh",
+    layout: str = "combined",
+    cross_process: bool = False,
+    kill_at: str = "none",
+    key_source: str | None = None,
 ) -> dict:
     """Run study 001's experiment once; the figures as a dict (node_calls, before_resume,
     after_resume, receipts, outcome, tickets, and what the resuming process found)."""
-    spec = InterruptSpec(key, layout, cross_process, kill_at)
+    spec = InterruptSpec(key, layout, cross_process, kill_at, key_source)
     return server.call("labkit.interrupts:run_here", spec=asdict(spec))

@@ -92,6 +92,8 @@ def order_worker(spec: RunSpec, run_dir: Path, role: str, **plan: object) -> Wor
     """A fresh-interpreter worker that does the spec's write order once."""
     order = spec.write_order
     job = {"order": order.name, "files": list(order.files)}
+    if spec.step_source is not None:
+        job.update(step_source=spec.step_source, step_name=spec.step_name)
     return WorkerProcess(run_dir, role, "labkit.worker:run_step", job, timeout=spec.timeout, **plan)
 
 

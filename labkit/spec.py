@@ -22,9 +22,14 @@ class RunSpec:
     kill_mode: str = "exit"
     out: Path | None = None  # a folder that must not exist yet; None: a new temporary folder
     timeout: float = 10.0  # seconds each worker may take before the launcher kills it
+    step_source: str | None = None  # a reader's own step (exercises), run in place of the order's
+    step_name: str | None = None  # the function in step_source to run
 
     def __post_init__(self) -> None:
-        get_order(self.order).check_kill_point(self.kill_at)
+        if self.step_source is None:  # a reader's step has the kill points its commits make
+            get_order(self.order).check_kill_point(self.kill_at)
+        else:
+            get_order(self.order)
         check_choice("kill mode", self.kill_mode, KILL_MODES)
         if self.timeout <= 0:
             raise ValueError(f"timeout must be positive, not {self.timeout}")

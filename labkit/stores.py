@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import sqlite3
+from collections.abc import Callable
 
 from labkit.trace import Trace
 
@@ -54,11 +55,18 @@ def create_files(run_dir: str | os.PathLike, files: tuple[str, ...], unique_key:
 class Store:
     """One SQLite file as a worker sees it; `with store:` is one traced transaction."""
 
-    def __init__(self, run_dir: str, name: str, trace: Trace) -> None:
+    def __init__(
+        self,
+        run_dir: str,
+        name: str,
+        trace: Trace,
+        after_commit: Callable[[str], None] | None = None,
+    ) -> None:
         self.name = name
         self.db = connect(os.path.join(run_dir, name))
         self._trace = trace
         self._writes: list[dict] = []
+        self._after_commit = after_commit  # e.g. a kill point after every commit
 
     def __enter__(self) -> Store:
         self.db.execute("BEGIN IMMEDIATE")
@@ -71,6 +79,8 @@ class Store:
         if error_type is None:
             self.db.execute("COMMIT")
             self._trace.event("commit", file=self.name, writes=self._writes)
+            if self._after_commit:
+                self._after_commit(self.name)
         else:
             self.db.execute("ROLLBACK")
             self._trace.event("rollback", file=self.name, error=error_type.__name__)

@@ -1,0 +1,2 @@
+# Only between the checkpoint commit and the receipt commit: done=1 is saved, the receipt is not.
+window = {"checkpoint"}
