@@ -13,39 +13,48 @@ import argparse
 import statistics
 import time
 
+from timing import median_seconds
+
 from labkit.durability import DurabilitySpec, clean_run_seconds, durability_matrix, run_trials
 
 
 def median_trial_seconds(spec: DurabilitySpec, repeat: int) -> float:
     """Wall time per trial as the caller sees it (the server is already running)."""
-    timings = []
-    for _ in range(repeat):
-        started = time.perf_counter()
-        run_trials([spec], trials=1)
-        timings.append(time.perf_counter() - started)
-    return statistics.median(timings)
+    return median_seconds(lambda: run_trials([spec], trials=1), repeat)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--trials", type=int, default=21)
-    trials = parser.parse_args().trials
+    parser.add_argument("--trials", type=int, default=21, help="forked trials to time")
+    parser.add_argument("--fresh", type=int, default=3, help="fresh-interpreter trials to time")
+    args = parser.parse_args()
+    trials, fresh_trials = args.trials, args.fresh
     started = time.perf_counter()
     clean = statistics.median(clean_run_seconds(DurabilitySpec()) for _ in range(7))
     warm = time.perf_counter() - started
     print(f"server start (LangGraph imported once) + 7 clean runs: {warm:.1f} s")
     forked = median_trial_seconds(DurabilitySpec("linear", "sync"), trials)
-    fresh = median_trial_seconds(DurabilitySpec("linear", "sync", start_mode="fresh"), 3)
+    fresh = median_trial_seconds(DurabilitySpec("linear", "sync", start_mode="fresh"), fresh_trials)
     started = time.perf_counter()
     matrix = durability_matrix()
     matrix_seconds = time.perf_counter() - started
-    print(f"graph's own clean run (linear, sync):        {clean * 1000:8.1f} ms (median of 7)")
-    print(
-        f"trial, workers forked from the server:       {forked * 1000:8.1f} ms (median of {trials})"
-    )
-    print(f"trial, a fresh interpreter per worker:       {fresh * 1000:8.1f} ms (median of 3)")
-    print(f"ratio fresh / forked:                        {fresh / forked:8.1f} x  (target >= 50)")
-    print(f"24-kill matrix (3 modes x 2 graphs x 4):     {matrix_seconds:8.2f} s  (target < 3)")
+    rows = [
+        ("graph's own clean run (linear, sync)", f"{clean * 1000:8.1f} ms", "median of 7"),
+        (
+            "trial, workers forked from the server",
+            f"{forked * 1000:8.1f} ms",
+            f"median of {trials}",
+        ),
+        (
+            "trial, a fresh interpreter per worker",
+            f"{fresh * 1000:8.1f} ms",
+            f"median of {fresh_trials}",
+        ),
+        ("ratio fresh / forked", f"{fresh / forked:8.1f} x ", "target >= 50"),
+        ("24-kill matrix (3 modes x 2 graphs x 4)", f"{matrix_seconds:8.2f} s ", "target < 3"),
+    ]
+    for what, figure, note in rows:
+        print(f"{what + ':':44} {figure} ({note})")
     assert len(matrix) == 24 and all(t.killed_inside for t in matrix)
 
 

@@ -11,23 +11,14 @@ the whole sweep in exit mode (target < 1 s).
 from __future__ import annotations
 
 import argparse
-import statistics
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
+from timing import median_seconds
+
 import labkit as lk
-
-
-def median_seconds(action, repeat: int) -> float:
-    timings = []
-    for _ in range(repeat):
-        started = time.perf_counter()
-        action()
-        timings.append(time.perf_counter() - started)
-    return statistics.median(timings)
 
 
 def main() -> None:

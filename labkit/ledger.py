@@ -6,10 +6,11 @@ counting its lines shows which nodes ran twice. Worker-side: standard library on
 
 from __future__ import annotations
 
-import json
 import os
 import time
 from collections import Counter
+
+from labkit.trace import append_json_line, read_json_lines
 
 __all__ = ["LEDGER_FILE", "Ledger", "read_ledger", "rerun_nodes"]
 
@@ -28,16 +29,11 @@ class Ledger:
         """Append one line and fsync it: once this returns, the line survives any kill."""
         record = {"node": node, "phase": phase, "pid": os.getpid(), "t_ns": time.monotonic_ns()}
         record.update(extra)
-        os.write(self._fd, (json.dumps(record) + "\n").encode())  # O_APPEND: one write, one line
-        os.fsync(self._fd)
+        append_json_line(self._fd, record)
 
 
 def read_ledger(run_dir: str | os.PathLike) -> list[dict]:
-    path = os.path.join(run_dir, LEDGER_FILE)
-    if not os.path.exists(path):
-        return []
-    with open(path) as lines:
-        return [json.loads(line) for line in lines if line.strip()]
+    return read_json_lines(os.path.join(run_dir, LEDGER_FILE))
 
 
 def rerun_nodes(lines: list[dict]) -> list[str]:

@@ -12,7 +12,7 @@ import json
 import os
 import time
 
-__all__ = ["TRACE_FILE", "Trace", "read_trace"]
+__all__ = ["TRACE_FILE", "Trace", "append_json_line", "read_json_lines", "read_trace"]
 
 TRACE_FILE = "trace.jsonl"
 
@@ -30,17 +30,26 @@ class Trace:
         """Write one event and fsync it: after this returns, the event survives a kill."""
         record = {"t_ns": time.monotonic_ns(), "pid": os.getpid(), "role": self.role}
         record.update(event=name, **fields)
-        os.write(self._fd, (json.dumps(record) + "\n").encode())
-        os.fsync(self._fd)
+        append_json_line(self._fd, record)
 
     def close(self) -> None:
         os.close(self._fd)
 
 
-def read_trace(run_dir: str | os.PathLike) -> list[dict]:
-    """All events of a run, in the order they were written."""
-    path = os.path.join(run_dir, TRACE_FILE)
+def append_json_line(fd: int, record: dict) -> None:
+    """One JSON line in one write to an O_APPEND file, then fsync: a kill cannot tear it."""
+    os.write(fd, (json.dumps(record) + "\n").encode())
+    os.fsync(fd)
+
+
+def read_json_lines(path: str | os.PathLike) -> list[dict]:
+    """Every line of a JSON-lines file (none if the file does not exist yet)."""
     if not os.path.exists(path):
         return []
     with open(path) as lines:
         return [json.loads(line) for line in lines if line.strip()]
+
+
+def read_trace(run_dir: str | os.PathLike) -> list[dict]:
+    """All events of a run, in the order they were written."""
+    return read_json_lines(os.path.join(run_dir, TRACE_FILE))

@@ -1,0 +1,31 @@
+"""The benchmarks still run (a smoke test with few trials; the figures are in benchmarks/README)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+BENCHMARKS = Path(__file__).resolve().parent.parent / "benchmarks"
+
+
+def bench(script: str, *args: str) -> str:
+    done = subprocess.run(
+        [sys.executable, str(BENCHMARKS / script), *args],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=BENCHMARKS,
+    )
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+def test_engine_benchmark_prints_its_ratio_and_sweep_time():
+    out = bench("bench_engine.py", "--trials", "3")
+    assert "ratio trial / two bare starts" in out and "whole sweep, exit mode" in out
+
+
+def test_durability_benchmark_prints_its_ratio_and_matrix_time():
+    out = bench("bench_durability.py", "--trials", "3", "--fresh", "1")
+    assert "ratio fresh / forked" in out and "24-kill matrix" in out
