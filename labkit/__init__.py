@@ -1,7 +1,7 @@
 """labkit: crash a worker between two commits, recover in a fresh process, read what is left.
 
-The names below load on first use (PEP 562), so that a worker process, which starts with
-`python -S -m labkit.worker`, pays only for the few standard modules it really needs.
+The names below load on first use (PEP 562), so that a worker process pays only for the few
+standard modules it really needs. LangGraph is imported by labkit's trial server, never here.
 Plotting and widget code lives in `labkit.views`, which workers never import.
 """
 
@@ -22,6 +22,11 @@ _HOMES = {
     "execute": "labkit.runs",
     "run": "labkit.runs",
     "sweep": "labkit.sweeps",
+    "DurabilitySpec": "labkit.durability",
+    "durability_matrix": "labkit.durability",
+    "run_trials": "labkit.durability",
+    "run_interrupt": "labkit.interrupts",
+    "run_pitfall": "labkit.pitfalls",
 }
 
 __all__ = sorted(_HOMES)
