@@ -32,8 +32,6 @@ DURABILITY_MODES = ("sync", "async", "exit")  # LangGraph itself accepts any str
 GRAPHS = ("linear", "parallel")
 KILL_MOMENTS = ("target_starts", "others_done")  # others_done: p3 waits for p1 and p2 (parallel)
 BASELINE_LINES = {"linear": 8, "parallel": 10}  # a clean run: start + end for every node
-TARGET = {"linear": "c", "parallel": "p3"}
-CHECKPOINT_FILE = "checkpoints.db"
 
 
 @dataclass(frozen=True)

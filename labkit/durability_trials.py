@@ -1,5 +1,7 @@
 """Study 004's trials as the trial server runs them (see `labkit.durability` for the story).
 
+Runs only inside the trial server: it imports LangGraph (through labkit.graphs).
+
 Each worker is forked from the server, which has LangGraph imported already; the counting and
 the ledger reading happen here too, so a whole matrix is one call from the kernel.
 """
@@ -13,14 +15,13 @@ from pathlib import Path
 
 from labkit.durability import (
     BASELINE_LINES,
-    CHECKPOINT_FILE,
-    TARGET,
     DurabilitySpec,
     Progress,
     Trial,
 )
 from labkit.errors import LabError
-from labkit.launcher import WorkerProcess
+from labkit.graphs import CHECKPOINT_FILE, TARGET_NODE
+from labkit.launcher import WorkerProcess, read_report
 from labkit.ledger import read_ledger, rerun_nodes
 from labkit.runs import new_run_dir
 
@@ -70,15 +71,10 @@ def worker(
     )
 
 
-def read_report(run_dir: Path, role: str) -> dict:
-    path = run_dir / f"{role}.json"
-    return json.loads(path.read_text()) if path.exists() else {}
-
-
 def run_trial(spec: DurabilitySpec, out: Path | str | None = None) -> Trial:
     """Kill inside the target node with SIGKILL, count the checkpoint rows, recover, count lines."""
     run_dir = new_run_dir(out, prefix="durability-")
-    target = TARGET[spec.graph]
+    target = TARGET_NODE[spec.graph]
     point = f"inside:{target}"
     with worker(spec, run_dir, "first", "first_run", pause_at=(point,)) as first:
         if first.wait_for_pause() == point:

@@ -8,7 +8,6 @@ SIGKILL. A worker reports what it saw in `<role>.json`; the parent reads it from
 
 from __future__ import annotations
 
-import json
 import operator
 import os
 import sqlite3
@@ -23,7 +22,7 @@ from langgraph.graph import END, START, StateGraph
 
 from labkit.ledger import Ledger
 from labkit.trace import Trace
-from labkit.worker import Gate
+from labkit.worker import Gate, report
 
 __all__ = ["GRAPH_NODES", "TARGET_NODE", "clean_run", "describe", "first_run", "recover"]
 
@@ -51,9 +50,11 @@ class SlowSqliteSaver(SqliteSaver):
         return super().put(*args, **kwargs)
 
 
-def open_saver(run_dir: str, slow_ms: int = 0) -> SqliteSaver:
-    """This process's own connection to the checkpoint file (opened after the fork)."""
-    conn = sqlite3.connect(os.path.join(run_dir, CHECKPOINT_FILE), check_same_thread=False)
+def open_saver(run_dir: str, slow_ms: int = 0, timeout: float = 5.0) -> SqliteSaver:
+    """This process's own connection to the checkpoint file (opened after the fork); `timeout`
+    is how long SQLite waits for another writer's lock before `database is locked`."""
+    path = os.path.join(run_dir, CHECKPOINT_FILE)
+    conn = sqlite3.connect(path, timeout=timeout, check_same_thread=False)
     return SlowSqliteSaver(conn, slow_ms) if slow_ms else SqliteSaver(conn)
 
 
@@ -97,12 +98,6 @@ def compiled(job: dict, inside: NodeHook = ignore, ended: NodeHook = ignore):  #
     """The job's graph on this process's own checkpointer connection."""
     saver = open_saver(job["run_dir"], job.get("slow_ms", 0))
     return build(job["graph"], Ledger(job["run_dir"]), inside, ended).compile(checkpointer=saver)
-
-
-def report(job: dict, **fields: object) -> None:
-    """Leave what this worker saw in `<role>.json` for the parent."""
-    with open(os.path.join(job["run_dir"], f"{job['role']}.json"), "w") as out:
-        json.dump(fields, out)
 
 
 def first_run(job: dict) -> None:
@@ -188,7 +183,3 @@ def checkpoint_report(graph, saver: SqliteSaver, config: dict) -> dict:  # noqa:
 def has_table(conn: sqlite3.Connection, name: str) -> bool:
     query = "SELECT 1 FROM sqlite_master WHERE type='table' AND name=?"
     return conn.execute(query, (name,)).fetchone() is not None
-
-
-def ready(job: dict) -> None:
-    """Does nothing: starting it makes the forkserver import everything above, once."""

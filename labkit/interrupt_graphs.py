@@ -9,29 +9,25 @@ is appended to the ledger, so the parent can count node runs and receipts after 
 
 from __future__ import annotations
 
-import os
-import sqlite3
 import uuid
 from collections.abc import Callable
 from typing import TypedDict
 
 from langgraph.checkpoint.memory import InMemorySaver
-from langgraph.checkpoint.sqlite import SqliteSaver
 from langgraph.graph import END, START, StateGraph
 from langgraph.types import Command, interrupt
 
-from labkit.graphs import checkpoint_report, report
+from labkit.graphs import checkpoint_report, open_saver
 from labkit.ledger import Ledger
 from labkit.tickets import Tickets
 from labkit.trace import Trace
-from labkit.worker import Gate
+from labkit.worker import Gate, report
 
 __all__ = ["first_process", "resume_process", "same_process"]
 
 CONFIG = {"configurable": {"thread_id": "workflow-1"}}
 FIRST_INPUT = {"operation_id": "request-42/create-ticket/v1", "title": "Printer offline"}
 TENANT = "team-A"
-CHECKPOINT_FILE = "checkpoints.db"
 
 
 class State(TypedDict, total=False):
@@ -105,8 +101,8 @@ def build(job: dict, gate: Gate | None = None) -> StateGraph:
 
 
 def sqlite_graph(job: dict, gate: Gate | None = None):  # noqa: ANN201
-    conn = sqlite3.connect(os.path.join(job["run_dir"], CHECKPOINT_FILE), check_same_thread=False)
-    saver = SqliteSaver(conn)
+    """The job's graph on this process's own SqliteSaver, and the saver (to decode the file)."""
+    saver = open_saver(job["run_dir"])
     return build(job, gate).compile(checkpointer=saver), saver
 
 

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from labkit import server
 from labkit.errors import LabError, check_choice
-from labkit.launcher import WorkerProcess
+from labkit.launcher import WorkerProcess, read_report
 from labkit.ledger import read_ledger
 from labkit.runs import new_run_dir
 from labkit.tickets import TICKETS_FILE
@@ -85,7 +85,7 @@ def run_here(spec: dict, out: str | None = None) -> dict:
 
     if not spec.cross_process:
         run("study", "same_process")
-        before = json.loads((run_dir / "study.json").read_text())["before_resume"]
+        before = read_report(run_dir, "study")["before_resume"]
     else:
         run("first", "first_process")
         before = len(ticket_rows(run_dir))
@@ -93,11 +93,7 @@ def run_here(spec: dict, out: str | None = None) -> dict:
             run(role, "resume_process")
             if exits[role] == 0:
                 break
-    reports = {
-        role: json.loads((run_dir / f"{role}.json").read_text())
-        for role in exits
-        if (run_dir / f"{role}.json").exists()
-    }
+    reports = {role: read_report(run_dir, role) for role in exits}
     receipts = [ln["ticket_id"] for ln in read_ledger(run_dir) if ln["phase"] == "ticket"]
     tickets = ticket_rows(run_dir)
     result = {

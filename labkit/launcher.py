@@ -34,7 +34,7 @@ from labkit.errors import check_choice
 from labkit.trace import Trace
 from labkit.worker import EXIT_CODE
 
-__all__ = ["START_MODES", "WorkerProcess", "WorkerReport", "kill_all_workers"]
+__all__ = ["START_MODES", "WorkerProcess", "WorkerReport", "kill_all_workers", "read_report"]
 
 # Fresh workers start with `python -S`: no site-packages processing (.pth files and the like),
 # only plain path entries: labkit's folder first, then where LangGraph's workers find it.
@@ -79,6 +79,12 @@ def run_entry(entry: str, job: dict) -> None:
     """In a forked worker: call `module:function` with the job (FRESH_MAIN does the same)."""
     module, function = entry.split(":")
     getattr(importlib.import_module(module), function)(job)
+
+
+def read_report(run_dir: Path, role: str) -> dict:
+    """What a worker left in `<role>.json` (`worker.report`); empty if it died before."""
+    path = Path(run_dir) / f"{role}.json"
+    return json.loads(path.read_text()) if path.exists() else {}
 
 
 class ForkedChild:

@@ -7,17 +7,16 @@ exception type, its message, and any warnings, exactly as raised.
 
 from __future__ import annotations
 
-import json
 import os
 import sqlite3
 import warnings
 from dataclasses import dataclass
-from pathlib import Path
 
 from labkit import server
 from labkit.errors import check_choice
-from labkit.launcher import WorkerProcess
+from labkit.launcher import WorkerProcess, read_report
 from labkit.runs import new_run_dir
+from labkit.worker import report
 
 __all__ = ["PITFALLS", "Pitfall", "run_pitfall"]
 
@@ -57,11 +56,6 @@ PITFALLS = {
 }
 
 
-def report(job: dict, **fields: object) -> None:
-    with open(os.path.join(job["run_dir"], f"{job['role']}.json"), "w") as out:
-        json.dump(fields, out)
-
-
 def caught(job: dict, action) -> None:  # noqa: ANN001 - a callable that may raise
     """Run `action`, then report what it raised and warned, as LangGraph said it."""
     with warnings.catch_warnings(record=True) as warned:
@@ -89,21 +83,15 @@ def caught(job: dict, action) -> None:  # noqa: ANN001 - a callable that may rai
 # --- worker entries (run in processes forked from the trial server, where LangGraph is loaded)
 
 
-def graph_with(job: dict, checkpointer: bool = True, slow_ms: int = 0, timeout: float = 5.0):  # noqa: ANN201
-    from langgraph.checkpoint.sqlite import SqliteSaver
-
-    from labkit.graphs import CHECKPOINT_FILE, SlowSqliteSaver, build
+def graph_with(job: dict, checkpointer: bool = True, timeout: float = 5.0):  # noqa: ANN201
+    """The parallel graph, with this process's own SqliteSaver (or none at all)."""
+    from labkit.graphs import build, open_saver
     from labkit.ledger import Ledger
 
     builder = build("parallel", Ledger(job["run_dir"]))
     if not checkpointer:
         return builder.compile()
-    conn = sqlite3.connect(
-        os.path.join(job["run_dir"], CHECKPOINT_FILE), timeout=timeout, check_same_thread=False
-    )
-    return builder.compile(
-        checkpointer=SlowSqliteSaver(conn, slow_ms) if slow_ms else SqliteSaver(conn)
-    )
+    return builder.compile(checkpointer=open_saver(job["run_dir"], timeout=timeout))
 
 
 THREAD = {"configurable": {"thread_id": "pitfall"}}
@@ -128,11 +116,12 @@ def checkpoint_during_and_durability(job: dict) -> None:
 
 def hold_write_lock(job: dict) -> None:
     """The first writer: a write transaction left open, as a half-dead old process would."""
+    from labkit.graphs import CHECKPOINT_FILE
     from labkit.trace import Trace
     from labkit.worker import Gate
 
     graph_with(job).invoke({"log": []}, THREAD)  # creates the tables
-    conn = sqlite3.connect(os.path.join(job["run_dir"], "checkpoints.db"), isolation_level=None)
+    conn = sqlite3.connect(os.path.join(job["run_dir"], CHECKPOINT_FILE), isolation_level=None)
     conn.execute("BEGIN IMMEDIATE")
     Gate(Trace(job["run_dir"], job["role"]), job)("holding_lock")
 
@@ -194,7 +183,7 @@ def run_here(name: str, out: str | None = None) -> dict:
         with worker("pitfall", entry) as single:
             single.wait()
         role = "pitfall"
-    return json.loads((Path(run_dir) / f"{role}.json").read_text())
+    return read_report(run_dir, role)
 
 
 def run_pitfall(name: str) -> dict:

@@ -9,6 +9,7 @@ answer "continue" or SIGKILL it).
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Callable
 
@@ -87,6 +88,12 @@ STEPS = {
     "atomic": atomic,
     "idempotent": idempotent,
 }
+
+
+def report(job: dict, **fields: object) -> None:
+    """Leave what this worker saw in `<role>.json` for the parent (`launcher.read_report`)."""
+    with open(os.path.join(job["run_dir"], f"{job['role']}.json"), "w") as out:
+        out.write(json.dumps(fields))
 
 
 def learner_step(source: str, name: str) -> Step:
