@@ -14,6 +14,7 @@ from labkit.errors import LabError
 from labkit.orders import NO_KILL, ORDERS
 from labkit.pitfalls import PITFALLS, run_pitfall
 from labkit.runs import run
+from labkit.server import ServerError
 from labkit.snapshot import snapshot_folder
 from labkit.spec import KILL_MODES
 from labkit.sweeps import sweep
@@ -244,6 +245,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except LabError as error:
         print(f"labkit: error: {error}", file=sys.stderr)
         return 2
+    except ServerError as error:
+        print(f"labkit: the trial server failed: {error}", file=sys.stderr)
+        return 1
     except EOFError:
         print("labkit: input ended; the worker was killed and reaped", file=sys.stderr)
         return 1

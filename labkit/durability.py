@@ -105,6 +105,8 @@ def run_trials(
     progress: Progress | None = None,
 ) -> list[Trial]:
     """`trials` kill-and-recover trials of each spec, run by the trial server."""
+    if trials < 1:
+        raise LabError(f"trials must be 1 or more, not {trials}")
     relay = (
         (lambda done, total, item: progress(done, total, Trial.from_json(item)))
         if progress

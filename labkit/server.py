@@ -20,9 +20,13 @@ from collections.abc import Callable
 
 from labkit import launcher
 
-__all__ = ["call", "serve", "stop"]
+__all__ = ["ServerError", "call", "serve", "stop"]
 
 PRELOAD = ("labkit.graphs",)  # what the server imports before it forks anything
+
+
+class ServerError(RuntimeError):
+    """A call failed inside the trial server; the message is the server's own error line."""
 
 
 def serve() -> None:
@@ -49,7 +53,7 @@ def serve() -> None:
         except KeyboardInterrupt:
             launcher.kill_all_workers()
             reply.write(json.dumps({"interrupted": True}) + "\n")
-        except Exception as error:  # the caller gets it as a RuntimeError with this text
+        except Exception as error:  # the caller gets it as a ServerError with this text
             launcher.kill_all_workers()
             reply.write(json.dumps({"error": f"{type(error).__name__}: {error}"}) + "\n")
 
@@ -79,7 +83,7 @@ class Server:
         self.lock = threading.Lock()
         hello = self.process.stdout.readline()
         if not hello:
-            raise RuntimeError("labkit's trial server did not start (see the output above)")
+            raise ServerError("labkit's trial server did not start (see the output above)")
 
     def call(self, function: str, kwargs: dict, progress: Callable | None = None) -> object:
         with self.lock:
@@ -106,10 +110,10 @@ class Server:
             elif "result" in message:
                 return message["result"]
             elif "error" in message:
-                raise RuntimeError(message["error"])
+                raise ServerError(message["error"])
             elif "interrupted" in message:
                 raise KeyboardInterrupt
-        raise RuntimeError("labkit's trial server exited")
+        raise ServerError("labkit's trial server exited")
 
     def stop(self) -> None:
         if self.process.poll() is None:

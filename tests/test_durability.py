@@ -112,3 +112,14 @@ def test_a_mistyped_durability_passes_silently_and_waits_like_async():
 
 def test_every_pitfall_is_tested():
     assert set(EXPECTED) | {"mistyped_durability"} == set(PITFALLS)
+
+
+def test_trials_must_be_positive_and_the_cli_says_so_in_one_line():
+    with pytest.raises(lk.LabError, match="trials must be 1 or more"):
+        run_trials([DurabilitySpec()], trials=0)
+    done = subprocess.run(
+        [sys.executable, "-m", "labkit", "durability", "--trials", "0"],
+        capture_output=True,
+        text=True,
+    )
+    assert done.returncode == 2 and done.stderr.count("\n") == 1
