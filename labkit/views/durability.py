@@ -9,6 +9,7 @@ from html import escape
 
 from IPython.display import HTML, Image, display
 from matplotlib.figure import Figure
+from matplotlib.ticker import MaxNLocator
 
 from labkit.durability import DURABILITY_MODES, Trial
 from labkit.pitfalls import PITFALLS
@@ -90,22 +91,18 @@ def distribution_figure(trials: Sequence[Trial]) -> Figure:
                 }
                 left.plot(x, t.checkpoints, linestyle="", **style)
                 right.plot(x, t.ledger_lines - t.baseline_lines, linestyle="", **style)
-    for ax, title in (
-        (left, "checkpoints saved when the kill landed"),
-        (right, "ledger lines after recovery − clean run"),
-    ):
+    titles = (
+        "checkpoints saved when the kill landed",
+        "ledger lines after recovery − clean run\n(below 0: work lost; above 0: done twice)",
+    )
+    for ax, title in zip((left, right), titles, strict=True):
         ax.set_xticks(range(len(modes)))
         ax.set_xticklabels([f'durability="{m}"' for m in modes])
         ax.set_title(title, fontsize=10)
         ax.grid(axis="y", alpha=0.3)
+        ax.yaxis.set_major_locator(MaxNLocator(integer=True))
+    left.set_ylim(bottom=-0.3)
     right.axhline(0, color="#555555", lw=1)
-    right.annotate(
-        "below 0: work lost (nothing resumed)\nabove 0: work done twice",
-        (0.01, 0.02),
-        xycoords="axes fraction",
-        fontsize=8,
-        color="#555555",
-    )
     left.legend(fontsize=8)
     fig.tight_layout()
     return fig
@@ -170,8 +167,10 @@ def pitfall_html(name: str, report: dict) -> str:
 
 
 def show_trials(trials: Sequence[Trial]) -> None:
-    """The distribution plot, then the table of every trial."""
-    display(Image(figure_png(distribution_figure(trials))), HTML(trials_html(trials)))
+    """The distribution plot (for more than one trial), then the table of every trial."""
+    if len(trials) > 1:
+        display(Image(figure_png(distribution_figure(trials))))
+    display(HTML(trials_html(trials)))
 
 
 def show_checkpoints(described: dict) -> None:
