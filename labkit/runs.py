@@ -54,6 +54,7 @@ class RunResult:
             "first_exit": self.first.exit_code,
             "replay_exit": self.recovery.exit_code,
             "outcome": self.outcome,
+            "timed_out": [w.role for w in (self.first, self.recovery) if w.timed_out],
             "run_dir": str(self.run_dir),
         }
 

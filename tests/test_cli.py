@@ -29,6 +29,7 @@ def test_run_json_has_the_documented_keys(tmp_path):
         "first_exit": 91,
         "replay_exit": 0,
         "outcome": "duplicate",
+        "timed_out": [],
         "run_dir": str(tmp_path / "run"),
     }
 

@@ -121,3 +121,10 @@ def test_importing_labkit_pulls_in_no_heavy_library():
     )
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
     assert done.stdout.strip() == "[]"
+
+
+def test_a_run_whose_worker_times_out_says_so(tmp_path, no_leftover_workers):
+    # A timeout shorter than a worker's start: the launcher must kill it and the run must say so.
+    result = lk.execute(lk.RunSpec("effect_first", "effect", out=tmp_path / "run", timeout=0.001))
+    assert result.summary()["timed_out"] == ["first", "recovery"]
+    assert result.first.exit_code == -9 and result.outcome == "recovery_failed"

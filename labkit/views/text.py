@@ -44,6 +44,8 @@ def format_run(result: RunResult) -> str:
         f"  outcome: {result.outcome.upper()}: {OUTCOMES[result.outcome]}",
         f"  run folder: {s['run_dir']}",
     ]
+    if s["timed_out"]:
+        lines.insert(1, f"  TIMED OUT and killed by the launcher: {', '.join(s['timed_out'])}")
     return "\n".join(lines) + "\n\n" + format_snapshot(result.after)
 
 
