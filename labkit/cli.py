@@ -98,7 +98,7 @@ def cmd_run(args: argparse.Namespace) -> None:
     print(json.dumps(result.summary()) if args.json else format_run(result))
 
 
-def progress_bar(desc: str, unit: str):  # noqa: ANN201 - a tqdm bar and its callback
+def progress_bar(desc: str, unit: str) -> tuple[object, Callable[[int, int, object], None]]:
     """A terminal progress bar (on stderr) and the `progress(done, total, item)` that moves it."""
     from tqdm import tqdm
 

@@ -19,6 +19,7 @@ from typing import Annotated, TypedDict
 from langgraph.checkpoint.sqlite import SqliteSaver
 from langgraph.errors import EmptyInputError
 from langgraph.graph import END, START, StateGraph
+from langgraph.graph.state import CompiledStateGraph
 
 from labkit.ledger import Ledger
 from labkit.trace import Trace
@@ -94,7 +95,7 @@ def build(
     return builder
 
 
-def compiled(job: dict, inside: NodeHook = ignore, ended: NodeHook = ignore):  # noqa: ANN201
+def compiled(job: dict, inside: NodeHook = ignore, ended: NodeHook = ignore) -> CompiledStateGraph:
     """The job's graph on this process's own checkpointer connection."""
     saver = open_saver(job["run_dir"], job.get("slow_ms", 0))
     return build(job["graph"], Ledger(job["run_dir"]), inside, ended).compile(checkpointer=saver)
@@ -144,7 +145,7 @@ def describe(job: dict) -> None:
     report(job, **checkpoint_report(graph, saver, CONFIG))
 
 
-def checkpoint_report(graph, saver: SqliteSaver, config: dict) -> dict:  # noqa: ANN001
+def checkpoint_report(graph: CompiledStateGraph, saver: SqliteSaver, config: dict) -> dict:
     """A thread's checkpoints (from `get_state_history`) and `writes` rows (decoded with the
     saver's own serializer). Writes whose checkpoint was never saved are flagged: recovery
     ignores them."""

@@ -14,7 +14,9 @@ from collections.abc import Callable
 from typing import TypedDict
 
 from langgraph.checkpoint.memory import InMemorySaver
+from langgraph.checkpoint.sqlite import SqliteSaver
 from langgraph.graph import END, START, StateGraph
+from langgraph.graph.state import CompiledStateGraph
 from langgraph.types import Command, interrupt
 
 from labkit.graphs import checkpoint_report, open_saver
@@ -100,7 +102,7 @@ def build(job: dict, gate: Gate | None = None) -> StateGraph:
     return builder
 
 
-def sqlite_graph(job: dict, gate: Gate | None = None):  # noqa: ANN201
+def sqlite_graph(job: dict, gate: Gate | None = None) -> tuple[CompiledStateGraph, SqliteSaver]:
     """The job's graph on this process's own SqliteSaver, and the saver (to decode the file)."""
     saver = open_saver(job["run_dir"])
     return build(job, gate).compile(checkpointer=saver), saver

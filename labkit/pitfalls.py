@@ -10,13 +10,18 @@ from __future__ import annotations
 import os
 import sqlite3
 import warnings
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from labkit import server
 from labkit.errors import check_choice
 from labkit.launcher import WorkerProcess, read_report
 from labkit.runs import new_run_dir
 from labkit.worker import report
+
+if TYPE_CHECKING:  # the kernel imports this module, and must not import LangGraph
+    from langgraph.graph.state import CompiledStateGraph
 
 __all__ = ["PITFALLS", "Pitfall", "run_pitfall"]
 
@@ -56,7 +61,7 @@ PITFALLS = {
 }
 
 
-def caught(job: dict, action) -> None:  # noqa: ANN001 - a callable that may raise
+def caught(job: dict, action: Callable[[], object]) -> None:
     """Run `action`, then report what it raised and warned, as LangGraph said it."""
     with warnings.catch_warnings(record=True) as warned:
         warnings.simplefilter("always")
@@ -83,7 +88,7 @@ def caught(job: dict, action) -> None:  # noqa: ANN001 - a callable that may rai
 # --- worker entries (run in processes forked from the trial server, where LangGraph is loaded)
 
 
-def graph_with(job: dict, checkpointer: bool = True, timeout: float = 5.0):  # noqa: ANN201
+def graph_with(job: dict, checkpointer: bool = True, timeout: float = 5.0) -> CompiledStateGraph:
     """The parallel graph, with this process's own SqliteSaver (or none at all)."""
     from labkit.graphs import build, open_saver
     from labkit.ledger import Ledger

@@ -128,3 +128,13 @@ def test_a_run_whose_worker_times_out_says_so(tmp_path, no_leftover_workers):
     result = lk.execute(lk.RunSpec("effect_first", "effect", out=tmp_path / "run", timeout=0.001))
     assert result.summary()["timed_out"] == ["first", "recovery"]
     assert result.first.exit_code == -9 and result.outcome == "recovery_failed"
+
+
+def test_the_kernel_side_of_the_langgraph_lessons_never_imports_langgraph():
+    probe = (
+        "import sys, labkit.durability, labkit.interrupts, labkit.pitfalls, labkit.exercises, "
+        "labkit.views.durability_panel, labkit.views.interrupts; "
+        "print([m for m in sys.modules if m.startswith('langgraph')])"
+    )
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "[]"  # LangGraph lives in the trial server only
