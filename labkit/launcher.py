@@ -90,19 +90,24 @@ def read_report(run_dir: Path, role: str) -> dict:
 class ForkedChild:
     """A forked worker seen through Popen's interface, so the launcher treats both alike.
 
-    It waits on a pidfd, which becomes readable when the process exits: no polling loop."""
+    It waits on a pidfd, which becomes readable when the process exits; on a kernel older
+    than Linux 5.3 (no pidfd) it polls every 2 ms instead."""
 
     def __init__(self, pid: int) -> None:
         self.pid = pid
         self.returncode: int | None = None
-        self._pidfd = os.pidfd_open(pid)
+        try:
+            self._pidfd: int | None = os.pidfd_open(pid)
+        except OSError:
+            self._pidfd = None
 
     def poll(self) -> int | None:
         if self.returncode is None:
             pid, status = os.waitpid(self.pid, os.WNOHANG)
             if pid:
                 self.returncode = os.waitstatus_to_exitcode(status)
-                os.close(self._pidfd)
+                if self._pidfd is not None:
+                    os.close(self._pidfd)
         return self.returncode
 
     def send_signal(self, sig: int) -> None:
@@ -110,10 +115,14 @@ class ForkedChild:
             os.kill(self.pid, sig)
 
     def wait(self, timeout: float | None = None) -> int:
-        if self.returncode is None and not select.select([self._pidfd], [], [], timeout)[0]:
-            raise subprocess.TimeoutExpired(str(self.pid), timeout)
-        while self.poll() is None:  # readable means exited; reap it
-            select.select([], [], [], 0.001)
+        deadline = None if timeout is None else time.monotonic() + timeout
+        if self.returncode is None and self._pidfd is not None:
+            if not select.select([self._pidfd], [], [], timeout)[0]:
+                raise subprocess.TimeoutExpired(str(self.pid), timeout)
+        while self.poll() is None:  # exited (pidfd readable) or not yet (polling): reap it
+            if deadline is not None and time.monotonic() > deadline:
+                raise subprocess.TimeoutExpired(str(self.pid), timeout)
+            time.sleep(0.002)
         return self.returncode
 
 
