@@ -116,9 +116,9 @@ class ForkedChild:
 
     def wait(self, timeout: float | None = None) -> int:
         deadline = None if timeout is None else time.monotonic() + timeout
-        if self.returncode is None and self._pidfd is not None:
-            if not select.select([self._pidfd], [], [], timeout)[0]:
-                raise subprocess.TimeoutExpired(str(self.pid), timeout)
+        waiting_on_pidfd = self.returncode is None and self._pidfd is not None
+        if waiting_on_pidfd and not select.select([self._pidfd], [], [], timeout)[0]:
+            raise subprocess.TimeoutExpired(str(self.pid), timeout)
         while self.poll() is None:  # exited (pidfd readable) or not yet (polling): reap it
             if deadline is not None and time.monotonic() > deadline:
                 raise subprocess.TimeoutExpired(str(self.pid), timeout)
