@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -123,3 +125,22 @@ def test_trials_must_be_positive_and_the_cli_says_so_in_one_line():
         text=True,
     )
     assert done.returncode == 2 and done.stderr.count("\n") == 1
+
+
+def test_ctrl_c_during_trials_stops_the_server_call_and_leaves_no_worker():
+    from tests.conftest import processes_mentioning
+
+    cli = subprocess.Popen(
+        [sys.executable, "-m", "labkit", "durability", "--trials", "200", "--slow-ms", "50"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    deadline = time.monotonic() + 60
+    while len(processes_mentioning("labkit.server")) < 2 and time.monotonic() < deadline:
+        time.sleep(0.01)  # until the server runs and has forked a worker (same command line)
+    cli.send_signal(signal.SIGINT)
+    _, stderr = cli.communicate(timeout=60)
+    assert cli.returncode == 130, stderr
+    time.sleep(0.5)
+    assert processes_mentioning("labkit.server") == []
