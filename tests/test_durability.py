@@ -127,9 +127,20 @@ def test_trials_must_be_positive_and_the_cli_says_so_in_one_line():
     assert done.returncode == 2 and done.stderr.count("\n") == 1
 
 
-def test_ctrl_c_during_trials_stops_the_server_call_and_leaves_no_worker():
-    from tests.conftest import processes_mentioning
+def children_of(pid: int) -> list[int]:
+    """Live processes whose parent is `pid` (read from /proc, as an operator would)."""
+    kids = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[1]) == pid and fields[0] != "Z":
+            kids.append(int(stat.parent.name))
+    return kids
 
+
+def test_ctrl_c_during_trials_stops_the_server_call_and_leaves_no_worker():
     cli = subprocess.Popen(
         [sys.executable, "-m", "labkit", "durability", "--trials", "200", "--slow-ms", "50"],
         stdout=subprocess.DEVNULL,
@@ -137,10 +148,17 @@ def test_ctrl_c_during_trials_stops_the_server_call_and_leaves_no_worker():
         text=True,
     )
     deadline = time.monotonic() + 60
-    while len(processes_mentioning("labkit.server")) < 2 and time.monotonic() < deadline:
-        time.sleep(0.01)  # until the server runs and has forked a worker (same command line)
+    servers: list[int] = []
+    workers: list[int] = []
+    while not workers and time.monotonic() < deadline:  # the server runs and has forked a worker
+        servers = children_of(cli.pid)
+        workers = children_of(servers[0]) if servers else []
+        time.sleep(0.01)
     cli.send_signal(signal.SIGINT)
     _, stderr = cli.communicate(timeout=60)
     assert cli.returncode == 130, stderr
+    assert "killed and reaped" in stderr
     time.sleep(0.5)
-    assert processes_mentioning("labkit.server") == []
+    assert servers and workers
+    for pid in servers + workers:  # the server was stopped, its workers killed and reaped
+        assert not Path(f"/proc/{pid}").exists()
