@@ -113,14 +113,25 @@ def test_worker_imports_only_the_standard_library_and_labkit():
     assert top_level - {"labkit"} <= set(sys.stdlib_module_names) | set(sys.builtin_module_names)
 
 
-def test_importing_labkit_pulls_in_no_heavy_library():
-    probe = (
-        "import sys, labkit; labkit.ORDERS; labkit.run; labkit.sweep; "
-        "print([m for m in ('langgraph', 'matplotlib', 'ipywidgets', 'tqdm') "
-        "if m in sys.modules])"
-    )
+def heavy_modules_after(statement: str) -> str:
+    """Run `statement` in a fresh interpreter; which heavy libraries did it import?"""
+    heavy = {"langgraph", "matplotlib", "ipywidgets", "tqdm"}
+    loaded = "{m.split('.')[0] for m in sys.modules}"
+    probe = f"import sys; {statement}; print(sorted({loaded} & {heavy}))"
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
-    assert done.stdout.strip() == "[]"
+    return done.stdout.strip()
+
+
+def test_importing_labkit_pulls_in_no_heavy_library():
+    assert heavy_modules_after("import labkit; labkit.ORDERS; labkit.run; labkit.sweep") == "[]"
+
+
+def test_the_kernel_side_of_the_langgraph_lessons_never_imports_langgraph():
+    statement = (
+        "import labkit.durability, labkit.interrupts, labkit.pitfalls, labkit.exercises, "
+        "labkit.views.durability_panel, labkit.views.interrupts"
+    )
+    assert "langgraph" not in heavy_modules_after(statement)  # it lives in the trial server only
 
 
 def test_a_run_whose_worker_times_out_says_so(tmp_path, no_leftover_workers):
@@ -128,13 +139,3 @@ def test_a_run_whose_worker_times_out_says_so(tmp_path, no_leftover_workers):
     result = lk.execute(lk.RunSpec("effect_first", "effect", out=tmp_path / "run", timeout=0.001))
     assert result.summary()["timed_out"] == ["first", "recovery"]
     assert result.first.exit_code == -9 and result.outcome == "recovery_failed"
-
-
-def test_the_kernel_side_of_the_langgraph_lessons_never_imports_langgraph():
-    probe = (
-        "import sys, labkit.durability, labkit.interrupts, labkit.pitfalls, labkit.exercises, "
-        "labkit.views.durability_panel, labkit.views.interrupts; "
-        "print([m for m in sys.modules if m.startswith('langgraph')])"
-    )
-    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
-    assert done.stdout.strip() == "[]"  # LangGraph lives in the trial server only
