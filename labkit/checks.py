@@ -51,6 +51,13 @@ class Verdict:
         )
 
 
+class Text(str):
+    """A string that a notebook shows as plain text (a hint, a solution), without quotes."""
+
+    def __repr__(self) -> str:
+        return str(self)
+
+
 def normalized(source: str) -> str:
     """Code without comments, blank lines or indentation differences, to spot untouched starters."""
     lines = (line.split("#")[0].rstrip() for line in textwrap.dedent(source).splitlines())
@@ -88,13 +95,14 @@ class Exercise:
             )
         return self.judge(answer)
 
-    def hint(self, number: int = 1) -> str:
-        return self.hints[min(number, len(self.hints)) - 1]
+    def hint(self, number: int = 1) -> Text:
+        """Hint 1, 2, ...: each says a little more."""
+        return Text(self.hints[min(number, len(self.hints)) - 1])
 
-    def solution(self) -> str:
+    def solution(self) -> Text:
         """The solution, for when you are done trying (the lesson's `# %load` line loads it)."""
         path = SOLUTIONS / self.solution_file
-        return f"# %load solutions/{self.solution_file}\n{path.read_text()}"
+        return Text(f"# %load solutions/{self.solution_file}\n{path.read_text()}")
 
 
 def compare(predicted: dict, actual: dict[str, tuple[object, str, str | None]]) -> Verdict:
