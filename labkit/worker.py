@@ -16,6 +16,8 @@ from collections.abc import Callable
 from labkit.stores import KEY, PAYLOAD, Store
 from labkit.trace import Trace
 
+__all__ = ["EXIT_CODE", "STEPS", "Gate", "report", "run_step"]
+
 EXIT_CODE = 91  # study 000's deliberate exit status
 
 
