@@ -139,3 +139,10 @@ def test_a_run_whose_worker_times_out_says_so(tmp_path, no_leftover_workers):
     result = lk.execute(lk.RunSpec("effect_first", "effect", out=tmp_path / "run", timeout=0.001))
     assert result.summary()["timed_out"] == ["first", "recovery"]
     assert result.first.exit_code == -9 and result.outcome == "recovery_failed"
+
+
+def test_the_command_line_text_views_do_not_import_notebook_libraries():
+    assert heavy_modules_after("import labkit.cli, labkit.views.text") == "[]"
+    probe = "import sys, labkit.cli, labkit.views.text; print('IPython' in sys.modules)"
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "False"

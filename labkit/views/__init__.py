@@ -9,8 +9,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from IPython.display import HTML, display
-
 from labkit.runs import RunResult
 from labkit.snapshot import Snapshot, snapshot_folder
 from labkit.views import tables
@@ -18,6 +16,7 @@ from labkit.views import tables
 __all__ = [
     "show_deliveries",
     "show_folder",
+    "show_html",
     "show_orders",
     "show_run",
     "show_snapshot",
@@ -27,19 +26,27 @@ __all__ = [
 ]
 
 
+def show_html(html: str) -> None:
+    """Display HTML in the notebook (IPython is imported here, so the CLI's text views never
+    pay for it)."""
+    from IPython.display import HTML, display
+
+    display(HTML(html))
+
+
 def show_orders() -> None:
     """The four write orders and their kill points."""
-    display(HTML(tables.orders_html()))
+    show_html(tables.orders_html())
 
 
 def show_deliveries(answers: Sequence, held: Snapshot) -> None:
     """A receiver's answers, then the receipts it holds."""
-    display(HTML(tables.deliveries_html(answers) + tables.snapshot_html(held)))
+    show_html(tables.deliveries_html(answers) + tables.snapshot_html(held))
 
 
 def show_snapshot(snapshot: Snapshot) -> None:
     """Every table of every file in a snapshot."""
-    display(HTML(tables.snapshot_html(snapshot)))
+    show_html(tables.snapshot_html(snapshot))
 
 
 def show_folder(run_dir: str | Path) -> None:
@@ -49,17 +56,17 @@ def show_folder(run_dir: str | Path) -> None:
 
 def show_run(result: RunResult) -> None:
     """The outcome, then every table of every file before and after recovery."""
-    display(HTML(tables.run_html(result)))
+    show_html(tables.run_html(result))
 
 
 def show_study_table(results: Sequence[RunResult]) -> None:
     """Study 000's table, one line per real run."""
-    display(HTML(tables.study_table_html(results)))
+    show_html(tables.study_table_html(results))
 
 
 def show_sweep(results: Sequence[RunResult]) -> None:
     """The sweep as a matrix of outcomes: orders down, kill points across."""
-    display(HTML(tables.sweep_html(results)))
+    show_html(tables.sweep_html(results))
 
 
 def show_timeline(result: RunResult) -> None:
@@ -68,4 +75,6 @@ def show_timeline(result: RunResult) -> None:
 
     view = TimelineView()
     view.show(result)
+    from IPython.display import display
+
     display(view)
