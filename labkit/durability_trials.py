@@ -76,9 +76,7 @@ def run_trial(spec: DurabilitySpec, out: Path | str | None = None) -> Trial:
     target = TARGET_NODE[spec.graph]
     point = f"inside:{target}"
     with worker(spec, run_dir, "first", "first_run", pause_at=(point,)) as first:
-        if first.wait_for_pause() == point:
-            first.kill()
-        first.wait()
+        first.finish(kill_at=point)
     keep_as_killed(run_dir)
     checkpoints, writes, orphans = checkpoint_counts(run_dir)
     at_kill = read_ledger(run_dir)

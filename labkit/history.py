@@ -54,7 +54,6 @@ def rebuild_history(events: list[dict], final: Snapshot) -> list[Frame]:
         if event["event"] == "commit":
             apply_commit(rows, event, columns)
         frames.append(Frame(index, event, copy.deepcopy(rows)))
-    held = {f: {t: tab.rows for t, tab in tables.items()} for f, tables in final.files.items()}
-    if rows != held:
-        raise HistoryMismatch(f"trace rebuilds {rows}, but the files hold {held}")
+    if rows != final.rows:
+        raise HistoryMismatch(f"trace rebuilds {rows}, but the files hold {final.rows}")
     return frames

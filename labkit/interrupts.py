@@ -9,7 +9,6 @@ The ledger records every ticket the node got back, so the figures survive any ki
 from __future__ import annotations
 
 import json
-import sqlite3
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -18,6 +17,7 @@ from labkit.errors import LabError, check_choice
 from labkit.launcher import WorkerProcess, read_report
 from labkit.ledger import read_ledger
 from labkit.runs import new_run_dir
+from labkit.snapshot import read_tables
 from labkit.tickets import TICKETS_FILE
 
 __all__ = ["INTERRUPT_KILL_POINTS", "KEY_STRATEGIES", "LAYOUTS", "InterruptSpec", "run_interrupt"]
@@ -46,11 +46,8 @@ class InterruptSpec:
 
 
 def ticket_rows(run_dir: Path) -> list[list]:
-    db = sqlite3.connect(f"file:{run_dir / TICKETS_FILE}?mode=ro", uri=True)
-    try:
-        return [list(r) for r in db.execute("SELECT id, tenant, op_key, payload FROM ticket")]
-    finally:
-        db.close()
+    """The ticket service's rows, read back like every snapshot (read-only, a new connection)."""
+    return read_tables(run_dir / TICKETS_FILE)["ticket"].rows
 
 
 def run_here(spec: dict, out: str | None = None) -> dict:
@@ -78,10 +75,8 @@ def run_here(spec: dict, out: str | None = None) -> dict:
         nonlocal killed
         plan = (spec.kill_at,) if spec.kill_at != "none" and not killed else ()
         with worker(role, entry, pause_at=plan) as process:
-            if plan and process.wait_for_pause() == spec.kill_at:
-                process.kill()
-                killed = True
-            exits[role] = process.wait()
+            exits[role] = process.finish(kill_at=spec.kill_at if plan else None)
+        killed = killed or process.killed_at is not None
 
     if not spec.cross_process:
         run("study", "same_process")

@@ -265,6 +265,16 @@ class WorkerProcess:
             )
             trace.close()
 
+    def finish(self, kill_at: str | None = None) -> int:
+        """Let the worker run to its end, SIGKILL it if it stops at `kill_at`, reap it, and
+        return its exit status (-9 when killed)."""
+        while (point := self.wait_for_pause()) is not None:
+            if point == kill_at:
+                self.kill()
+                break
+            self.resume()
+        return self.wait()
+
     def wait(self) -> int:
         """Wait for the worker to exit by itself (killing it at the timeout) and reap it."""
         while self.wait_for_pause() is not None:

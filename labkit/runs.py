@@ -84,8 +84,7 @@ def new_run_dir(out: Path | str | None, prefix: str = "commit-window-") -> Path:
 def note_created_files(run_dir: Path, created: Snapshot) -> None:
     """Start the trace with the rows the files hold before any worker runs."""
     trace = Trace(run_dir, "setup")
-    rows = {f: {t: tab.rows for t, tab in tables.items()} for f, tables in created.files.items()}
-    trace.event("created", rows=rows)
+    trace.event("created", rows=created.rows)
     trace.close()
 
 
@@ -105,9 +104,7 @@ def first_worker(spec: RunSpec, run_dir: Path) -> WorkerReport:
     pause_at = (spec.kill_at,) if crash and spec.kill_mode == "sigkill" else ()
     worker = order_worker(spec, run_dir, "first", exit_at=exit_at, pause_at=pause_at)
     with worker:
-        if pause_at and worker.wait_for_pause() == spec.kill_at:
-            worker.kill()
-        worker.wait()
+        worker.finish(kill_at=spec.kill_at if pause_at else None)
     return worker.report()
 
 

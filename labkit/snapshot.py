@@ -12,7 +12,7 @@ from pathlib import Path
 
 from labkit.errors import LabError
 
-__all__ = ["Snapshot", "Table", "snapshot_folder", "take_snapshot"]
+__all__ = ["Snapshot", "Table", "read_tables", "snapshot_folder", "take_snapshot"]
 
 LIST_TABLES = "SELECT name FROM sqlite_master WHERE type='table' AND name NOT LIKE 'sqlite_%'"
 
@@ -43,6 +43,11 @@ class Snapshot:
     @property
     def receipts(self) -> int:
         return len(self.table("receipts").rows)
+
+    @property
+    def rows(self) -> dict[str, dict[str, list[list]]]:
+        """file -> table -> rows, without the column names."""
+        return {f: {t: tab.rows for t, tab in tables.items()} for f, tables in self.files.items()}
 
     def counts(self) -> dict[str, int]:
         return {"done": self.done, "receipts": self.receipts}
