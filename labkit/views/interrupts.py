@@ -10,23 +10,17 @@ from IPython.display import HTML, display
 
 from labkit.interrupts import INTERRUPT_KILL_POINTS, KEY_STRATEGIES, LAYOUTS, run_interrupt
 from labkit.views.durability import checkpoints_html
-from labkit.views.palette import outcome_colour
 from labkit.views.panel import shows_errors
-from labkit.views.tables import grid_html
+from labkit.views.tables import grid_html, outcome_word
 
 __all__ = ["InterruptPanel", "interrupt_html", "show_interrupt", "show_interrupt_table"]
 
 
 def verdict(result: dict) -> str:
-    word, colour = (
-        ("ONE TICKET", outcome_colour("consistent"))
-        if result["after_resume"] == 1
-        else (f"{result['after_resume']} TICKETS", outcome_colour("duplicate"))
-    )
-    return (
-        f'<span style="background:{colour};color:white;padding:2px 8px;border-radius:4px;'
-        f'font-weight:bold">{word}</span>'
-    )
+    """One ticket is the consistent outcome; more are duplicates."""
+    if result["after_resume"] == 1:
+        return outcome_word("consistent", "ONE TICKET")
+    return outcome_word("duplicate", f"{result['after_resume']} TICKETS")
 
 
 def table_html(results: Sequence[dict]) -> str:

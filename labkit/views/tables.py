@@ -28,11 +28,11 @@ MARKS = {"added": "#FFF1C9", "changed": "#DCEEFB"}  # pale yellow, pale blue bac
 CELL = "padding:2px 8px;border:1px solid #ccc;text-align:left;font-family:monospace"
 
 
-def outcome_word(outcome: str) -> str:
-    """The outcome as a word on its colour."""
+def outcome_word(outcome: str, word: str | None = None) -> str:
+    """The outcome as a word on its colour (`word` says it in other words, same colour)."""
     return (
         f'<span style="background:{outcome_colour(outcome)};color:white;padding:2px 8px;'
-        f'border-radius:4px;font-weight:bold">{escape(outcome.upper())}</span>'
+        f'border-radius:4px;font-weight:bold">{escape(word or outcome.upper())}</span>'
     )
 
 
