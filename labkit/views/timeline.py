@@ -14,7 +14,7 @@ from matplotlib.figure import Figure
 
 from labkit.views.palette import FILE_COLOURS, NEUTRAL
 
-__all__ = ["TimelineFigure", "commit_windows", "draw_timeline"]
+__all__ = ["TimelineFigure", "commit_windows"]
 
 ROLE_NAMES = {"first": "first worker", "recovery": "recovery worker"}
 KILL_COLOUR = "#D55E00"
@@ -46,11 +46,6 @@ def commit_windows(events: list[dict]) -> list[dict]:
                 }
             )
     return windows
-
-
-def draw_timeline(events: list[dict], at: int | None = None) -> Figure:
-    """Draw the run's trace, one panel per process; `at` (an event index) marks a moment."""
-    return TimelineFigure(events).at(at).fig
 
 
 class TimelineFigure:
