@@ -14,12 +14,14 @@ import sqlite3
 import threading
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Annotated, TypedDict
 
 from langgraph.checkpoint.sqlite import SqliteSaver
 from langgraph.errors import EmptyInputError
 from langgraph.graph import END, START, StateGraph
 from langgraph.graph.state import CompiledStateGraph
+from langgraph.runtime import Runtime
 
 from labkit.ledger import Ledger
 from labkit.trace import Trace
@@ -63,25 +65,37 @@ def ignore(node: str) -> None:
     """A node hook that does nothing."""
 
 
-def build(
-    graph: str, ledger: Ledger, inside: NodeHook = ignore, ended: NodeHook = ignore
-) -> StateGraph:
-    """The graph's shape; each node: ledger `start`, `inside(node)`, ledger `end`, `ended(node)`,
-    then its state update."""
+@dataclass(frozen=True)
+class RunContext:
+    """What the nodes need from the process they run in, given to `invoke(context=...)`.
 
-    def make(node: str) -> NodeHook:
-        def run(state: State) -> dict:
-            ledger.line(node, "start")
-            inside(node)
-            ledger.line(node, "end")
-            ended(node)
-            return {"log": [node]}
+    The graphs are compiled once, before any worker exists; a worker brings its own ledger
+    handle and kill hooks here, and LangGraph never saves any of it in a checkpoint."""
 
-        return run
+    ledger: Ledger
+    inside: NodeHook = ignore  # between the node's `start` and `end` lines
+    ended: NodeHook = ignore  # after its `end` line
 
-    builder = StateGraph(State)
-    for node in GRAPH_NODES[graph]:
-        builder.add_node(node, make(node))
+
+def ledger_node(name: str) -> Callable[[State, Runtime[RunContext]], dict]:
+    """A node: ledger `start`, `inside(name)`, ledger `end`, `ended(name)`, then its update."""
+
+    def run(state: State, runtime: Runtime[RunContext]) -> dict:
+        hooks = runtime.context
+        hooks.ledger.line(name, "start")
+        hooks.inside(name)
+        hooks.ledger.line(name, "end")
+        hooks.ended(name)
+        return {"log": [name]}
+
+    return run
+
+
+def build(graph: str) -> CompiledStateGraph:
+    """The graph's shape, compiled without a checkpointer."""
+    builder = StateGraph(State, context_schema=RunContext)
+    for name in GRAPH_NODES[graph]:
+        builder.add_node(name, ledger_node(name))
     if graph == "linear":
         for before, after in zip((START, "a", "b", "c"), ("a", "b", "c", "d"), strict=True):
             builder.add_edge(before, after)
@@ -92,13 +106,23 @@ def build(
             builder.add_edge("start", branch)
             builder.add_edge(branch, "join")
         builder.add_edge("join", END)
-    return builder
+    return builder.compile()
 
 
-def compiled(job: dict, inside: NodeHook = ignore, ended: NodeHook = ignore) -> CompiledStateGraph:
-    """The job's graph on this process's own checkpointer connection."""
-    saver = open_saver(job["run_dir"], job.get("slow_ms", 0))
-    return build(job["graph"], Ledger(job["run_dir"]), inside, ended).compile(checkpointer=saver)
+# Compiled once, when the trial server imports this module: every worker forked from the server
+# finds them ready (building and compiling costs a fresh worker about 10 ms) and only attaches
+# its own checkpointer connection.
+SHAPES = {graph: build(graph) for graph in GRAPH_NODES}
+
+
+def with_saver(graph: str, saver: SqliteSaver) -> CompiledStateGraph:
+    """The compiled graph on this process's own checkpointer."""
+    return SHAPES[graph].copy({"checkpointer": saver})
+
+
+def compiled(job: dict) -> CompiledStateGraph:
+    """The job's graph on a checkpointer connection of this process (opened after the fork)."""
+    return with_saver(job["graph"], open_saver(job["run_dir"], job.get("slow_ms", 0)))
 
 
 def first_run(job: dict) -> None:
@@ -115,15 +139,16 @@ def first_run(job: dict) -> None:
                 done[other].wait(timeout=30)
         gate(f"inside:{node}")
 
-    graph = compiled(job, inside, ended=lambda node: done[node].set())
-    result = graph.invoke({"log": []}, CONFIG, durability=job["mode"])
+    hooks = RunContext(Ledger(job["run_dir"]), inside, ended=lambda node: done[node].set())
+    result = compiled(job).invoke({"log": []}, CONFIG, durability=job["mode"], context=hooks)
     report(job, log=result["log"])
 
 
 def recover(job: dict) -> None:
     """A fresh process resumes the thread with `invoke(None)`: from the last saved checkpoint."""
     try:
-        result = compiled(job).invoke(None, CONFIG, durability=job["mode"])
+        hooks = RunContext(Ledger(job["run_dir"]))
+        result = compiled(job).invoke(None, CONFIG, durability=job["mode"], context=hooks)
     except EmptyInputError as error:  # nothing saved: there is nothing to resume
         report(job, resumed=False, error=f"{type(error).__name__}: {error}")
     else:
@@ -132,17 +157,16 @@ def recover(job: dict) -> None:
 
 def clean_run(job: dict) -> None:
     """A run with no kill, timed inside the worker: what each durability mode costs."""
-    graph = compiled(job)
+    graph, hooks = compiled(job), RunContext(Ledger(job["run_dir"]))
     started = time.perf_counter()
-    graph.invoke({"log": []}, CONFIG, durability=job["mode"])
+    graph.invoke({"log": []}, CONFIG, durability=job["mode"], context=hooks)
     report(job, seconds=time.perf_counter() - started)
 
 
 def describe(job: dict) -> None:
     """Decode the checkpoint file through LangGraph's own API, for the views."""
     saver = open_saver(job["run_dir"])
-    graph = build(job["graph"], Ledger(job["run_dir"])).compile(checkpointer=saver)  # no node runs
-    report(job, **checkpoint_report(graph, saver, CONFIG))
+    report(job, **checkpoint_report(with_saver(job["graph"], saver), saver, CONFIG))
 
 
 def checkpoint_report(graph: CompiledStateGraph, saver: SqliteSaver, config: dict) -> dict:

@@ -12,16 +12,12 @@ import sqlite3
 import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from labkit import server
 from labkit.errors import check_choice
 from labkit.launcher import WorkerProcess, read_report
 from labkit.runs import new_run_dir
 from labkit.worker import report
-
-if TYPE_CHECKING:  # the kernel imports this module, and must not import LangGraph
-    from langgraph.graph.state import CompiledStateGraph
 
 __all__ = ["PITFALLS", "Pitfall", "run_pitfall"]
 
@@ -88,34 +84,44 @@ def caught(job: dict, action: Callable[[], object]) -> None:
 # --- worker entries (run in processes forked from the trial server, where LangGraph is loaded)
 
 
-def graph_with(job: dict, checkpointer: bool = True, timeout: float = 5.0) -> CompiledStateGraph:
-    """The parallel graph, with this process's own SqliteSaver (or none at all)."""
-    from labkit.graphs import build, open_saver
+def invoke_parallel(
+    job: dict,
+    graph_input: dict | None,
+    config: dict | None = None,
+    *,
+    checkpointer: bool = True,
+    timeout: float = 5.0,
+    **options: object,
+) -> dict:
+    """Invoke the parallel graph, with this process's own SqliteSaver (or none at all)."""
+    from labkit.graphs import SHAPES, RunContext, open_saver, with_saver
     from labkit.ledger import Ledger
 
-    builder = build("parallel", Ledger(job["run_dir"]))
-    if not checkpointer:
-        return builder.compile()
-    return builder.compile(checkpointer=open_saver(job["run_dir"], timeout=timeout))
+    graph = SHAPES["parallel"]
+    if checkpointer:
+        graph = with_saver("parallel", open_saver(job["run_dir"], timeout=timeout))
+    hooks = RunContext(Ledger(job["run_dir"]))
+    return graph.invoke(graph_input, config, context=hooks, **options)
 
 
 THREAD = {"configurable": {"thread_id": "pitfall"}}
 
 
 def unknown_thread(job: dict) -> None:
-    graph = graph_with(job)
-    caught(job, lambda: graph.invoke(None, {"configurable": {"thread_id": "never-existed"}}))
+    never_existed = {"configurable": {"thread_id": "never-existed"}}
+    caught(job, lambda: invoke_parallel(job, None, never_existed))
 
 
 def durability_without_checkpointer(job: dict) -> None:
-    graph = graph_with(job, checkpointer=False)
-    caught(job, lambda: graph.invoke({"log": []}, durability="sync"))
+    caught(job, lambda: invoke_parallel(job, {"log": []}, checkpointer=False, durability="sync"))
 
 
 def checkpoint_during_and_durability(job: dict) -> None:
-    graph = graph_with(job)
     caught(
-        job, lambda: graph.invoke({"log": []}, THREAD, checkpoint_during=True, durability="sync")
+        job,
+        lambda: invoke_parallel(
+            job, {"log": []}, THREAD, checkpoint_during=True, durability="sync"
+        ),
     )
 
 
@@ -125,27 +131,28 @@ def hold_write_lock(job: dict) -> None:
     from labkit.trace import Trace
     from labkit.worker import Gate
 
-    graph_with(job).invoke({"log": []}, THREAD)  # creates the tables
+    invoke_parallel(job, {"log": []}, THREAD)  # creates the tables
     conn = sqlite3.connect(os.path.join(job["run_dir"], CHECKPOINT_FILE), isolation_level=None)
     conn.execute("BEGIN IMMEDIATE")
     Gate(Trace(job["run_dir"], job["role"]), job)("holding_lock")
 
 
 def write_while_locked(job: dict) -> None:
-    graph = graph_with(job, timeout=0.3)
-    caught(job, lambda: graph.invoke({"log": []}, {"configurable": {"thread_id": "second"}}))
+    second = {"configurable": {"thread_id": "second"}}
+    caught(job, lambda: invoke_parallel(job, {"log": []}, second, timeout=0.3))
 
 
 def timed_modes(job: dict) -> None:
     """Each spelling on a 100 ms checkpointer: does node b wait for the checkpoint after a?"""
-    from labkit.graphs import build, open_saver
+    from labkit.graphs import RunContext, open_saver, with_saver
     from labkit.ledger import Ledger, read_ledger
 
     def gap_before_b(mode: str) -> dict:
         folder = os.path.join(job["run_dir"], mode)
         os.mkdir(folder)
-        graph = build("linear", Ledger(folder)).compile(checkpointer=open_saver(folder, 100))
-        result = graph.invoke({"log": []}, THREAD, durability=mode)
+        graph = with_saver("linear", open_saver(folder, 100))
+        hooks = RunContext(Ledger(folder))
+        result = graph.invoke({"log": []}, THREAD, durability=mode, context=hooks)
         t = {(ln["node"], ln["phase"]): ln["t_ns"] for ln in read_ledger(folder)}
         wait_ms = (t[("b", "start")] - t[("a", "end")]) / 1e6
         return {"mode": mode, "nodes_run": len(result["log"]), "b_waited_ms": round(wait_ms, 1)}
