@@ -11,6 +11,7 @@ from __future__ import annotations
 import operator
 import os
 import sqlite3
+import tempfile
 import threading
 import time
 from collections.abc import Callable
@@ -123,6 +124,22 @@ def with_saver(graph: str, saver: SqliteSaver) -> CompiledStateGraph:
 def compiled(job: dict) -> CompiledStateGraph:
     """The job's graph on a checkpointer connection of this process (opened after the fork)."""
     return with_saver(job["graph"], open_saver(job["run_dir"], job.get("slow_ms", 0)))
+
+
+def warm_up() -> None:
+    """Run each graph once, here, in a throwaway folder: LangGraph sets some of its machinery up
+    on first use, and every worker forked afterwards finds it done instead of doing it again."""
+    with tempfile.TemporaryDirectory(prefix="labkit-warm-up-") as folder:
+        for graph in SHAPES:
+            saver, ledger = open_saver(folder), Ledger(folder)
+            config = {"configurable": {"thread_id": graph}}
+            try:
+                with_saver(graph, saver).invoke(
+                    {"log": []}, config, durability="sync", context=RunContext(ledger)
+                )
+            finally:  # nothing of it may be inherited by the workers
+                saver.conn.close()
+                ledger.close()
 
 
 def first_run(job: dict) -> None:

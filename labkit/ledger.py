@@ -31,6 +31,9 @@ class Ledger:
         record.update(extra)
         append_json_line(self._fd, record)
 
+    def close(self) -> None:
+        os.close(self._fd)
+
 
 def read_ledger(run_dir: str | os.PathLike) -> list[dict]:
     return read_json_lines(os.path.join(run_dir, LEDGER_FILE))

@@ -9,6 +9,7 @@ reads progress and results as JSON lines on its stdout. Inside the server, worke
 from __future__ import annotations
 
 import atexit
+import gc
 import importlib
 import json
 import os
@@ -22,7 +23,9 @@ from labkit import launcher
 
 __all__ = ["ServerError", "call", "serve", "stop"]
 
-PRELOAD = ("labkit.graphs",)  # what the server imports before it forks anything
+# What the server does before it forks anything: import LangGraph, compile the graphs (at
+# import) and run each once.
+PRELOAD = ("labkit.graphs:warm_up",)
 
 
 class ServerError(RuntimeError):
@@ -31,8 +34,14 @@ class ServerError(RuntimeError):
 
 def serve() -> None:
     """The server's loop: one call at a time; Ctrl-C (SIGINT) interrupts the current call only."""
-    for module in PRELOAD:
-        importlib.import_module(module)
+    for entry in PRELOAD:
+        module, name = entry.split(":")
+        getattr(importlib.import_module(module), name)()
+    if threading.active_count() != 1:  # a fork copies only the forking thread: locks could hang
+        raise ServerError(f"the trial server must not fork with threads: {threading.enumerate()}")
+    # Everything alive now is shared with every worker. Frozen, the workers' garbage collector
+    # leaves it alone instead of writing to its pages, which would copy them (copy-on-write).
+    gc.freeze()
     launcher.FORKING_ALLOWED = True
     reply = os.fdopen(os.dup(1), "w", buffering=1)
     os.dup2(os.open(os.devnull, os.O_WRONLY), 1)  # stray prints must not corrupt the replies
