@@ -21,7 +21,7 @@ from labkit.durability import (
 )
 from labkit.graphs import CHECKPOINT_FILE, TARGET_NODE
 from labkit.launcher import WorkerProcess, read_report
-from labkit.ledger import read_ledger, rerun_nodes
+from labkit.ledger import LEDGER_FILE, read_ledger, rerun_nodes
 from labkit.runs import new_run_dir
 
 __all__ = ["clean_run_seconds", "describe_checkpoints", "run_trial", "run_trials"]
@@ -49,11 +49,13 @@ def checkpoint_counts(run_dir: Path) -> tuple[int, int, int]:
 AT_KILL = "at-kill"
 
 
-def keep_as_killed(run_dir: Path) -> None:
-    """Copy the checkpoint file (with its WAL) as the kill left it, before recovery changes it."""
+def keep_as_killed(run_dir: Path) -> Path:
+    """Copy the checkpoint file (with its WAL) and the ledger as the kill left them, before
+    recovery changes them; everything about the moment of the kill is read from this copy."""
     (run_dir / AT_KILL).mkdir()
-    for path in run_dir.glob(f"{CHECKPOINT_FILE}*"):
+    for path in [*run_dir.glob(f"{CHECKPOINT_FILE}*"), run_dir / LEDGER_FILE]:
         shutil.copy2(path, run_dir / AT_KILL / path.name)
+    return run_dir / AT_KILL
 
 
 def worker(
@@ -77,10 +79,10 @@ def run_trial(spec: DurabilitySpec, out: Path | str | None = None) -> Trial:
     point = f"inside:{target}"
     with worker(spec, run_dir, "first", "first_run", pause_at=(point,)) as first:
         first.finish(kill_at=point)
-    keep_as_killed(run_dir)
-    checkpoints, writes, orphans = checkpoint_counts(run_dir)
-    at_kill = read_ledger(run_dir)
+    as_killed = keep_as_killed(run_dir)
     with worker(spec, run_dir, "recovery", "recover") as recovery:
+        checkpoints, writes, orphans = checkpoint_counts(as_killed)  # while recovery runs
+        at_kill = read_ledger(as_killed)
         recovery.wait()
     recovered = read_report(run_dir, "recovery")
     lines = read_ledger(run_dir)

@@ -3,10 +3,11 @@
 Two ways to start a worker, same protocol afterwards:
 - `fresh`: a new `python -S` interpreter per worker. Right for the SQLite workers, which
   import only the standard library and start in a few tens of milliseconds.
-- `fork`: `os.fork()` of labkit's trial server, a clean helper process that imported LangGraph
-  once (`labkit.server`). A LangGraph worker would otherwise pay ~1.4 s of imports each time.
-  Only the server forks, never the Jupyter kernel; each worker is still its own process, opens
-  its own SQLite connections, and dies by SIGKILL.
+- `fork`: a fork of labkit's trial server, a clean helper process that imported LangGraph once
+  (`labkit.server`); the server forks it ahead of time and hands it the job (`labkit.spares`).
+  A LangGraph worker would otherwise pay ~1.4 s of imports each time. Only the server forks,
+  never the Jupyter kernel; each worker is still its own process, opens its own SQLite
+  connections after it got its job, and dies by SIGKILL.
 
 A worker that must stop at a point writes the point's name to a notify pipe and blocks
 reading a resume pipe. The parent waits on the notify pipe (never a sleep-and-hope), then
@@ -16,7 +17,6 @@ worker has exited: it reaches end-of-file.
 
 from __future__ import annotations
 
-import importlib
 import json
 import os
 import select
@@ -26,10 +26,10 @@ import subprocess
 import sys
 import threading
 import time
-import traceback
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from labkit import spares
 from labkit.errors import check_choice
 from labkit.trace import Trace
 from labkit.worker import EXIT_CODE
@@ -73,12 +73,6 @@ def kill_all_workers() -> None:
     """SIGKILL and reap every worker still alive: the last word of an interrupted sweep."""
     for worker in list(_LIVE):
         worker.close()
-
-
-def run_entry(entry: str, job: dict) -> None:
-    """In a forked worker: call `module:function` with the job (FRESH_MAIN does the same)."""
-    module, function = entry.split(":")
-    getattr(importlib.import_module(module), function)(job)
 
 
 def read_report(run_dir: Path, role: str) -> dict:
@@ -196,34 +190,13 @@ class WorkerProcess:
     def _start_forked(self) -> None:
         if not FORKING_ALLOWED:
             raise RuntimeError("start_mode='fork' runs only inside labkit's trial server")
-        notify_r, notify_w = os.pipe()
-        resume_r, resume_w = os.pipe()
-        outputs = [
-            os.open(self.output_path(s), os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
-            for s in ("stdout", "stderr")
-        ]
-        sys.stdout.flush()  # nothing buffered may be written twice, once by each process
-        pid = os.fork()
-        if pid == 0:  # the worker: its own session and output files, then the entry, then out
-            code = 1
-            try:
-                os.setsid()
-                for fd, target in zip((1, 2), outputs, strict=True):
-                    os.dup2(target, fd)
-                os.close(notify_r)
-                os.close(resume_w)
-                run_entry(self.entry, {**self.job, "notify_fd": notify_w, "resume_fd": resume_r})
-                code = 0
-            except BaseException:
-                traceback.print_exc()
-            finally:
-                sys.stdout.flush()
-                sys.stderr.flush()
-                os._exit(code)
-        for fd in (notify_w, resume_r, *outputs):
-            os.close(fd)
-        self.proc = ForkedChild(pid)
-        self._notify, self._resume = notify_r, resume_w
+        for stream in ("stdout", "stderr"):  # the worker appends to them, as a fresh one writes
+            self.output_path(stream).write_bytes(b"")
+        spare = spares.take()
+        spare.hand(self.entry, self.job)
+        spares.refill()  # the next spare is forked now, while this worker runs
+        self.proc = ForkedChild(spare.pid)
+        self._notify, self._resume = spare.notify_r, spare.resume_w
 
     def _time_left(self) -> float:
         return max(self._started + self.timeout - time.monotonic(), 0.0)

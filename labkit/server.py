@@ -19,7 +19,7 @@ import sys
 import threading
 from collections.abc import Callable
 
-from labkit import launcher
+from labkit import launcher, spares
 
 __all__ = ["ServerError", "call", "serve", "stop"]
 
@@ -43,6 +43,7 @@ def serve() -> None:
     # leaves it alone instead of writing to its pages, which would copy them (copy-on-write).
     gc.freeze()
     launcher.FORKING_ALLOWED = True
+    spares.refill()
     reply = os.fdopen(os.dup(1), "w", buffering=1)
     os.dup2(os.open(os.devnull, os.O_WRONLY), 1)  # stray prints must not corrupt the replies
     reply.write(json.dumps({"ready": os.getpid()}) + "\n")
@@ -65,6 +66,7 @@ def serve() -> None:
         except Exception as error:  # the caller gets it as a ServerError with this text
             launcher.kill_all_workers()
             reply.write(json.dumps({"error": f"{type(error).__name__}: {error}"}) + "\n")
+    spares.drop()  # the caller closed the pipe: no more calls will come
 
 
 def to_json(value: object) -> object:

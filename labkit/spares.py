@@ -1,0 +1,110 @@
+"""Spare workers: processes forked from the trial server ahead of time, each waiting for a job.
+
+A fork of the server costs a few milliseconds (its page tables hold all of LangGraph), and a
+trial needs two workers one after the other. So the server keeps `KEPT` spares: forked while
+the previous worker runs, each blocked on a job pipe. The launcher hands a spare its job as one
+JSON line; from then on the spare is the worker: its own session, its output in the run folder,
+the job's entry function, then `os._exit`. It knew nothing of the job before, so it opens every
+file and SQLite connection of its own after it got it.
+
+A spare whose job pipe reaches end-of-file (the server went away) exits at once.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import os
+import sys
+import traceback
+
+__all__ = ["Spare", "drop", "refill", "take"]
+
+KEPT = 2  # a trial takes two workers: the one that is killed, and the recovery
+_ready: list[Spare] = []
+
+
+def run_entry(entry: str, job: dict) -> None:
+    """Call `module:function(job)`, as a fresh worker's command line does."""
+    module, function = entry.split(":")
+    getattr(importlib.import_module(module), function)(job)
+
+
+class Spare:
+    """One process forked now, waiting for its job; the server holds the other pipe ends."""
+
+    def __init__(self) -> None:
+        job_r, self.job_w = os.pipe()
+        self.notify_r, notify_w = os.pipe()  # the worker says where it stopped; EOF: it exited
+        resume_r, self.resume_w = os.pipe()  # the parent says "continue"
+        sys.stdout.flush()  # nothing buffered may be written twice, once by each process
+        self.pid = os.fork()
+        if self.pid == 0:
+            close_all_but(0, 1, 2, job_r, notify_w, resume_r)
+            os.setsid()  # a Ctrl-C meant for the server does not reach it
+            become_worker(job_r, notify_w, resume_r)
+        for fd in (job_r, notify_w, resume_r):
+            os.close(fd)
+
+    def hand(self, entry: str, job: dict) -> None:
+        """Give the spare its job; it starts at once. The job pipe is closed after it."""
+        line = (json.dumps({"entry": entry, "job": job}) + "\n").encode()
+        while line:
+            line = line[os.write(self.job_w, line) :]
+        os.close(self.job_w)
+
+
+def close_all_but(*keep: int) -> None:
+    """Close every file descriptor but `keep`, as subprocess's close_fds does: a worker must not
+    hold the server's pipes, or another worker's (which would hide its end-of-file)."""
+    low = 0
+    for fd in sorted(keep):
+        if low < fd:  # os.closerange(0, 0) would close everything (close_range(0, -1))
+            os.closerange(low, fd)
+        low = fd + 1
+    os.closerange(low, os.sysconf("SC_OPEN_MAX"))
+
+
+def become_worker(job_r: int, notify_w: int, resume_r: int) -> None:
+    """In the spare: wait for the job, send output to the run folder, run the entry, exit."""
+    code = 1
+    try:
+        with os.fdopen(job_r) as pipe:
+            line = pipe.readline()
+        if not line:  # the server went away before giving a job
+            os._exit(0)
+        request = json.loads(line)
+        job = {**request["job"], "notify_fd": notify_w, "resume_fd": resume_r}
+        for fd, stream in ((1, "stdout"), (2, "stderr")):
+            path = os.path.join(job["run_dir"], f"{job['role']}.{stream}")
+            output = os.open(path, os.O_WRONLY | os.O_APPEND)
+            os.dup2(output, fd)
+            os.close(output)
+        run_entry(request["entry"], job)
+        code = 0
+    except BaseException:
+        traceback.print_exc()
+    finally:
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(code)
+
+
+def take() -> Spare:
+    """A spare for the next worker: a waiting one, or one forked now if none waits."""
+    return _ready.pop(0) if _ready else Spare()
+
+
+def refill() -> None:
+    """Fork spares until `KEPT` wait: call it once a worker has its job, while it works."""
+    while len(_ready) < KEPT:
+        _ready.append(Spare())
+
+
+def drop() -> None:
+    """End the waiting spares (an empty job pipe makes them exit) and reap them."""
+    while _ready:
+        spare = _ready.pop()
+        for fd in (spare.job_w, spare.notify_r, spare.resume_w):
+            os.close(fd)
+        os.waitpid(spare.pid, 0)

@@ -1,0 +1,83 @@
+"""Spare workers (`labkit.spares`): forked ahead of time, they hold no pipe but their own.
+
+Each test forks from a child Python of its own, never from pytest's process.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+
+def run_python(code: str) -> dict:
+    done = subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(code)], capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout.splitlines()[-1])
+
+
+def test_a_spare_runs_its_job_and_its_exit_is_seen_while_other_spares_wait(tmp_path):
+    seen = run_python(
+        f"""
+        import json, os, select
+        from labkit import spares
+
+        def list_open_fds(job):
+            print("hello from the spare")
+            fds = sorted(int(fd) for fd in os.listdir("/proc/self/fd"))
+            fds = [fd for fd in fds if os.path.exists(f"/proc/self/fd/{{fd}}")]  # not the listing
+            own = [0, 1, 2, job["notify_fd"], job["resume_fd"]]
+            with open(os.path.join(job["run_dir"], "w.json"), "w") as out:
+                json.dump({{"fds": fds, "own": sorted(own)}}, out)
+
+        first, second = spares.take(), spares.take()  # both forked now, both waiting
+        job = {{"run_dir": {str(tmp_path)!r}, "role": "w"}}
+        for stream in ("stdout", "stderr"):
+            open(os.path.join(job["run_dir"], "w." + stream), "w").close()
+        first.hand("__main__:list_open_fds", job)
+        # end-of-file on the notify pipe although `second` lives: it does not hold that pipe
+        ready = select.select([first.notify_r], [], [], 20)[0]
+        eof = bool(ready) and os.read(first.notify_r, 64) == b""
+        status = os.waitpid(first.pid, 0)[1]
+        spares._ready.append(second)
+        spares.drop()
+        gone = not os.path.exists(f"/proc/{{second.pid}}")
+        print(json.dumps({{"eof": eof, "status": status, "second_gone": gone}}))
+        """
+    )
+    assert seen == {"eof": True, "status": 0, "second_gone": True}
+    report = json.loads((tmp_path / "w.json").read_text())
+    assert report["fds"] == report["own"]  # stdin, stdout, stderr, its notify and resume pipes
+    assert (tmp_path / "w.stdout").read_text() == "hello from the spare\n"
+
+
+def test_spares_exit_by_themselves_when_the_server_dies():
+    pids = run_python(
+        """
+        import json, os, sys
+        from labkit import spares
+        spares.refill()
+        print(json.dumps([s.pid for s in spares._ready]))
+        sys.stdout.flush()
+        os._exit(0)  # as a SIGKILLed server would: no drop(), no goodbye
+        """
+    )
+    assert len(pids) == 2
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline and not all(exited(pid) for pid in pids):
+        time.sleep(0.05)
+    assert all(exited(pid) for pid in pids)
+
+
+def exited(pid: int) -> bool:
+    """Gone, or a zombie waiting for a reaper that is not ours."""
+    stat = Path(f"/proc/{pid}/stat")
+    try:
+        return stat.read_text().rsplit(")", 1)[1].split()[0] == "Z"
+    except OSError:
+        return True
