@@ -1,9 +1,10 @@
 """Study 004's trials: forked from the preloaded trial server vs a fresh interpreter per worker.
 
-    python benchmarks/bench_durability.py [--trials N]
+    python benchmarks/bench_durability.py [--rounds N] [--forked N]
 
 Prints, in one run: the median kill-and-recover trial (linear graph, sync) with workers forked
-from the server and with a fresh interpreter per worker, their ratio (target >= 50), the
+from the server and with a fresh interpreter per worker, timed in rounds that take turns
+(each round: `--forked` forked trials, then one fresh trial), their ratio (target >= 50), the
 graph's own clean run, and the study's 24-kill matrix (target < 3 s).
 """
 
@@ -13,48 +14,43 @@ import argparse
 import statistics
 import time
 
-from timing import median_seconds
+from timing import interleaved_medians
 
 from labkit.durability import DurabilitySpec, clean_run_seconds, durability_matrix, run_trials
 
 
-def median_trial_seconds(spec: DurabilitySpec, repeat: int) -> float:
-    """Wall time per trial as the caller sees it (the server is already running)."""
-    return median_seconds(lambda: run_trials([spec], trials=1), repeat)
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--trials", type=int, default=21, help="forked trials to time")
-    parser.add_argument("--fresh", type=int, default=3, help="fresh-interpreter trials to time")
+    parser.add_argument("--rounds", type=int, default=5, help="rounds; one fresh trial each")
+    parser.add_argument("--forked", type=int, default=7, help="forked trials per round")
     args = parser.parse_args()
-    trials, fresh_trials = args.trials, args.fresh
     started = time.perf_counter()
     clean = statistics.median(clean_run_seconds(DurabilitySpec()) for _ in range(7))
     warm = time.perf_counter() - started
     print(f"server start (LangGraph imported once) + 7 clean runs: {warm:.1f} s")
-    forked = median_trial_seconds(DurabilitySpec("linear", "sync"), trials)
-    fresh = median_trial_seconds(DurabilitySpec("linear", "sync", start_mode="fresh"), fresh_trials)
+
+    def trial(start_mode: str):  # one call, one trial: what a click costs
+        return lambda: run_trials([DurabilitySpec("linear", "sync", start_mode=start_mode)], 1)
+
+    rounds = interleaved_medians(
+        args.rounds, {"forked": (trial("fork"), args.forked), "fresh": (trial("fresh"), 1)}
+    )
+    forked, fresh = (statistics.median(rounds[name]) for name in ("forked", "fresh"))
+    per_round = sorted(f / k for f, k in zip(rounds["fresh"], rounds["forked"], strict=True))
     started = time.perf_counter()
     matrix = durability_matrix()
     matrix_seconds = time.perf_counter() - started
+    n = args.rounds
     rows = [
         ("graph's own clean run (linear, sync)", f"{clean * 1000:8.1f} ms", "median of 7"),
-        (
-            "trial, workers forked from the server",
-            f"{forked * 1000:8.1f} ms",
-            f"median of {trials}",
-        ),
-        (
-            "trial, a fresh interpreter per worker",
-            f"{fresh * 1000:8.1f} ms",
-            f"median of {fresh_trials}",
-        ),
+        ("trial, workers forked from the server", f"{forked * 1000:8.1f} ms", f"{n} rounds"),
+        ("trial, a fresh interpreter per worker", f"{fresh * 1000:8.1f} ms", f"{n} rounds"),
         ("ratio fresh / forked", f"{fresh / forked:8.1f} x ", "target >= 50"),
+        ("  the same ratio within each round", f"{per_round[0]:.0f}-{per_round[-1]:.0f} x", ""),
         ("24-kill matrix (3 modes x 2 graphs x 4)", f"{matrix_seconds:8.2f} s ", "target < 3"),
     ]
     for what, figure, note in rows:
-        print(f"{what + ':':44} {figure} ({note})")
+        print(f"{what + ':':44} {figure}" + (f" ({note})" if note else ""))
     assert len(matrix) == 24 and all(t.killed_inside for t in matrix)
 
 

@@ -2,8 +2,9 @@
 
 LangGraph's import costs about 1.4 s; a study-004 matrix needs 48 worker processes. The
 kernel (or the CLI) starts this server once, sends it calls as JSON lines on its stdin, and
-reads progress and results as JSON lines on its stdout. Inside the server, workers start with
-`os.fork()`: a few milliseconds each. The kernel itself never forks and never imports LangGraph.
+reads progress and results as JSON lines on its stdout. Inside the server, workers are forks
+of it, made ahead of time (`labkit.spares`): a worker starts the moment it gets its job. The
+kernel itself never forks and never imports LangGraph.
 """
 
 from __future__ import annotations

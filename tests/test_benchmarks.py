@@ -22,10 +22,10 @@ def bench(script: str, *args: str) -> str:
 
 
 def test_engine_benchmark_prints_its_ratio_and_sweep_time():
-    out = bench("bench_engine.py", "--trials", "3")
+    out = bench("bench_engine.py", "--rounds", "1")
     assert "ratio trial / two bare starts" in out and "whole sweep, exit mode" in out
 
 
 def test_durability_benchmark_prints_its_ratio_and_matrix_time():
-    out = bench("bench_durability.py", "--trials", "3", "--fresh", "1")
+    out = bench("bench_durability.py", "--rounds", "1", "--forked", "3")
     assert "ratio fresh / forked" in out and "24-kill matrix" in out
