@@ -44,9 +44,9 @@ def serve() -> None:
     # leaves it alone instead of writing to its pages, which would copy them (copy-on-write).
     gc.freeze()
     launcher.FORKING_ALLOWED = True
-    spares.refill()
     reply = os.fdopen(os.dup(1), "w", buffering=1)
     os.dup2(os.open(os.devnull, os.O_WRONLY), 1)  # stray prints must not corrupt the replies
+    spares.refill()  # after that: a spare must not hold the reply pipe
     reply.write(json.dumps({"ready": os.getpid()}) + "\n")
     for line in sys.stdin:
         request = json.loads(line)

@@ -40,6 +40,7 @@ class Spare:
         sys.stdout.flush()  # nothing buffered may be written twice, once by each process
         self.pid = os.fork()
         if self.pid == 0:
+            os.dup2(os.open(os.devnull, os.O_RDONLY), 0)  # the server's requests are not for it
             close_all_but(0, 1, 2, job_r, notify_w, resume_r)
             os.setsid()  # a Ctrl-C meant for the server does not reach it
             become_worker(job_r, notify_w, resume_r)

@@ -6,6 +6,7 @@ Each test forks from a child Python of its own, never from pytest's process.
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import textwrap
@@ -81,3 +82,30 @@ def exited(pid: int) -> bool:
         return stat.read_text().rsplit(")", 1)[1].split()[0] == "Z"
     except OSError:
         return True
+
+
+def test_the_trial_servers_spares_hold_neither_its_reply_pipe_nor_its_requests():
+    from labkit import server
+
+    server_pid = server.call("os:getpid")
+    client = server._server.process
+    pipes = {os.readlink(f"/proc/self/fd/{f.fileno()}") for f in (client.stdin, client.stdout)}
+    spares = children(server_pid)
+    assert len(spares) == 2  # waiting for the next trial's two workers
+    for pid in spares:
+        held = {os.readlink(fd) for fd in Path(f"/proc/{pid}/fd").iterdir()}
+        assert not held & pipes
+    server.stop()
+    assert all(exited(pid) or not Path(f"/proc/{pid}").exists() for pid in spares)
+
+
+def children(pid: int) -> list[int]:
+    kids = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[1]) == pid and fields[0] != "Z":
+            kids.append(int(stat.parent.name))
+    return kids
