@@ -145,6 +145,12 @@ def test_lesson_1_panel_in_a_real_browser(lab_url, page, shot_on_failure):
 
     selects = panel.locator(".widget-dropdown select")
     selects.nth(0).select_option("checkpoint_first")
+    # The kill points follow the order, set by the kernel: wait for them before picking one
+    # (a dropdown syncs its index, which would name another point in the old list).
+    page.wait_for_function(
+        "el => el.options.length > 1 && el.options[1].text === 'checkpoint'",
+        arg=selects.nth(1).element_handle(),
+    )
     selects.nth(1).select_option("checkpoint")
     started = time.perf_counter()
     panel.locator("button:has-text('Run')").click()
