@@ -12,7 +12,10 @@ from __future__ import annotations
 
 import argparse
 import statistics
+import tempfile
 import time
+from collections.abc import Iterator
+from pathlib import Path
 
 from timing import interleaved_medians
 
@@ -24,13 +27,20 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=5, help="rounds; one fresh trial each")
     parser.add_argument("--forked", type=int, default=7, help="forked trials per round")
     args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as scratch:  # every run folder goes, once it is timed
+        folders = (Path(scratch) / f"run-{i}" for i in range(10**6))
+        measure(args, folders)
+
+
+def measure(args: argparse.Namespace, folders: Iterator[Path]) -> None:
     started = time.perf_counter()
-    clean = statistics.median(clean_run_seconds(DurabilitySpec()) for _ in range(7))
+    clean = statistics.median(clean_run_seconds(DurabilitySpec(), next(folders)) for _ in range(7))
     warm = time.perf_counter() - started
     print(f"server start (LangGraph imported once) + 7 clean runs: {warm:.1f} s")
 
     def trial(start_mode: str):  # one call, one trial: what a click costs
-        return lambda: run_trials([DurabilitySpec("linear", "sync", start_mode=start_mode)], 1)
+        spec = DurabilitySpec("linear", "sync", start_mode=start_mode)
+        return lambda: run_trials([spec], 1, out=next(folders))
 
     rounds = interleaved_medians(
         args.rounds, {"forked": (trial("fork"), args.forked), "fresh": (trial("fresh"), 1)}
@@ -38,7 +48,7 @@ def main() -> None:
     forked, fresh = (statistics.median(rounds[name]) for name in ("forked", "fresh"))
     per_round = sorted(f / k for f, k in zip(rounds["fresh"], rounds["forked"], strict=True))
     started = time.perf_counter()
-    matrix = durability_matrix()
+    matrix = durability_matrix(out=next(folders))
     matrix_seconds = time.perf_counter() - started
     n = args.rounds
     rows = [

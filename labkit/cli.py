@@ -11,6 +11,7 @@ import sys
 from collections.abc import Callable, Sequence
 
 from labkit.errors import LabError
+from labkit.folders import clean_runs, runs_home
 from labkit.orders import NO_KILL, ORDERS
 from labkit.pitfalls import PITFALLS, run_pitfall
 from labkit.runs import run
@@ -76,6 +77,9 @@ def build_parser() -> Parser:
 
     gallery = commands.add_parser("pitfall", help="reproduce one of study 004's errors live")
     gallery.add_argument("name", help="one of: " + ", ".join(PITFALLS))
+
+    clean = commands.add_parser("clean", help="remove every run folder kept in the temp directory")
+    clean.add_argument("--dry-run", action="store_true", help="only say what would be removed")
 
     show = commands.add_parser("show", help="print every table of a run folder's SQLite files")
     show.add_argument("run_dir")
@@ -226,6 +230,12 @@ def cmd_pitfall(args: argparse.Namespace) -> None:
     print(f"  study 004 saw: {PITFALLS[args.name].study_said}")
 
 
+def cmd_clean(args: argparse.Namespace) -> None:
+    count, size = clean_runs(dry_run=args.dry_run)
+    verb = "would remove" if args.dry_run else "removed"
+    print(f"{verb} {count} run folders ({size / 1e6:.1f} MB) from {runs_home()}")
+
+
 COMMANDS = {
     "orders": cmd_orders,
     "run": cmd_run,
@@ -235,6 +245,7 @@ COMMANDS = {
     "durability": cmd_durability,
     "pitfall": cmd_pitfall,
     "interrupt": cmd_interrupt,
+    "clean": cmd_clean,
 }
 
 

@@ -137,9 +137,13 @@ def durability_matrix(
     return run_trials(specs, trials, out, progress)
 
 
-def clean_run_seconds(spec: DurabilitySpec) -> float:
+def clean_run_seconds(spec: DurabilitySpec, out: Path | str | None = None) -> float:
     """Wall time of one clean run (no kill) of the spec's graph, measured inside the worker."""
-    return server.call("labkit.durability_trials:clean_run_seconds", spec=asdict(spec))
+    return server.call(
+        "labkit.durability_trials:clean_run_seconds",
+        spec=asdict(spec),
+        out=str(out) if out else None,
+    )
 
 
 def describe_checkpoints(trial: Trial, at_kill: bool = True) -> dict:

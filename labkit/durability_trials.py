@@ -19,10 +19,10 @@ from labkit.durability import (
     Progress,
     Trial,
 )
+from labkit.folders import new_run_dir
 from labkit.graphs import CHECKPOINT_FILE, TARGET_NODE
 from labkit.launcher import WorkerProcess, read_report
 from labkit.ledger import LEDGER_FILE, read_ledger, rerun_nodes
-from labkit.runs import new_run_dir
 
 __all__ = ["clean_run_seconds", "describe_checkpoints", "run_trial", "run_trials"]
 

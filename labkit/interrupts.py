@@ -14,9 +14,9 @@ from pathlib import Path
 
 from labkit import server
 from labkit.errors import LabError, check_choice
+from labkit.folders import new_run_dir
 from labkit.launcher import WorkerProcess, read_report
 from labkit.ledger import read_ledger
-from labkit.runs import new_run_dir
 from labkit.snapshot import read_tables
 from labkit.tickets import TICKETS_FILE
 

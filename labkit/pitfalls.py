@@ -15,8 +15,8 @@ from dataclasses import dataclass
 
 from labkit import server
 from labkit.errors import check_choice
+from labkit.folders import new_run_dir
 from labkit.launcher import WorkerProcess, read_report
-from labkit.runs import new_run_dir
 from labkit.worker import report
 
 __all__ = ["PITFALLS", "Pitfall", "run_pitfall"]

@@ -11,7 +11,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from labkit.runs import new_run_dir
+from labkit.folders import new_run_dir
 from labkit.snapshot import Snapshot, take_snapshot
 from labkit.stores import PayloadConflict, Store, create_files
 from labkit.trace import Trace

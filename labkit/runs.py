@@ -9,11 +9,10 @@ from __future__ import annotations
 import json
 import platform
 import sqlite3
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from labkit.errors import LabError
+from labkit.folders import new_run_dir
 from labkit.launcher import WorkerProcess, WorkerReport
 from labkit.orders import NO_KILL
 from labkit.outcome import classify
@@ -25,7 +24,6 @@ from labkit.trace import Trace
 __all__ = [
     "RunResult",
     "execute",
-    "new_run_dir",
     "order_worker",
     "prepare_run",
     "recover",
@@ -67,18 +65,6 @@ class RunResult:
             "snapshots": {"before": self.before.to_json(), "after": self.after.to_json()},
             "versions": {"python": platform.python_version(), "sqlite": sqlite3.sqlite_version},
         }
-
-
-def new_run_dir(out: Path | str | None, prefix: str = "commit-window-") -> Path:
-    """A run folder that did not exist before: `out` itself, or a new temporary folder."""
-    if out is None:
-        return Path(tempfile.mkdtemp(prefix=prefix))
-    path = Path(out)
-    try:
-        path.mkdir(parents=True)
-    except FileExistsError:
-        raise LabError(f"output folder {path} already exists; name a new one") from None
-    return path.resolve()
 
 
 def note_created_files(run_dir: Path, created: Snapshot) -> None:

@@ -12,9 +12,10 @@ from concurrent.futures import ThreadPoolExecutor, as_completed
 from pathlib import Path
 
 from labkit.errors import check_choice
+from labkit.folders import new_run_dir
 from labkit.launcher import kill_all_workers
 from labkit.orders import ORDERS
-from labkit.runs import RunResult, execute, new_run_dir
+from labkit.runs import RunResult, execute
 from labkit.spec import KILL_MODES, RunSpec
 
 __all__ = ["sweep", "sweep_specs"]

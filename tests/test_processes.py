@@ -96,7 +96,32 @@ def test_a_run_writes_only_inside_its_folder(tmp_path):
 def test_default_run_folder_is_new_and_temporary(tmp_path):
     first, second = lk.run("atomic"), lk.run("atomic")
     assert first.run_dir != second.run_dir
-    assert first.run_dir.parent == second.run_dir.parent == Path(os.environ.get("TMPDIR", "/tmp"))
+    home = Path(os.environ.get("TMPDIR", "/tmp")) / f"labkit-runs-{os.getuid()}"
+    assert first.run_dir.parent == second.run_dir.parent == home
+
+
+def test_labkit_clean_removes_the_kept_run_folders_and_nothing_else(tmp_path):
+    env = {**os.environ, "TMPDIR": str(tmp_path)}
+    labkit = [sys.executable, "-m", "labkit"]
+    for _ in range(2):
+        subprocess.run([*labkit, "run", "atomic"], env=env, check=True, capture_output=True)
+    given = tmp_path / "given"  # a folder named with --out belongs to the caller
+    subprocess.run([*labkit, "run", "atomic", "--out", str(given)], env=env, check=True)
+    neighbour = tmp_path / "commit-window-not-ours"
+    neighbour.mkdir()
+    home = tmp_path / f"labkit-runs-{os.getuid()}"
+    assert len(list(home.iterdir())) == 2
+
+    def clean(*args: str) -> str:
+        done = subprocess.run([*labkit, "clean", *args], env=env, capture_output=True, text=True)
+        assert done.returncode == 0, done.stderr
+        return done.stdout
+
+    assert clean("--dry-run").startswith("would remove 2 run folders")
+    assert len(list(home.iterdir())) == 2
+    assert clean().startswith("removed 2 run folders")
+    assert list(home.iterdir()) == [] and given.is_dir() and neighbour.is_dir()
+    assert clean().startswith("removed 0 run folders")
 
 
 def test_worker_imports_only_the_standard_library_and_labkit():
