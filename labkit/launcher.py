@@ -149,6 +149,8 @@ class WorkerProcess:
             "pause_at": list(pause_at),
         }
         self.proc: subprocess.Popen | ForkedChild | None = None
+        self._notify: int | None = None  # the pipe ends on the parent's side, once started
+        self._resume: int | None = None
         self.paused_at: str | None = None
         self.killed_at: str | None = None
         self.timed_out = False
@@ -158,12 +160,13 @@ class WorkerProcess:
         return self.run_dir / f"{self.role}.{stream}"
 
     def start(self) -> WorkerProcess:
+        self._started = time.monotonic()
+        _LIVE.add(self)  # from here on kill_all_workers() reaps it, whatever is interrupted
         if self.start_mode == "fresh":
             self._start_fresh()
         else:
             self._start_forked()
-        self._started = time.monotonic()
-        _LIVE.add(self)
+            spares.refill()  # the next spare is forked now, while this worker runs
         return self
 
     def _start_fresh(self) -> None:
@@ -193,10 +196,9 @@ class WorkerProcess:
         for stream in ("stdout", "stderr"):  # the worker appends to them, as a fresh one writes
             self.output_path(stream).write_bytes(b"")
         spare = spares.take()
-        spare.hand(self.entry, self.job)
-        spares.refill()  # the next spare is forked now, while this worker runs
-        self.proc = ForkedChild(spare.pid)
+        self.proc = ForkedChild(spare.pid)  # ours before it has a job: a Ctrl-C now kills it
         self._notify, self._resume = spare.notify_r, spare.resume_w
+        spare.hand(self.entry, self.job)
 
     def _time_left(self) -> float:
         return max(self._started + self.timeout - time.monotonic(), 0.0)
@@ -262,9 +264,8 @@ class WorkerProcess:
 
     def close(self) -> None:
         """Kill the worker if it still runs, reap it, and close the pipes. Safe to call twice."""
-        if self.proc is None:
-            return
-        self.kill()
+        if self.proc is not None:
+            self.kill()
         with self._lock:
             if self._resume is not None:
                 os.close(self._notify)

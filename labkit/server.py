@@ -10,6 +10,7 @@ kernel itself never forks and never imports LangGraph.
 from __future__ import annotations
 
 import atexit
+import functools
 import gc
 import importlib
 import json
@@ -19,6 +20,7 @@ import subprocess
 import sys
 import threading
 from collections.abc import Callable
+from typing import TextIO
 
 from labkit import launcher, spares
 
@@ -35,6 +37,7 @@ class ServerError(RuntimeError):
 
 def serve() -> None:
     """The server's loop: one call at a time; Ctrl-C (SIGINT) interrupts the current call only."""
+    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})  # let through by interruptible()
     for entry in PRELOAD:
         module, name = entry.split(":")
         getattr(importlib.import_module(module), name)()
@@ -47,27 +50,55 @@ def serve() -> None:
     reply = os.fdopen(os.dup(1), "w", buffering=1)
     os.dup2(os.open(os.devnull, os.O_WRONLY), 1)  # stray prints must not corrupt the replies
     spares.refill()  # after that: a spare must not hold the reply pipe
-    reply.write(json.dumps({"ready": os.getpid()}) + "\n")
+    write_line(reply, {"ready": os.getpid()})
     for line in sys.stdin:
         request = json.loads(line)
-        module, name = request["function"].split(":")
-        function = getattr(importlib.import_module(module), name)
 
         def progress(done: int, total: int, item: object) -> None:
-            reply.write(json.dumps({"progress": [done, total, to_json(item)]}) + "\n")
+            write_line(reply, {"progress": [done, total, to_json(item)]})
 
         try:
-            result = function(
-                **request["kwargs"], **({"progress": progress} if request.get("progress") else {})
-            )
-            reply.write(json.dumps({"result": to_json(result)}) + "\n")
+            call = functools.partial(call_named, request, progress)
+            message = {"result": to_json(interruptible(call, request["stale_interrupt"]))}
         except KeyboardInterrupt:
             launcher.kill_all_workers()
-            reply.write(json.dumps({"interrupted": True}) + "\n")
+            message = {"interrupted": True}
         except Exception as error:  # the caller gets it as a ServerError with this text
             launcher.kill_all_workers()
-            reply.write(json.dumps({"error": f"{type(error).__name__}: {error}"}) + "\n")
+            message = {"error": f"{type(error).__name__}: {error}"}
+        write_line(reply, message)
     spares.drop()  # the caller closed the pipe: no more calls will come
+
+
+def call_named(request: dict, progress: Callable) -> object:
+    """Call the request's `module:function` with its arguments (and `progress`, if asked)."""
+    module, name = request["function"].split(":")
+    function = getattr(importlib.import_module(module), name)
+    return function(**request["kwargs"], **({"progress": progress} if request["progress"] else {}))
+
+
+def interruptible(call: Callable[[], object], stale_interrupt: bool) -> object:
+    """Run `call` with Ctrl-C (SIGINT) let through. The rest of the time the server holds it
+    back, so that it never lands while a spare is being forked or between a call's end and its
+    reply. A Ctrl-C that reached the server after its call had answered waits here, held; the
+    caller knows (it got a reply where it expected "interrupted") and says `stale_interrupt`:
+    that one is dropped rather than turned against the next call."""
+    if stale_interrupt and signal.SIGINT in signal.sigpending():
+        signal.sigwait({signal.SIGINT})
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+    try:
+        return call()
+    finally:  # a SIGINT that came in the meantime raises KeyboardInterrupt here
+        signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+
+
+def write_line(stream: TextIO, message: dict) -> None:
+    """One reply as one whole JSON line: a Ctrl-C waits until the line is written."""
+    held = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        stream.write(json.dumps(message) + "\n")
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, held)
 
 
 def to_json(value: object) -> object:
@@ -93,24 +124,33 @@ class Server:
             start_new_session=True,
         )
         self.lock = threading.Lock()
+        self.stale_interrupt = False
         hello = self.process.stdout.readline()
         if not hello:
             raise ServerError("labkit's trial server did not start (see the output above)")
 
     def call(self, function: str, kwargs: dict, progress: Callable | None = None) -> object:
         with self.lock:
-            self.process.stdin.write(
-                json.dumps(
-                    {"function": function, "kwargs": kwargs, "progress": progress is not None}
-                )
-                + "\n"
-            )
+            request = {
+                "function": function,
+                "kwargs": kwargs,
+                "progress": progress is not None,
+                "stale_interrupt": self.stale_interrupt,
+            }
+            self.stale_interrupt = False
+            self.process.stdin.write(json.dumps(request) + "\n")
             self.process.stdin.flush()
             try:
                 return self._read_until_done(progress)
             except KeyboardInterrupt:  # stop the server's call too, and wait until it says so
                 self.process.send_signal(signal.SIGINT)
-                self._read_until_done(None)
+                try:
+                    self._read_until_done(None)
+                except KeyboardInterrupt:
+                    raise  # it stopped
+                except ServerError:
+                    pass
+                self.stale_interrupt = True  # it had answered first: the signal waits there
                 raise
 
     def _read_until_done(self, progress: Callable | None) -> object:

@@ -15,6 +15,7 @@ from __future__ import annotations
 import importlib
 import json
 import os
+import signal
 import sys
 import traceback
 
@@ -43,6 +44,7 @@ class Spare:
             os.dup2(os.open(os.devnull, os.O_RDONLY), 0)  # the server's requests are not for it
             close_all_but(0, 1, 2, job_r, notify_w, resume_r)
             os.setsid()  # a Ctrl-C meant for the server does not reach it
+            signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})  # held by the server only
             become_worker(job_r, notify_w, resume_r)
         for fd in (job_r, notify_w, resume_r):
             os.close(fd)
@@ -99,7 +101,11 @@ def take() -> Spare:
 def refill() -> None:
     """Fork spares until `KEPT` wait: call it once a worker has its job, while it works."""
     while len(_ready) < KEPT:
-        _ready.append(Spare())
+        held = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+        try:  # a Ctrl-C must not fall between the fork and the list: the spare would be lost
+            _ready.append(Spare())
+        finally:
+            signal.pthread_sigmask(signal.SIG_SETMASK, held)
 
 
 def drop() -> None:

@@ -22,6 +22,19 @@ def processes_mentioning(*texts: str) -> list[int]:
     return pids
 
 
+def children_of(pid: int) -> list[int]:
+    """Live processes whose parent is `pid` (read from /proc, as an operator would)."""
+    kids = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[1]) == pid and fields[0] != "Z":
+            kids.append(int(stat.parent.name))
+    return kids
+
+
 @pytest.fixture
 def no_leftover_workers(tmp_path: Path):
     """Fail the test if any process that mentions its tmp_path is still alive afterwards."""

@@ -13,6 +13,7 @@ import pytest
 import labkit as lk
 from labkit.durability import GRAPHS, DurabilitySpec, describe_checkpoints, run_trials
 from labkit.pitfalls import PITFALLS, run_pitfall
+from tests.conftest import children_of
 
 
 def trial(*args, **kwargs):
@@ -127,20 +128,8 @@ def test_trials_must_be_positive_and_the_cli_says_so_in_one_line():
     assert done.returncode == 2 and done.stderr.count("\n") == 1
 
 
-def children_of(pid: int) -> list[int]:
-    """Live processes whose parent is `pid` (read from /proc, as an operator would)."""
-    kids = []
-    for stat in Path("/proc").glob("[0-9]*/stat"):
-        try:
-            fields = stat.read_text().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        if int(fields[1]) == pid and fields[0] != "Z":
-            kids.append(int(stat.parent.name))
-    return kids
-
-
-def test_ctrl_c_during_trials_stops_the_server_call_and_leaves_no_worker():
+@pytest.mark.parametrize("after_s", [0, 1.5])  # as the call starts, and in the middle of it
+def test_ctrl_c_during_trials_stops_the_server_call_and_leaves_no_worker(after_s):
     cli = subprocess.Popen(
         [sys.executable, "-m", "labkit", "durability", "--trials", "200", "--slow-ms", "50"],
         stdout=subprocess.DEVNULL,
@@ -154,6 +143,8 @@ def test_ctrl_c_during_trials_stops_the_server_call_and_leaves_no_worker():
         servers = children_of(cli.pid)
         workers = children_of(servers[0]) if servers else []
         time.sleep(0.01)
+    time.sleep(after_s)
+    workers += children_of(servers[0])  # the spares waiting, and the worker of the trial
     cli.send_signal(signal.SIGINT)
     _, stderr = cli.communicate(timeout=60)
     assert cli.returncode == 130, stderr

@@ -13,6 +13,8 @@ import textwrap
 import time
 from pathlib import Path
 
+from tests.conftest import children_of
+
 
 def run_python(code: str) -> dict:
     done = subprocess.run(
@@ -90,22 +92,10 @@ def test_the_trial_servers_spares_hold_neither_its_reply_pipe_nor_its_requests()
     server_pid = server.call("os:getpid")
     client = server._server.process
     pipes = {os.readlink(f"/proc/self/fd/{f.fileno()}") for f in (client.stdin, client.stdout)}
-    spares = children(server_pid)
+    spares = children_of(server_pid)
     assert len(spares) == 2  # waiting for the next trial's two workers
     for pid in spares:
         held = {os.readlink(fd) for fd in Path(f"/proc/{pid}/fd").iterdir()}
         assert not held & pipes
     server.stop()
     assert all(exited(pid) or not Path(f"/proc/{pid}").exists() for pid in spares)
-
-
-def children(pid: int) -> list[int]:
-    kids = []
-    for stat in Path("/proc").glob("[0-9]*/stat"):
-        try:
-            fields = stat.read_text().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        if int(fields[1]) == pid and fields[0] != "Z":
-            kids.append(int(stat.parent.name))
-    return kids
