@@ -95,7 +95,9 @@ def become_worker(job_r: int, notify_w: int, resume_r: int) -> None:
 
 def take() -> Spare:
     """A spare for the next worker: a waiting one, or one forked now if none waits."""
-    return _ready.pop(0) if _ready else Spare()
+    if not _ready:
+        refill()
+    return _ready.pop(0)
 
 
 def refill() -> None:
