@@ -11,12 +11,14 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import TypedDict
 
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.checkpoint.sqlite import SqliteSaver
 from langgraph.graph import END, START, StateGraph
 from langgraph.graph.state import CompiledStateGraph
+from langgraph.runtime import Runtime
 from langgraph.types import Command, interrupt
 
 from labkit.graphs import checkpoint_report, open_saver
@@ -51,69 +53,95 @@ def key_function(job: dict) -> Callable[[State], str]:
     return lambda state: str(uuid.uuid4())
 
 
-def build(job: dict, gate: Gate | None = None) -> StateGraph:
-    """The job's layout, with kill points inside the node that creates the ticket."""
-    tickets, ledger = Tickets(job["run_dir"]), Ledger(job["run_dir"])
-    stop = gate or (lambda point: None)
+def no_stop(point: str) -> None:
+    """No kill points (the run in one process)."""
 
-    def create_ticket(state: State, node: str) -> int:
-        stop("before_create")
-        key = operation_key(state)
-        ticket_id = tickets.create(TENANT, key, state["title"])
-        ledger.line(node, "ticket", ticket_id=ticket_id, op_key=key)
-        stop("after_create")
-        return ticket_id
 
-    operation_key = key_function(job)
-    builder = StateGraph(State)
-    if job["layout"] == "combined":
+@dataclass(frozen=True)
+class RunContext:
+    """What the nodes need from the process they run in, given to `invoke(context=...)`: the
+    graphs are compiled once, in the trial server, and the key strategy is the job's."""
 
-        def create_and_review(state: State) -> dict:
-            ticket_id = create_ticket(state, "create_and_review")
-            # A receipt review AFTER the ticket exists: not permission to create it.
-            seen = interrupt({"ticket_id": ticket_id, "stage": "receipt_review"})
-            return {"ticket_id": ticket_id, "receipt_seen": seen is True}
+    tickets: Tickets
+    ledger: Ledger
+    operation_key: Callable[[State], str]
+    stop: Callable[[str], None] = no_stop  # a kill point: the worker's gate
 
-        builder.add_node("create_and_review", create_and_review)
-        builder.add_edge(START, "create_and_review")
-        builder.add_edge("create_and_review", END)
-        return builder
+    @classmethod
+    def for_job(cls, job: dict, gate: Gate | None = None) -> RunContext:
+        tickets, ledger = Tickets(job["run_dir"]), Ledger(job["run_dir"])
+        return cls(tickets, ledger, key_function(job), gate or no_stop)
 
-    def prepare(state: State) -> dict:
-        return {"title": state["title"].strip()}
 
-    def approve(state: State) -> dict:  # the interrupt comes before any side effect
-        return {"approved": interrupt({"stage": "approval", "title": state["title"]}) is True}
+def create_ticket(state: State, node: str, hooks: RunContext) -> int:
+    """The side effect, with kill points on both sides of it."""
+    hooks.stop("before_create")
+    key = hooks.operation_key(state)
+    ticket_id = hooks.tickets.create(TENANT, key, state["title"])
+    hooks.ledger.line(node, "ticket", ticket_id=ticket_id, op_key=key)
+    hooks.stop("after_create")
+    return ticket_id
 
-    def execute(state: State) -> dict:
-        return {"ticket_id": create_ticket(state, "execute")} if state["approved"] else {}
 
-    def verify(state: State) -> dict:
-        ids = [row[0] for row in tickets.rows()]
-        return {"receipt_seen": state.get("ticket_id") in ids}
+def create_and_review(state: State, runtime: Runtime[RunContext]) -> dict:
+    ticket_id = create_ticket(state, "create_and_review", runtime.context)
+    # A receipt review AFTER the ticket exists: not permission to create it.
+    seen = interrupt({"ticket_id": ticket_id, "stage": "receipt_review"})
+    return {"ticket_id": ticket_id, "receipt_seen": seen is True}
 
-    steps = [("prepare", prepare), ("approve", approve), ("execute", execute), ("verify", verify)]
-    for name, step in steps:
+
+def prepare(state: State) -> dict:
+    return {"title": state["title"].strip()}
+
+
+def approve(state: State) -> dict:  # the interrupt comes before any side effect
+    return {"approved": interrupt({"stage": "approval", "title": state["title"]}) is True}
+
+
+def execute(state: State, runtime: Runtime[RunContext]) -> dict:
+    if not state["approved"]:
+        return {}
+    return {"ticket_id": create_ticket(state, "execute", runtime.context)}
+
+
+def verify(state: State, runtime: Runtime[RunContext]) -> dict:
+    ids = [row[0] for row in runtime.context.tickets.rows()]
+    return {"receipt_seen": state.get("ticket_id") in ids}
+
+
+LAYOUTS = {
+    "combined": [("create_and_review", create_and_review)],
+    "split": [("prepare", prepare), ("approve", approve), ("execute", execute), ("verify", verify)],
+}
+
+
+def build(layout: str) -> CompiledStateGraph:
+    """The layout's nodes in a line, compiled without a checkpointer."""
+    builder = StateGraph(State, context_schema=RunContext)
+    names = [name for name, _ in LAYOUTS[layout]]
+    for name, step in LAYOUTS[layout]:
         builder.add_node(name, step)
-    for before, after in zip(
-        [START, *[n for n, _ in steps]], [*[n for n, _ in steps], END], strict=True
-    ):
+    for before, after in zip([START, *names], [*names, END], strict=True):
         builder.add_edge(before, after)
-    return builder
+    return builder.compile()
 
 
-def sqlite_graph(job: dict, gate: Gate | None = None) -> tuple[CompiledStateGraph, SqliteSaver]:
+SHAPES = {layout: build(layout) for layout in LAYOUTS}  # compiled once, in the trial server
+
+
+def sqlite_graph(job: dict) -> tuple[CompiledStateGraph, SqliteSaver]:
     """The job's graph on this process's own SqliteSaver, and the saver (to decode the file)."""
     saver = open_saver(job["run_dir"])
-    return build(job, gate).compile(checkpointer=saver), saver
+    return SHAPES[job["layout"]].copy({"checkpointer": saver}), saver
 
 
 def same_process(job: dict) -> None:
     """The study itself: InMemorySaver, interrupt and resume in one process."""
-    graph = build(job).compile(checkpointer=InMemorySaver())
-    paused = graph.invoke(FIRST_INPUT, CONFIG)
-    before = len(Tickets(job["run_dir"]).rows())
-    result = graph.invoke(Command(resume=True), CONFIG)
+    graph = SHAPES[job["layout"]].copy({"checkpointer": InMemorySaver()})
+    hooks = RunContext.for_job(job)
+    paused = graph.invoke(FIRST_INPUT, CONFIG, context=hooks)
+    before = len(hooks.tickets.rows())
+    result = graph.invoke(Command(resume=True), CONFIG, context=hooks)
     report(
         job,
         paused="__interrupt__" in paused,
@@ -125,8 +153,9 @@ def same_process(job: dict) -> None:
 def first_process(job: dict) -> None:
     """Process 1: run until the interrupt is saved, stop at `paused` if told to, then exit."""
     gate = Gate(Trace(job["run_dir"], job["role"]), job)
-    graph, _ = sqlite_graph(job, gate)
-    paused = graph.invoke(FIRST_INPUT, CONFIG, durability="sync")
+    graph, _ = sqlite_graph(job)
+    hooks = RunContext.for_job(job, gate)
+    paused = graph.invoke(FIRST_INPUT, CONFIG, durability="sync", context=hooks)
     gate("paused")
     report(job, paused="__interrupt__" in paused)
 
@@ -134,7 +163,12 @@ def first_process(job: dict) -> None:
 def resume_process(job: dict) -> None:
     """A later process: look at the saved thread, then resume it (re-running what a kill cut
     off). In the split layout the ticket is created here, so its kill points are here too."""
-    graph, saver = sqlite_graph(job, Gate(Trace(job["run_dir"], job["role"]), job))
+    graph, saver = sqlite_graph(job)
+    hooks = RunContext.for_job(job, Gate(Trace(job["run_dir"], job["role"]), job))
+
+    def resume_with(graph_input: object) -> dict:
+        return graph.invoke(graph_input, CONFIG, durability="sync", context=hooks)
+
     seen = graph.get_state(CONFIG)
     found = {"next": list(seen.next), "interrupts": [repr(i.value) for i in seen.interrupts]}
     checkpoints = checkpoint_report(graph, saver, CONFIG)
@@ -142,12 +176,11 @@ def resume_process(job: dict) -> None:
         report(job, found=found, checkpoints=checkpoints, resumed_how="nothing saved to resume")
         return
     if seen.interrupts:
-        result = graph.invoke(Command(resume=True), CONFIG, durability="sync")
-        how = "Command(resume=True)"
+        result, how = resume_with(Command(resume=True)), "Command(resume=True)"
     else:  # killed before an interrupt was saved: run again from the last checkpoint
-        result, how = graph.invoke(None, CONFIG, durability="sync"), "invoke(None)"
+        result, how = resume_with(None), "invoke(None)"
         if "__interrupt__" in result:  # it reached the interrupt this time: the reviewer says yes
-            result = graph.invoke(Command(resume=True), CONFIG, durability="sync")
+            result = resume_with(Command(resume=True))
             how += ", then Command(resume=True)"
     report(
         job,

@@ -26,9 +26,9 @@ from labkit import launcher, spares
 
 __all__ = ["ServerError", "call", "serve", "stop"]
 
-# What the server does before it forks anything: import LangGraph, compile the graphs (at
-# import) and run each once.
-PRELOAD = ("labkit.graphs:warm_up",)
+# What the server does before it forks anything: import LangGraph and the graph modules (which
+# compile their graphs as they load), then run the durability graphs once (`warm_up`).
+PRELOAD = ("labkit.interrupt_graphs", "labkit.graphs:warm_up")
 
 
 class ServerError(RuntimeError):
@@ -39,8 +39,10 @@ def serve() -> None:
     """The server's loop: one call at a time; Ctrl-C (SIGINT) interrupts the current call only."""
     signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})  # let through by interruptible()
     for entry in PRELOAD:
-        module, name = entry.split(":")
-        getattr(importlib.import_module(module), name)()
+        module, _, function = entry.partition(":")
+        loaded = importlib.import_module(module)
+        if function:
+            getattr(loaded, function)()
     if threading.active_count() != 1:  # a fork copies only the forking thread: locks could hang
         raise ServerError(f"the trial server must not fork with threads: {threading.enumerate()}")
     # Everything alive now is shared with every worker. Frozen, the workers' garbage collector
