@@ -18,6 +18,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Annotated, TypedDict
 
+from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.checkpoint.sqlite import SqliteSaver
 from langgraph.errors import EmptyInputError
 from langgraph.graph import END, START, StateGraph
@@ -116,14 +117,14 @@ def build(graph: str) -> CompiledStateGraph:
 SHAPES = {graph: build(graph) for graph in GRAPH_NODES}
 
 
-def with_saver(graph: str, saver: SqliteSaver) -> CompiledStateGraph:
-    """The compiled graph on this process's own checkpointer."""
-    return SHAPES[graph].copy({"checkpointer": saver})
+def with_saver(shape: CompiledStateGraph, saver: BaseCheckpointSaver) -> CompiledStateGraph:
+    """A graph compiled once (without a checkpointer), on this process's own checkpointer."""
+    return shape.copy({"checkpointer": saver})
 
 
 def compiled(job: dict) -> CompiledStateGraph:
     """The job's graph on a checkpointer connection of this process (opened after the fork)."""
-    return with_saver(job["graph"], open_saver(job["run_dir"], job.get("slow_ms", 0)))
+    return with_saver(SHAPES[job["graph"]], open_saver(job["run_dir"], job.get("slow_ms", 0)))
 
 
 def warm_up() -> None:
@@ -134,7 +135,7 @@ def warm_up() -> None:
             saver, ledger = open_saver(folder), Ledger(folder)
             config = {"configurable": {"thread_id": graph}}
             try:
-                with_saver(graph, saver).invoke(
+                with_saver(SHAPES[graph], saver).invoke(
                     {"log": []}, config, durability="sync", context=RunContext(ledger)
                 )
             finally:  # nothing of it may be inherited by the workers
@@ -183,7 +184,7 @@ def clean_run(job: dict) -> None:
 def describe(job: dict) -> None:
     """Decode the checkpoint file through LangGraph's own API, for the views."""
     saver = open_saver(job["run_dir"])
-    report(job, **checkpoint_report(with_saver(job["graph"], saver), saver, CONFIG))
+    report(job, **checkpoint_report(with_saver(SHAPES[job["graph"]], saver), saver, CONFIG))
 
 
 def checkpoint_report(graph: CompiledStateGraph, saver: SqliteSaver, config: dict) -> dict:

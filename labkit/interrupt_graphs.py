@@ -21,7 +21,7 @@ from langgraph.graph.state import CompiledStateGraph
 from langgraph.runtime import Runtime
 from langgraph.types import Command, interrupt
 
-from labkit.graphs import checkpoint_report, open_saver
+from labkit.graphs import checkpoint_report, open_saver, with_saver
 from labkit.ledger import Ledger
 from labkit.tickets import Tickets
 from labkit.trace import Trace
@@ -132,12 +132,12 @@ SHAPES = {layout: build(layout) for layout in LAYOUTS}  # compiled once, in the 
 def sqlite_graph(job: dict) -> tuple[CompiledStateGraph, SqliteSaver]:
     """The job's graph on this process's own SqliteSaver, and the saver (to decode the file)."""
     saver = open_saver(job["run_dir"])
-    return SHAPES[job["layout"]].copy({"checkpointer": saver}), saver
+    return with_saver(SHAPES[job["layout"]], saver), saver
 
 
 def same_process(job: dict) -> None:
     """The study itself: InMemorySaver, interrupt and resume in one process."""
-    graph = SHAPES[job["layout"]].copy({"checkpointer": InMemorySaver()})
+    graph = with_saver(SHAPES[job["layout"]], InMemorySaver())
     hooks = RunContext.for_job(job)
     paused = graph.invoke(FIRST_INPUT, CONFIG, context=hooks)
     before = len(hooks.tickets.rows())

@@ -99,7 +99,7 @@ def invoke_parallel(
 
     graph = SHAPES["parallel"]
     if checkpointer:
-        graph = with_saver("parallel", open_saver(job["run_dir"], timeout=timeout))
+        graph = with_saver(graph, open_saver(job["run_dir"], timeout=timeout))
     hooks = RunContext(Ledger(job["run_dir"]))
     return graph.invoke(graph_input, config, context=hooks, **options)
 
@@ -144,13 +144,13 @@ def write_while_locked(job: dict) -> None:
 
 def timed_modes(job: dict) -> None:
     """Each spelling on a 100 ms checkpointer: does node b wait for the checkpoint after a?"""
-    from labkit.graphs import RunContext, open_saver, with_saver
+    from labkit.graphs import SHAPES, RunContext, open_saver, with_saver
     from labkit.ledger import Ledger, read_ledger
 
     def gap_before_b(mode: str) -> dict:
         folder = os.path.join(job["run_dir"], mode)
         os.mkdir(folder)
-        graph = with_saver("linear", open_saver(folder, 100))
+        graph = with_saver(SHAPES["linear"], open_saver(folder, 100))
         hooks = RunContext(Ledger(folder))
         result = graph.invoke({"log": []}, THREAD, durability=mode, context=hooks)
         t = {(ln["node"], ln["phase"]): ln["t_ns"] for ln in read_ledger(folder)}
