@@ -94,7 +94,8 @@ def test_durability_panel_runs_trials_and_decodes_the_last_checkpoint_file():
     from labkit.views.durability_panel import DurabilityPanel
 
     panel = DurabilityPanel(trials=1)
-    panel.graph.value = "linear"
+    assert panel.graphs.value == ("linear", "parallel")  # the study's matrix, by default
+    panel.graphs.value = ("linear",)
     panel.modes.value = ("sync", "exit")
     panel.click()
     assert panel.error is None and not panel.run_button.disabled

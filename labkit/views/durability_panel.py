@@ -1,4 +1,6 @@
-"""The durability panel: pick graph, mode, slow checkpointer, kill moment and trials; Run."""
+"""The durability panel: pick graphs, modes, slow checkpointer, kill moment and trials; Run.
+
+By default it runs study 004's whole matrix: both graphs, the three modes, 4 kills each."""
 
 from __future__ import annotations
 
@@ -25,7 +27,9 @@ class DurabilityPanel(widgets.VBox):
     def __init__(self, trials: int = 4) -> None:
         self.trials: list[Trial] = []
         self.error: Exception | None = None
-        self.graph = widgets.Dropdown(options=list(GRAPHS), description="graph")
+        self.graphs = widgets.SelectMultiple(
+            options=list(GRAPHS), value=list(GRAPHS), rows=2, description="graphs"
+        )
         self.modes = widgets.SelectMultiple(
             options=list(DURABILITY_MODES),
             value=list(DURABILITY_MODES),
@@ -46,13 +50,14 @@ class DurabilityPanel(widgets.VBox):
         self.status = widgets.HTML("Each trial: SIGKILL inside the node, then a fresh recovery.")
         self.error_line = widgets.HTML()
         self.plot = widgets.Image(format="png")
+        self.plot.add_class("labkit-distribution")
         self.plot.layout.display = "none"
         self.table = widgets.HTML()
         self.checkpoints = widgets.HTML()
         self.run_button.on_click(self._on_run)
         controls = widgets.VBox(
             [
-                widgets.HBox([self.graph, self.kill_moment]),
+                widgets.HBox([self.graphs, self.kill_moment]),
                 widgets.HBox([self.modes, widgets.VBox([self.slow_ms, self.count])]),
             ]
         )
@@ -67,6 +72,7 @@ class DurabilityPanel(widgets.VBox):
                 self.checkpoints,
             ]
         )
+        self.add_class("labkit-durability-panel")
 
     def _advance(self, done: int, total: int, trial: Trial) -> None:
         self.progress.max, self.progress.value = total, done
@@ -80,9 +86,9 @@ class DurabilityPanel(widgets.VBox):
         self.run_button.disabled = True
         self.progress.value = 0
         try:
-            moment = self.kill_moment.value if self.graph.value == "parallel" else "target_starts"
             specs = [
-                DurabilitySpec(self.graph.value, mode, self.slow_ms.value, moment)
+                DurabilitySpec(graph, mode, self.slow_ms.value, self.moment_for(graph))
+                for graph in self.graphs.value or GRAPHS
                 for mode in self.modes.value or DURABILITY_MODES
             ]
             self.trials = run_trials(specs, self.count.value, progress=self._advance)
@@ -97,6 +103,10 @@ class DurabilityPanel(widgets.VBox):
             )
         finally:
             self.run_button.disabled = False
+
+    def moment_for(self, graph: str) -> str:
+        """The kill moment applies to the parallel graph; the linear one dies as `c` starts."""
+        return self.kill_moment.value if graph == "parallel" else "target_starts"
 
     def click(self) -> None:
         self.run_button.click()
