@@ -1,8 +1,10 @@
-"""Shared helpers: look for worker processes in /proc, the way an operator would."""
+"""Shared helpers: look for worker processes in /proc, the way an operator would; keep the
+tests' runs in pytest's own temp folder."""
 
 from __future__ import annotations
 
 import os
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -33,6 +35,18 @@ def children_of(pid: int) -> list[int]:
         if int(fields[1]) == pid and fields[0] != "Z":
             kids.append(int(stat.parent.name))
     return kids
+
+
+@pytest.fixture(scope="session", autouse=True)
+def runs_stay_in_pytests_own_temp(tmp_path_factory):
+    """The tests' runs (and every process they start) use a temp folder inside pytest's own,
+    which pytest prunes, rather than filling the reader's labkit-runs folder."""
+    folder = tmp_path_factory.mktemp("tmp")
+    patch = pytest.MonkeyPatch()
+    patch.setenv("TMPDIR", str(folder))
+    patch.setattr(tempfile, "tempdir", str(folder))
+    yield
+    patch.undo()
 
 
 @pytest.fixture
