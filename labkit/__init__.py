@@ -27,6 +27,8 @@ _HOMES = {
     "run_trials": "labkit.durability",
     "run_interrupt": "labkit.interrupts",
     "run_pitfall": "labkit.pitfalls",
+    "clean_runs": "labkit.folders",
+    "runs_home": "labkit.folders",
 }
 
 __all__ = sorted(_HOMES)
