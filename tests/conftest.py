@@ -3,8 +3,12 @@ tests' runs in pytest's own temp folder."""
 
 from __future__ import annotations
 
+import json
 import os
+import subprocess
+import sys
 import tempfile
+import textwrap
 from pathlib import Path
 
 import pytest
@@ -35,6 +39,15 @@ def children_of(pid: int) -> list[int]:
         if int(fields[1]) == pid and fields[0] != "Z":
             kids.append(int(stat.parent.name))
     return kids
+
+
+def run_python(code: str) -> object:
+    """Run `code` in a Python of its own (never fork pytest's process); its last line, as JSON."""
+    done = subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(code)], capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout.splitlines()[-1])
 
 
 @pytest.fixture(scope="session", autouse=True)

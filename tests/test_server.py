@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tests.test_spares import run_python
+from tests.conftest import run_python
 
 
 def test_a_ctrl_c_that_came_after_its_call_answered_is_dropped_not_turned_on_the_next():
