@@ -12,6 +12,7 @@ A spare whose job pipe reaches end-of-file (the server went away) exits at once.
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import json
 import os
@@ -59,13 +60,14 @@ class Spare:
 
 def close_all_but(*keep: int) -> None:
     """Close every file descriptor but `keep`, as subprocess's close_fds does: a worker must not
-    hold the server's pipes, or another worker's (which would hide its end-of-file)."""
-    low = 0
-    for fd in sorted(keep):
-        if low < fd:  # os.closerange(0, 0) would close everything (close_range(0, -1))
-            os.closerange(low, fd)
-        low = fd + 1
-    os.closerange(low, os.sysconf("SC_OPEN_MAX"))
+    hold the server's pipes, or another worker's (which would hide its end-of-file). The list
+    comes from /proc, as subprocess's does: `os.closerange` up to the descriptor limit makes
+    one call per number (a million in many containers) where Python was built without
+    close_range, and `os.closerange(0, 0)` closes everything on Python 3.11."""
+    for name in os.listdir("/proc/self/fd"):
+        if int(name) not in keep:
+            with contextlib.suppress(OSError):  # the listing's own, closed once it returned
+                os.close(int(name))
 
 
 def become_worker(job_r: int, notify_w: int, resume_r: int) -> None:
