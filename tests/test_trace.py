@@ -68,3 +68,33 @@ def test_the_timeline_history_refuses_a_trace_that_disagrees_with_the_files(tmp_
     db.close()
     with pytest.raises(HistoryMismatch):
         rebuild_history(read_trace(result.run_dir), snapshot_folder(result.run_dir))
+
+
+def test_a_commit_window_needs_commits_to_both_stores_or_a_kill_between_them(tmp_path):
+    from labkit.views.timeline import commit_windows
+
+    def windows(order):
+        result = lk.run(order, "effect", out=tmp_path / order)
+        return [(w["role"], w["open"]) for w in commit_windows(read_trace(result.run_dir))]
+
+    # The first worker is killed between its two commits; recovery commits both, in order.
+    assert windows("effect_first") == [("first", True), ("recovery", False)]
+    # Recovery finds the receipt already there and commits only the checkpoint: no window.
+    assert windows("idempotent") == [("first", True)]
+
+
+def test_the_legend_tells_an_open_window_from_a_closed_one_without_colour(tmp_path):
+    from labkit.views.timeline import TimelineFigure
+
+    result = lk.run("effect_first", "effect", out=tmp_path / "run")
+    figure = TimelineFigure(read_trace(result.run_dir)).fig
+    legend = figure.legends[0]
+    spans = {
+        text.get_text(): handle.get_hatch()
+        for text, handle in zip(legend.get_texts(), legend.legend_handles, strict=True)
+        if "commit window" in text.get_text()
+    }
+    assert spans == {
+        "commit window, left open by the kill": "///",
+        "commit window, closed by the second commit": None,
+    }

@@ -2,7 +2,14 @@
 
 from __future__ import annotations
 
-__all__ = ["OUTCOME_COLOURS", "outcome_colour"]
+__all__ = [
+    "FILE_COLOURS",
+    "KILL_COLOUR",
+    "NEUTRAL",
+    "OUTCOME_COLOURS",
+    "WINDOW_COLOUR",
+    "outcome_colour",
+]
 
 OUTCOME_COLOURS = {
     "consistent": "#009E73",  # bluish green
@@ -13,6 +20,8 @@ OUTCOME_COLOURS = {
 }
 FILE_COLOURS = {"control.db": "#56B4E9", "effect.db": "#E69F00"}  # sky blue, orange
 NEUTRAL = "#999999"
+WINDOW_COLOUR = "#F0E442"  # yellow: the commit window
+KILL_COLOUR = "#D55E00"  # vermillion: a kill, and the hatching of a window it left open
 
 
 def outcome_colour(outcome: str) -> str:

@@ -1,8 +1,9 @@
 """The commit-window timeline: a lane per process and per file, drawn from the trace.
 
 Transactions are bars from BEGIN to COMMIT; the commit window is the shaded span between the
-business commit (receipts) and the checkpoint commit (done=1) of one process; a kill is a
-cross where it happened. A vertical line marks the event a frame is at.
+business commit (receipts) and the checkpoint commit (done=1) of one process, hatched where a
+kill left it open; a kill is a cross where it happened. A vertical line marks the event a
+frame is at.
 """
 
 from __future__ import annotations
@@ -12,19 +13,20 @@ import io
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
-from labkit.views.palette import FILE_COLOURS, NEUTRAL
+from labkit.views.palette import FILE_COLOURS, KILL_COLOUR, NEUTRAL, WINDOW_COLOUR
 
 __all__ = ["TimelineFigure", "commit_windows"]
 
 ROLE_NAMES = {"first": "first worker", "recovery": "recovery worker"}
-KILL_COLOUR = "#D55E00"
-WINDOW_COLOUR = "#F0E442"  # Okabe-Ito yellow
 
 
 def commit_windows(events: list[dict]) -> list[dict]:
-    """Per process: the span from its first commit of one store to its commit of the other.
+    """Per process: the span from its commit to one store to its commit to the other, during
+    which a crash leaves the two files disagreeing.
 
-    A process killed after one of the two commits leaves the window open up to the kill."""
+    A process killed after the first of its two commits leaves the window open up to the kill.
+    A process that commits to one store only and exits (a recovery whose receipt was already
+    there commits the checkpoint alone) has no second commit, so no window."""
     windows = []
     for role in ROLE_NAMES:
         mine = [e for e in events if e["role"] == role]
@@ -35,14 +37,14 @@ def commit_windows(events: list[dict]) -> list[dict]:
         closing = next(
             (c for c, t in zip(commits[1:], tables[1:], strict=True) if t != tables[0]), None
         )
-        end = closing or next((e for e in mine if e["event"] in ("kill", "exit")), None)
+        end = closing or next((e for e in mine if e["event"] == "kill"), None)
         if end is not None:
             windows.append(
                 {
                     "role": role,
                     "start": commits[0]["t_ns"],
                     "end": end["t_ns"],
-                    "open": closing is None and end["event"] == "kill",
+                    "open": closing is None,
                 }
             )
     return windows
@@ -118,12 +120,19 @@ def draw_process(ax: Axes, mine: list[dict], y: dict[str | None, int]) -> None:
 
     ax.plot([0, ms(mine[-1])], [y[None]] * 2, color="#BBBBBB", lw=1, zorder=0)  # lifetime
     for window in commit_windows(mine):
+        # A window the kill left open is hatched in the kill's colour: told apart without colour.
         ax.axvspan(
             ms(window["start"]),
             ms(window["end"]),
-            color=WINDOW_COLOUR,
-            alpha=0.5,
-            label="commit window (open when killed)" if window["open"] else "commit window",
+            facecolor=WINDOW_COLOUR + "80",  # half transparent
+            edgecolor=KILL_COLOUR if window["open"] else "none",
+            hatch="///" if window["open"] else None,
+            linewidth=0,
+            label=(
+                "commit window, left open by the kill"
+                if window["open"]
+                else "commit window, closed by the second commit"
+            ),
         )
     begun: dict[str, dict] = {}
     for e in mine:
@@ -173,6 +182,7 @@ def draw_process(ax: Axes, mine: list[dict], y: dict[str | None, int]) -> None:
                 color=KILL_COLOUR,
                 fontsize=8,
                 fontweight="bold",
+                bbox={"facecolor": "white", "edgecolor": "none", "pad": 1},  # over the hatching
             )
     for file, e in begun.items():  # a transaction that never ended: the process died inside
         ax.plot(
