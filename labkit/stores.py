@@ -10,11 +10,19 @@ from __future__ import annotations
 
 import os
 import sqlite3
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 
 from labkit.trace import Trace
 
-__all__ = ["KEY", "PAYLOAD", "PayloadConflict", "Store", "connect", "create_files"]
+__all__ = [
+    "KEY",
+    "PAYLOAD",
+    "CommitWatch",
+    "PayloadConflict",
+    "Store",
+    "connect",
+    "create_files",
+]
 
 KEY = "job-17:save-report:v1"  # the operation's identity, fixed before the first attempt
 PAYLOAD = "demo-report-17"
@@ -55,18 +63,11 @@ def create_files(run_dir: str | os.PathLike, files: tuple[str, ...], unique_key:
 class Store:
     """One SQLite file as a worker sees it; `with store:` is one traced transaction."""
 
-    def __init__(
-        self,
-        run_dir: str,
-        name: str,
-        trace: Trace,
-        after_commit: Callable[[str], None] | None = None,
-    ) -> None:
+    def __init__(self, run_dir: str, name: str, trace: Trace) -> None:
         self.name = name
         self.db = connect(os.path.join(run_dir, name))
         self._trace = trace
         self._writes: list[dict] = []
-        self._after_commit = after_commit  # e.g. a kill point after every commit
 
     def __enter__(self) -> Store:
         self.db.execute("BEGIN IMMEDIATE")
@@ -79,8 +80,6 @@ class Store:
         if error_type is None:
             self.db.execute("COMMIT")
             self._trace.event("commit", file=self.name, writes=self._writes)
-            if self._after_commit:
-                self._after_commit(self.name)
         else:
             self.db.execute("ROLLBACK")
             self._trace.event("rollback", file=self.name, error=error_type.__name__)
@@ -117,3 +116,35 @@ class Store:
 
     def close(self) -> None:
         self.db.close()
+
+
+class CommitWatch:
+    """Calls `on_commit(file)` once after every commit that changed a file, however the code
+    wrote it: a `with store:` block, a bare autocommitted statement, `executescript`, a cursor.
+
+    SQLite's trace callback runs before each statement on any of the stores, so a commit is
+    seen before the next statement can change anything; `settle()` sees the last one. A commit
+    shows as rows changed (`total_changes`) while no transaction is open; a ROLLBACK is not one.
+    """
+
+    def __init__(self, stores: Iterable[Store], on_commit: Callable[[str], None]) -> None:
+        self._stores = list({id(store): store for store in stores}.values())
+        self._on_commit = on_commit
+        self._changes = {store.name: store.db.total_changes for store in self._stores}
+        self._last_sql = dict.fromkeys(self._changes, "")
+        for store in self._stores:
+            store.db.set_trace_callback(lambda sql, name=store.name: self._before(name, sql))
+
+    def _before(self, name: str, sql: str) -> None:
+        self.settle()
+        self._last_sql[name] = sql
+
+    def settle(self) -> None:
+        """Report every commit made since the last call (at most one per file can be pending)."""
+        for store in self._stores:
+            db = store.db
+            if db.in_transaction or db.total_changes == self._changes[store.name]:
+                continue
+            self._changes[store.name] = db.total_changes
+            if not self._last_sql[store.name].lstrip().upper().startswith("ROLLBACK"):
+                self._on_commit(store.name)

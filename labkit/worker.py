@@ -13,12 +13,13 @@ import json
 import os
 from collections.abc import Callable
 
-from labkit.stores import KEY, PAYLOAD, Store
+from labkit.stores import KEY, PAYLOAD, CommitWatch, Store
 from labkit.trace import Trace
 
-__all__ = ["EXIT_CODE", "STEPS", "Gate", "report", "run_step"]
+__all__ = ["EXIT_CODE", "LEARNER_FILE", "STEPS", "Gate", "report", "run_step"]
 
 EXIT_CODE = 91  # study 000's deliberate exit status
+LEARNER_FILE = "<your step>"  # a reader's step's file name in a traceback (the judge finds it)
 
 
 class Gate:
@@ -32,7 +33,7 @@ class Gate:
         self.resume_fd = job.get("resume_fd")
 
     def after_commit(self, file: str) -> None:
-        """A kill point after every commit, whatever the step's own code looks like."""
+        """A kill point after a commit (a reader's step has one after each: `CommitWatch`)."""
         self.commits = getattr(self, "commits", 0) + 1
         self(f"after commit {self.commits} ({file})")
 
@@ -101,8 +102,17 @@ def report(job: dict, **fields: object) -> None:
 def learner_step(source: str, name: str) -> Step:
     """A step written by a reader (an exercise): its source, run here like the built-in ones."""
     namespace = {"KEY": KEY, "PAYLOAD": PAYLOAD}
-    exec(source, namespace)  # the reader's own code, in the reader's own lab
+    exec(compile(source, LEARNER_FILE, "exec"), namespace)  # the reader's code, in their own lab
     return namespace[name]
+
+
+def run_learner_step(job: dict, control: Store, effect: Store, gate: Gate) -> None:
+    """A reader's step gets a kill point after every commit it makes, however it wrote it, so no
+    commit window can hide from the judge (the built-in steps name their points themselves)."""
+    step = learner_step(job["step_source"], job["step_name"])
+    watch = CommitWatch((control, effect), gate.after_commit)
+    step(control, effect, gate)
+    watch.settle()  # the point after the step's last commit
 
 
 def run_step(job: dict) -> None:
@@ -111,20 +121,15 @@ def run_step(job: dict) -> None:
     trace = Trace(run_dir, job["role"])
     trace.event("start", order=job["order"])
     gate = Gate(trace, job)
-    # A reader's step gets a kill point after every commit, so no commit window can hide.
-    learner = "step_source" in job
-    after_commit = gate.after_commit if learner else None
-    control = Store(run_dir, "control.db", trace, after_commit)
-    effect = (
-        control if files == ["control.db"] else Store(run_dir, "effect.db", trace, after_commit)
-    )
+    control = Store(run_dir, "control.db", trace)
+    effect = control if files == ["control.db"] else Store(run_dir, "effect.db", trace)
     if control.is_done():
         trace.event("skip", reason="done=1: the checkpoint says the step already ran")
         print("checkpoint says done=1: skipping the step")
     else:
         gate("start")
-        step = (
-            learner_step(job["step_source"], job["step_name"]) if learner else STEPS[job["order"]]
-        )
-        step(control, effect, gate)
+        if "step_source" in job:
+            run_learner_step(job, control, effect, gate)
+        else:
+            STEPS[job["order"]](control, effect, gate)
     trace.event("exit", code=0)
