@@ -11,7 +11,7 @@ import sys
 from collections.abc import Callable, Sequence
 
 from labkit.errors import LabError
-from labkit.folders import clean_runs, runs_home
+from labkit.folders import clean_runs
 from labkit.orders import NO_KILL, ORDERS
 from labkit.pitfalls import PITFALLS, run_pitfall
 from labkit.runs import run
@@ -231,9 +231,13 @@ def cmd_pitfall(args: argparse.Namespace) -> None:
 
 
 def cmd_clean(args: argparse.Namespace) -> None:
-    count, size = clean_runs(dry_run=args.dry_run)
+    done = clean_runs(dry_run=args.dry_run)
     verb = "would remove" if args.dry_run else "removed"
-    print(f"{verb} {count} run folders ({size / 1e6:.1f} MB) from {runs_home()}")
+    print(f"{verb} {len(done.removed)} run folders ({done.size / 1e6:.1f} MB) from {done.home}")
+    if done.in_use:
+        print(f"left {len(done.in_use)} whose run goes on: {', '.join(done.in_use)}")
+    if done.not_ours:
+        print(f"left {len(done.not_ours)} that labkit did not make: {', '.join(done.not_ours)}")
 
 
 COMMANDS = {

@@ -11,7 +11,6 @@ from __future__ import annotations
 import operator
 import os
 import sqlite3
-import tempfile
 import threading
 import time
 from collections.abc import Callable
@@ -25,6 +24,7 @@ from langgraph.graph import END, START, StateGraph
 from langgraph.graph.state import CompiledStateGraph
 from langgraph.runtime import Runtime
 
+from labkit.folders import scratch_run_dir
 from labkit.ledger import Ledger
 from labkit.trace import Trace
 from labkit.worker import Gate, report
@@ -129,8 +129,9 @@ def compiled(job: dict) -> CompiledStateGraph:
 
 def warm_up() -> None:
     """Run each graph once, here, in a throwaway folder: LangGraph sets some of its machinery up
-    on first use, and every worker forked afterwards finds it done instead of doing it again."""
-    with tempfile.TemporaryDirectory(prefix="labkit-warm-up-") as folder:
+    on first use, and every worker forked afterwards finds it done instead of doing it again.
+    The folder is a run folder in the runs home, so `clean` removes one the server left."""
+    with scratch_run_dir(prefix="warm-up-") as folder:
         for graph in SHAPES:
             saver, ledger = open_saver(folder), Ledger(folder)
             config = {"configurable": {"thread_id": graph}}

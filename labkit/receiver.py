@@ -11,7 +11,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from labkit.folders import new_run_dir
+from labkit.folders import holds_run_dirs, new_run_dir
 from labkit.snapshot import Snapshot, take_snapshot
 from labkit.stores import PayloadConflict, Store, create_files
 from labkit.trace import Trace
@@ -27,6 +27,7 @@ class Delivery:
     refused: str | None  # why, when refused
 
 
+@holds_run_dirs
 def deliver_all(
     deliveries: Iterable[tuple[str, str]], out: Path | str | None = None
 ) -> tuple[list[Delivery], Snapshot]:

@@ -12,7 +12,7 @@ import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
 
-from labkit.folders import new_run_dir
+from labkit.folders import holds_run_dirs, new_run_dir
 from labkit.launcher import WorkerProcess, WorkerReport
 from labkit.orders import NO_KILL
 from labkit.outcome import classify
@@ -127,6 +127,7 @@ def recover(spec: RunSpec, run_dir: Path, first: WorkerReport) -> RunResult:
     return result
 
 
+@holds_run_dirs
 def execute(spec: RunSpec) -> RunResult:
     """Run the spec from fresh files to a classified outcome, and keep it all in the run folder."""
     run_dir = prepare_run(spec)

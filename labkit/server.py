@@ -23,6 +23,7 @@ from collections.abc import Callable
 from typing import TextIO
 
 from labkit import launcher, spares
+from labkit.folders import holds_run_dirs, runs_home
 
 __all__ = ["ServerError", "call", "serve", "stop"]
 
@@ -75,7 +76,7 @@ def serve() -> None:
 def call_named(request: dict, progress: Callable) -> object:
     """Call the request's `module:function` with its arguments (and `progress`, if asked)."""
     module, name = request["function"].split(":")
-    function = getattr(importlib.import_module(module), name)
+    function = holds_run_dirs(getattr(importlib.import_module(module), name))  # until it returns
     return function(**request["kwargs"], **({"progress": progress} if request["progress"] else {}))
 
 
@@ -116,6 +117,7 @@ class Server:
     """The client's handle on one running server process."""
 
     def __init__(self) -> None:
+        runs_home()  # the server's warm-up makes a folder there: a bad home is the caller's error
         command = [sys.executable, "-c", "from labkit.server import serve; serve()"]
         self.process = subprocess.Popen(
             command,

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from labkit.folders import release_run_dir
 from labkit.orders import NO_KILL, get_order
 from labkit.runs import RunResult, order_worker, prepare_run, recover
 from labkit.snapshot import Snapshot, take_snapshot
@@ -67,6 +68,7 @@ class StepSession:
 
     def close(self) -> None:
         self.worker.close()
+        release_run_dir(self.run_dir)  # the run is over: `clean` may remove its folder
 
     def __enter__(self) -> StepSession:
         return self

@@ -12,7 +12,7 @@ from concurrent.futures import ThreadPoolExecutor, as_completed
 from pathlib import Path
 
 from labkit.errors import check_choice
-from labkit.folders import new_run_dir
+from labkit.folders import holds_run_dirs, new_run_dir
 from labkit.launcher import kill_all_workers
 from labkit.orders import ORDERS
 from labkit.runs import RunResult, execute
@@ -34,6 +34,7 @@ def sweep_specs(out: Path, kill_modes: Iterable[str] = ("exit",)) -> list[RunSpe
     ]
 
 
+@holds_run_dirs
 def sweep(
     kill_modes: Iterable[str] = ("exit",),
     out: Path | str | None = None,

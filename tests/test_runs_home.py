@@ -1,0 +1,347 @@
+"""The runs home in a shared temp directory: used only if it is safely the caller's; `clean`
+follows no link, removes only labkit's own folders and never one whose run goes on; a bad
+place to write is one clear line (status 2 in the CLI), with nothing written."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+import labkit as lk
+from labkit.folders import MARKER, RUN_DIR_MAX, new_run_dir, release_run_dir
+from labkit.stepping import StepSession
+
+AS_ROOT = os.getuid() == 0
+NOBODY = 65534
+
+
+def labkit(*args: str, tmpdir: Path | str, **options: object) -> subprocess.CompletedProcess:
+    """`python -m labkit ARGS` with TMPDIR set, from a neutral folder."""
+    return subprocess.run(
+        [sys.executable, "-m", "labkit", *args],
+        env={**os.environ, "TMPDIR": str(tmpdir)},
+        cwd="/",
+        capture_output=True,
+        text=True,
+        timeout=120,
+        **options,
+    )
+
+
+def assert_one_clear_line(done: subprocess.CompletedProcess, *words: str) -> None:
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.count("\n") == 1 and "Traceback" not in done.stderr, done.stderr
+    assert done.stderr.startswith("labkit: error: ") and done.stdout == ""
+    for word in words:
+        assert word in done.stderr, done.stderr
+
+
+def tree(folder: Path) -> list[str]:
+    """Every path under `folder`, links not followed: what a command may not have changed."""
+    return sorted(str(p.relative_to(folder)) for p in folder.rglob("*"))
+
+
+def home_in(tmpdir: Path) -> Path:
+    return tmpdir / f"labkit-runs-{os.getuid()}"
+
+
+def marked_run(root: Path, name: str) -> Path:
+    """A folder as labkit marks its run folders, with a file in it."""
+    folder = root / name
+    folder.mkdir(parents=True)
+    (folder / MARKER).write_text("a labkit run folder\n")
+    (folder / "results.json").write_text("{}")
+    return folder
+
+
+@pytest.fixture
+def tmpdir_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """This test's own temp directory, for the API (TMPDIR) and the CLI alike."""
+    tmpdir = tmp_path / "tmp"
+    tmpdir.mkdir()
+    monkeypatch.setenv("TMPDIR", str(tmpdir))
+    monkeypatch.setattr("tempfile.tempdir", str(tmpdir))
+    return tmpdir
+
+
+# --- the home must be a real folder of the caller's that no one else can write
+
+
+def test_a_new_home_is_made_private(tmpdir_env):
+    assert lk.runs_home() == home_in(tmpdir_env)
+    assert home_in(tmpdir_env).stat().st_mode & 0o777 == 0o700
+
+
+def test_a_symlinked_home_is_neither_cleaned_through_nor_written_through(tmp_path, tmpdir_env):
+    target = tmp_path / "elsewhere"
+    victim = marked_run(target, "commit-window-precious")
+    home_in(tmpdir_env).symlink_to(target)
+    before = tree(target)
+    assert_one_clear_line(labkit("clean", tmpdir=tmpdir_env), "symbolic link")
+    assert_one_clear_line(labkit("run", "atomic", tmpdir=tmpdir_env), "symbolic link")
+    assert victim.is_dir() and tree(target) == before
+    with pytest.raises(lk.LabError, match="symbolic link"):
+        lk.clean_runs()
+
+
+@pytest.mark.parametrize("command", [("run", "atomic"), ("clean",)])
+def test_a_world_writable_home_is_refused(tmpdir_env, command):
+    home_in(tmpdir_env).mkdir()
+    home_in(tmpdir_env).chmod(0o777)
+    (home_in(tmpdir_env) / "planted").mkdir()
+    done = labkit(*command, tmpdir=tmpdir_env)
+    assert_one_clear_line(done, str(home_in(tmpdir_env)), "written by others (mode 777)")
+    assert tree(tmpdir_env) == [home_in(tmpdir_env).name, f"{home_in(tmpdir_env).name}/planted"]
+
+
+def test_the_trial_server_is_not_started_with_a_bad_home(tmpdir_env):
+    home_in(tmpdir_env).mkdir()
+    home_in(tmpdir_env).chmod(0o777)
+    done = labkit("pitfall", "mistyped_durability", tmpdir=tmpdir_env)
+    assert_one_clear_line(done, "written by others")
+    assert list(home_in(tmpdir_env).iterdir()) == []  # no warm-up folder either
+
+
+@pytest.mark.skipif(not AS_ROOT, reason="only root can give a folder to another user")
+def test_a_home_owned_by_another_user_is_refused(tmpdir_env):
+    home_in(tmpdir_env).mkdir(mode=0o700)
+    os.chown(home_in(tmpdir_env), NOBODY, NOBODY)
+    assert_one_clear_line(labkit("run", "atomic", tmpdir=tmpdir_env), f"belongs to user {NOBODY}")
+    assert list(home_in(tmpdir_env).iterdir()) == []
+    with pytest.raises(lk.LabError, match="belongs to user"):
+        lk.run("atomic")
+
+
+@pytest.mark.parametrize("command", [("run", "atomic"), ("clean",)])
+def test_a_home_that_is_a_file_or_a_dangling_link_is_one_line(tmpdir_env, command):
+    home_in(tmpdir_env).write_text("not a folder")
+    assert_one_clear_line(labkit(*command, tmpdir=tmpdir_env), "is not a folder")
+    assert home_in(tmpdir_env).read_text() == "not a folder"
+    home_in(tmpdir_env).unlink()
+    home_in(tmpdir_env).symlink_to(tmpdir_env / "gone")
+    assert_one_clear_line(labkit(*command, tmpdir=tmpdir_env), "symbolic link")
+    assert tree(tmpdir_env) == [home_in(tmpdir_env).name]
+
+
+# --- clean removes only labkit's own folders, and never one whose run goes on
+
+
+def test_clean_removes_only_marked_folders_and_follows_no_link(tmp_path, tmpdir_env):
+    made = lk.run("atomic").run_dir
+    home = made.parent
+    assert (made / MARKER).is_file()
+    (home / "unmarked").mkdir()
+    (home / "unmarked" / "mine.txt").write_text("keep")
+    (home / "a-file").write_text("keep")
+    outside = marked_run(tmp_path / "outside", "commit-window-outside")
+    (home / "link-to-a-run").symlink_to(outside)
+    fake = home / "fake-marker"
+    fake.mkdir()
+    (fake / MARKER).symlink_to(outside / MARKER)  # a marker must be a file, not a link to one
+    done = labkit("clean", tmpdir=tmpdir_env)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("removed 1 run folders") and "did not make" in done.stdout
+    assert not made.exists()
+    assert sorted(p.name for p in home.iterdir()) == [
+        "a-file",
+        "fake-marker",
+        "link-to-a-run",
+        "unmarked",
+    ]
+    assert (home / "unmarked" / "mine.txt").read_text() == "keep"
+    assert tree(outside.parent) == [
+        outside.name,
+        f"{outside.name}/{MARKER}",
+        f"{outside.name}/results.json",
+    ]
+
+
+def test_clean_leaves_a_run_that_goes_on_and_the_run_ends_well(tmpdir_env):
+    with StepSession("effect_first") as session:
+        assert session.paused_at == "start"
+        home = session.run_dir.parent
+        done = labkit("clean", tmpdir=tmpdir_env)  # another process
+        assert done.returncode == 0, done.stderr
+        assert "removed 0 run folders" in done.stdout and "run goes on" in done.stdout
+        assert lk.clean_runs().in_use == [session.run_dir.name]  # this same process
+        assert session.proceed() == "effect"
+        session.kill()
+        result = session.recover()
+        assert result.outcome == "duplicate"
+        assert (session.run_dir / "results.json").is_file()
+    assert lk.clean_runs().removed == [session.run_dir.name]  # over: now it goes
+    assert list(home.iterdir()) == []
+
+
+def test_a_finished_run_is_released_for_clean(tmpdir_env):
+    first = lk.run("atomic")
+    swept = lk.sweep(parallel=2)
+    cleaning = lk.clean_runs()
+    assert sorted(cleaning.removed) == sorted([first.run_dir.name, swept[0].run_dir.parent.name])
+    assert cleaning.in_use == cleaning.not_ours == []
+
+
+def test_two_cleans_at_once_remove_everything_once_without_a_traceback(tmpdir_env):
+    folders = [new_run_dir(None, prefix="many-") for _ in range(60)]
+    for folder in folders:
+        release_run_dir(folder)
+        for n in range(20):
+            (folder / f"file{n}").write_text("x" * 100)
+        (folder / "sub").mkdir()
+        (folder / "sub" / "deep").write_text("y")
+    command = [sys.executable, "-m", "labkit", "clean"]
+    cleans = [
+        subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        for _ in range(2)
+    ]
+    outputs = [clean.communicate(timeout=60) for clean in cleans]
+    assert [clean.returncode for clean in cleans] == [0, 0], outputs
+    assert all(err == "" for _, err in outputs), outputs
+    assert list(home_in(tmpdir_env).iterdir()) == []
+    removed = [int(out.split()[1]) for out, _ in outputs]
+    assert sum(removed) == 60  # each folder removed by one of them; the other left it be
+
+
+# --- the server's warm-up folder is a run folder like any other
+
+
+WARM_UP_KILLED = """
+    import os, signal, labkit.graphs as graphs
+    opened = graphs.open_saver
+    def open_then_die(folder, *args, **kwargs):
+        print(folder, flush=True)
+        os.kill(os.getpid(), signal.SIGKILL)
+    graphs.open_saver = open_then_die
+    graphs.warm_up()
+"""
+
+
+def test_a_killed_servers_warm_up_folder_is_in_the_home_and_clean_removes_it(tmpdir_env):
+    env = {**os.environ, "TMPDIR": str(tmpdir_env)}
+    done = subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(WARM_UP_KILLED)],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd="/",
+    )
+    assert done.returncode == -9, done.stderr
+    left = Path(done.stdout.strip())
+    assert left.parent == home_in(tmpdir_env) and (left / MARKER).is_file()
+    cleaned = labkit("clean", tmpdir=tmpdir_env)
+    assert cleaned.stdout.startswith("removed 1 run folders"), cleaned.stderr
+    assert list(home_in(tmpdir_env).iterdir()) == []
+
+
+def test_a_warm_up_leaves_nothing_behind(tmpdir_env):
+    done = subprocess.run(
+        [sys.executable, "-c", "import labkit.graphs as g; g.warm_up()"],
+        env={**os.environ, "TMPDIR": str(tmpdir_env)},
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd="/",
+    )
+    assert done.returncode == 0, done.stderr
+    assert tree(tmpdir_env) == [home_in(tmpdir_env).name]
+
+
+# --- a bad place to write: one line that names the path and what is wrong
+
+
+def long_folder(root: Path, length: int) -> Path:
+    """A real folder whose path has about `length` characters (in parts the system allows)."""
+    path = root
+    while len(str(path)) < length - 101:
+        path /= "d" * 100
+    path /= "e" * max(1, length - len(str(path)) - 1)
+    path.mkdir(parents=True)
+    return path
+
+
+@pytest.mark.parametrize(
+    ("out", "words"),
+    [
+        ("a-file/run", ["a-file is a file", "Not a directory"]),
+        ("n" * 300, ["File name too long"]),
+        ("deep/" * 100, ["too long for SQLite", f"at most {RUN_DIR_MAX}"]),
+    ],
+)
+def test_a_bad_out_is_one_line_and_nothing_is_written(tmp_path, tmpdir_env, out, words):
+    (tmp_path / "a-file").write_text("mine")
+    before = tree(tmp_path)
+    done = labkit("run", "atomic", "--out", str(tmp_path / out), tmpdir=tmpdir_env)
+    assert_one_clear_line(done, *words)
+    assert tree(tmp_path) == before
+    with pytest.raises(lk.LabError, match=words[0]):
+        lk.run("atomic", out=tmp_path / out)
+    assert tree(tmp_path) == before
+
+
+@pytest.mark.skipif(not AS_ROOT, reason="runs the CLI as another user (needs root)")
+def test_a_permission_denied_out_or_tmpdir_is_one_line(tmp_path):
+    shut = tmp_path / "shut"
+    shut.mkdir(mode=0o755)  # root's: another user may look, not write
+    for args, tmpdir in (
+        (("run", "atomic", "--out", str(shut / "run")), shut),
+        (("run", "atomic"), shut),
+        (("clean",), shut),
+    ):
+        done = labkit(*args, tmpdir=tmpdir, user=NOBODY, group=NOBODY)
+        assert_one_clear_line(done, str(shut), "Permission denied")
+    assert list(shut.iterdir()) == []
+
+
+@pytest.mark.parametrize("problem", ["missing", "file", "too long"])
+def test_an_unusable_tmpdir_is_one_line_never_a_fallback(tmp_path, problem):
+    bad = tmp_path / "gone"
+    if problem == "file":
+        bad.write_text("")
+    elif problem == "too long":
+        bad = long_folder(tmp_path, 460)
+    before = tree(tmp_path)
+    done = labkit("run", "atomic", tmpdir=bad)
+    words = {"missing": "No such file", "file": "not a folder", "too long": "too long for SQLite"}
+    assert_one_clear_line(done, str(bad), words[problem])
+    assert tree(tmp_path) == before  # and nothing in /tmp: the run never started
+
+
+def unshared(script: str) -> subprocess.CompletedProcess:
+    """Run a shell script in a mount namespace of its own: its mounts vanish with it."""
+    if not AS_ROOT or not shutil.which("unshare"):
+        pytest.skip("needs root and unshare to mount a small file system")
+    done = subprocess.run(
+        ["unshare", "-m", "sh", "-c", script], capture_output=True, text=True, timeout=120
+    )
+    if "MOUNT-FAILED" in done.stdout:
+        pytest.skip("this machine does not let us mount a tmpfs")
+    return done
+
+
+@pytest.mark.parametrize(
+    ("setup", "words"),
+    [
+        ("mount -o remount,ro $T", "Read-only file system"),
+        ("cat /dev/zero > $T/fill 2>/dev/null; true", "No space left on device"),
+    ],
+)
+def test_a_read_only_or_full_tmpdir_is_one_line(tmp_path, setup, words):
+    mount = tmp_path / "mnt"
+    mount.mkdir()
+    command = f"{sys.executable} -m labkit run atomic"
+    done = unshared(
+        f"T={mount}; mount -t tmpfs -o size=64k tmpfs $T || {{ echo MOUNT-FAILED; exit; }}\n"
+        f"{setup}\ncd / && TMPDIR=$T {command}; echo status=$?; ls -A $T/labkit-runs-* 2>&1"
+    )
+    assert "status=2" in done.stdout, done
+    assert done.stderr.count("\n") == 1 and "Traceback" not in done.stderr, done.stderr
+    assert done.stderr.startswith("labkit: error: cannot make ") and words in done.stderr
+    assert str(mount) in done.stderr
+    assert "commit-window" not in done.stdout  # no half-made run folder is left
