@@ -8,11 +8,13 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import textwrap
 from collections.abc import Callable, Sequence
 
 from labkit.errors import LabError
 from labkit.folders import clean_runs
-from labkit.orders import NO_KILL, ORDERS
+from labkit.keys import read_key
+from labkit.orders import NO_KILL, ORDERS, get_order
 from labkit.pitfalls import PITFALLS, run_pitfall
 from labkit.runs import run
 from labkit.server import ServerError
@@ -48,7 +50,9 @@ def build_parser() -> Parser:
     many.add_argument("--out", help="a new folder for the sweep (default: a new temporary folder)")
     many.add_argument("--json", action="store_true", help="print a JSON list")
 
-    step = commands.add_parser("step", help="pause at each kill point: Enter goes on, k kills")
+    step = commands.add_parser(
+        "step", help="pause at each kill point: Enter goes on, k kills, q quits"
+    )
     step.add_argument("order", help=f"one of: {', '.join(ORDERS)}")
     step.add_argument("--out", help="a new folder for the run (default: a new temporary folder)")
 
@@ -134,20 +138,34 @@ def cmd_show(args: argparse.Namespace) -> None:
     print(format_snapshot(snapshot_folder(args.run_dir)))
 
 
-def cmd_step(args: argparse.Namespace, answer: Callable[[str], str] = input) -> None:
-    """For a projector: show the files at each stop; Enter continues, k kills with SIGKILL."""
+STEP_KEYS = "Enter or c: continue · k: kill -9 here · q: quit (kills and reaps the worker)"
+
+
+def cmd_step(args: argparse.Namespace, answer: Callable[[str], str] = read_key) -> None:
+    """For a projector: show the files at each stop; one key goes on, kills there, or quits."""
     from labkit.stepping import StepSession
     from labkit.views.text import format_run, format_snapshot
 
-    with StepSession(args.order, args.out) as session:
+    order = get_order(args.order)
+    with StepSession(order.name, args.out) as session:
+        print(f"{order.name}: {order.summary}")
+        print(f"kill points: {' → '.join(order.kill_points)}")
+        print(f"keys: {STEP_KEYS}")
         while not session.finished:
             print(f"\n=== paused at {session.paused_at!r}; the files hold now:")
             print(format_snapshot(session.state()))
-            choice = answer("[Enter] continue, [k] kill -9 here > ").strip().lower()
-            if choice == "k":
+            choice = answer("Enter/c, k or q > ").strip().lower()
+            if choice in ("", "c"):
+                if session.proceed() is None:
+                    print("The worker finished its step; recovering in a fresh process ...")
+            elif choice == "k":
                 print(f"SIGKILL at {session.kill()!r}; recovering in a fresh process ...")
+            elif choice == "q":
+                session.close()
+                print(f"Quit: the worker was killed and reaped. Run folder: {session.run_dir}")
+                return
             else:
-                session.proceed()
+                print(f"{choice!r} is not one of the keys. {STEP_KEYS}")
         print("\n" + format_run(session.recover()))
 
 
@@ -183,7 +201,7 @@ def cmd_durability(args: argparse.Namespace) -> None:
                 "first exit",
                 "checkpoints",
                 "writes",
-                "orphan writes",
+                "writes of unsaved checkpoints",
                 "resumed",
                 "ledger/clean",
                 "ran twice",
@@ -200,31 +218,25 @@ def cmd_interrupt(args: argparse.Namespace) -> None:
     if args.json:
         print(json.dumps(result))
         return
-    for name in (
-        "key",
-        "layout",
-        "cross_process",
-        "kill_at",
-        "node_calls",
-        "before_resume",
-        "after_resume",
-        "receipts",
-        "outcome",
-        "exits",
-        "run_dir",
-    ):
-        print(f"{name:>14}: {result[name]}")
+    from labkit.views.text import format_interrupt
+
+    print(format_interrupt(result))
 
 
 def cmd_pitfall(args: argparse.Namespace) -> None:
     report = run_pitfall(args.name)
     print(PITFALLS[args.name].title)
     raised = report["raised"]
-    print(
-        f"  today: {raised['type']}: {raised['message']}"
-        if raised
-        else f"  today: no exception; outcome {report['outcome']}"
-    )
+    outcome = report["outcome"]
+    if raised:
+        print(f"  today: {raised['type']}: {raised['message']}")
+    elif isinstance(outcome, list):  # one record per case, e.g. each durability spelling
+        from labkit.views.text import format_records
+
+        print("  today: no exception; outcome:\n")
+        print(textwrap.indent(format_records(outcome), "    ") + "\n")
+    else:
+        print(f"  today: no exception; outcome {outcome}")
     for warning in report["warnings"]:
         print(f"  warning: {warning}")
     print(f"  study 004 saw: {PITFALLS[args.name].study_said}")

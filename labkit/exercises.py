@@ -1,5 +1,6 @@
-"""The workshop's checked exercises, two per lesson. Each check runs the reader's answer
-through the real lab (see `labkit.checks` for how a check behaves).
+"""The workshop's checked exercises, lesson by lesson. Each check runs the reader's answer
+through the real lab (see `labkit.checks` for how a check behaves, `labkit.judges` for the
+exercises whose answer is code).
 
     from labkit.exercises import lesson2
     lesson2.safe_step.check(my_step)   # .hint(), .solution()
@@ -7,10 +8,10 @@ through the real lab (see `labkit.checks` for how a check behaves).
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from types import SimpleNamespace
 
-from labkit.checks import Exercise, Verdict, compare, source_of
+from labkit.checks import Exercise, Verdict, is_open, judge_predictions, normal
+from labkit.judges import files_held, judge_operation_key, judge_step
 
 __all__ = ["lesson1", "lesson2", "lesson3", "lesson4"]
 
@@ -18,59 +19,58 @@ __all__ = ["lesson1", "lesson2", "lesson3", "lesson4"]
 # --- lesson 1: the commit window -----------------------------------------------------------
 
 
-def judge_five_cases(predicted: dict) -> Verdict:
-    from labkit.orders import STUDY_000_CASES
-    from labkit.runs import run
-
-    actual = {}
-    for order, point in STUDY_000_CASES:
-        r = run(order, point)
-        story = f"{r.before.done}/{r.before.receipts} → {r.after.done}/{r.after.receipts}"
-        actual[f"{order}/{point}"] = (r.outcome, f"done/receipts {story}", str(r.run_dir))
-    return compare(predicted, actual)
-
-
-def judge_window(points: set) -> Verdict:
+def judge_window(points: object) -> Verdict:
+    """Every kill point of checkpoint_first, for real: the answer must name exactly the ones
+    that lose the receipt (a placeholder left beside an answer is forgiven)."""
     from labkit.orders import get_order
     from labkit.runs import run
 
-    results = [run("checkpoint_first", p) for p in get_order("checkpoint_first").kill_points]
-    losing = {r.spec.kill_at for r in results if r.outcome == "lost"}
-    if set(points) == losing:
+    order = get_order("checkpoint_first")
+    if isinstance(points, str):
+        points = {points}
+    if not isinstance(points, set | list | tuple):
+        return Verdict("incorrect", 'give a set of kill points, such as {"start"}')
+    named = {normal(p) for p in points if not is_open(p)}
+    unknown = sorted(named - set(order.kill_points), key=str)
+    if unknown:
         return Verdict(
-            "correct",
-            f"only a kill at {', '.join(sorted(losing))} loses the receipt",
-            str(results[0].run_dir.parent),
+            "incorrect",
+            f"not a kill point of checkpoint_first: {unknown}; "
+            f"its points: {', '.join(order.kill_points)}",
         )
-    stories = "; ".join(f"{r.spec.kill_at} → {r.outcome}" for r in results)
-    return Verdict("incorrect", f"you said {sorted(points)}; the real runs: {stories}")
+    runs = {point: run(order.name, point) for point in order.kill_points}
+    losing = {point for point, r in runs.items() if (r.after.done, r.after.receipts) == (1, 0)}
+    if named == losing:
+        where = sorted(losing) or ["none"]
+        folder = str(runs[where[0]].run_dir) if losing else None
+        return Verdict("correct", f"the receipt is lost by a kill at: {', '.join(where)}", folder)
+    lines = [
+        f"killed at {p}, recovery left {files_held(runs[p].after)}: not lost "
+        f"(look in {runs[p].run_dir})"
+        for p in order.kill_points
+        if p in named - losing
+    ]
+    missing = len(losing - named)
+    if missing:
+        points = "point where a crash loses" if missing == 1 else "points where a crash loses"
+        lines.append(f"{missing} kill {points} the receipt: not in your set")
+    wrong_dirs = [str(runs[p].run_dir) for p in order.kill_points if p in named - losing]
+    return Verdict("incorrect", "\n".join(lines), wrong_dirs[0] if wrong_dirs else None)
 
 
 lesson1 = SimpleNamespace(
-    predict_five_cases=Exercise(
-        "lesson1.predict_five_cases",
-        "01_predict_five_cases.py",
-        starter="""predictions = {
-    "effect_first/effect": "???",
-    "checkpoint_first/checkpoint": "???",
-    "atomic/in_transaction": "???",
-    "atomic/committed": "???",
-    "idempotent/effect": "???",
-}""",
-        judge=judge_five_cases,
-        hints=[
-            "Each value is one of: consistent, duplicate, lost.",
-            "Ask what recovery reads (done) and what it cannot see (the other file).",
-        ],
-    ),
     find_the_window=Exercise(
         "lesson1.find_the_window",
         "01_find_the_window.py",
         starter='window = {"???"}',
         judge=judge_window,
         hints=[
-            "The kill points of checkpoint_first are start, checkpoint and effect.",
-            "Which point lies after one commit and before the other?",
+            "checkpoint_first passes `start`, commits done=1 (then passes `checkpoint`), "
+            "commits the receipt (then passes `effect`).",
+            "For each point, write down done and receipts as a kill there leaves them; "
+            "recovery runs the step only if done=0.",
+            "Lost means done=1 and no receipt: recovery skips a step whose effect never "
+            "happened. Which point lies after one commit and before the other?",
         ],
     ),
 )
@@ -79,57 +79,26 @@ lesson1 = SimpleNamespace(
 # --- lesson 2: closing the window -----------------------------------------------------------
 
 
-def judge_step(answer: Callable | str) -> Verdict:
-    """Sweep a reader's step: a real crash at every kill point its commits make, then recovery."""
-    from labkit.runs import execute
-    from labkit.spec import RunSpec
-    from labkit.trace import read_trace
+def study_000_runs(cases: list[str]) -> dict[str, tuple[object, str, str]]:
+    """The named cases of study 000 ("order/point"), each a real crash and recovery."""
+    from labkit.runs import run
 
-    source, name = source_of(answer)
-    clean = execute(RunSpec("idempotent", step_source=source, step_name=name))
-    if clean.outcome != "consistent":
-        return Verdict(
-            "incorrect",
-            f"even without a crash the step leaves done={clean.after.done} "
-            f"and {clean.after.receipts} receipts: it must save one "
-            "receipt and done=1",
-            str(clean.run_dir),
+    actual = {}
+    for case in cases:
+        r = run(*case.split("/"))
+        story = (
+            f"done/receipts {r.before.done}/{r.before.receipts} → {r.after.done}/{r.after.receipts}"
         )
-    points = [
-        e["point"]
-        for e in read_trace(clean.run_dir)
-        if e["event"] == "point" and e["role"] == "first"
-    ]
-    for point in points:
-        r = execute(RunSpec("idempotent", point, step_source=source, step_name=name))
-        if r.outcome == "recovery_failed":
-            why = (r.recovery.stderr.strip().splitlines() or ["?"])[-1]
-            return Verdict(
-                "incorrect",
-                f"killed at `{point}`, the recovery worker failed ({why}):"
-                " a retry must get the receipt back, not an error",
-                str(r.run_dir),
-            )
-        if r.outcome != "consistent":
-            return Verdict(
-                "incorrect",
-                f"killed at `{point}`, recovery left done="
-                f"{r.after.done} and {r.after.receipts} receipts: "
-                f"{r.outcome}; your step is not safe to replay",
-                str(r.run_dir),
-            )
-    return Verdict(
-        "correct",
-        f"consistent at every one of {len(points)} kill points: {', '.join(points)}",
-        str(clean.run_dir.parent),
-    )
+        actual[case] = (r.outcome, story, str(r.run_dir))
+    return actual
 
 
-SAFE_STEP_STARTER = """def my_step(control, effect, gate):
-    with effect:
-        effect.add_receipt(KEY, PAYLOAD)
-    with control:
-        control.mark_done()"""
+def judge_five_cases(predicted: object) -> Verdict:
+    from labkit.orders import STUDY_000_CASES
+
+    cases = [f"{order}/{point}" for order, point in STUDY_000_CASES]
+    return judge_predictions(predicted, cases, study_000_runs)
+
 
 BUGGY_STEP_STARTER = """def buggy_step(control, effect, gate):
     import uuid
@@ -141,15 +110,43 @@ BUGGY_STEP_STARTER = """def buggy_step(control, effect, gate):
         control.mark_done()"""
 
 lesson2 = SimpleNamespace(
+    predict_five_cases=Exercise(
+        "lesson2.predict_five_cases",
+        "02_predict_five_cases.py",
+        starter="""predictions = {
+    "effect_first/effect": "???",
+    "checkpoint_first/checkpoint": "???",
+    "atomic/in_transaction": "???",
+    "atomic/committed": "???",
+    "idempotent/effect": "???",
+}""",
+        judge=judge_five_cases,
+        hints=[
+            "Each value is one of: consistent, duplicate, lost.",
+            "For each case, write down what the kill leaves on disk: a write counts only once "
+            "its transaction has committed.",
+            "Then let recovery act: it reads done only, and with done=0 runs the whole step "
+            "again; only the idempotent receiver recognises the retry.",
+        ],
+    ),
     safe_step=Exercise(
         "lesson2.safe_step",
         "02_safe_step.py",
-        starter=SAFE_STEP_STARTER,
+        starter="""def my_step(control, effect, gate):
+    with effect:
+        effect.add_receipt(KEY, PAYLOAD)
+    with control:
+        control.mark_done()""",
         judge=judge_step,
         code=True,
         hints=[
-            "The two files cannot share a transaction: the receiver has to recognise a retry.",
-            "effect.add_receipt_once(key, payload) returns the original receipt for a known key.",
+            "The check kills your step after every commit that reaches a file, with or without "
+            "`with` blocks. Reordering cannot help: a kill after the first commit always "
+            "leaves the other file behind.",
+            "The two files cannot share a transaction, so the receiver has to recognise a "
+            "retry: a second attempt must not add a second receipt.",
+            "effect.add_receipt_once(KEY, PAYLOAD) returns the original receipt for a key it "
+            "knows; commit it before done=1.",
         ],
     ),
     bug_hunt=Exercise(
@@ -159,8 +156,12 @@ lesson2 = SimpleNamespace(
         judge=judge_step,
         code=True,
         hints=[
-            "Print the key on two attempts: is it the same operation both times?",
-            "The key must exist before the first attempt and be reused by every retry.",
+            "Killed between its two commits, the step runs again in a new process. Print the "
+            "key on two attempts: is it the same operation both times?",
+            "add_receipt_once recognises a retry by its key alone; a key made inside the step "
+            "is new on every attempt.",
+            "The key must exist before the first attempt and be reused by every retry: the "
+            "worker gives you KEY.",
         ],
     ),
 )
@@ -169,50 +170,15 @@ lesson2 = SimpleNamespace(
 # --- lesson 3: interrupt and resume -----------------------------------------------------------
 
 
-def judge_operation_key(answer: Callable | str) -> Verdict:
-    from labkit.interrupts import run_interrupt
-
-    source, name = source_of(answer)
-    namespace: dict = {}
-    exec(source, namespace)
-    key = namespace[name]
-    one = {"operation_id": "request-42/create-ticket/v1", "title": "Printer offline"}
-    other = {"operation_id": "request-43/create-ticket/v1", "title": "Printer offline"}
-    if key(dict(one)) != key(dict(one)):
-        return Verdict(
-            "incorrect",
-            "the same request got two different keys: every resume would create a new ticket",
-        )
-    if key(one) == key(other):
-        return Verdict(
-            "incorrect",
-            "two different requests (same title) got the same key: "
-            "the second would be merged into the first",
-        )
-    renamed = source.replace(f"def {name}(", "def operation_key(", 1)
-    r = run_interrupt("custom", "combined", True, "after_create", key_source=renamed)
-    if r["after_resume"] != 1:
-        return Verdict(
-            "incorrect",
-            f"killed after the ticket was created, then resumed in a new "
-            f"process: {r['after_resume']} tickets",
-            r["run_dir"],
-        )
-    return Verdict(
-        "correct",
-        f"one ticket after a SIGKILL and a resume in a new process (receipts {r['receipts']})",
-        r["run_dir"],
-    )
-
-
-def judge_interrupt_kills(predicted: dict) -> Verdict:
+def interrupt_runs(points: list[str]) -> dict[str, tuple[object, str, str]]:
+    """Tickets after a SIGKILL at each named point and a resume (fresh key, combined layout)."""
     from labkit.interrupts import run_interrupt
 
     actual = {}
-    for point in ("before_create", "after_create", "paused"):
+    for point in points:
         r = run_interrupt("fresh", "combined", True, point)
         actual[point] = (r["after_resume"], f"receipts {r['receipts']}", r["run_dir"])
-    return compare(predicted, actual)
+    return actual
 
 
 lesson3 = SimpleNamespace(
@@ -226,23 +192,33 @@ lesson3 = SimpleNamespace(
         judge=judge_operation_key,
         code=True,
         hints=[
-            "The key must be the same on every run of the node for one request.",
-            "What in the state was fixed before the first attempt, per request?",
+            "The check computes your key twice for one request, also after a real restart (a "
+            "new interpreter: another pid, parent pid, hash seed and clock), and once for "
+            "another request.",
+            "So nothing from the process or the moment may go into it: no uuid4 or uuid1, no "
+            "time, random, id(), hash() of a string, os.getpid() or os.getppid().",
+            "What in the state was fixed per request before the first attempt, and differs "
+            "between two requests with the same title?",
         ],
     ),
     predict_kills=Exercise(
         "lesson3.predict_kills",
         "03_predict_kills.py",
         starter="""tickets_after = {
-    "before_create": "???",
-    "after_create": "???",
-    "paused": "???",
+    "before_create": None,
+    "after_create": None,
+    "paused": None,
 }""",
-        judge=judge_interrupt_kills,
+        judge=lambda predicted: judge_predictions(
+            predicted, ("before_create", "after_create", "paused"), interrupt_runs
+        ),
         hints=[
-            "Count the runs of the node: the killed process, the re-run up to the "
-            "interrupt, the resume.",
-            "With a fresh key, every run is a new ticket.",
+            "Count the runs of the node that reach the ticket service: the killed process, a "
+            "re-run up to the interrupt (if no interrupt was saved), the resume.",
+            "With a fresh key every run that reaches the ticket service makes a new ticket; "
+            "a process killed at before_create never reached it.",
+            "At `paused` the interrupt was saved before the kill: only the resume runs the "
+            "node again.",
         ],
     ),
 )
@@ -253,45 +229,48 @@ lesson3 = SimpleNamespace(
 REPEAT_COST, LOSS_COST, SLOW_MS, TRIALS = 10, 1_000, 100, 3
 
 
-def judge_durability(choice: str) -> Verdict:
+def judge_durability(choice: object) -> Verdict:
+    """Every mode, TRIALS real kills each on the slow checkpointer: the choice must cost least."""
     from labkit.durability import DURABILITY_MODES, DurabilitySpec, run_trials
 
-    if choice not in DURABILITY_MODES:
-        return Verdict(
-            "incorrect",
-            f"{choice!r} is not a durability mode; choose one of: {', '.join(DURABILITY_MODES)}",
-        )
+    modes = ", ".join(DURABILITY_MODES)
+    if not isinstance(choice, str) or normal(choice) not in DURABILITY_MODES:
+        return Verdict("incorrect", f"{choice!r} is not a durability mode; choose one of: {modes}")
+    choice = normal(choice)
     trials = run_trials([DurabilitySpec("linear", m, SLOW_MS) for m in DURABILITY_MODES], TRIALS)
     cost = dict.fromkeys(DURABILITY_MODES, 0)
     for t in trials:
         cost[t.spec.mode] += REPEAT_COST * len(t.rerun_nodes) if t.resumed else LOSS_COST
-    best = min(cost.values())
-    table = ", ".join(f"{m} {c:,}" for m, c in cost.items())
-    if cost[choice] == best:
+    mine = [t for t in trials if t.spec.mode == choice]
+    if cost[choice] == min(cost.values()):
+        table = ", ".join(f"{m} {c:,}" for m, c in cost.items())
         return Verdict(
             "correct",
             f"{choice} cost the least in {TRIALS} real kills each: {table}",
-            trials[0].run_dir,
+            mine[0].run_dir,
         )
+    lost = sum(not t.resumed for t in mine)
+    repeated = sum(len(t.rerun_nodes) for t in mine if t.resumed)
+    worst = max(mine, key=lambda t: LOSS_COST if not t.resumed else len(t.rerun_nodes))
     return Verdict(
         "incorrect",
-        f"in {TRIALS} real kills each, {choice} cost {cost[choice]:,}; the costs were {table}",
-        trials[0].run_dir,
+        f"in {TRIALS} real kills, {choice} cost {cost[choice]:,}: {lost} runs lost "
+        f"({LOSS_COST:,} each) and {repeated} node runs repeated ({REPEAT_COST} each); "
+        "another mode cost less",
+        worst.run_dir,
     )
 
 
-def judge_sync_trial(predicted: dict) -> Verdict:
+def sync_trial(keys: list[str]) -> dict[str, tuple[object, str, str]]:
+    """One real kill inside c, linear graph, sync: checkpoints at the kill, lines after."""
     from labkit.durability import DurabilitySpec, run_trials
 
     [t] = run_trials([DurabilitySpec("linear", "sync")], 1)
-    story = f"ran again: {', '.join(t.rerun_nodes)}"
-    return compare(
-        predicted,
-        {
-            "checkpoints": (t.checkpoints, "at the kill", t.run_dir),
-            "ledger_lines": (t.ledger_lines, story, t.run_dir),
-        },
-    )
+    actual = {
+        "checkpoints": (t.checkpoints, "at the kill", t.run_dir),
+        "ledger_lines": (t.ledger_lines, f"ran again: {', '.join(t.rerun_nodes)}", t.run_dir),
+    }
+    return {k: actual[k] for k in keys}
 
 
 lesson4 = SimpleNamespace(
@@ -303,17 +282,24 @@ lesson4 = SimpleNamespace(
         hints=[
             f"A lost run costs {LOSS_COST:,}, each node run again {REPEAT_COST}; the "
             f"checkpointer takes {SLOW_MS} ms a write.",
-            "Which mode can lose the run outright, and which waits for every checkpoint?",
+            "exit saves only when the graph exits, which a SIGKILL skips: what is left for "
+            "recovery to resume from?",
+            "async lets the nodes run ahead of the slow writes; sync waits for each one. Which "
+            "mode still holds a checkpoint when the kill lands?",
         ],
     ),
     predict_sync_trial=Exercise(
         "lesson4.predict_sync_trial",
         "04_predict_sync_trial.py",
-        starter='sync_trial = {"checkpoints": "???", "ledger_lines": "???"}',
-        judge=judge_sync_trial,
+        starter='sync_trial = {"checkpoints": None, "ledger_lines": None}',
+        judge=lambda predicted: judge_predictions(
+            predicted, ("checkpoints", "ledger_lines"), sync_trial
+        ),
         hints=[
             "Count one checkpoint for the input and one per finished super-step before c.",
-            "A clean run writes 8 lines; what does recovery add?",
+            "The super-steps before c are __start__, a and b.",
+            "A clean run writes 8 ledger lines (the start and end of a, b, c, d); recovery "
+            "resumes at c.",
         ],
     ),
 )

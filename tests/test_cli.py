@@ -3,8 +3,18 @@
 from __future__ import annotations
 
 import json
+import os
+import pty
+import select
 import subprocess
 import sys
+import time
+from argparse import Namespace
+
+import pytest
+
+from labkit.cli import main
+from labkit.trace import read_trace
 
 
 def labkit(*args):
@@ -29,6 +39,7 @@ def test_run_json_has_the_documented_keys(tmp_path):
         "first_exit": 91,
         "replay_exit": 0,
         "outcome": "duplicate",
+        "failure": None,
         "timed_out": [],
         "run_dir": str(tmp_path / "run"),
     }
@@ -79,3 +90,124 @@ def test_step_pauses_at_each_point_and_kills_on_k(tmp_path):
     assert "paused at 'start'" in done.stdout and "paused at 'effect'" in done.stdout
     assert "SIGKILL at 'effect'" in done.stdout
     assert "first worker exit: -9" in done.stdout and "DUPLICATE" in done.stdout
+
+
+def step(tmp_path, capsys, keys):
+    """`labkit step effect_first` answered with `keys`, one per prompt; what it printed."""
+    from labkit.cli import cmd_step
+
+    pressed = iter(keys)
+    cmd_step(
+        Namespace(order="effect_first", out=str(tmp_path / "run")), answer=lambda _: next(pressed)
+    )
+    return capsys.readouterr().out
+
+
+def test_step_names_the_order_and_its_keys_and_marks_what_recovery_added(
+    tmp_path, capsys, no_leftover_workers
+):
+    out = step(tmp_path, capsys, ["\n", "k"])
+    head = out.splitlines()[:3]
+    assert head[0] == "effect_first: commit the receipt in effect.db, then done=1 in control.db"
+    assert head[1] == "kill points: start → effect → checkpoint"
+    assert head[2].startswith("keys: Enter or c: continue · k: kill -9 here · q: quit")
+    assert "SIGKILL at 'effect'" in out and "first worker exit: -9" in out
+    after = out.split("The files after recovery:")[1]
+    assert "1   1     ← changed by recovery" in after  # done=1, as the notebook marks it
+    receipts = after.split("effect.db · receipts")[1].splitlines()
+    assert receipts[3].startswith("1 ") and "←" not in receipts[3]  # the first worker's
+    assert receipts[4].startswith("2 ") and receipts[4].endswith("← added by recovery")
+
+
+def test_step_without_a_kill_says_no_kill_and_asks_again_on_a_stray_key(
+    tmp_path, capsys, no_leftover_workers
+):
+    out = step(tmp_path, capsys, ["x", "c", "", "c"])
+    assert "'x' is not one of the keys" in out
+    assert out.count("=== paused at 'start'") == 2  # the stray key did not move the worker
+    assert "effect_first, no kill\n" in out and "killed at none" not in out
+    assert "CONSISTENT" in out
+
+
+def test_step_quit_kills_and_reaps_the_worker_and_recovers_nothing(
+    tmp_path, capsys, no_leftover_workers
+):
+    out = step(tmp_path, capsys, ["", "q"])
+    assert "Quit: the worker was killed and reaped" in out and "outcome" not in out
+    trace = read_trace(tmp_path / "run")
+    assert [e["point"] for e in trace if e["event"] == "kill"] == ["effect"]
+    assert not any(e["role"] == "recovery" for e in trace)
+
+
+KEY_READER = """
+import fcntl, sys, termios
+from labkit.keys import read_key
+fcntl.ioctl(0, termios.TIOCSCTTY, 0)  # the pty becomes this process's terminal: Ctrl-C works
+before = termios.tcgetattr(0)
+try:
+    got = repr(read_key("> "))
+except KeyboardInterrupt:
+    got = "KeyboardInterrupt"
+print("RESULT", got, "restored" if termios.tcgetattr(0) == before else "NOT restored")
+"""
+
+
+@pytest.mark.parametrize(
+    ("typed", "result"), [(b"k", "'k'"), (b"\r", "'\\n'"), (b"\x03", "KeyboardInterrupt")]
+)
+def test_one_key_is_read_in_a_terminal_without_enter(typed, result):
+    """In a real pseudo-terminal: the key is read alone, and the terminal's mode comes back."""
+    terminal, child_side = pty.openpty()
+    child = subprocess.Popen(
+        [sys.executable, "-c", KEY_READER],
+        stdin=child_side,
+        stdout=child_side,
+        stderr=child_side,
+        start_new_session=True,
+    )
+    os.close(child_side)
+    try:
+        assert read_until(terminal, b"> ").endswith(b"> ")  # cbreak is set before the prompt
+        os.write(terminal, typed)  # no Enter after it
+        assert f"RESULT {result} restored" in read_until(terminal, b"restored").decode()
+    finally:
+        child.kill()
+        child.wait()
+        os.close(terminal)
+
+
+def read_until(fd, end: bytes, timeout: float = 20.0) -> bytes:
+    seen = b""
+    deadline = time.monotonic() + timeout
+    while end not in seen and time.monotonic() < deadline:
+        if select.select([fd], [], [], 0.1)[0]:
+            try:
+                seen += os.read(fd, 1024)
+            except OSError:  # the child closed the terminal
+                break
+    return seen
+
+
+def test_interrupt_prints_the_studys_table_and_the_tickets(capsys):
+    assert main(["interrupt", "--cross-process", "--kill-at", "after_create"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("outcome: 3 TICKETS\n")
+    table = out.split("\n\n")[1].splitlines()
+    assert table[0].split()[:2] == ["key", "layout"] and "tickets before resume" in table[0]
+    assert table[2].startswith("fresh  combined  new process  after_create  3 ")
+    assert table[2].endswith("first: killed by SIGKILL → resume: exited 0")
+    tickets = out.split("tickets.db · ticket\n")[1].split("\n\n")[0].splitlines()
+    assert tickets[0].split() == ["id", "tenant", "op_key", "payload"]
+    assert [row.split()[0] for row in tickets[2:]] == ["1", "2", "3"]
+    assert "{" not in out.replace('{"title"', "")  # no dict printed raw
+
+
+def test_the_mistyped_durability_pitfall_prints_its_timings_as_a_table(capsys):
+    assert main(["pitfall", "mistyped_durability"]) == 0
+    out = capsys.readouterr().out
+    rows = out.split("outcome:\n\n")[1].split("\n\n")[0].splitlines()
+    assert rows[0].split() == ["mode", "nodes", "run", "b", "waited", "ms"]
+    assert [row.split()[:2] for row in rows[2:]] == [["sync", "4"], ["syncc", "4"], ["async", "4"]]
+    waited = {row.split()[0]: float(row.split()[2]) for row in rows[2:]}
+    assert waited["sync"] >= 90 > waited["syncc"]  # the typo does not wait for the checkpoint
+    assert "[{" not in out

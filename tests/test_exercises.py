@@ -1,22 +1,41 @@
-"""Every exercise: its solution passes, its starter is "not attempted", plausible wrong answers
-fail with a message in the lesson's terms. The checks run real crashes."""
+"""Every exercise: its loaded solution checks itself and passes, its starter is "not attempted",
+every answer of the wrong-answer catalogue (tests/wrong_answers.py) is judged incorrect with a
+message in the lesson's terms, every right variant correct. The checks run real crashes."""
 
 from __future__ import annotations
 
 import ast
+import itertools
 import json
+import linecache
 from pathlib import Path
 
 import pytest
+from wrong_answers import RIGHT, WRONG
 
+from labkit.checks import Verdict
 from labkit.exercises import lesson1, lesson2, lesson3, lesson4
+from labkit.stores import KEY, PAYLOAD
 
 ROOT = Path(__file__).resolve().parent.parent
-EXERCISES = {
-    ex.name: (ex, lesson)
-    for lesson, group in (("01", lesson1), ("02", lesson2), ("03", lesson3), ("04", lesson4))
-    for ex in vars(group).values()
-}
+LESSONS = {"lesson1": lesson1, "lesson2": lesson2, "lesson3": lesson3, "lesson4": lesson4}
+EXERCISES = {ex.name: ex for group in LESSONS.values() for ex in vars(group).values()}
+
+
+CELLS = itertools.count(1)
+
+
+def run_cell(text: str, filename: str | None = None) -> object:
+    """Run a cell's code as a notebook would, with the lesson's imports: the last
+    expression's value (a loaded solution ends with its own check). Like IPython, it keeps
+    the cell's text where `inspect.getsource` finds it."""
+    filename = filename or f"<cell {next(CELLS)}>"
+    linecache.cache[filename] = (len(text), None, text.splitlines(True), filename)
+    namespace: dict = {**LESSONS, "KEY": KEY, "PAYLOAD": PAYLOAD}
+    tree = ast.parse(text)
+    last = tree.body.pop() if isinstance(tree.body[-1], ast.Expr) else None
+    exec(compile(tree, filename, "exec"), namespace)
+    return eval(compile(ast.Expression(last.value), filename, "eval"), namespace) if last else None
 
 
 def answer_from(text: str, code: bool) -> object:
@@ -29,76 +48,93 @@ def answer_from(text: str, code: bool) -> object:
     return namespace[target]
 
 
+def lesson_sources(exercise_name: str) -> list[str]:
+    [notebook] = (ROOT / "notebooks").glob(f"0{exercise_name[6]}_*.ipynb")
+    return ["".join(c["source"]) for c in json.loads(notebook.read_text())["cells"]]
+
+
+def test_the_catalogue_holds_five_wrong_answers_for_every_exercise():
+    assert set(WRONG) == set(EXERCISES) and set(RIGHT) == set(EXERCISES)
+    assert all(len(WRONG[name]) >= 5 for name in EXERCISES), {n: len(w) for n, w in WRONG.items()}
+    assert len(EXERCISES) == 8
+
+
 @pytest.mark.parametrize("name", list(EXERCISES))
-def test_solution_passes(name):
-    exercise, _ = EXERCISES[name]
-    solution = (ROOT / "notebooks" / "solutions" / exercise.solution_file).read_text()
-    verdict = exercise.check(answer_from(solution, exercise.code))
+def test_a_loaded_solution_checks_itself_and_passes(name):
+    path = ROOT / "notebooks" / "solutions" / EXERCISES[name].solution_file
+    verdict = run_cell(path.read_text(), str(path))
+    assert isinstance(verdict, Verdict) and verdict.status == "correct", str(verdict)
+    assert verdict.run_dir and Path(verdict.run_dir).is_dir()
+
+
+@pytest.mark.parametrize("name", list(EXERCISES))
+def test_the_starter_runs_as_not_attempted_and_appears_in_its_lesson(name):
+    exercise = EXERCISES[name]
+    sources = lesson_sources(name)
+    [cell] = [s for s in sources if exercise.starter in s]
+    assert run_cell(cell).status == "not attempted"  # the lesson's cell, as CI runs it
+    assert any(f"# %load solutions/{exercise.solution_file}" in s for s in sources)
+    assert exercise.solution().startswith(f"# %load solutions/{exercise.solution_file}")
+
+
+@pytest.mark.parametrize(
+    ("name", "label"), [(name, label) for name, answers in WRONG.items() for label in answers]
+)
+def test_a_wrong_answer_is_judged_incorrect_and_says_why(name, label):
+    exercise = EXERCISES[name]
+    answer, why = WRONG[name][label]
+    verdict = exercise.check(answer)
+    assert verdict.status == "incorrect" and why in verdict.message, str(verdict)
+
+
+@pytest.mark.parametrize(
+    ("name", "label"), [(name, label) for name, answers in RIGHT.items() for label in answers]
+)
+def test_a_right_variant_is_judged_correct(name, label):
+    verdict = EXERCISES[name].check(RIGHT[name][label])
     assert verdict.status == "correct", str(verdict)
 
 
-@pytest.mark.parametrize("name", list(EXERCISES))
-def test_starter_is_not_attempted_and_appears_in_its_lesson(name):
-    exercise, lesson = EXERCISES[name]
-    assert exercise.check(answer_from(exercise.starter, exercise.code)).status == "not attempted"
-    [notebook] = (ROOT / "notebooks").glob(f"{lesson}_*.ipynb")
-    sources = ["".join(c["source"]) for c in json.loads(notebook.read_text())["cells"]]
-    assert any(exercise.starter in s for s in sources), "the lesson must show this starter"
-    assert any(f"# %load solutions/{exercise.solution_file}" in s for s in sources)
-    assert exercise.hint() and exercise.solution().startswith("# %load solutions/")
-
-
-WRONG = {
-    "lesson1.predict_five_cases": (
-        {
-            "effect_first/effect": "consistent",
-            "checkpoint_first/checkpoint": "lost",
-            "atomic/in_transaction": "consistent",
-            "atomic/committed": "consistent",
-            "idempotent/effect": "consistent",
-        },
-        "effect_first/effect: you said 'consistent', the real run gave 'duplicate'",
-    ),
-    "lesson1.find_the_window": ({"effect"}, "checkpoint → lost"),
-    "lesson2.safe_step": (
-        "def my_step(control, effect, gate):\n"
-        "    with control:\n        control.mark_done()\n"
-        "    with effect:\n        effect.add_receipt_once(KEY, PAYLOAD)\n",
-        "killed at `after commit 1 (control.db)`, recovery left done=1 and 0 receipts: lost",
-    ),
-    "lesson2.bug_hunt": (
-        lesson2.bug_hunt.starter.replace("uuid.uuid4()", "uuid.uuid1()"),
-        "recovery left done=1 and 2 receipts: duplicate; your step is not safe",
-    ),
-    "lesson3.operation_key": (
-        'def operation_key(state):\n    return state["title"]\n',
-        "two different requests (same title) got the same key",
-    ),
-    "lesson3.predict_kills": (
-        {"before_create": 1, "after_create": 1, "paused": 1},
-        "after_create: you said 1, the real run gave 3",
-    ),
-    "lesson4.choose_durability": ("exit", "exit cost 3,000"),
-    "lesson4.predict_sync_trial": (
-        {"checkpoints": 3, "ledger_lines": 8},
-        "checkpoints: you said 3, the real run gave 4",
-    ),
-}
-
-
-@pytest.mark.parametrize("name", list(EXERCISES))
-def test_a_plausible_wrong_answer_fails_with_an_explanation(name):
-    exercise, _ = EXERCISES[name]
-    answer, message = WRONG[name]
-    verdict = exercise.check(answer)
-    assert verdict.status == "incorrect" and message in verdict.message, str(verdict)
-
-
-def test_the_classic_unsafe_step_is_explained_at_its_kill_point():
+def test_a_crash_verdict_names_the_failing_run_and_what_the_files_held():
     unsafe = lesson2.safe_step.starter.replace("my_step", "effect_first_step")
     verdict = lesson2.safe_step.check(unsafe)
-    assert (
-        verdict.status == "incorrect"
-        and "killed at `after commit 1 (effect.db)`" in verdict.message
+    assert verdict.status == "incorrect", str(verdict)
+    held = "killed at `after commit 1 (effect.db)`, when the files held done=0 and 1 receipt"
+    assert held in verdict.message
+    results = json.loads((Path(verdict.run_dir) / "results.json").read_text())
+    assert results["kill_at"] == "after commit 1 (effect.db)"  # the failing run, not the first
+
+
+def test_an_error_in_the_readers_code_is_shown_with_their_line():
+    typo = lesson2.safe_step.starter.replace("add_receipt(", "add_reciept_once(")
+    verdict = lesson2.safe_step.check(typo)
+    assert verdict.status == "error", str(verdict)
+    assert "AttributeError" in verdict.message and "add_reciept_once" in verdict.message
+    assert "at line 3: effect.add_reciept_once(KEY, PAYLOAD)" in verdict.message
+    key_typo = lesson3.operation_key.check(
+        'def operation_key(state):\n    return state["operation_id"].uper()\n'
     )
-    assert verdict.run_dir and Path(verdict.run_dir).exists()
+    assert key_typo.status == "error" and "at line 2: return" in key_typo.message, str(key_typo)
+    broken = lesson2.bug_hunt.check("def buggy_step(control, effect, gate)\n    pass\n")
+    assert broken.status == "error" and "SyntaxError" in broken.message and "line 1" in str(broken)
+
+
+def test_a_partly_filled_prediction_names_the_open_parts_and_hides_their_answers():
+    partly = {"before_create": 2, "after_create": None, "paused": "???"}
+    verdict = lesson3.predict_kills.check(partly)
+    assert verdict.status == "incomplete", str(verdict)
+    assert "Still open: after_create, paused." in verdict.message
+    wrong = lesson3.predict_kills.check({**partly, "before_create": 1})
+    assert wrong.status == "incorrect" and "Still open: after_create, paused." in wrong.message
+    assert "after_create:" not in wrong.message and "paused:" not in wrong.message
+    assert "gave 3" not in wrong.message
+
+
+def test_hints_say_something_new_each_time_and_which_is_the_last():
+    for exercise in EXERCISES.values():
+        exercise.hints_shown = 0
+        shown = [exercise.hint() for _ in exercise.hints]
+        assert len(set(exercise.hints)) == len(exercise.hints) >= 2
+        assert all(h.startswith(f"Hint {i} of {len(shown)}") for i, h in enumerate(shown, 1))
+        assert "last hint" in shown[-1] and not any("last hint" in h for h in shown[:-1])
+        assert exercise.hint() == shown[-1]  # asking again repeats the last one

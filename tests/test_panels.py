@@ -80,6 +80,21 @@ def test_step_panel_kill_and_recover():
     assert panel.timeline.frames
 
 
+def test_step_panel_keeps_its_order_from_start_until_recover():
+    panel = StepPanel("effect_first")
+    assert not panel.order.disabled
+    panel.start_button.click()
+    assert panel.order.disabled  # the panel must not name an order the worker is not running
+    panel.kill_button.click()
+    assert panel.order.disabled and not panel.start_button.disabled
+    panel.recover_button.click()
+    assert panel.error is None and not panel.order.disabled
+    panel.order.value = "atomic"
+    panel.start_button.click()
+    assert panel.session.order.name == "atomic" and panel.order.disabled
+    panel.session.close()
+
+
 def test_sweep_panel_fills_the_matrix_and_the_bar():
     panel = SweepPanel()
     panel.modes.value = ("exit",)

@@ -12,6 +12,7 @@ from labkit.interrupts import INTERRUPT_KILL_POINTS, KEY_STRATEGIES, LAYOUTS, ru
 from labkit.views.durability import checkpoints_html
 from labkit.views.panel import shows_errors
 from labkit.views.tables import grid_html, outcome_word
+from labkit.views.text import INTERRUPT_COLUMNS, interrupt_rows
 
 __all__ = ["InterruptPanel", "interrupt_html", "show_interrupt", "show_interrupt_table"]
 
@@ -25,34 +26,7 @@ def verdict(result: dict) -> str:
 
 def table_html(results: Sequence[dict]) -> str:
     """Study 001's table: node runs, tickets before and after the resume, receipts."""
-    rows = [
-        (
-            r["key"],
-            r["layout"],
-            "new process" if r["cross_process"] else "same process",
-            r["kill_at"],
-            r["node_calls"],
-            r["before_resume"],
-            r["after_resume"],
-            ", ".join(map(str, r["receipts"])),
-            " → ".join(f"{k} {v}" for k, v in r["exits"].items()),
-        )
-        for r in results
-    ]
-    return grid_html(
-        (
-            "key",
-            "layout",
-            "resumed in",
-            "kill at",
-            "node calls",
-            "tickets before resume",
-            "tickets after",
-            "receipts",
-            "processes: exit",
-        ),
-        rows,
-    )
+    return grid_html(INTERRUPT_COLUMNS, interrupt_rows(results))
 
 
 def interrupt_html(result: dict) -> str:

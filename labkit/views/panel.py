@@ -152,10 +152,12 @@ class CrashPanel(widgets.VBox):
     @shows_errors
     def _on_run(self, _button: widgets.Button | None = None) -> None:
         self.run_button.disabled = True
-        self.status.value = (
-            f"Running <b>{self.order.value}</b>, killing at "
-            f"<b>{self.kill_at.value}</b> ({self.kill_mode.value}) ..."
+        kill = (
+            "no kill"
+            if self.kill_at.value == NO_KILL
+            else f"killing at <b>{self.kill_at.value}</b> ({self.kill_mode.value})"
         )
+        self.status.value = f"Running <b>{self.order.value}</b>, {kill} ..."
         try:
             self.result = run(self.order.value, self.kill_at.value, self.kill_mode.value)
             self.show(self.result)

@@ -48,8 +48,10 @@ class StepPanel(widgets.VBox):
         self._enable()
 
     def _enable(self) -> None:
-        """Only the buttons that make sense now can be clicked."""
+        """Only the buttons that make sense now can be clicked; the order stays as it is from
+        Start until the session ends with Recover, so the panel never names another order."""
         paused = self.session is not None and not self.session.finished
+        self.order.disabled = self.session is not None and self.session.result is None
         self.start_button.disabled = paused
         self.continue_button.disabled = self.kill_button.disabled = not paused
         self.recover_button.disabled = (
@@ -72,7 +74,11 @@ class StepPanel(widgets.VBox):
     def _on_start(self, _button: object = None) -> None:
         if self.session is not None:
             self.session.close()
-        self.session = StepSession(self.order.value)
+            self.session = None
+        try:
+            self.session = StepSession(self.order.value)
+        finally:
+            self._enable()  # also when it failed to start: the order can be changed again
         self._show_stop()
 
     @shows_errors

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from html import escape
 
-from labkit.orders import ORDERS
+from labkit.orders import NO_KILL, ORDERS
 from labkit.outcome import OUTCOMES
 from labkit.runs import RunResult
 from labkit.snapshot import Snapshot, Table
@@ -101,9 +101,13 @@ def before_after_html(result: RunResult) -> str:
 def run_html(result: RunResult) -> str:
     """A run: what was killed where, the outcome, and the files before and after recovery."""
     s = result.summary()
+    kill = (
+        "no kill"
+        if s["kill_at"] == NO_KILL
+        else f"killed at <b>{escape(s['kill_at'])}</b> ({escape(s['kill_mode'])})"
+    )
     return (
-        f"<div><p><b>{escape(s['order'])}</b> killed at <b>{escape(s['kill_at'])}</b> "
-        f"({escape(s['kill_mode'])}): first worker exit {s['first_exit']}, "
+        f"<div><p><b>{escape(s['order'])}</b>, {kill}: first worker exit {s['first_exit']}, "
         f"recovery exit {s['replay_exit']}.</p><p>{outcome_badge(result.outcome)}</p>"
         f"{before_after_html(result)}"
         f"<p style='color:#555'>Run folder: <code>{escape(s['run_dir'])}</code></p></div>"

@@ -1,14 +1,26 @@
-"""Plain-text views for a terminal or a projector: tables of rows, runs and sweeps."""
+"""Plain-text views for a terminal or a projector: tables of rows, runs, sweeps, studies."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
+from labkit.orders import NO_KILL
 from labkit.outcome import OUTCOMES
 from labkit.runs import RunResult
 from labkit.snapshot import Snapshot
+from labkit.views.tables import row_marks
 
-__all__ = ["format_grid", "format_run", "format_snapshot", "format_sweep"]
+__all__ = [
+    "INTERRUPT_COLUMNS",
+    "format_grid",
+    "format_interrupt",
+    "format_records",
+    "format_run",
+    "format_snapshot",
+    "format_sweep",
+    "interrupt_rows",
+    "process_exits",
+]
 
 
 def format_grid(header: Sequence[str], rows: Sequence[Sequence[object]]) -> str:
@@ -22,13 +34,21 @@ def format_grid(header: Sequence[str], rows: Sequence[Sequence[object]]) -> str:
     return "\n".join(lines)
 
 
-def format_snapshot(snapshot: Snapshot) -> str:
-    """Every table of every file, as a reader would see them with the sqlite3 shell."""
+def format_snapshot(snapshot: Snapshot, earlier: Snapshot | None = None, by: str = "") -> str:
+    """Every table of every file, as a reader would see them with the sqlite3 shell; with
+    `earlier`, rows that differ from it say "← added by {by}" or "← changed by {by}"."""
     parts = []
     for file, tables in snapshot.files.items():
         for name, table in tables.items():
-            rows = table.rows or [["(no rows)"] + [""] * (len(table.columns) - 1)]
-            parts.append(f"{file} · {name}\n{format_grid(table.columns, rows)}")
+            header, rows = list(table.columns), [list(row) for row in table.rows]
+            before = earlier.files.get(file, {}).get(name) if earlier else None
+            marks = row_marks(before, table) if earlier else []
+            if any(marks):
+                header.append("")
+                for row, mark in zip(rows, marks, strict=True):
+                    row.append(f"← {mark} by {by}" if mark else "")
+            rows = rows or [["(no rows)"] + [""] * (len(header) - 1)]
+            parts.append(f"{file} · {name}\n{format_grid(header, rows)}")
     return "\n\n".join(parts)
 
 
@@ -36,7 +56,9 @@ def format_run(result: RunResult) -> str:
     """One run the way study 000 reports it, then what each file holds after recovery."""
     s = result.summary()
     lines = [
-        f"{s['order']} killed at {s['kill_at']} ({s['kill_mode']})",
+        f"{s['order']}, no kill"
+        if s["kill_at"] == NO_KILL
+        else f"{s['order']} killed at {s['kill_at']} ({s['kill_mode']})",
         f"  first worker exit: {s['first_exit']}",
         f"  before recovery: done={s['before']['done']} receipts={s['before']['receipts']}",
         f"  after recovery:  done={s['after']['done']} receipts={s['after']['receipts']}"
@@ -46,7 +68,8 @@ def format_run(result: RunResult) -> str:
     ]
     if s["timed_out"]:
         lines.insert(1, f"  TIMED OUT and killed by the launcher: {', '.join(s['timed_out'])}")
-    return "\n".join(lines) + "\n\n" + format_snapshot(result.after)
+    after = format_snapshot(result.after, result.before, by="recovery")
+    return "\n".join(lines) + "\n\nThe files after recovery:\n\n" + after
 
 
 def format_sweep(results: Sequence[RunResult]) -> str:
@@ -62,3 +85,74 @@ def format_sweep(results: Sequence[RunResult]) -> str:
         for r in results
     ]
     return format_grid(("order", "kill at", "mode", "done/receipts", "outcome"), rows)
+
+
+def format_records(records: Sequence[Mapping[str, object]]) -> str:
+    """Dicts with the same keys, one row each, the keys as the header (in words)."""
+    keys = list(records[0]) if records else []
+    header = [key.replace("_", " ") for key in keys]
+    return format_grid(header, [[record[key] for key in keys] for record in records])
+
+
+PROCESS_NAMES = {"study": "one process", "first": "first", "resume": "resume", "recover": "recover"}
+
+
+def process_exits(exits: Mapping[str, int]) -> str:
+    """How each process ended, in words: "first: killed by SIGKILL → resume: exited 0"."""
+
+    def ended(code: int) -> str:
+        if code == -9:
+            return "killed by SIGKILL"
+        return f"killed by signal {-code}" if code < 0 else f"exited {code}"
+
+    return " → ".join(
+        f"{PROCESS_NAMES.get(role, role)}: {ended(code)}" for role, code in exits.items()
+    )
+
+
+INTERRUPT_COLUMNS = (
+    "key",
+    "layout",
+    "resumed in",
+    "kill at",
+    "node calls",
+    "tickets before resume",
+    "tickets after",
+    "receipts",
+    "processes",
+)
+
+
+def interrupt_rows(results: Sequence[Mapping]) -> list[tuple]:
+    """Study 001's table, one row per run, under INTERRUPT_COLUMNS (text and HTML alike)."""
+    return [
+        (
+            r["key"],
+            r["layout"],
+            "new process" if r["cross_process"] else "same process",
+            r["kill_at"],
+            r["node_calls"],
+            r["before_resume"],
+            r["after_resume"],
+            ", ".join(map(str, r["receipts"])),
+            process_exits(r["exits"]),
+        )
+        for r in results
+    ]
+
+
+def format_interrupt(result: Mapping) -> str:
+    """One run of study 001: its row of the study's table, the tickets, the run folder."""
+    tickets = result["tickets"] or [("(no rows)", "", "", "")]
+    return "\n".join(
+        [
+            f"outcome: {result['outcome'].upper()}",
+            "",
+            format_grid(INTERRUPT_COLUMNS, interrupt_rows([result])),
+            "",
+            "tickets.db · ticket",
+            format_grid(("id", "tenant", "op_key", "payload"), tickets),
+            "",
+            f"run folder: {result['run_dir']}",
+        ]
+    )

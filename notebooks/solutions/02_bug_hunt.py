@@ -6,3 +6,6 @@ def buggy_step(control, effect, gate):
         effect.add_receipt_once(key, PAYLOAD)
     with control:
         control.mark_done()
+
+
+lesson2.bug_hunt.check(buggy_step)

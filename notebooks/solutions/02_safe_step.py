@@ -4,3 +4,6 @@ def my_step(control, effect, gate):
         effect.add_receipt_once(KEY, PAYLOAD)
     with control:
         control.mark_done()
+
+
+lesson2.safe_step.check(my_step)

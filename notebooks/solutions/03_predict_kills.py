@@ -3,3 +3,5 @@ tickets_after = {
     "after_create": 3,  # plus the ticket the killed process had already created
     "paused": 2,  # the interrupt was saved: only the resume runs the node again
 }
+
+lesson3.predict_kills.check(tickets_after)

@@ -5,3 +5,5 @@ predictions = {
     "atomic/committed": "consistent",  # both committed together: recovery skips
     "idempotent/effect": "consistent",  # recovery retries, the receiver returns receipt 1
 }
+
+lesson2.predict_five_cases.check(predictions)

@@ -1,0 +1,303 @@
+"""The catalogue of answers every exercise's judge is tested against (tests/test_exercises.py):
+WRONG, each bug its lesson names and the natural wrong guesses, must be judged "incorrect",
+with a fragment of the message that says why; RIGHT, other correct answers than the solution
+(and natural forms of it), must be judged "correct". A new exercise joins both.
+"""
+
+from __future__ import annotations
+
+
+def step(body: str, name: str = "my_step") -> str:
+    """A step's source from its body (four-space indented lines)."""
+    return f"def {name}(control, effect, gate):\n" + "".join(
+        f"    {line}\n" for line in body.strip("\n").splitlines()
+    )
+
+
+def key(body: str) -> str:
+    return "def operation_key(state):\n" + "".join(
+        f"    {line}\n" for line in body.strip("\n").splitlines()
+    )
+
+
+FIVE = ("effect_first/effect", "checkpoint_first/checkpoint", "atomic/in_transaction")
+FIVE += ("atomic/committed", "idempotent/effect")
+
+
+def five(*outcomes: str) -> dict:
+    return dict(zip(FIVE, outcomes, strict=True))
+
+
+BUG_HUNT_KEYED = """
+key = {}
+with effect:
+    effect.add_receipt_once(key, PAYLOAD)
+with control:
+    control.mark_done()
+"""
+
+WRONG: dict[str, dict[str, tuple[object, str]]] = {
+    "lesson1.find_the_window": {
+        "the duplicate's point": ({"effect"}, "killed at effect, recovery left done=1 and 1"),
+        "before any write": ({"start"}, "killed at start"),
+        "both commits": ({"checkpoint", "effect"}, "killed at effect"),
+        "every point": ({"start", "checkpoint", "effect"}, "killed at start"),
+        "nowhere": (set(), "1 kill point where a crash loses the receipt: not in your set"),
+        "not a kill point": ({"commit"}, "not a kill point of checkpoint_first: ['commit']"),
+        "a bare word": ("effect", "killed at effect"),
+    },
+    "lesson2.predict_five_cases": {
+        "all consistent": (five(*["consistent"] * 5), "effect_first/effect: you said"),
+        "duplicate and lost swapped": (
+            five("lost", "duplicate", "consistent", "consistent", "consistent"),
+            "checkpoint_first/checkpoint: you said 'duplicate'",
+        ),
+        "the open transaction survives": (
+            five("duplicate", "lost", "lost", "consistent", "consistent"),
+            "atomic/in_transaction: you said 'lost'",
+        ),
+        "the key does not help": (
+            five("duplicate", "lost", "consistent", "consistent", "duplicate"),
+            "idempotent/effect: you said 'duplicate'",
+        ),
+        "committed means repeated": (
+            five("duplicate", "lost", "consistent", "duplicate", "consistent"),
+            "atomic/committed: you said 'duplicate'",
+        ),
+        "a kill loses everything": (five(*["lost"] * 5), "effect_first/effect: you said 'lost'"),
+    },
+    "lesson2.safe_step": {
+        "effect first, without with blocks": (
+            step("effect.add_receipt(KEY, PAYLOAD)\ncontrol.mark_done()"),
+            "killed at `after commit 1 (effect.db)`",
+        ),
+        "checkpoint first": (
+            step(
+                "with control:\n    control.mark_done()\nwith effect:\n"
+                "    effect.add_receipt(KEY, PAYLOAD)"
+            ),
+            "killed at `after commit 1 (control.db)`, when the files held done=1 and 0 receipts",
+        ),
+        "checkpoint first, without with blocks (issue 11)": (
+            step("control.mark_done()\neffect.add_receipt(KEY, PAYLOAD)"),
+            "recovery left done=1 and 0 receipts (lost)",
+        ),
+        "mark_done inside `with effect:` (issue 11)": (
+            step(
+                "with effect:\n    control.mark_done()\n    effect.add_receipt_once(KEY, PAYLOAD)"
+            ),
+            "killed at `after commit 1 (control.db)`",
+        ),
+        "checkpoint first with the receiver's key": (
+            step(
+                "with control:\n    control.mark_done()\nwith effect:\n"
+                "    effect.add_receipt_once(KEY, PAYLOAD)"
+            ),
+            "(lost)",
+        ),
+        "a new key per attempt": (
+            step(
+                "import uuid\nwith effect:\n    effect.add_receipt_once(str(uuid.uuid4()), PAYLOAD)"
+                "\nwith control:\n    control.mark_done()"
+            ),
+            "recovery left done=1 and 2 receipts (a duplicate)",
+        ),
+        "raw SQL through a cursor, checkpoint first": (
+            step(
+                'control.db.cursor().execute("UPDATE progress SET done=1 WHERE id=1")\n'
+                "effect.add_receipt_once(KEY, PAYLOAD)"
+            ),
+            "(lost)",
+        ),
+        "raw INSERT without the key's contract": (
+            step(
+                'effect.db.executescript("INSERT INTO receipts(op_key, payload) '
+                "VALUES('job-17:save-report:v1', 'demo-report-17');\")\ncontrol.mark_done()"
+            ),
+            "the recovery failed: your code raised sqlite3.IntegrityError",
+        ),
+        "a new payload per attempt": (
+            step(
+                "import time\nwith effect:\n"
+                "    effect.add_receipt_once(KEY, f'report-{time.time_ns()}')"
+                "\nwith control:\n    control.mark_done()"
+            ),
+            "it must save one receipt of PAYLOAD",
+        ),
+        "two receipts, no crash needed": (
+            step(
+                "effect.add_receipt_once(KEY, PAYLOAD)\neffect.add_receipt_once('other', PAYLOAD)"
+                "\ncontrol.mark_done()"
+            ),
+            "run once without a crash, the step left done=1 and 2 receipts",
+        ),
+        "never says done": (
+            step("with effect:\n    effect.add_receipt_once(KEY, PAYLOAD)"),
+            "run once without a crash, the step left done=0 and 1 receipt",
+        ),
+        "the wrong payload": (
+            step("effect.add_receipt_once(KEY, 'report')\ncontrol.mark_done()"),
+            "it must save one receipt of PAYLOAD",
+        ),
+    },
+    "lesson2.bug_hunt": {
+        "uuid1 instead of uuid4": (
+            step(BUG_HUNT_KEYED.format("f\"job-17:{__import__('uuid').uuid1()}\""), "buggy_step"),
+            "recovery left done=1 and 2 receipts (a duplicate)",
+        ),
+        "the time": (
+            step(BUG_HUNT_KEYED.format("f\"job-17:{__import__('time').time()}\""), "buggy_step"),
+            "(a duplicate)",
+        ),
+        "a random number": (
+            step(BUG_HUNT_KEYED.format("str(__import__('random').random())"), "buggy_step"),
+            "(a duplicate)",
+        ),
+        "the worker's pid": (
+            step(BUG_HUNT_KEYED.format("f'job-17:{__import__(\"os\").getpid()}'"), "buggy_step"),
+            "(a duplicate)",
+        ),
+        "the order swapped instead": (
+            step(
+                "with control:\n    control.mark_done()\nwith effect:\n"
+                "    effect.add_receipt_once(KEY, PAYLOAD)",
+                "buggy_step",
+            ),
+            "(lost)",
+        ),
+        "add_receipt with the fixed key": (
+            step(
+                "with effect:\n    effect.add_receipt(KEY, PAYLOAD)\nwith control:\n"
+                "    control.mark_done()",
+                "buggy_step",
+            ),
+            "IntegrityError",
+        ),
+    },
+    "lesson3.operation_key": {
+        "hash() of the operation id": (
+            key('return str(hash(state["operation_id"]))'),
+            "before a restart and",
+        ),
+        "the parent's pid": (
+            key("import os\nreturn f\"{os.getppid()}:{state['operation_id']}\""),
+            "before a restart and",
+        ),
+        "the pid": (key("import os\nreturn str(os.getpid())"), "before a restart and"),
+        "id() of the state": (key("return str(id(state))"), "in one process"),
+        "the time": (
+            key("import time\nreturn f\"{state['operation_id']}:{time.time()}\""),
+            "in one process",
+        ),
+        "the time, to the second": (
+            key("import time\nreturn f\"{state['operation_id']}:{int(time.time())}\""),
+            "the same request got",
+        ),
+        "today's date": (
+            key("import datetime\nreturn f\"{state['operation_id']}:{datetime.date.today()}\""),
+            "the same request got",
+        ),
+        "random": (key("import random\nreturn str(random.random())"), "in one process"),
+        "uuid1": (key("import uuid\nreturn str(uuid.uuid1())"), "in one process"),
+        "the thread_id": (key('return "workflow-1"'), "two different requests"),
+        "the title": (key('return state["title"]'), "two different requests"),
+        "a seeded random": (
+            key("import random\nrandom.seed(42)\nreturn str(random.random())"),
+            "two different requests",
+        ),
+        "not a string": (key('return (state["operation_id"], 1)'), "must be a string"),
+    },
+    "lesson3.predict_kills": {
+        "one ticket each": (
+            {"before_create": 1, "after_create": 1, "paused": 1},
+            "before_create: you said 1, the real run gave 2",
+        ),
+        "two each": ({"before_create": 2, "after_create": 2, "paused": 2}, "after_create: you"),
+        "the kill before counts": (
+            {"before_create": 3, "after_create": 3, "paused": 2},
+            "before_create: you said 3",
+        ),
+        "paused re-runs too": (
+            {"before_create": 2, "after_create": 3, "paused": 3},
+            "paused: you said 3",
+        ),
+        "as text": ({"before_create": "1", "after_create": "3", "paused": "2"}, "you said '1'"),
+        "the stable key's count": (
+            {"before_create": 1, "after_create": 1, "paused": 2},
+            "1 of your 3",
+        ),
+    },
+    "lesson4.choose_durability": {
+        "exit": ("exit", "exit cost 3,000: 3 runs lost"),
+        "exit, shouted": ("EXIT", "exit cost 3,000"),
+        "async": ("async", "async cost"),
+        "not a mode": ("fastest", "not a durability mode; choose one of: sync, async, exit"),
+        "two modes": (["sync", "async"], "not a durability mode"),
+        "the typo LangGraph accepts": ("syncc", "not a durability mode"),
+    },
+    "lesson4.predict_sync_trial": {
+        "no checkpoint for the input": (
+            {"checkpoints": 3, "ledger_lines": 9},
+            "checkpoints: you said 3, the real run gave 4",
+        ),
+        "no repeat": ({"checkpoints": 4, "ledger_lines": 8}, "ledger_lines: you said 8"),
+        "c and d twice": ({"checkpoints": 4, "ledger_lines": 10}, "ledger_lines: you said 10"),
+        "one per node": ({"checkpoints": 5, "ledger_lines": 9}, "checkpoints: you said 5"),
+        "nothing kept": ({"checkpoints": 0, "ledger_lines": 5}, "0 of your 2"),
+        "as words": ({"checkpoints": "four", "ledger_lines": "9"}, "you said 'four'"),
+    },
+}
+
+RIGHT: dict[str, dict[str, object]] = {
+    "lesson1.find_the_window": {
+        "a bare word": "checkpoint",
+        "a list, capitalised": ["Checkpoint"],
+        "the placeholder left beside it": {"???", "checkpoint"},
+    },
+    "lesson2.predict_five_cases": {
+        "as the tables print them": five(
+            "DUPLICATE", "LOST", "CONSISTENT", "Consistent", "consistent "
+        ),
+    },
+    "lesson2.safe_step": {
+        "without with blocks": step("effect.add_receipt_once(KEY, PAYLOAD)\ncontrol.mark_done()"),
+        "INSERT OR IGNORE in SQL": step(
+            'effect.db.execute("INSERT OR IGNORE INTO receipts(op_key, payload) VALUES(?, ?)",'
+            " (KEY, PAYLOAD))\nwith control:\n    control.mark_done()"
+        ),
+        "its own stable key": step(
+            "with effect:\n    effect.add_receipt_once('report-17', PAYLOAD)\n"
+            "with control:\n    control.mark_done()"
+        ),
+        "one receipt, checked by the receiver, then done in SQL": step(
+            "with effect:\n    effect.add_receipt_once(KEY, PAYLOAD)\n"
+            'control.db.execute("UPDATE progress SET done=1 WHERE id=1")'
+        ),
+    },
+    "lesson2.bug_hunt": {
+        "the key as a literal": step(
+            BUG_HUNT_KEYED.format('"job-17:save-report:v1"'), "buggy_step"
+        ),
+        "a uuid5 of the job": step(
+            BUG_HUNT_KEYED.format(
+                "str(__import__('uuid').uuid5(__import__('uuid').NAMESPACE_URL, "
+                "'job-17/save-report'))"
+            ),
+            "buggy_step",
+        ),
+    },
+    "lesson3.operation_key": {
+        "a sha256 of the operation id": key(
+            "import hashlib\nreturn hashlib.sha256(state['operation_id'].encode()).hexdigest()"
+        ),
+        "a uuid5": key(
+            "import uuid\nreturn str(uuid.uuid5(uuid.NAMESPACE_URL, state['operation_id']))"
+        ),
+        "tenant and operation": key("return f\"team-A:{state['operation_id']}\""),
+    },
+    "lesson3.predict_kills": {
+        "as text": {"before_create": "2", "after_create": " 3", "paused": 2.0},
+    },
+    "lesson4.choose_durability": {"shouted, with spaces": " SYNC "},
+    "lesson4.predict_sync_trial": {"as text": {"checkpoints": "4", "ledger_lines": "9"}},
+}
