@@ -34,16 +34,26 @@ from labkit.errors import check_choice
 from labkit.trace import Trace
 from labkit.worker import EXIT_CODE
 
-__all__ = ["START_MODES", "WorkerProcess", "WorkerReport", "kill_all_workers", "read_report"]
+__all__ = [
+    "LABKIT_ROOT",
+    "START_MODES",
+    "WorkerProcess",
+    "WorkerReport",
+    "isolated_python",
+    "kill_all_workers",
+    "read_report",
+]
 
 # Fresh workers start with `python -S`: no site-packages processing (.pth files and the like),
 # only plain path entries: labkit's folder first, then where LangGraph's workers find it.
 LABKIT_ROOT = str(Path(__file__).resolve().parent.parent)
-WORKER_PATH = os.pathsep.join([LABKIT_ROOT, *site.getsitepackages()])
-# `-c` rather than `-m`: runpy's own imports would cost more than a SQLite worker's.
+WORKER_PATH = (LABKIT_ROOT, *site.getsitepackages())
+# `-c` rather than `-m`: runpy's own imports would cost more than a SQLite worker's. It runs
+# in isolated mode (`isolated_python`) and puts the path entries first, as $PYTHONPATH would.
 FRESH_MAIN = (
-    "import importlib, json, sys; module, function = sys.argv[1].split(':'); "
-    "getattr(importlib.import_module(module), function)(json.loads(sys.argv[2]))"
+    "import importlib, json, sys; entry, job, *path = sys.argv[1:]; sys.path[:0] = path; "
+    "module, function = entry.split(':'); "
+    "getattr(importlib.import_module(module), function)(json.loads(job))"
 )
 START_MODES = ("fresh", "fork")
 FORKING_ALLOWED = False  # set by labkit.server, the one process that may fork workers
@@ -67,6 +77,14 @@ class WorkerReport:
 
 
 _LIVE: set[WorkerProcess] = set()  # started and not yet reaped, in any thread
+
+
+def isolated_python(*args: str) -> list[str]:
+    """A command line for this Python in isolated mode (`-I`), as every process labkit starts
+    runs: its import path holds neither the current folder nor $PYTHONPATH, and it reads no
+    PYTHON* variable, so a `json.py` beside the reader's notebook is never imported. Only `-B`
+    (write no bytecode files) is carried over, as the caller has it."""
+    return [sys.executable, "-I", *(["-B"] if sys.flags.dont_write_bytecode else []), *args]
 
 
 def kill_all_workers() -> None:
@@ -178,8 +196,7 @@ class WorkerProcess:
             open(self.output_path("stderr"), "wb") as err,
         ):
             self.proc = subprocess.Popen(
-                [sys.executable, "-S", "-c", FRESH_MAIN, self.entry, json.dumps(job)],
-                env={**os.environ, "PYTHONPATH": WORKER_PATH},
+                isolated_python("-S", "-c", FRESH_MAIN, self.entry, json.dumps(job), *WORKER_PATH),
                 cwd=self.run_dir,
                 stdout=out,
                 stderr=err,

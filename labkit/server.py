@@ -5,11 +5,16 @@ kernel (or the CLI) starts this server once, sends it calls as JSON lines on its
 reads progress and results as JSON lines on its stdout. Inside the server, workers are forks
 of it, made ahead of time (`labkit.spares`): a worker starts the moment it gets its job. The
 kernel itself never forks and never imports LangGraph.
+
+Nothing outlives its caller: the server dies with the process that started it, and its spares
+and workers with it (`spares.die_with`); a Ctrl-C while it starts kills it; it ends quietly when
+its caller closes the pipe or stops reading.
 """
 
 from __future__ import annotations
 
 import atexit
+import contextlib
 import functools
 import gc
 import importlib
@@ -30,14 +35,22 @@ __all__ = ["ServerError", "call", "serve", "stop"]
 # What the server does before it forks anything: import LangGraph and the graph modules (which
 # compile their graphs as they load), then run the durability graphs once (`warm_up`).
 PRELOAD = ("labkit.interrupt_graphs", "labkit.graphs:warm_up")
+# The server's command line (after `isolated_python`): labkit's folder, then the caller's pid.
+SERVER_MAIN = (
+    "import sys; sys.path.insert(0, sys.argv[1]); "
+    "from labkit.server import serve; serve(int(sys.argv[2]))"
+)
+EXITED = "labkit's trial server exited"
 
 
 class ServerError(RuntimeError):
     """A call failed inside the trial server; the message is the server's own error line."""
 
 
-def serve() -> None:
-    """The server's loop: one call at a time; Ctrl-C (SIGINT) interrupts the current call only."""
+def serve(caller: int) -> None:
+    """The server's loop: one call at a time; Ctrl-C (SIGINT) interrupts the current call only.
+    It ends when the `caller` process ends or closes its end of the pipes, leaving nothing."""
+    spares.die_with(caller)
     signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})  # let through by interruptible()
     for entry in PRELOAD:
         module, _, function = entry.partition(":")
@@ -52,8 +65,19 @@ def serve() -> None:
     launcher.FORKING_ALLOWED = True
     reply = os.fdopen(os.dup(1), "w", buffering=1)
     os.dup2(os.open(os.devnull, os.O_WRONLY), 1)  # stray prints must not corrupt the replies
-    spares.refill()  # after that: a spare must not hold the reply pipe
-    write_line(reply, {"ready": os.getpid()})
+    try:
+        spares.refill()  # after that: a spare must not hold the reply pipe
+        write_line(reply, {"ready": os.getpid()})
+        answer_calls(reply)
+    except BrokenPipeError:  # the caller stopped reading: there is no one to tell
+        os.dup2(os.open(os.devnull, os.O_WRONLY), reply.fileno())  # nor at exit, when it flushes
+    finally:
+        launcher.kill_all_workers()
+        spares.drop()
+
+
+def answer_calls(reply: TextIO) -> None:
+    """Run each call that comes on stdin, until end-of-file (the caller closed the pipe)."""
     for line in sys.stdin:
         request = json.loads(line)
 
@@ -70,7 +94,6 @@ def serve() -> None:
             launcher.kill_all_workers()
             message = {"error": f"{type(error).__name__}: {error}"}
         write_line(reply, message)
-    spares.drop()  # the caller closed the pipe: no more calls will come
 
 
 def call_named(request: dict, progress: Callable) -> object:
@@ -114,24 +137,27 @@ def to_json(value: object) -> object:
 
 
 class Server:
-    """The client's handle on one running server process."""
+    """The client's handle on one running server process. The server dies with the thread that
+    started it (in a kernel or the CLI: the main thread, which lives as long as they do)."""
 
     def __init__(self) -> None:
         runs_home()  # the server's warm-up makes a folder there: a bad home is the caller's error
-        command = [sys.executable, "-c", "from labkit.server import serve; serve()"]
+        self.lock = threading.Lock()
+        self.stale_interrupt = False
         self.process = subprocess.Popen(
-            command,
+            launcher.isolated_python("-c", SERVER_MAIN, launcher.LABKIT_ROOT, str(os.getpid())),
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             text=True,
             bufsize=1,
             start_new_session=True,
         )
-        self.lock = threading.Lock()
-        self.stale_interrupt = False
-        hello = self.process.stdout.readline()
-        if not hello:
-            raise ServerError("labkit's trial server did not start (see the output above)")
+        try:  # it takes a second or two: long enough for a reader's Ctrl-C
+            if not self.process.stdout.readline():
+                raise ServerError("labkit's trial server did not start (see the output above)")
+        except BaseException:
+            self.kill()
+            raise
 
     def call(self, function: str, kwargs: dict, progress: Callable | None = None) -> object:
         with self.lock:
@@ -142,43 +168,67 @@ class Server:
                 "stale_interrupt": self.stale_interrupt,
             }
             self.stale_interrupt = False
-            self.process.stdin.write(json.dumps(request) + "\n")
-            self.process.stdin.flush()
             try:
-                return self._read_until_done(progress)
-            except KeyboardInterrupt:  # stop the server's call too, and wait until it says so
-                self.process.send_signal(signal.SIGINT)
-                try:
-                    self._read_until_done(None)
-                except KeyboardInterrupt:
-                    raise  # it stopped
-                except ServerError:
-                    pass
-                self.stale_interrupt = True  # it had answered first: the signal waits there
+                self.process.stdin.write(json.dumps(request) + "\n")
+                self.process.stdin.flush()
+            except BrokenPipeError:
+                self.kill()
+                raise ServerError(EXITED) from None
+            except BaseException:  # a request cut short: no answer can be trusted to come
+                self.kill()
                 raise
+            try:
+                answer = self._answer(progress)
+            except BaseException:  # Ctrl-C, or the caller's progress failed: stop the call too
+                self._stop_call()
+                raise
+            if "error" in answer:
+                raise ServerError(answer["error"])
+            if "interrupted" in answer:
+                raise KeyboardInterrupt
+            return answer["result"]
 
-    def _read_until_done(self, progress: Callable | None) -> object:
+    def _answer(self, progress: Callable | None) -> dict:
+        """Pass progress reports on until the call's answer: result, error or interrupted."""
         for line in self.process.stdout:
             message = json.loads(line)
-            if "progress" in message:
-                if progress:
-                    progress(*message["progress"])
-            elif "result" in message:
-                return message["result"]
-            elif "error" in message:
-                raise ServerError(message["error"])
-            elif "interrupted" in message:
-                raise KeyboardInterrupt
-        raise ServerError("labkit's trial server exited")
+            if "progress" not in message:
+                return message
+            if progress:
+                progress(*message["progress"])
+        raise ServerError(EXITED)
+
+    def _stop_call(self) -> None:
+        """Interrupt the server's call and read its answer, so that the next call starts in step.
+        If it had answered first, the SIGINT waits in the server: the next call says so
+        (`stale_interrupt`). If no answer comes (a second Ctrl-C, or the server died), kill it:
+        the next call starts a new one."""
+        try:
+            self.process.send_signal(signal.SIGINT)
+            answer = self._answer(None)
+        except BaseException:
+            self.kill()
+            return
+        self.stale_interrupt = "interrupted" not in answer
 
     def stop(self) -> None:
-        if self.process.poll() is None:
+        """Close the server's stdin, so that it ends its spares and exits; kill it if it has not
+        within 10 s. Either way its pipes are closed and it is reaped."""
+        with contextlib.suppress(OSError):  # a dead server's pipe: nothing to flush into
             self.process.stdin.close()
-            try:
-                self.process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait()
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            self.process.wait(timeout=10)
+        self.kill()
+
+    def kill(self) -> None:
+        """SIGKILL the server (its spares and workers die with it), close its pipes, reap it."""
+        if self.process.returncode is None:  # not reaped yet: the pid is still its own
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(self.process.pid, signal.SIGKILL)
+        for pipe in (self.process.stdin, self.process.stdout):
+            with contextlib.suppress(OSError):
+                pipe.close()
+        self.process.wait()
 
 
 _server: Server | None = None
@@ -189,8 +239,8 @@ def call(function: str, progress: Callable | None = None, **kwargs: object) -> o
     its JSON result; `progress(done, total, item)` is called as the server reports."""
     global _server
     if _server is None or _server.process.poll() is not None:
+        stop()  # a dead server's pipes are closed
         _server = Server()
-        atexit.register(_server.stop)
     return _server.call(function, kwargs, progress)
 
 
@@ -198,3 +248,6 @@ def stop() -> None:
     """Stop the trial server, if one runs (it is also stopped when this process exits)."""
     if _server is not None:
         _server.stop()
+
+
+atexit.register(stop)  # one handler, whichever server runs at the end

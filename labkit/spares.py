@@ -7,12 +7,14 @@ JSON line; from then on the spare is the worker: its own session, its output in 
 the job's entry function, then `os._exit`. It knew nothing of the job before, so it opens every
 file and SQLite connection of its own after it got it.
 
-A spare whose job pipe reaches end-of-file (the server went away) exits at once.
+A spare dies with the server: Linux SIGKILLs it when the server ends (`die_with`), whether it
+still waits for a job or is a worker in the middle of one.
 """
 
 from __future__ import annotations
 
 import contextlib
+import functools
 import importlib
 import json
 import os
@@ -20,10 +22,28 @@ import signal
 import sys
 import traceback
 
-__all__ = ["Spare", "drop", "refill", "take"]
+__all__ = ["Spare", "die_with", "drop", "refill", "take"]
 
 KEPT = 2  # a trial takes two workers: the one that is killed, and the recovery
+PR_SET_PDEATHSIG = 1  # prctl(2): the signal this process gets when its parent ends
 _ready: list[Spare] = []
+
+
+@functools.cache
+def libc() -> object:
+    """The C library, for prctl; loaded once in the server, so a spare finds it loaded."""
+    import ctypes  # only the trial server and its spares need it
+
+    return ctypes.CDLL(None, use_errno=True)
+
+
+def die_with(parent: int) -> None:
+    """Have Linux SIGKILL this process the moment `parent` ends (strictly: the thread of it that
+    started this one), and exit now if it has ended already. A killed kernel or CLI so takes its
+    trial server along, and the server its spares and workers, wherever they are in a job."""
+    libc().prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+    if os.getppid() != parent:
+        os._exit(0)
 
 
 def run_entry(entry: str, job: dict) -> None:
@@ -40,8 +60,10 @@ class Spare:
         self.notify_r, notify_w = os.pipe()  # the worker says where it stopped; EOF: it exited
         resume_r, self.resume_w = os.pipe()  # the parent says "continue"
         sys.stdout.flush()  # nothing buffered may be written twice, once by each process
+        server = os.getpid()
         self.pid = os.fork()
         if self.pid == 0:
+            die_with(server)
             os.dup2(os.open(os.devnull, os.O_RDONLY), 0)  # the server's requests are not for it
             close_all_but(0, 1, 2, job_r, notify_w, resume_r)
             os.setsid()  # a Ctrl-C meant for the server does not reach it

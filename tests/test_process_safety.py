@@ -1,0 +1,201 @@
+"""No process labkit starts imports the caller's code, and none outlives what started it: not
+after a Ctrl-C while the trial server starts, nor when the caller is killed, nor after restarts.
+
+Each test marks the Python it starts with an environment variable, which every process started
+under it inherits (servers, spares, workers, forked or not): /proc shows which are left.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+
+from labkit.launcher import LABKIT_ROOT
+from tests.conftest import run_python
+
+MARK = "LABKIT_TEST_MARK"
+
+
+def marked(value: str) -> list[int]:
+    """Live processes (zombies have no environment left) that carry `MARK=value`."""
+    entry = f"{MARK}={value}".encode()
+    pids = []
+    for proc in Path("/proc").iterdir():
+        try:
+            if proc.name.isdigit() and entry in (proc / "environ").read_bytes().split(b"\0"):
+                pids.append(int(proc.name))
+        except OSError:  # gone meanwhile, or not ours
+            continue
+    return pids
+
+
+def gone_within(seconds: float, value: str, but: tuple[int, ...] = ()) -> list[int]:
+    """Wait until no marked process is left (but `but`); return those still there at the end."""
+    deadline = time.monotonic() + seconds
+    while (left := sorted(set(marked(value)) - set(but))) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    return left
+
+
+def started(command: list[str], tmp_path: Path, **popen: object) -> subprocess.Popen:
+    """A marked process in a session of its own (a signal to it reaches it alone), whose runs
+    go to tmp_path."""
+    return subprocess.Popen(
+        command,
+        env={**os.environ, MARK: str(tmp_path), "TMPDIR": str(tmp_path)},
+        text=True,
+        start_new_session=True,
+        **popen,
+    )
+
+
+def python(code: str, tmp_path: Path, **popen: object) -> subprocess.Popen:
+    return started([sys.executable, "-c", textwrap.dedent(code)], tmp_path, **popen)
+
+
+def test_no_process_imports_code_from_the_callers_folder_or_pythonpath(tmp_path):
+    folder = tmp_path / "notebooks"  # a reader's notebook folder, holding modules of their own
+    folder.mkdir()
+    seen = tmp_path / "imported"
+    for name in ("json", "sqlite3", "langgraph", "sitecustomize"):
+        (folder / f"{name}.py").write_text(f"open({str(seen)!r}, 'a').write('{name}\\n')\n")
+    code = f"""
+        import sys; sys.path.insert(0, {LABKIT_ROOT!r})
+        import json
+        import labkit as lk
+        from labkit.durability import DurabilitySpec, run_trials
+        run = lk.run("effect_first", "effect", "sigkill")
+        specs = [DurabilitySpec(), DurabilitySpec(mode="async", start_mode="fresh")]
+        print(json.dumps([run.outcome, [t.killed_inside for t in run_trials(specs, 1)]]))
+        """
+    done = subprocess.run(  # the caller itself isolated (-I): only what it starts is on trial
+        [sys.executable, "-I", "-c", textwrap.dedent(code)],
+        cwd=folder,
+        env={**os.environ, "PYTHONPATH": str(folder), "TMPDIR": str(tmp_path)},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert not seen.exists(), seen.read_text()
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout) == ["duplicate", [True, True]]
+
+
+def test_the_server_exits_quietly_when_its_reader_has_gone(tmp_path):
+    caller = python(
+        """
+        import json
+        from labkit import server
+        server.call("os:getpid")
+        process = server._server.process
+        process.stdout.close()  # nobody reads the replies any more
+        request = {"function": "os:getpid", "kwargs": {}, "progress": False,
+                   "stale_interrupt": False}
+        process.stdin.write(json.dumps(request) + "\\n")
+        process.stdin.flush()
+        process.wait(timeout=20)
+        """,
+        tmp_path,
+        stderr=subprocess.PIPE,
+    )
+    _, stderr = caller.communicate(timeout=60)
+    assert caller.returncode == 0 and stderr == ""
+    assert gone_within(5, str(tmp_path)) == []
+
+
+@pytest.mark.parametrize("delay", [0.05, 0.3, 0.6, 1.0, 2.0])
+def test_ctrl_c_while_the_cli_starts_the_server_leaves_nothing_behind(tmp_path, delay):
+    command = [sys.executable, "-m", "labkit", "durability", "--trials", "20"]
+    cli = started(command, tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    time.sleep(delay)
+    cli.send_signal(signal.SIGINT)  # what Ctrl-C in its terminal does (the server has its own)
+    _, stderr = cli.communicate(timeout=60)
+    assert gone_within(5, str(tmp_path)) == []
+    assert "BrokenPipeError" not in stderr
+    if delay >= 0.3:  # its own imports are done: Ctrl-C ends it with one line
+        assert cli.returncode == 130 and "Traceback" not in stderr, stderr
+
+
+def test_ctrl_c_while_the_server_starts_in_a_long_lived_process(tmp_path):
+    kernel = python(
+        """
+        import json, os, signal, sys, threading
+        from labkit import server
+        kept, outcomes = [], []
+        for delay in (0.05, 0.5, 1.0):
+            threading.Timer(delay, os.kill, (os.getpid(), signal.SIGINT)).start()
+            try:
+                server.call("os:getpid")
+                outcomes.append("answered")
+            except KeyboardInterrupt as interrupted:
+                kept.append(interrupted)  # as IPython keeps the last traceback
+                outcomes.append("interrupted")
+        print(json.dumps([outcomes, server.call("os:getpid")]), flush=True)
+        sys.stdin.readline()  # the test looks at /proc now
+        """,
+        tmp_path,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+    )
+    outcomes, server_pid = json.loads(kernel.stdout.readline())
+    assert outcomes == ["interrupted"] * 3
+    alive = sorted(set(marked(str(tmp_path))) - {kernel.pid})
+    spares = sorted(set(alive) - {server_pid})
+    assert server_pid in alive and len(spares) == 2, alive  # one server, its two spares
+    assert all(Path(f"/proc/{pid}/cmdline").read_bytes() == cmdline(server_pid) for pid in spares)
+    kernel.communicate("\n", timeout=30)
+    assert kernel.returncode == 0
+    assert gone_within(5, str(tmp_path)) == []
+
+
+def cmdline(pid: int) -> bytes:
+    return Path(f"/proc/{pid}/cmdline").read_bytes()
+
+
+def test_restarting_a_dead_server_leaks_no_descriptor_and_no_exit_handler():
+    before, after = run_python(
+        """
+        import atexit, json, os, signal
+        from labkit import server
+
+        def counts():
+            return [len(os.listdir("/proc/self/fd")), atexit._ncallbacks()]
+
+        server.call("os:getpid")
+        before = counts()
+        for _ in range(5):
+            server._server.process.send_signal(signal.SIGKILL)
+            server._server.process.wait()
+            server.call("os:getpid")
+        print(json.dumps([before, counts()]))
+        """
+    )
+    assert after == before
+
+
+def test_a_killed_caller_leaves_no_server_spare_or_worker(tmp_path):
+    out = tmp_path / "trials"
+    caller = python(
+        f"""
+        from labkit.durability import DurabilitySpec, run_trials
+        run_trials([DurabilitySpec(slow_ms=1000)], 3, out={str(out)!r})
+        """,
+        tmp_path,
+    )
+    deadline = time.monotonic() + 30
+    while not list(out.glob("*/checkpoints.db")) and time.monotonic() < deadline:
+        time.sleep(0.02)  # a worker is inside its first trial, sleeping in a slow put()
+    assert list(out.glob("*/checkpoints.db"))
+    workers = sorted(set(marked(str(tmp_path))) - {caller.pid})
+    assert len(workers) >= 3  # the server, its worker, its spare(s)
+    caller.send_signal(signal.SIGKILL)
+    caller.wait()
+    assert gone_within(5, str(tmp_path)) == []
