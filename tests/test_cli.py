@@ -211,3 +211,12 @@ def test_the_mistyped_durability_pitfall_prints_its_timings_as_a_table(capsys):
     waited = {row.split()[0]: float(row.split()[2]) for row in rows[2:]}
     assert waited["sync"] >= 90 > waited["syncc"]  # the typo does not wait for the checkpoint
     assert "[{" not in out
+
+
+def test_the_notebook_shows_the_same_timings_as_a_table_too():
+    from labkit.pitfalls import run_pitfall
+    from labkit.views.durability import pitfall_html
+
+    html = pitfall_html("mistyped_durability", run_pitfall("mistyped_durability"))
+    assert "<th" in html and ">b waited ms</th>" in html and ">syncc</td>" in html
+    assert "[{" not in html and "{&#x27;" not in html

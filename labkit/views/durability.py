@@ -14,6 +14,7 @@ from matplotlib.ticker import MaxNLocator
 from labkit.durability import DURABILITY_MODES, Trial
 from labkit.pitfalls import PITFALLS
 from labkit.views.tables import grid_html
+from labkit.views.text import record_table
 
 __all__ = [
     "checkpoints_html",
@@ -152,12 +153,13 @@ def checkpoints_html(described: dict) -> str:
 
 def pitfall_html(name: str, report: dict) -> str:
     """What happened today, beside what study 004 reported."""
-    raised = report["raised"]
-    today = (
-        f"<code>{escape(raised['type'])}: {escape(raised['message'])}</code>"
-        if raised
-        else f"no exception; outcome: <code>{escape(str(report['outcome']))}</code>"
-    )
+    raised, outcome = report["raised"], report["outcome"]
+    if raised:
+        today = f"<code>{escape(raised['type'])}: {escape(raised['message'])}</code>"
+    elif isinstance(outcome, list):  # one record per case, e.g. each durability spelling
+        today = f"no exception; outcome:{grid_html(*record_table(outcome))}"
+    else:
+        today = f"no exception; outcome: <code>{escape(str(outcome))}</code>"
     warned = "".join(f"<br>warning: <code>{escape(w)}</code>" for w in report["warnings"])
     pitfall = PITFALLS[name]
     return (

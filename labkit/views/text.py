@@ -20,6 +20,7 @@ __all__ = [
     "format_sweep",
     "interrupt_rows",
     "process_exits",
+    "record_table",
 ]
 
 
@@ -87,11 +88,15 @@ def format_sweep(results: Sequence[RunResult]) -> str:
     return format_grid(("order", "kill at", "mode", "done/receipts", "outcome"), rows)
 
 
-def format_records(records: Sequence[Mapping[str, object]]) -> str:
-    """Dicts with the same keys, one row each, the keys as the header (in words)."""
+def record_table(records: Sequence[Mapping[str, object]]) -> tuple[list[str], list[list]]:
+    """Dicts with the same keys as a table: the keys in words as the header, a row per dict."""
     keys = list(records[0]) if records else []
-    header = [key.replace("_", " ") for key in keys]
-    return format_grid(header, [[record[key] for key in keys] for record in records])
+    return [key.replace("_", " ") for key in keys], [[r[key] for key in keys] for r in records]
+
+
+def format_records(records: Sequence[Mapping[str, object]]) -> str:
+    """Dicts with the same keys, one row each (a pitfall's timings, for one)."""
+    return format_grid(*record_table(records))
 
 
 PROCESS_NAMES = {"study": "one process", "first": "first", "resume": "resume", "recover": "recover"}
