@@ -26,6 +26,7 @@ __all__ = [
     "ReaderCodeError",
     "Verdict",
     "code_error",
+    "each",
     "is_open",
     "judge_predictions",
     "normal",
@@ -180,7 +181,13 @@ class Exercise:
         return Text(f"# %load solutions/{self.solution_file}\n{path.read_text()}")
 
 
-Measure = Callable[[list[str]], dict[str, tuple[object, str, str | None]]]
+Measured = tuple[object, str, str | None]  # a real run's value, what happened, its folder
+Measure = Callable[[list[str]], dict[str, Measured]]
+
+
+def each(run_case: Callable[[str], Measured]) -> Measure:
+    """A Measure that runs every asked case on its own."""
+    return lambda cases: {case: run_case(case) for case in cases}
 
 
 def judge_predictions(predicted: object, cases: Iterable[str], measure: Measure) -> Verdict:

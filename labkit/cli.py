@@ -16,7 +16,7 @@ from labkit.folders import clean_runs
 from labkit.keys import read_key
 from labkit.orders import NO_KILL, ORDERS, get_order
 from labkit.pitfalls import PITFALLS, run_pitfall
-from labkit.runs import run
+from labkit.runs import RunFailed, run
 from labkit.server import ServerError
 from labkit.snapshot import snapshot_folder
 from labkit.spec import KILL_MODES
@@ -274,6 +274,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     except ServerError as error:
         print(f"labkit: the trial server failed: {error}", file=sys.stderr)
+        return 1
+    except RunFailed as error:  # the parent could not go on: a full disk, most often
+        print(f"labkit: the run failed: {error}", file=sys.stderr)
         return 1
     except EOFError:
         print("labkit: input ended; the worker was killed and reaped", file=sys.stderr)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from types import SimpleNamespace
 
-from labkit.checks import Exercise, Verdict, is_open, judge_predictions, normal
+from labkit.checks import Exercise, Verdict, each, is_open, judge_predictions, normal
 from labkit.judges import files_held, judge_operation_key, judge_step
 
 __all__ = ["lesson1", "lesson2", "lesson3", "lesson4"]
@@ -79,25 +79,20 @@ lesson1 = SimpleNamespace(
 # --- lesson 2: closing the window -----------------------------------------------------------
 
 
-def study_000_runs(cases: list[str]) -> dict[str, tuple[object, str, str]]:
-    """The named cases of study 000 ("order/point"), each a real crash and recovery."""
+def study_000_case(case: str) -> tuple[object, str, str]:
+    """One case of study 000 ("order/point"): a real crash and recovery, and its outcome."""
     from labkit.runs import run
 
-    actual = {}
-    for case in cases:
-        r = run(*case.split("/"))
-        story = (
-            f"done/receipts {r.before.done}/{r.before.receipts} → {r.after.done}/{r.after.receipts}"
-        )
-        actual[case] = (r.outcome, story, str(r.run_dir))
-    return actual
+    r = run(*case.split("/"))
+    story = f"done/receipts {r.before.done}/{r.before.receipts} → {r.after.done}/{r.after.receipts}"
+    return r.outcome, story, str(r.run_dir)
 
 
 def judge_five_cases(predicted: object) -> Verdict:
     from labkit.orders import STUDY_000_CASES
 
     cases = [f"{order}/{point}" for order, point in STUDY_000_CASES]
-    return judge_predictions(predicted, cases, study_000_runs)
+    return judge_predictions(predicted, cases, each(study_000_case))
 
 
 BUGGY_STEP_STARTER = """def buggy_step(control, effect, gate):
@@ -170,15 +165,12 @@ lesson2 = SimpleNamespace(
 # --- lesson 3: interrupt and resume -----------------------------------------------------------
 
 
-def interrupt_runs(points: list[str]) -> dict[str, tuple[object, str, str]]:
-    """Tickets after a SIGKILL at each named point and a resume (fresh key, combined layout)."""
+def interrupt_case(point: str) -> tuple[object, str, str]:
+    """Tickets after a SIGKILL at `point` and a resume (fresh key, combined layout)."""
     from labkit.interrupts import run_interrupt
 
-    actual = {}
-    for point in points:
-        r = run_interrupt("fresh", "combined", True, point)
-        actual[point] = (r["after_resume"], f"receipts {r['receipts']}", r["run_dir"])
-    return actual
+    r = run_interrupt("fresh", "combined", True, point)
+    return r["after_resume"], f"receipts {r['receipts']}", r["run_dir"]
 
 
 lesson3 = SimpleNamespace(
@@ -210,7 +202,7 @@ lesson3 = SimpleNamespace(
     "paused": None,
 }""",
         judge=lambda predicted: judge_predictions(
-            predicted, ("before_create", "after_create", "paused"), interrupt_runs
+            predicted, ("before_create", "after_create", "paused"), each(interrupt_case)
         ),
         hints=[
             "Count the runs of the node that reach the ticket service: the killed process, a "

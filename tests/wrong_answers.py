@@ -20,12 +20,24 @@ def key(body: str) -> str:
     )
 
 
+def beside_the_id(module: str, expression: str) -> str:
+    """A key of the operation id and what `expression` (from `module`) returns."""
+    return key(f"import {module}\nreturn f\"{{state['operation_id']}}:{{{expression}}}\"")
+
+
 FIVE = ("effect_first/effect", "checkpoint_first/checkpoint", "atomic/in_transaction")
 FIVE += ("atomic/committed", "idempotent/effect")
 
 
 def five(*outcomes: str) -> dict:
     return dict(zip(FIVE, outcomes, strict=True))
+
+
+def mistaken(wrong: dict) -> tuple[dict, str]:
+    """The five right predictions but `wrong`, and what the verdict says of the first."""
+    case, said = next(iter(wrong.items()))
+    right = five("duplicate", "lost", "consistent", "consistent", "consistent")
+    return {**right, **wrong}, f"{case}: you said {said!r}"
 
 
 BUG_HUNT_KEYED = """
@@ -35,6 +47,12 @@ with effect:
 with control:
     control.mark_done()
 """
+
+
+def keyed(expression: str) -> str:
+    """The bug hunt's step with the key made by `expression`."""
+    return step(BUG_HUNT_KEYED.format(expression), "buggy_step")
+
 
 WRONG: dict[str, dict[str, tuple[object, str]]] = {
     "lesson1.find_the_window": {
@@ -48,22 +66,12 @@ WRONG: dict[str, dict[str, tuple[object, str]]] = {
     },
     "lesson2.predict_five_cases": {
         "all consistent": (five(*["consistent"] * 5), "effect_first/effect: you said"),
-        "duplicate and lost swapped": (
-            five("lost", "duplicate", "consistent", "consistent", "consistent"),
-            "checkpoint_first/checkpoint: you said 'duplicate'",
+        "duplicate and lost swapped": mistaken(
+            {"checkpoint_first/checkpoint": "duplicate", "effect_first/effect": "lost"}
         ),
-        "the open transaction survives": (
-            five("duplicate", "lost", "lost", "consistent", "consistent"),
-            "atomic/in_transaction: you said 'lost'",
-        ),
-        "the key does not help": (
-            five("duplicate", "lost", "consistent", "consistent", "duplicate"),
-            "idempotent/effect: you said 'duplicate'",
-        ),
-        "committed means repeated": (
-            five("duplicate", "lost", "consistent", "duplicate", "consistent"),
-            "atomic/committed: you said 'duplicate'",
-        ),
+        "the open transaction survives": mistaken({"atomic/in_transaction": "lost"}),
+        "the key does not help": mistaken({"idempotent/effect": "duplicate"}),
+        "committed means repeated": mistaken({"atomic/committed": "duplicate"}),
         "a kill loses everything": (five(*["lost"] * 5), "effect_first/effect: you said 'lost'"),
     },
     "lesson2.safe_step": {
@@ -142,19 +150,19 @@ WRONG: dict[str, dict[str, tuple[object, str]]] = {
     },
     "lesson2.bug_hunt": {
         "uuid1 instead of uuid4": (
-            step(BUG_HUNT_KEYED.format("f\"job-17:{__import__('uuid').uuid1()}\""), "buggy_step"),
+            keyed("f\"job-17:{__import__('uuid').uuid1()}\""),
             "recovery left done=1 and 2 receipts (a duplicate)",
         ),
         "the time": (
-            step(BUG_HUNT_KEYED.format("f\"job-17:{__import__('time').time()}\""), "buggy_step"),
+            keyed("f\"job-17:{__import__('time').time()}\""),
             "(a duplicate)",
         ),
         "a random number": (
-            step(BUG_HUNT_KEYED.format("str(__import__('random').random())"), "buggy_step"),
+            keyed("str(__import__('random').random())"),
             "(a duplicate)",
         ),
         "the worker's pid": (
-            step(BUG_HUNT_KEYED.format("f'job-17:{__import__(\"os\").getpid()}'"), "buggy_step"),
+            keyed("f'job-17:{__import__(\"os\").getpid()}'"),
             "(a duplicate)",
         ),
         "the order swapped instead": (
@@ -179,22 +187,16 @@ WRONG: dict[str, dict[str, tuple[object, str]]] = {
             key('return str(hash(state["operation_id"]))'),
             "before a restart and",
         ),
-        "the parent's pid": (
-            key("import os\nreturn f\"{os.getppid()}:{state['operation_id']}\""),
-            "before a restart and",
-        ),
+        "the parent's pid": (beside_the_id("os", "os.getppid()"), "before a restart and"),
         "the pid": (key("import os\nreturn str(os.getpid())"), "before a restart and"),
         "id() of the state": (key("return str(id(state))"), "in one process"),
-        "the time": (
-            key("import time\nreturn f\"{state['operation_id']}:{time.time()}\""),
-            "in one process",
-        ),
+        "the time": (beside_the_id("time", "time.time()"), "in one process"),
         "the time, to the second": (
-            key("import time\nreturn f\"{state['operation_id']}:{int(time.time())}\""),
+            beside_the_id("time", "int(time.time())"),
             "the same request got",
         ),
         "today's date": (
-            key("import datetime\nreturn f\"{state['operation_id']}:{datetime.date.today()}\""),
+            beside_the_id("datetime", "datetime.date.today()"),
             "the same request got",
         ),
         "random": (key("import random\nreturn str(random.random())"), "in one process"),

@@ -16,7 +16,7 @@ OUTCOME_COLOURS = {
     "duplicate": "#D55E00",  # vermillion
     "lost": "#0072B2",  # blue
     "unfinished": "#E69F00",  # orange
-    "recovery_failed": "#CC79A7",  # reddish purple
+    "failed": "#CC79A7",  # reddish purple: a worker failed, so no outcome is claimed
 }
 FILE_COLOURS = {"control.db": "#56B4E9", "effect.db": "#E69F00"}  # sky blue, orange
 NEUTRAL = "#999999"

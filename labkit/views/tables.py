@@ -10,12 +10,13 @@ from collections.abc import Sequence
 from html import escape
 
 from labkit.orders import NO_KILL, ORDERS
-from labkit.outcome import OUTCOMES
+from labkit.outcome import FAILED, OUTCOMES
 from labkit.runs import RunResult
 from labkit.snapshot import Snapshot, Table
 from labkit.views.palette import outcome_colour
 
 __all__ = [
+    "failure_note",
     "outcome_badge",
     "outcome_word",
     "run_html",
@@ -36,9 +37,15 @@ def outcome_word(outcome: str, word: str | None = None) -> str:
     )
 
 
-def outcome_badge(outcome: str) -> str:
-    """The outcome's word with its one-line meaning."""
-    return f"{outcome_word(outcome)} {escape(OUTCOMES.get(outcome, ''))}"
+def outcome_badge(outcome: str, failure: str | None = None) -> str:
+    """The outcome's word with its one-line meaning; for a failed run, why it failed."""
+    why = f"<br><b>Why:</b> <code>{escape(failure)}</code>" if failure else ""
+    return f"{outcome_word(outcome)} {escape(OUTCOMES.get(outcome, ''))}{why}"
+
+
+def failure_note(failure: str | None) -> str:
+    """A failed run's reason, small, under its outcome word in a table cell."""
+    return f"<br><small>{escape(failure)}</small>" if failure else ""
 
 
 def row_marks(before: Table | None, after: Table) -> list[str]:
@@ -108,7 +115,8 @@ def run_html(result: RunResult) -> str:
     )
     return (
         f"<div><p><b>{escape(s['order'])}</b>, {kill}: first worker exit {s['first_exit']}, "
-        f"recovery exit {s['replay_exit']}.</p><p>{outcome_badge(result.outcome)}</p>"
+        f"recovery exit {s['replay_exit']}.</p>"
+        f"<p>{outcome_badge(result.outcome, result.failure)}</p>"
         f"{before_after_html(result)}"
         f"<p style='color:#555'>Run folder: <code>{escape(s['run_dir'])}</code></p></div>"
     )
@@ -138,7 +146,7 @@ def study_table_html(results: Sequence[RunResult]) -> str:
                 f"{r.after.done} / {r.after.receipts}",
             )
         )
-        + f'<td style="{CELL}">{outcome_word(r.outcome)}</td></tr>'
+        + f'<td style="{CELL}">{outcome_word(r.outcome)}{failure_note(r.failure)}</td></tr>'
         for r in results
     )
     header = "".join(f'<th style="{CELL}">{h}</th>' for h in head)
@@ -156,7 +164,8 @@ def sweep_html(results: Sequence[RunResult]) -> str:
         cells = "".join(
             f'<td style="{CELL};background:{outcome_colour(r.outcome)};color:white">'
             f"{escape(r.spec.kill_at)}<br><b>{escape(r.outcome)}</b><br>"
-            f"{r.before.done}/{r.before.receipts} → {r.after.done}/{r.after.receipts}</td>"
+            f"{r.before.done}/{r.before.receipts} → {r.after.done}/{r.after.receipts}"
+            f"{failure_note(r.failure)}</td>"
             for r in runs
         )
         lines.append(
@@ -164,7 +173,13 @@ def sweep_html(results: Sequence[RunResult]) -> str:
             f"</th>{cells}</tr>"
         )
     header = "".join(f'<th style="{CELL}">kill point {i + 1}</th>' for i in range(width))
-    legend = " ".join(outcome_word(o) for o in ("consistent", "duplicate", "lost"))
+    shown = (
+        "consistent",
+        "duplicate",
+        "lost",
+        *([FAILED] if any(r.failure for r in results) else []),
+    )
+    legend = " ".join(outcome_word(o) for o in shown)
     return (
         f'<table style="border-collapse:collapse"><tr><th style="{CELL}">order</th>{header}'
         f"</tr>{''.join(lines)}</table><p>cells read done/receipts before → after "
