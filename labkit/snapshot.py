@@ -14,7 +14,12 @@ from labkit.errors import LabError
 
 __all__ = ["Snapshot", "Table", "read_tables", "snapshot_folder", "take_snapshot"]
 
-LIST_TABLES = "SELECT name FROM sqlite_master WHERE type='table' AND name NOT LIKE 'sqlite_%'"
+# Each table and whether it may lack a rowid (a WITHOUT ROWID table; a false "yes" only drops
+# the ORDER BY). sqlite_master rather than pragma_table_list: that needs SQLite 3.37.
+LIST_TABLES = (
+    "SELECT name, sql LIKE '%without%rowid%' FROM sqlite_master"
+    " WHERE type='table' AND name NOT LIKE 'sqlite_%'"
+)
 
 
 @dataclass
@@ -60,17 +65,28 @@ class Snapshot:
         return {**self.counts(), "files": files}
 
 
+def quoted(name: str) -> str:
+    """An SQL identifier for any table name, even one with a double quote in it."""
+    return '"' + name.replace('"', '""') + '"'
+
+
 def read_tables(path: Path) -> dict[str, Table]:
-    """Every user table of one SQLite file, rows in rowid order."""
-    db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    """Every user table of one SQLite file, rows in rowid order (a WITHOUT ROWID table: in
+    primary-key order)."""
+    uri = Path(path).absolute().as_uri()  # percent-escaped: a '#' or '?' in a name stays a name
+    db = sqlite3.connect(f"{uri}?mode=ro", uri=True)
     try:
-        names = [row[0] for row in db.execute(LIST_TABLES)]
         tables = {}
-        for name in names:
-            cursor = db.execute(f'SELECT * FROM "{name}" ORDER BY rowid')
+        for name, without_rowid in db.execute(LIST_TABLES):
+            order = "" if without_rowid else " ORDER BY rowid"
+            cursor = db.execute(f"SELECT * FROM {quoted(name)}{order}")
             columns = [d[0] for d in cursor.description]
             tables[name] = Table(columns, [list(row) for row in cursor])
         return tables
+    except sqlite3.DatabaseError as error:
+        if error.sqlite_errorname == "SQLITE_NOTADB":  # a reader's stray file, not a run's
+            raise LabError(f"{path} is not a SQLite database") from None
+        raise
     finally:
         db.close()
 
@@ -81,7 +97,11 @@ def take_snapshot(run_dir: Path, files: tuple[str, ...]) -> Snapshot:
 
 def snapshot_folder(run_dir: Path | str) -> Snapshot:
     """Every SQLite file (*.db) in a run folder: the state viewer for any run, old or new."""
-    files = tuple(sorted(p.name for p in Path(run_dir).glob("*.db")))
+    folder = Path(run_dir)
+    if not folder.is_dir():
+        found = "a file, not a folder" if folder.exists() else "not there"
+        raise LabError(f"{folder} is {found}; give a run folder, one that holds *.db files")
+    files = tuple(sorted(p.name for p in folder.glob("*.db") if p.is_file()))
     if not files:
         raise LabError(f"no SQLite files (*.db) in {run_dir}")
-    return take_snapshot(Path(run_dir), files)
+    return take_snapshot(folder, files)
