@@ -13,13 +13,24 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from labkit import server
-from labkit.errors import LabError, check_choice
+from labkit.errors import (
+    LabError,
+    check_choice,
+    check_choices,
+    check_folder,
+    check_function,
+    check_int,
+    check_number,
+)
 from labkit.launcher import START_MODES
+from labkit.spec import MAX_TIMEOUT
 
 __all__ = [
     "DURABILITY_MODES",
     "GRAPHS",
     "KILL_MOMENTS",
+    "MAX_SLOW_MS",
+    "MAX_TRIALS",
     "DurabilitySpec",
     "Trial",
     "clean_run_seconds",
@@ -32,6 +43,8 @@ DURABILITY_MODES = ("sync", "async", "exit")  # LangGraph itself accepts any str
 GRAPHS = ("linear", "parallel")
 KILL_MOMENTS = ("target_starts", "others_done")  # others_done: p3 waits for p1 and p2 (parallel)
 BASELINE_LINES = {"linear": 8, "parallel": 10}  # a clean run: start + end for every node
+MAX_TRIALS = 500  # per spec: a kill-and-recover trial takes about a second on a laptop
+MAX_SLOW_MS = 5000  # a put() this slow keeps a trial well inside its workers' 60 s timeout
 
 
 @dataclass(frozen=True)
@@ -52,8 +65,9 @@ class DurabilitySpec:
         check_choice("start mode", self.start_mode, START_MODES)
         if self.kill_moment == "others_done" and self.graph != "parallel":
             raise LabError("kill moment 'others_done' needs the parallel graph (p1, p2 beside p3)")
-        if self.slow_ms < 0:
-            raise LabError(f"slow_ms must be 0 or more, not {self.slow_ms}")
+        # stored as plain int and float: the spec crosses to the trial server as JSON
+        object.__setattr__(self, "slow_ms", check_int("slow_ms", self.slow_ms, 0, MAX_SLOW_MS))
+        object.__setattr__(self, "timeout", check_number("timeout", self.timeout, 0, MAX_TIMEOUT))
 
     @property
     def job(self) -> dict:
@@ -105,8 +119,15 @@ def run_trials(
     progress: Progress | None = None,
 ) -> list[Trial]:
     """`trials` kill-and-recover trials of each spec, run by the trial server."""
-    if trials < 1:
-        raise LabError(f"trials must be 1 or more, not {trials}")
+    if (
+        not isinstance(specs, list | tuple)
+        or not specs
+        or not all(isinstance(spec, DurabilitySpec) for spec in specs)
+    ):  # all checked before the trial server starts
+        raise LabError(f"specs must be a non-empty list of DurabilitySpec, not {specs!r}")
+    trials = check_int("trials", trials, 1, MAX_TRIALS)
+    check_folder("out", out)
+    check_function("progress", progress)
     relay = (
         (lambda done, total, item: progress(done, total, Trial.from_json(item)))
         if progress
@@ -132,6 +153,9 @@ def durability_matrix(
     progress: Progress | None = None,
 ) -> list[Trial]:
     """Study 004's matrix: every graph × every mode × `trials` kills (24 by default)."""
+    graphs = check_choices("graphs", graphs, GRAPHS)
+    modes = check_choices("modes", modes, DURABILITY_MODES)
+    check_choice("kill moment", kill_moment, KILL_MOMENTS)  # even if no graph here uses it
     moment = {g: kill_moment if g == "parallel" else "target_starts" for g in graphs}
     specs = [DurabilitySpec(g, m, slow_ms, moment[g]) for g in graphs for m in modes]
     return run_trials(specs, trials, out, progress)

@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TypeVar
 
-from labkit.errors import LabError
+from labkit.errors import LabError, check_bool
 
 __all__ = [
     "MARKER",
@@ -215,6 +215,7 @@ def clean_runs(dry_run: bool = False) -> Cleaning:
     """Remove every run folder in `runs_home()` that carries labkit's marker and whose run is
     over. It never follows a link and leaves everything else (folders given as `out` are the
     caller's, and live elsewhere); another `clean` at the same time is harmless."""
+    check_bool("dry_run", dry_run)  # "no" would count as true: a dry run the caller did not want
     home = runs_home()
     done = Cleaning(home)
     for name in sorted(os.listdir(home)):

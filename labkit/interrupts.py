@@ -13,7 +13,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from labkit import server
-from labkit.errors import LabError, check_choice
+from labkit.errors import LabError, check_bool, check_choice
 from labkit.folders import new_run_dir
 from labkit.launcher import WorkerProcess, read_report
 from labkit.ledger import read_ledger
@@ -40,6 +40,7 @@ class InterruptSpec:
         if (self.key == "custom") != (self.key_source is not None):
             raise LabError("key='custom' goes with key_source, the reader's operation_key code")
         check_choice("layout", self.layout, LAYOUTS)
+        check_bool("cross_process", self.cross_process)
         check_choice("kill point", self.kill_at, INTERRUPT_KILL_POINTS)
         if self.kill_at != "none" and not self.cross_process:
             raise LabError("a kill needs cross_process=True: only a fresh process can resume")

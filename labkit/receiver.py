@@ -11,6 +11,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+from labkit.errors import LabError, check_folder
 from labkit.folders import holds_run_dirs, new_run_dir
 from labkit.snapshot import Snapshot, take_snapshot
 from labkit.stores import PayloadConflict, Store, create_files
@@ -33,12 +34,21 @@ def deliver_all(
 ) -> tuple[list[Delivery], Snapshot]:
     """Send each (key, payload) in turn to a fresh deduplicating receiver; return its answers
     and the receipts table it holds afterwards."""
-    run_dir = new_run_dir(out, prefix="receiver-")
+    lone = isinstance(deliveries, str) or not isinstance(deliveries, Iterable)
+    pairs = [deliveries] if lone else list(deliveries)  # all checked before the folder is made
+    for pair in pairs:
+        two = isinstance(pair, tuple | list) and len(pair) == 2
+        if not two or not all(isinstance(text, str) for text in pair):
+            raise LabError(
+                "deliveries must be (key, payload) pairs of str, "
+                f'such as [("op-1", "report v1")]; not {pair!r}'
+            )
+    run_dir = new_run_dir(check_folder("out", out), prefix="receiver-")
     create_files(run_dir, ("effect.db",), unique_key=True)
     trace = Trace(run_dir, "client")
     receiver = Store(run_dir, "effect.db", trace)
     answers = []
-    for key, payload in deliveries:
+    for key, payload in pairs:
         try:
             with receiver:
                 answers.append(

@@ -19,6 +19,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from labkit.errors import check_folder
 from labkit.folders import holds_run_dirs, new_run_dir
 from labkit.launcher import WorkerProcess, WorkerReport
 from labkit.orders import NO_KILL
@@ -197,4 +198,4 @@ def run(
     timeout: float = 10.0,
 ) -> RunResult:
     """Crash `order` at `kill_at`, recover, classify: run("effect_first", "effect") → duplicate."""
-    return execute(RunSpec(order, kill_at, kill_mode, Path(out) if out else None, timeout))
+    return execute(RunSpec(order, kill_at, kill_mode, check_folder("out", out), timeout))

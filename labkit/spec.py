@@ -5,12 +5,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from labkit.errors import check_choice
+from labkit.errors import check_choice, check_folder, check_number
 from labkit.orders import NO_KILL, WriteOrder, get_order
 
-__all__ = ["KILL_MODES", "RunSpec"]
+__all__ = ["KILL_MODES", "MAX_TIMEOUT", "RunSpec"]
 
 KILL_MODES = ("exit", "sigkill")  # os._exit(91) inside the worker, or SIGKILL from the parent
+MAX_TIMEOUT = 3600  # seconds: an hour is more than any worker needs, even paused for a class
 
 
 @dataclass(frozen=True)
@@ -31,8 +32,8 @@ class RunSpec:
         else:
             get_order(self.order)
         check_choice("kill mode", self.kill_mode, KILL_MODES)
-        if self.timeout <= 0:
-            raise ValueError(f"timeout must be positive, not {self.timeout}")
+        check_folder("out", self.out)
+        check_number("timeout", self.timeout, 0, MAX_TIMEOUT)
 
     @property
     def write_order(self) -> WriteOrder:

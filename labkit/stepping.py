@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from labkit.errors import check_folder
 from labkit.folders import release_run_dir
 from labkit.orders import NO_KILL, get_order
 from labkit.runs import RunResult, order_worker, prepare_run, recover
@@ -23,7 +24,7 @@ class StepSession:
 
     def __init__(self, order: str, out: Path | str | None = None, timeout: float = 600.0) -> None:
         self.order = get_order(order)
-        self.spec = RunSpec(order, out=Path(out) if out else None, timeout=timeout)
+        self.spec = RunSpec(order, out=check_folder("out", out), timeout=timeout)
         self.run_dir = prepare_run(self.spec)
         self.worker = order_worker(
             self.spec, self.run_dir, "first", pause_at=self.order.kill_points

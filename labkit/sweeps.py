@@ -11,7 +11,7 @@ from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from pathlib import Path
 
-from labkit.errors import check_choice
+from labkit.errors import check_choices, check_folder, check_function, check_int
 from labkit.folders import holds_run_dirs, new_run_dir
 from labkit.launcher import kill_all_workers
 from labkit.orders import ORDERS
@@ -21,11 +21,12 @@ from labkit.spec import KILL_MODES, RunSpec
 __all__ = ["sweep", "sweep_specs"]
 
 Progress = Callable[[int, int, RunResult], None]
+MAX_PARALLEL = 32  # trials at a time; each is two short-lived worker processes
 
 
 def sweep_specs(out: Path, kill_modes: Iterable[str] = ("exit",)) -> list[RunSpec]:
     """One spec per order × kill point × kill mode, each with its own folder under `out`."""
-    modes = [check_choice("kill mode", mode, KILL_MODES) for mode in kill_modes]
+    modes = check_choices("kill modes", kill_modes, KILL_MODES)
     return [
         RunSpec(order.name, point, mode, out / f"{order.name}.{point}.{mode}")
         for order in ORDERS.values()
@@ -42,10 +43,13 @@ def sweep(
     parallel: int | None = None,
 ) -> list[RunResult]:
     """Run every spec; call `progress(done, total, result)` after each; return results in order."""
-    root = new_run_dir(out, prefix="commit-window-sweep-")
-    specs = sweep_specs(root, kill_modes)
+    modes = check_choices("kill modes", kill_modes, KILL_MODES)  # all checked before the folder
+    check_function("progress", progress)
+    workers = check_int("parallel", parallel, 1, MAX_PARALLEL) if parallel is not None else None
+    root = new_run_dir(check_folder("out", out), prefix="commit-window-sweep-")
+    specs = sweep_specs(root, modes)
     results: dict[RunSpec, RunResult] = {}
-    with ThreadPoolExecutor(max_workers=parallel or 2 * (os.cpu_count() or 1)) as pool:
+    with ThreadPoolExecutor(max_workers=workers or 2 * (os.cpu_count() or 1)) as pool:
         futures = [pool.submit(execute, spec) for spec in specs]
         try:
             for future in as_completed(futures):
