@@ -86,6 +86,10 @@ class ReaderCodeError(Exception):
     """The reader's code could not run (a typo, a syntax error): a judge raises it, the check
     shows it as an error with the reader's line, not as a wrong answer."""
 
+    def __init__(self, message: str, run_dir: str | None = None) -> None:
+        super().__init__(message)
+        self.run_dir = run_dir  # the run it happened in, if any
+
 
 def is_open(value: object) -> bool:
     """A part the reader has not answered yet (the starter's placeholder)."""
@@ -165,7 +169,7 @@ class Exercise:
         try:
             return self.judge(answer)
         except ReaderCodeError as error:
-            return Verdict("error", f"{error}. Mend it and check again.")
+            return Verdict("error", f"{error}\nMend it and check again.", error.run_dir)
 
     def hint(self, number: int | None = None) -> Text:
         """The next hint (or hint `number`): each says something the ones before did not."""
@@ -214,8 +218,10 @@ def judge_predictions(predicted: object, cases: Iterable[str], measure: Measure)
         summary = f"{right} of your {len(answered)} predictions match real runs; not these:\n"
         return Verdict("incorrect", summary + "\n".join(lines) + also_open, actual[wrong[0]][2])
     if still_open:
-        return Verdict(
-            "incomplete",
-            f"the {len(answered)} you predicted match real runs.{also_open}",
+        made = (
+            "prediction you made matches a real run"
+            if len(answered) == 1
+            else f"{len(answered)} predictions you made match real runs"
         )
+        return Verdict("incomplete", f"so far so good: the {made}.{also_open}")
     return Verdict("correct", "every prediction matches a real run", actual[cases[0]][2])

@@ -7,11 +7,13 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import textwrap
 from collections.abc import Callable, Sequence
 
-from labkit.errors import LabError
+from labkit.durability import MAX_SLOW_MS, MAX_TRIALS
+from labkit.errors import LabError, check_int
 from labkit.folders import clean_runs
 from labkit.keys import read_key
 from labkit.orders import NO_KILL, ORDERS, get_order
@@ -30,6 +32,22 @@ class Parser(argparse.ArgumentParser):
 
     def error(self, message: str) -> None:
         raise LabError(message)
+
+
+def whole_number(what: str, low: int, high: int) -> Callable[[str], int]:
+    """An argparse type: the text as a whole number from `low` to `high`, or one clear line."""
+
+    def parse(text: str) -> int:
+        try:
+            value: object = int(text)
+        except ValueError:
+            value = text  # "2.5" or "many": check_int refuses it and names the bounds
+        try:
+            return check_int(what, value, low, high)
+        except LabError as error:
+            raise argparse.ArgumentTypeError(str(error)) from None
+
+    return parse
 
 
 def build_parser() -> Parser:
@@ -59,13 +77,23 @@ def build_parser() -> Parser:
     lg = commands.add_parser("durability", help="study 004: SIGKILL inside a LangGraph node")
     lg.add_argument("--graph", default="linear", help="linear or parallel")
     lg.add_argument("--mode", default="sync", help="LangGraph durability: sync, async or exit")
-    lg.add_argument("--slow-ms", type=int, default=0, help="delay every checkpoint put() (ms)")
+    lg.add_argument(
+        "--slow-ms",
+        type=whole_number("slow-ms", 0, MAX_SLOW_MS),
+        default=0,
+        help=f"delay every checkpoint put() by this many ms, 0 to {MAX_SLOW_MS} (default 0)",
+    )
     lg.add_argument(
         "--kill-moment",
         default="target_starts",
         help="target_starts, or others_done (parallel: after p1 and p2 finish)",
     )
-    lg.add_argument("--trials", type=int, default=4, help="kill-and-recover trials (default 4)")
+    lg.add_argument(
+        "--trials",
+        type=whole_number("trials", 1, MAX_TRIALS),
+        default=4,
+        help=f"kill-and-recover trials, 1 to {MAX_TRIALS} (default 4)",
+    )
     lg.add_argument("--json", action="store_true", help="print a JSON list, one object a trial")
 
     ir = commands.add_parser("interrupt", help="study 001: interrupt and resume run the node again")
@@ -268,7 +296,14 @@ COMMANDS = {
 def main(argv: Sequence[str] | None = None) -> int:
     try:
         args = build_parser().parse_args(argv)
+        if args.command == "step" and sys.stdin is None:
+            raise LabError("labkit step reads your keys from stdin, and stdin is closed")
         COMMANDS[args.command](args)
+        if sys.stdout is not None:
+            sys.stdout.flush()  # a reader that has gone shows here, not at exit as a traceback
+    except BrokenPipeError:  # `labkit orders | head -1`: the reader has what it wanted
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # nothing left to flush
+        return 141  # 128 + SIGPIPE: what a shell reports for `cat` stopped the same way
     except LabError as error:
         print(f"labkit: error: {error}", file=sys.stderr)
         return 2

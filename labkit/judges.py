@@ -71,7 +71,7 @@ def judge_step(answer: Callable | str) -> Verdict:
     clean = run()
     error = raised(clean.first, source)
     if error:
-        raise ReaderCodeError(f"{error} (look in {clean.run_dir})")
+        raise ReaderCodeError(error, str(clean.run_dir))
     receipts = clean.before.table("receipts").rows
     if (clean.before.done, len(receipts)) != (1, 1) or receipts[0][2] != PAYLOAD:
         return Verdict(

@@ -2,19 +2,41 @@
 
 from __future__ import annotations
 
+import math
+import os
 import subprocess
 import sys
+import tempfile
 
+import numpy as np
 import pytest
 
 import labkit as lk
+from labkit import server
+from labkit.durability import DurabilitySpec, durability_matrix, run_trials
+from labkit.errors import check_int
+from labkit.interrupts import InterruptSpec, run_interrupt
+from labkit.pitfalls import run_pitfall
+from labkit.receiver import deliver_all
+from labkit.spec import RunSpec
+from labkit.stepping import StepSession
+from labkit.sweeps import sweep
+
+TIMEOUT = "timeout must be a number above 0 and at most 3600"
+TRIALS = "trials must be a whole number from 1 to 500"
+SLOW_MS = "slow_ms must be a whole number from 0 to 5000"
+OUT = "out must be a folder path"
+PROGRESS = "progress must be a function or None"
+SPECS = "specs must be a non-empty list of DurabilitySpec"
+ORDER_CHOICES = "effect_first, checkpoint_first, atomic, idempotent"
+ATOMIC_POINTS = "start, in_transaction, committed, none"
 
 
 @pytest.mark.parametrize(
     ("args", "names"),
     [
-        (("nope",), "effect_first, checkpoint_first, atomic, idempotent"),
-        (("atomic", "effect"), "start, in_transaction, committed, none"),
+        (("nope",), ORDER_CHOICES),
+        (("atomic", "effect"), ATOMIC_POINTS),
         (("atomic", "start", "kill"), "exit, sigkill"),
     ],
 )
@@ -30,19 +52,42 @@ def test_existing_output_folder_is_refused_and_left_alone(tmp_path):
     assert [p.name for p in tmp_path.iterdir()] == ["keep.txt"]
 
 
-def cli(*args, cwd):
+def cli(*args, cwd, **options):
+    """The labkit command, run in `cwd`, which is its temp directory too."""
+    env = {**os.environ, "TMPDIR": str(cwd)}
     return subprocess.run(
-        [sys.executable, "-m", "labkit", *args], cwd=cwd, capture_output=True, text=True
+        [sys.executable, "-m", "labkit", *args],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        **options,
     )
 
 
 @pytest.mark.parametrize(
     ("args", "names"),
     [
-        (("run", "nope"), "effect_first, checkpoint_first, atomic, idempotent"),
+        (("run", "nope"), ORDER_CHOICES),
         (("run", "effect_first", "--kill-at", "committed"), "start, effect, checkpoint, none"),
         (("run", "atomic", "--kill-mode", "term"), "exit, sigkill"),
         (("sweep", "--kill-mode", "term"), "exit, sigkill"),
+        (("sweep", "--kill-mode", "term", "--out", "made"), "exit, sigkill"),
+        (("run", "atomic", "--out", "made", "--kill-at", "effect"), ATOMIC_POINTS),
+        (("durability", "--trials", "2.5"), "trials must be a whole number from 1 to 500, not"),
+        (("durability", "--trials", "0"), "trials must be a whole number from 1 to 500, not 0"),
+        (("durability", "--trials", "501"), "trials must be a whole number from 1 to 500"),
+        (("durability", "--trials", "many"), "trials must be a whole number from 1 to 500"),
+        (("durability", "--slow-ms", "-1"), "slow-ms must be a whole number from 0 to 5000"),
+        (("durability", "--slow-ms", "0.5"), "slow-ms must be a whole number from 0 to 5000"),
+        (("durability", "--slow-ms", "9999"), "slow-ms must be a whole number from 0 to 5000"),
+        (("durability", "--kill-moment", "target_start"), "target_starts, others_done"),
+        (("durability", "--graph", "linear", "--kill-moment", "others_done"), "parallel graph"),
+        (("interrupt", "--kill-at", "paused"), "a kill needs cross_process=True"),
+        (("interrupt", "--kill-at", "pause", "--cross-process"), "none, before_create"),
+        (("pitfall", "nope"), "choose one of: recover_after_exit_kill, unknown_thread"),
+        (("show", "missing"), "missing is not there; give a run folder"),
         (("explode",), "orders"),
         ((), "required"),
     ],
@@ -58,3 +103,152 @@ def test_cli_bad_input_exits_2_with_one_line(tmp_path, args, names):
 def test_cli_refuses_an_existing_out_folder(tmp_path):
     done = cli("run", "atomic", "--out", str(tmp_path), cwd=tmp_path)
     assert done.returncode == 2 and "already exists" in done.stderr
+
+
+@pytest.fixture
+def nothing_starts(tmp_path, monkeypatch):
+    """The temp directory is tmp_path, and the trial server may not be asked for anything:
+    a test that uses this fails if its bad call made a folder or reached the server."""
+    monkeypatch.setenv("TMPDIR", str(tmp_path))
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+
+    def no_server(*args, **kwargs):
+        raise AssertionError("the trial server was asked to start before the check")
+
+    monkeypatch.setattr(server, "call", no_server)
+    yield tmp_path
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize(
+    ("call", "names"),
+    [
+        *[
+            (lambda bad=bad: lk.run("atomic", timeout=bad), TIMEOUT)
+            for bad in (0, -1, math.nan, math.inf, "10", True, 3601)
+        ],
+        (lambda: RunSpec("atomic", timeout="x"), TIMEOUT),
+        (lambda: lk.run("atomic", out=123), OUT),
+        (lambda: RunSpec("atomic", out=123), OUT),
+        (lambda: lk.run("atomic", kill_at=None), ATOMIC_POINTS),
+        (lambda: lk.run(3), ORDER_CHOICES),
+        (lambda: lk.run(order=["atomic"]), ORDER_CHOICES),
+        (lambda: StepSession("atomic", out=123), OUT),
+        (lambda: StepSession("atomic", timeout=0), TIMEOUT),
+        (lambda: StepSession("nope"), ORDER_CHOICES),
+        *[
+            (lambda bad=bad: run_trials([DurabilitySpec()], trials=bad), TRIALS)
+            for bad in (2.5, 2.0, 0, 501, True, "4", None)
+        ],
+        *[
+            (lambda bad=bad: DurabilitySpec(slow_ms=bad), SLOW_MS)
+            for bad in (2.5, -1, 5001, "250", True)
+        ],
+        (lambda: DurabilitySpec(timeout=math.nan), TIMEOUT),
+        (lambda: DurabilitySpec(kill_moment="target_start"), "target_starts, others_done"),
+        (lambda: run_trials(DurabilitySpec()), SPECS),
+        (lambda: run_trials([]), SPECS),
+        (lambda: run_trials([{"graph": "linear"}]), SPECS),
+        (lambda: run_trials([DurabilitySpec()], out=123), OUT),
+        (lambda: run_trials([DurabilitySpec()], progress=3), PROGRESS),
+        (lambda: durability_matrix(graphs="linear"), "graphs must be a list of: linear, parallel"),
+        (lambda: durability_matrix(modes=()), "modes must name at least one of: sync, async"),
+        (lambda: durability_matrix(trials=2.5), TRIALS),
+        (lambda: durability_matrix(slow_ms=-5), SLOW_MS),
+        (lambda: durability_matrix(("linear",), kill_moment="typo"), "target_starts"),
+        (lambda: run_interrupt(cross_process="no"), "cross_process must be True or False"),
+        (lambda: run_interrupt(cross_process=1), "cross_process must be True or False"),
+        (lambda: run_interrupt(kill_at="paused"), "a kill needs cross_process=True"),
+        (lambda: InterruptSpec(layout=None), "combined, split"),
+        (lambda: run_pitfall(3), "unknown pitfall 3; choose one of: recover_after_exit_kill"),
+        (lambda: run_pitfall("nope"), "unknown pitfall 'nope'; choose one of"),
+        (lambda: sweep(kill_modes="exit"), "kill modes must be a list of: exit, sigkill"),
+        (lambda: sweep(kill_modes=["term"]), "unknown kill modes 'term'; choose one of"),
+        (lambda: sweep(kill_modes=[]), "kill modes must name at least one of: exit, sigkill"),
+        (lambda: sweep(parallel=0), "parallel must be a whole number from 1 to 32, not 0"),
+        (lambda: sweep(parallel=2.5), "parallel must be a whole number from 1 to 32"),
+        (lambda: sweep(progress="bar"), PROGRESS),
+        (lambda: sweep(out=b"bytes"), OUT),
+        (lambda: deliver_all([("op-1",)]), "deliveries must be .key, payload. pairs of str"),
+        (lambda: deliver_all([("op-1", 3)]), "deliveries must be .key, payload. pairs of str"),
+        (lambda: deliver_all("op-1"), "deliveries must be .key, payload. pairs of str"),
+        (lambda: deliver_all([("op-1", "v1")], out=1), OUT),
+        (lambda: lk.clean_runs(dry_run="no"), "dry_run must be True or False, not 'no'"),
+    ],
+)
+def test_api_refuses_bad_values_before_anything_starts(nothing_starts, call, names):
+    with pytest.raises(lk.LabError, match=names):
+        call()
+
+
+def test_an_out_folder_is_not_made_for_a_call_that_is_refused(tmp_path):
+    with pytest.raises(lk.LabError, match="unknown kill modes 'term'"):
+        sweep(kill_modes=["term"], out=tmp_path / "sweep")
+    with pytest.raises(lk.LabError, match=TIMEOUT):
+        lk.run("atomic", out=tmp_path / "run", timeout=-1)
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_whole_numbers_may_be_numpy_ints_and_come_back_as_int():
+    assert type(DurabilitySpec(slow_ms=np.int64(250)).slow_ms) is int
+    assert type(check_int("trials", np.int32(3), 1, 500)) is int
+    with pytest.raises(lk.LabError, match=r"whole number from 1 to 500, not np.float64\(3.0\)"):
+        check_int("trials", np.float64(3.0), 1, 500)
+
+
+def test_cli_step_on_a_closed_stdin_is_refused_before_a_worker_starts(tmp_path):
+    done = cli("step", "atomic", cwd=tmp_path, stdin=subprocess.DEVNULL)
+    assert done.returncode == 1 and "Traceback" not in done.stderr  # /dev/null: input ends
+    closed = subprocess.run(
+        f"exec 0<&-; exec {sys.executable} -m labkit step atomic",
+        shell=True,
+        cwd=tmp_path,
+        env={**os.environ, "TMPDIR": str(tmp_path / "tmp")},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert closed.returncode == 2 and closed.stdout == ""
+    assert (
+        closed.stderr
+        == "labkit: error: labkit step reads your keys from stdin, and stdin is closed\n"
+    )
+    assert not (tmp_path / "tmp").exists()
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "orders",
+        "--help",
+        "durability --help",
+        "show {run}",
+        "run atomic --kill-at committed --json",
+        "pitfall unknown_thread",  # the answer comes from the trial server
+    ],
+)
+def test_cli_output_into_a_closed_pipe_ends_quietly(tmp_path, command):
+    """`labkit ... | head -1` where head has gone before labkit writes: no traceback, no
+    'Exception ignored', no other line on stderr; status 141 as for `cat`, or 0."""
+    run = tmp_path / "run"
+    if "{run}" in command:
+        lk.run("atomic", "committed", out=run)
+    labkit = f"{sys.executable} -m labkit {command.format(run=run)}"
+    pipeline = f"{labkit} | (exec 0<&-; sleep 1); echo status=${{PIPESTATUS[0]}} >&2"
+    done = subprocess.run(
+        ["bash", "-c", pipeline], cwd=tmp_path, capture_output=True, text=True, timeout=60
+    )
+    assert done.stderr in ("status=141\n", "status=0\n"), done.stderr
+
+
+def test_cli_output_into_head_1_shows_the_first_line_and_no_traceback(tmp_path):
+    done = subprocess.run(
+        f"{sys.executable} -m labkit orders | head -1",
+        shell=True,
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.stdout.startswith("order ") and done.stdout.count("\n") == 1
+    assert done.stderr == ""

@@ -111,6 +111,7 @@ def test_an_error_in_the_readers_code_is_shown_with_their_line():
     assert verdict.status == "error", str(verdict)
     assert "AttributeError" in verdict.message and "add_reciept_once" in verdict.message
     assert "at line 3: effect.add_reciept_once(KEY, PAYLOAD)" in verdict.message
+    assert verdict.run_dir and (Path(verdict.run_dir) / "first.stderr").read_text()
     key_typo = lesson3.operation_key.check(
         'def operation_key(state):\n    return state["operation_id"].uper()\n'
     )
