@@ -219,6 +219,7 @@ def cmd_durability(args: argparse.Namespace) -> None:
             "yes" if t.resumed else "no",
             f"{t.ledger_lines}/{t.baseline_lines}",
             " ".join(t.rerun_nodes) or "-",
+            f"FAILED: {t.failure}" if t.failure else "-",
         )
         for n, t in enumerate(trials)
     ]
@@ -233,6 +234,7 @@ def cmd_durability(args: argparse.Namespace) -> None:
                 "resumed",
                 "ledger/clean",
                 "ran twice",
+                "failed (no outcome)",
             ),
             rows,
         )

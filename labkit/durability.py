@@ -96,6 +96,7 @@ class Trial:
     baseline_lines: int  # a clean run's
     rerun_nodes: list[str]
     pids: list[int]  # first worker, recovery worker: gone (reaped) when the trial returns
+    failure: str | None = None  # a worker did not do what was planned: which, and why
 
     def summary(self) -> dict:
         fields = asdict(self)

@@ -23,6 +23,8 @@ from labkit.folders import new_run_dir
 from labkit.graphs import CHECKPOINT_FILE, TARGET_NODE
 from labkit.launcher import WorkerProcess, read_report
 from labkit.ledger import LEDGER_FILE, read_ledger, rerun_nodes
+from labkit.outcome import worker_failure
+from labkit.runs import failing_run
 
 __all__ = ["clean_run_seconds", "describe_checkpoints", "run_trial", "run_trials"]
 
@@ -51,10 +53,12 @@ AT_KILL = "at-kill"
 
 def keep_as_killed(run_dir: Path) -> Path:
     """Copy the checkpoint file (with its WAL) and the ledger as the kill left them, before
-    recovery changes them; everything about the moment of the kill is read from this copy."""
+    recovery changes them; everything about the moment of the kill is read from this copy.
+    A first worker that failed early may have left neither: then there is nothing to copy."""
     (run_dir / AT_KILL).mkdir()
     for path in [*run_dir.glob(f"{CHECKPOINT_FILE}*"), run_dir / LEDGER_FILE]:
-        shutil.copy2(path, run_dir / AT_KILL / path.name)
+        if path.exists():
+            shutil.copy2(path, run_dir / AT_KILL / path.name)
     return run_dir / AT_KILL
 
 
@@ -73,8 +77,16 @@ def worker(
 
 
 def run_trial(spec: DurabilitySpec, out: Path | str | None = None) -> Trial:
-    """Kill inside the target node with SIGKILL, count the checkpoint rows, recover, count lines."""
+    """One trial in a new folder; if the parent cannot write there (a full disk), RunFailed."""
     run_dir = new_run_dir(out, prefix="durability-")
+    with failing_run(run_dir):
+        return kill_and_recover(spec, run_dir)
+
+
+def kill_and_recover(spec: DurabilitySpec, run_dir: Path) -> Trial:
+    """Kill inside the target node with SIGKILL, count the checkpoint rows, recover, count lines.
+
+    A worker that did not do what was planned (an error, a timeout) makes the trial failed."""
     target = TARGET_NODE[spec.graph]
     point = f"inside:{target}"
     with worker(spec, run_dir, "first", "first_run", pause_at=(point,)) as first:
@@ -87,6 +99,7 @@ def run_trial(spec: DurabilitySpec, out: Path | str | None = None) -> Trial:
     recovered = read_report(run_dir, "recovery")
     lines = read_ledger(run_dir)
     phases = {(ln["node"], ln["phase"]) for ln in at_kill}
+    failure = worker_failure(first.report(), point) or worker_failure(recovery.report())
     trial = Trial(
         spec=spec,
         run_dir=str(run_dir),
@@ -96,12 +109,12 @@ def run_trial(spec: DurabilitySpec, out: Path | str | None = None) -> Trial:
         writes=writes,
         orphan_writes=orphans,
         resumed=recovered.get("resumed", False),
-        recovery_error=recovered.get("error")
-        or (None if recovery.proc.returncode == 0 else f"recovery exit {recovery.proc.returncode}"),
+        recovery_error=recovered.get("error"),
         ledger_lines=len(lines),
         baseline_lines=BASELINE_LINES[spec.graph],
         rerun_nodes=rerun_nodes(lines),
         pids=[first.proc.pid, recovery.proc.pid],
+        failure=failure,
     )
     (run_dir / "results.json").write_text(json.dumps(trial.summary(), indent=2))
     return trial

@@ -15,8 +15,9 @@ from pathlib import Path
 from labkit import server
 from labkit.errors import LabError, check_bool, check_choice
 from labkit.folders import new_run_dir
-from labkit.launcher import WorkerProcess, read_report
+from labkit.launcher import WorkerProcess, WorkerReport, read_report
 from labkit.ledger import read_ledger
+from labkit.outcome import FAILED, worker_failure
 from labkit.snapshot import read_tables
 from labkit.tickets import TICKETS_FILE
 
@@ -47,8 +48,10 @@ class InterruptSpec:
 
 
 def ticket_rows(run_dir: Path) -> list[list]:
-    """The ticket service's rows, read back like every snapshot (read-only, a new connection)."""
-    return read_tables(run_dir / TICKETS_FILE)["ticket"].rows
+    """The ticket service's rows, read back like every snapshot (read-only, a new connection);
+    none if no process got as far as opening the service."""
+    path = run_dir / TICKETS_FILE
+    return read_tables(path)["ticket"].rows if path.exists() else []
 
 
 def run_here(spec: dict, out: str | None = None) -> dict:
@@ -68,38 +71,46 @@ def run_here(spec: dict, out: str | None = None) -> dict:
             **plan,
         )
 
-    exits: dict[str, int] = {}
+    workers: dict[str, WorkerReport] = {}
     killed = False
+    planned_kill = None if spec.kill_at == "none" else spec.kill_at
 
-    def run(role: str, entry: str) -> None:
-        """One process; the kill plan applies to the first process that reaches the point."""
+    def run(role: str, entry: str) -> str | None:
+        """One process; the kill plan applies to the first process that reaches the point.
+        Return why it did not do what was planned (an error, a timeout), or None."""
         nonlocal killed
-        plan = (spec.kill_at,) if spec.kill_at != "none" and not killed else ()
+        plan = (spec.kill_at,) if planned_kill and not killed else ()
         with worker(role, entry, pause_at=plan) as process:
-            exits[role] = process.finish(kill_at=spec.kill_at if plan else None)
+            process.finish(kill_at=spec.kill_at if plan else None)
+        workers[role] = process.report()
         killed = killed or process.killed_at is not None
+        return worker_failure(workers[role], planned_kill)
 
     if not spec.cross_process:
-        run("study", "same_process")
-        before = read_report(run_dir, "study")["before_resume"]
+        failure = run("study", "same_process")
+        before = read_report(run_dir, "study").get("before_resume")
     else:
-        run("first", "first_process")
+        failure = run("first", "first_process")
         before = len(ticket_rows(run_dir))
         for role in ("resume", "recover"):  # a fresh process each; a killed one needs another
-            run(role, "resume_process")
-            if exits[role] == 0:
+            if failure:
                 break
-    reports = {role: read_report(run_dir, role) for role in exits}
+            failure = run(role, "resume_process")
+            if workers[role].exit_code == 0:
+                break
+    reports = {role: read_report(run_dir, role) for role in workers}
     receipts = [ln["ticket_id"] for ln in read_ledger(run_dir) if ln["phase"] == "ticket"]
     tickets = ticket_rows(run_dir)
+    count = "one ticket" if len(tickets) == 1 else f"{len(tickets)} tickets"
     result = {
         **asdict(spec),
         "node_calls": len(receipts),
         "before_resume": before,
         "after_resume": len(tickets),
         "receipts": receipts,
-        "outcome": "one ticket" if len(tickets) == 1 else f"{len(tickets)} tickets",
-        "exits": exits,
+        "outcome": FAILED if failure else count,
+        "failure": failure,
+        "exits": {role: report.exit_code for role, report in workers.items()},
         "tickets": tickets,
         "resume": reports.get("resume", {}),
         "recover": reports.get("recover", {}),

@@ -31,7 +31,9 @@ GRAPH_MARKERS = {"linear": "o", "parallel": "s"}
 
 
 def trial_outcome(trial: Trial) -> str:
-    """In words: lost (nothing to resume), or how much ran again."""
+    """In words: failed (and why), lost (nothing to resume), or how much ran again."""
+    if trial.failure:
+        return f"FAILED, no outcome: {trial.failure}"
     if not trial.resumed:
         return "nothing to resume: the run is lost"
     extra = trial.ledger_lines - trial.baseline_lines
@@ -74,7 +76,10 @@ def trials_html(trials: Sequence[Trial]) -> str:
 
 def distribution_figure(trials: Sequence[Trial]) -> Figure:
     """Per durability mode, each trial as a dot: checkpoints kept at the kill, and ledger lines
-    after recovery against a clean run (below zero: work lost; above: work done twice)."""
+    after recovery against a clean run (below zero: work lost; above: work done twice).
+    A failed trial has no outcome to plot: the figure says how many were left out."""
+    failed = sum(1 for t in trials if t.failure)
+    trials = [t for t in trials if not t.failure]
     fig = Figure(figsize=(10, 3.6))
     left, right = fig.subplots(1, 2)
     modes = [m for m in DURABILITY_MODES if any(t.spec.mode == m for t in trials)]
@@ -104,7 +109,10 @@ def distribution_figure(trials: Sequence[Trial]) -> Figure:
         ax.yaxis.set_major_locator(MaxNLocator(integer=True))
     left.set_ylim(bottom=-0.3)
     right.axhline(0, color="#555555", lw=1)
-    left.legend(fontsize=8)
+    if trials:
+        left.legend(fontsize=8)
+    if failed:
+        fig.suptitle(f"{failed} failed trial(s) not shown: see the table", fontsize=10)
     fig.tight_layout()
     return fig
 

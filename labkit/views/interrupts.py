@@ -9,16 +9,19 @@ import ipywidgets as widgets
 from IPython.display import HTML, display
 
 from labkit.interrupts import INTERRUPT_KILL_POINTS, KEY_STRATEGIES, LAYOUTS, run_interrupt
+from labkit.outcome import FAILED
 from labkit.views.durability import checkpoints_html
 from labkit.views.panel import shows_errors
-from labkit.views.tables import grid_html, outcome_word
+from labkit.views.tables import grid_html, outcome_badge, outcome_word
 from labkit.views.text import INTERRUPT_COLUMNS, interrupt_rows
 
 __all__ = ["InterruptPanel", "interrupt_html", "show_interrupt", "show_interrupt_table"]
 
 
 def verdict(result: dict) -> str:
-    """One ticket is the consistent outcome; more are duplicates."""
+    """One ticket is the consistent outcome; more are duplicates; a failed process, no outcome."""
+    if result.get("failure"):
+        return outcome_badge(FAILED, result["failure"])
     if result["after_resume"] == 1:
         return outcome_word("consistent", "ONE TICKET")
     return outcome_word("duplicate", f"{result['after_resume']} TICKETS")

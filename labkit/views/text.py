@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from labkit.orders import NO_KILL
-from labkit.outcome import OUTCOMES
+from labkit.outcome import OUTCOMES, outcome_text
 from labkit.runs import RunResult
 from labkit.snapshot import Snapshot
 from labkit.views.tables import row_marks
@@ -65,6 +65,7 @@ def format_run(result: RunResult) -> str:
         f"  after recovery:  done={s['after']['done']} receipts={s['after']['receipts']}"
         f"  (recovery exit {s['replay_exit']})",
         f"  outcome: {result.outcome.upper()}: {OUTCOMES[result.outcome]}",
+        *([f"  why: {result.failure}"] if result.failure else []),
         f"  run folder: {s['run_dir']}",
     ]
     if s["timed_out"]:
@@ -81,7 +82,7 @@ def format_sweep(results: Sequence[RunResult]) -> str:
             r.spec.kill_at,
             r.spec.kill_mode,
             f"{r.before.done}/{r.before.receipts} → {r.after.done}/{r.after.receipts}",
-            r.outcome,
+            outcome_text(r.outcome, r.failure),
         )
         for r in results
     ]
@@ -152,6 +153,7 @@ def format_interrupt(result: Mapping) -> str:
     return "\n".join(
         [
             f"outcome: {result['outcome'].upper()}",
+            *([f"why: {result['failure']}"] if result.get("failure") else []),
             "",
             format_grid(INTERRUPT_COLUMNS, interrupt_rows([result])),
             "",

@@ -1,0 +1,168 @@
+"""A worker that did not do what the run planned (its own error, a timeout), or a disk that
+fills up, makes the run "failed" with the reason: no outcome word is claimed for it."""
+
+from __future__ import annotations
+
+import json
+import resource
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+import labkit as lk
+from labkit import server
+from labkit.durability import DurabilitySpec, run_trials
+from labkit.interrupts import run_interrupt
+from labkit.outcome import OUTCOMES
+from labkit.views.durability import distribution_figure, trials_html
+from labkit.views.tables import run_html, study_table_html, sweep_html
+from labkit.views.text import format_run, format_sweep
+from tests.conftest import children_of
+
+CLAIMS = [word for word in OUTCOMES if word != "failed"]  # the words a failed run must not say
+
+OVERFLOWING_STEP = """def my_step(control, effect, gate):
+    import math
+
+    return math.exp(1000)
+"""
+HANGING_STEP = """def my_step(control, effect, gate):
+    import time
+
+    time.sleep(30)
+"""
+
+
+def readers_step(tmp_path, source: str, **kwargs) -> lk.RunResult:
+    spec = lk.RunSpec(
+        "idempotent", step_source=source, step_name="my_step", out=tmp_path / "run", **kwargs
+    )
+    return lk.execute(spec)
+
+
+def test_a_readers_step_that_raises_fails_the_run_and_every_view_says_why(
+    tmp_path, no_leftover_workers
+):
+    result = readers_step(tmp_path, OVERFLOWING_STEP)
+    assert result.first.exit_code == 1 and result.outcome == "failed"
+    failure = result.summary()["failure"]
+    assert failure.startswith("first worker exited 1: OverflowError: math range error")
+    assert "line 4" in failure  # the line of the reader's own code
+    saved = json.loads((tmp_path / "run" / "results.json").read_text())
+    assert (saved["outcome"], saved["failure"]) == ("failed", failure)
+    text = format_run(result)
+    assert "FAILED" in text and "OverflowError" in text
+    assert "OverflowError" in format_sweep([result])
+    for html in (run_html(result), study_table_html([result]), sweep_html([result])):
+        assert "FAILED" in html.upper() and "OverflowError" in html
+    for html in (run_html(result), study_table_html([result])):  # (a sweep has a legend)
+        assert not any(word.upper() in html for word in CLAIMS)
+
+
+def test_a_worker_that_hangs_is_killed_and_the_run_says_it_timed_out(tmp_path, no_leftover_workers):
+    result = readers_step(tmp_path, HANGING_STEP, timeout=0.5)
+    assert result.outcome == "failed" and result.summary()["timed_out"] == ["first", "recovery"]
+    assert result.failure.startswith("first worker timed out after 0.5")
+    assert "timed out" in format_run(result)
+
+
+def test_a_planned_kill_is_not_a_failure(tmp_path):
+    for mode in lk.KILL_MODES:
+        result = lk.run("effect_first", "effect", mode, out=tmp_path / mode)
+        assert (result.outcome, result.failure) == ("duplicate", None)
+
+
+def test_an_operation_key_with_a_syntax_error_fails_the_interrupt_run():
+    broken = "def operation_key(state):\n  return ("
+    result = run_interrupt("custom", "combined", True, "after_create", key_source=broken)
+    assert result["outcome"] == "failed" and result["exits"] == {"first": 1}
+    assert result["failure"].startswith("first worker exited 1: SyntaxError: '(' was never closed")
+    assert "line 2" in result["failure"]
+    saved = json.loads((Path(result["run_dir"]) / "results.json").read_text())
+    assert saved["failure"] == result["failure"]
+
+
+def test_a_durability_trial_whose_worker_timed_out_is_failed_and_not_plotted():
+    [t] = run_trials([DurabilitySpec("linear", "sync", slow_ms=2000, timeout=0.5)], trials=1)
+    assert t.failure.startswith("first worker timed out after 0.5") and t.first_exit == -9
+    assert t.summary()["failure"] == t.failure
+    assert "FAILED" in trials_html([t]) and "timed out" in trials_html([t])
+    figure = distribution_figure([t, t])
+    dots = [line for ax in figure.axes for line in ax.lines if line.get_linestyle() == "None"]
+    assert dots == []  # no trial plotted as an outcome
+    assert "2 failed trial(s) not shown" in figure._suptitle.get_text()
+
+
+def test_a_durability_trial_whose_first_worker_cannot_open_its_files_is_failed():
+    # The trial server's waiting spares become the trial's two workers. Limited to 6 open
+    # files, the first worker cannot open the checkpoint file: a real error, in a real worker.
+    server_pid = server.call("os:getpid")
+    spares = children_of(server_pid)
+    assert len(spares) == 2
+    for pid in spares:
+        resource.prlimit(pid, resource.RLIMIT_NOFILE, (6, 6))
+    [t] = run_trials([DurabilitySpec("linear", "sync")], trials=1)
+    assert t.first_exit == 1 and not t.killed_inside
+    assert t.failure.startswith("first worker exited 1: ")
+    assert "unable to open" in t.failure or "Too many open files" in t.failure
+    assert "FAILED" in trials_html([t])
+    saved = json.loads((Path(t.run_dir) / "results.json").read_text())
+    assert saved["failure"] == t.failure
+
+
+def labkit_with_limited_files(tmp_path, limit_bytes: int) -> subprocess.CompletedProcess:
+    """`labkit run` where no file may grow past `limit_bytes`: writes past it fail with EFBIG,
+    as on a full disk (SIGXFSZ ignored, so the write fails instead of killing the process)."""
+    start = textwrap.dedent(
+        f"""
+        import os, resource, signal, sys
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+        resource.setrlimit(resource.RLIMIT_FSIZE, ({limit_bytes}, {limit_bytes}))
+        os.execv(sys.executable, [sys.executable, "-m", "labkit", *sys.argv[1:]])
+        """
+    )
+    command = ["run", "effect_first", "--kill-at", "effect", "--out", str(tmp_path / "run")]
+    return subprocess.run(
+        [sys.executable, "-c", start, *command], capture_output=True, text=True, timeout=60
+    )
+
+
+def assert_failed_without_an_outcome(done: subprocess.CompletedProcess, run_dir) -> None:
+    assert done.returncode == 1 and done.stdout == ""
+    assert done.stderr.count("\n") == 1 and "no room left on the disk" in done.stderr
+    assert "Traceback" not in done.stderr
+    results = run_dir / "results.json"
+    if results.exists():  # written if there was room for it: it says failed, nothing else
+        saved = json.loads(results.read_text())
+        assert saved["outcome"] == "failed" and "no room left" in saved["failure"]
+
+
+def test_a_file_size_limit_fails_the_run_in_one_line(tmp_path):
+    done = labkit_with_limited_files(tmp_path, 4096)
+    assert_failed_without_an_outcome(done, tmp_path / "run")
+    assert (tmp_path / "run" / "results.json").exists()
+
+
+def test_a_disk_that_fills_up_mid_run_fails_the_run_in_one_line(tmp_path):
+    disk = tmp_path / "disk"
+    disk.mkdir()
+    mounted = subprocess.run(
+        ["mount", "-t", "tmpfs", "-o", "size=24k", "tmpfs", str(disk)], capture_output=True
+    )
+    if mounted.returncode != 0:
+        pytest.skip("cannot mount a small tmpfs here (needs root in a container that allows it)")
+    try:
+        done = subprocess.run(
+            [sys.executable, "-m", "labkit", "run", "effect_first", "--kill-at", "effect"]
+            + ["--out", str(disk / "run")],
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        assert (disk / "run" / "before.json").exists()  # the workers ran: the disk filled later
+        assert_failed_without_an_outcome(done, disk / "run")
+    finally:
+        subprocess.run(["umount", str(disk)], check=True)
