@@ -154,8 +154,8 @@ def durability_matrix(
     progress: Progress | None = None,
 ) -> list[Trial]:
     """Study 004's matrix: every graph × every mode × `trials` kills (24 by default)."""
-    graphs = check_choices("graphs", graphs, GRAPHS)
-    modes = check_choices("modes", modes, DURABILITY_MODES)
+    graphs = check_choices("graph", graphs, GRAPHS)
+    modes = check_choices("durability mode", modes, DURABILITY_MODES)
     check_choice("kill moment", kill_moment, KILL_MOMENTS)  # even if no graph here uses it
     moment = {g: kill_moment if g == "parallel" else "target_starts" for g in graphs}
     specs = [DurabilitySpec(g, m, slow_ms, moment[g]) for g in graphs for m in modes]

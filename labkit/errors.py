@@ -35,13 +35,14 @@ def check_choice(what: str, value: str, choices: Iterable[str]) -> str:
 
 
 def check_choices(what: str, values: Iterable[str], choices: Iterable[str]) -> tuple[str, ...]:
-    """A non-empty list of choices; a lone string is refused (it would iterate letter by letter)."""
+    """A non-empty list of choices, each a `what`; a lone string is refused (it would go letter
+    by letter: "exit" as kill modes would be 'e', 'x', 'i', 't')."""
     choices = tuple(choices)
     if isinstance(values, str) or not isinstance(values, Iterable):
-        raise LabError(f"{what} must be a list of: {', '.join(choices)}; not {values!r}")
+        raise LabError(f"{what}s must be a list of: {', '.join(choices)}; not {values!r}")
     picked = tuple(check_choice(what, value, choices) for value in values)
     if not picked:
-        raise LabError(f"{what} must name at least one of: {', '.join(choices)}")
+        raise LabError(f"{what}s must name at least one of: {', '.join(choices)}")
     return picked
 
 

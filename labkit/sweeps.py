@@ -26,7 +26,7 @@ MAX_PARALLEL = 32  # trials at a time; each is two short-lived worker processes
 
 def sweep_specs(out: Path, kill_modes: Iterable[str] = ("exit",)) -> list[RunSpec]:
     """One spec per order × kill point × kill mode, each with its own folder under `out`."""
-    modes = check_choices("kill modes", kill_modes, KILL_MODES)
+    modes = check_choices("kill mode", kill_modes, KILL_MODES)
     return [
         RunSpec(order.name, point, mode, out / f"{order.name}.{point}.{mode}")
         for order in ORDERS.values()
@@ -43,7 +43,7 @@ def sweep(
     parallel: int | None = None,
 ) -> list[RunResult]:
     """Run every spec; call `progress(done, total, result)` after each; return results in order."""
-    modes = check_choices("kill modes", kill_modes, KILL_MODES)  # all checked before the folder
+    modes = check_choices("kill mode", kill_modes, KILL_MODES)  # all checked before the folder
     check_function("progress", progress)
     workers = check_int("parallel", parallel, 1, MAX_PARALLEL) if parallel is not None else None
     root = new_run_dir(check_folder("out", out), prefix="commit-window-sweep-")

@@ -152,7 +152,10 @@ def nothing_starts(tmp_path, monkeypatch):
         (lambda: run_trials([DurabilitySpec()], out=123), OUT),
         (lambda: run_trials([DurabilitySpec()], progress=3), PROGRESS),
         (lambda: durability_matrix(graphs="linear"), "graphs must be a list of: linear, parallel"),
-        (lambda: durability_matrix(modes=()), "modes must name at least one of: sync, async"),
+        (
+            lambda: durability_matrix(modes=()),
+            "durability modes must name at least one of: sync, async",
+        ),
         (lambda: durability_matrix(trials=2.5), TRIALS),
         (lambda: durability_matrix(slow_ms=-5), SLOW_MS),
         (lambda: durability_matrix(("linear",), kill_moment="typo"), "target_starts"),
@@ -163,7 +166,10 @@ def nothing_starts(tmp_path, monkeypatch):
         (lambda: run_pitfall(3), "unknown pitfall 3; choose one of: recover_after_exit_kill"),
         (lambda: run_pitfall("nope"), "unknown pitfall 'nope'; choose one of"),
         (lambda: sweep(kill_modes="exit"), "kill modes must be a list of: exit, sigkill"),
-        (lambda: sweep(kill_modes=["term"]), "unknown kill modes 'term'; choose one of"),
+        (
+            lambda: sweep(kill_modes=["term"]),
+            "unknown kill mode 'term'; choose one of: exit, sigkill",
+        ),
         (lambda: sweep(kill_modes=[]), "kill modes must name at least one of: exit, sigkill"),
         (lambda: sweep(parallel=0), "parallel must be a whole number from 1 to 32, not 0"),
         (lambda: sweep(parallel=2.5), "parallel must be a whole number from 1 to 32"),
@@ -182,7 +188,7 @@ def test_api_refuses_bad_values_before_anything_starts(nothing_starts, call, nam
 
 
 def test_an_out_folder_is_not_made_for_a_call_that_is_refused(tmp_path):
-    with pytest.raises(lk.LabError, match="unknown kill modes 'term'"):
+    with pytest.raises(lk.LabError, match="unknown kill mode 'term'"):
         sweep(kill_modes=["term"], out=tmp_path / "sweep")
     with pytest.raises(lk.LabError, match=TIMEOUT):
         lk.run("atomic", out=tmp_path / "run", timeout=-1)
