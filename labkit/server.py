@@ -213,10 +213,11 @@ class Server:
 
     def stop(self) -> None:
         """Close the server's stdin, so that it ends its spares and exits; kill it if it has not
-        within 10 s. Either way its pipes are closed and it is reaped."""
+        within 10 s, or if a Ctrl-C comes meanwhile (say, as the CLI exits). Either way its
+        pipes are closed and it is reaped."""
         with contextlib.suppress(OSError):  # a dead server's pipe: nothing to flush into
             self.process.stdin.close()
-        with contextlib.suppress(subprocess.TimeoutExpired):
+        with contextlib.suppress(subprocess.TimeoutExpired, KeyboardInterrupt):
             self.process.wait(timeout=10)
         self.kill()
 

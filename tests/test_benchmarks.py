@@ -29,3 +29,8 @@ def test_engine_benchmark_prints_its_ratio_and_sweep_time():
 def test_durability_benchmark_prints_its_ratio_and_matrix_time():
     out = bench("bench_durability.py", "--rounds", "1", "--forked", "3")
     assert "ratio fresh / forked" in out and "24-kill matrix" in out
+
+
+def test_soak_runs_every_kind_of_trial_and_finds_nothing_left():
+    out = bench("soak.py", "--trials", "5")  # one of each kind
+    assert out.startswith("soak: 5 trials") and out.rstrip().endswith(": OK"), out
