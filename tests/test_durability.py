@@ -117,7 +117,7 @@ def test_every_pitfall_is_tested():
 
 
 def test_trials_must_be_positive_and_the_cli_says_so_in_one_line():
-    with pytest.raises(lk.LabError, match="trials must be 1 or more"):
+    with pytest.raises(lk.LabError, match="trials must be a whole number from 1 to 500, not 0"):
         run_trials([DurabilitySpec()], trials=0)
     done = subprocess.run(
         [sys.executable, "-m", "labkit", "durability", "--trials", "0"],
@@ -125,6 +125,7 @@ def test_trials_must_be_positive_and_the_cli_says_so_in_one_line():
         text=True,
     )
     assert done.returncode == 2 and done.stderr.count("\n") == 1
+    assert "from 1 to 500" in done.stderr
 
 
 @pytest.mark.parametrize("after_s", [0, 1.5])  # as the call starts, and in the middle of it
