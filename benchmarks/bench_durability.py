@@ -19,7 +19,12 @@ from pathlib import Path
 
 from timing import interleaved_medians
 
-from labkit.durability import DurabilitySpec, clean_run_seconds, durability_matrix, run_trials
+from labkit.studies.durability.experiment import (
+    DurabilitySpec,
+    clean_run_seconds,
+    durability_matrix,
+    run_trials,
+)
 
 
 def main() -> None:

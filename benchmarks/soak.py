@@ -59,7 +59,7 @@ def soak(trials: int, rng: random.Random, seed: int, private: Path) -> int:
     os.chdir(workdir)
 
     import labkit as lk
-    from labkit import server
+    from labkit.bench import server
 
     descriptors_before = open_descriptors()
     kinds: list[Callable[[random.Random], str]] = [
@@ -112,7 +112,12 @@ def sqlite_run(rng: random.Random) -> str:
 
 
 def durability_trial(rng: random.Random) -> str:
-    from labkit.durability import DURABILITY_MODES, GRAPHS, DurabilitySpec, run_trials
+    from labkit.studies.durability.experiment import (
+        DURABILITY_MODES,
+        GRAPHS,
+        DurabilitySpec,
+        run_trials,
+    )
 
     graph = rng.choice(GRAPHS)
     moment = rng.choice(
@@ -125,7 +130,12 @@ def durability_trial(rng: random.Random) -> str:
 
 
 def interrupt_run(rng: random.Random) -> str:
-    from labkit.interrupts import INTERRUPT_KILL_POINTS, KEY_STRATEGIES, LAYOUTS, run_interrupt
+    from labkit.studies.interrupt_resume.experiment import (
+        INTERRUPT_KILL_POINTS,
+        KEY_STRATEGIES,
+        LAYOUTS,
+        run_interrupt,
+    )
 
     cross_process = rng.random() < 0.5
     kill_at = rng.choice(INTERRUPT_KILL_POINTS) if cross_process else "none"
@@ -135,7 +145,7 @@ def interrupt_run(rng: random.Random) -> str:
 
 
 def pitfall(rng: random.Random) -> str:
-    from labkit.pitfalls import PITFALLS, run_pitfall
+    from labkit.studies.durability.pitfalls import PITFALLS, run_pitfall
 
     report = run_pitfall(rng.choice(list(PITFALLS)))
     check("raised" in report, f"pitfall: {report}")
@@ -148,7 +158,7 @@ def ctrl_c(rng: random.Random) -> str:
     if rng.random() < 0.5:
         return ctrl_c_in_this_process(rng)
     import labkit as lk
-    from labkit.pitfalls import PITFALLS
+    from labkit.studies.durability.pitfalls import PITFALLS
 
     order = rng.choice(list(lk.ORDERS.values()))
     command = rng.choice(
@@ -180,10 +190,10 @@ def ctrl_c(rng: random.Random) -> str:
 
 
 def ctrl_c_in_this_process(rng: random.Random) -> str:
-    from labkit.durability import DurabilitySpec, run_trials
+    from labkit.studies.durability.experiment import DurabilitySpec, run_trials
 
     if rng.random() < 0.5:  # a fresh start of the trial server, which takes a second or two
-        from labkit import server
+        from labkit.bench import server
 
         server.stop()
     timer = threading.Timer(rng.uniform(0, 1.5), os.kill, (os.getpid(), signal.SIGINT))

@@ -12,17 +12,17 @@ import sys
 import textwrap
 from collections.abc import Callable, Sequence
 
-from labkit.durability import MAX_SLOW_MS, MAX_TRIALS
-from labkit.errors import LabError, check_int
-from labkit.folders import clean_runs
-from labkit.keys import read_key
-from labkit.orders import NO_KILL, ORDERS, get_order
-from labkit.pitfalls import PITFALLS, run_pitfall
-from labkit.runs import RunFailed, run
-from labkit.server import ServerError
-from labkit.snapshot import snapshot_folder
-from labkit.spec import KILL_MODES
-from labkit.sweeps import sweep
+from labkit.bench.errors import LabError, check_int
+from labkit.bench.folders import clean_runs
+from labkit.bench.server import ServerError
+from labkit.bench.snapshot import snapshot_folder
+from labkit.keypress import read_key
+from labkit.studies.commit_window.orders import NO_KILL, ORDERS, get_order
+from labkit.studies.commit_window.runs import RunFailed, run
+from labkit.studies.commit_window.spec import KILL_MODES
+from labkit.studies.commit_window.sweeps import sweep
+from labkit.studies.durability.experiment import MAX_SLOW_MS, MAX_TRIALS
+from labkit.studies.durability.pitfalls import PITFALLS, run_pitfall
 
 __all__ = ["main"]
 
@@ -171,7 +171,7 @@ STEP_KEYS = "Enter or c: continue · k: kill -9 here · q: quit (kills and reaps
 
 def cmd_step(args: argparse.Namespace, answer: Callable[[str], str] = read_key) -> None:
     """For a projector: show the files at each stop; one key goes on, kills there, or quits."""
-    from labkit.stepping import StepSession
+    from labkit.studies.commit_window.stepping import StepSession
     from labkit.views.text import format_run, format_snapshot
 
     order = get_order(args.order)
@@ -198,7 +198,7 @@ def cmd_step(args: argparse.Namespace, answer: Callable[[str], str] = read_key) 
 
 
 def cmd_durability(args: argparse.Namespace) -> None:
-    from labkit.durability import DurabilitySpec, run_trials
+    from labkit.studies.durability.experiment import DurabilitySpec, run_trials
 
     spec = DurabilitySpec(args.graph, args.mode, args.slow_ms, args.kill_moment)
     bar, advance = progress_bar("trials", "kill")
@@ -242,7 +242,7 @@ def cmd_durability(args: argparse.Namespace) -> None:
 
 
 def cmd_interrupt(args: argparse.Namespace) -> None:
-    from labkit.interrupts import run_interrupt
+    from labkit.studies.interrupt_resume.experiment import run_interrupt
 
     result = run_interrupt(args.key, args.layout, args.cross_process, args.kill_at)
     if args.json:

@@ -12,15 +12,15 @@ import numpy as np
 import pytest
 
 import labkit as lk
-from labkit import server
-from labkit.durability import DurabilitySpec, durability_matrix, run_trials
-from labkit.errors import check_int
-from labkit.interrupts import InterruptSpec, run_interrupt
-from labkit.pitfalls import run_pitfall
-from labkit.receiver import deliver_all
-from labkit.spec import RunSpec
-from labkit.stepping import StepSession
-from labkit.sweeps import sweep
+from labkit.bench import server
+from labkit.bench.errors import check_int
+from labkit.studies.commit_window.receiver import deliver_all
+from labkit.studies.commit_window.spec import RunSpec
+from labkit.studies.commit_window.stepping import StepSession
+from labkit.studies.commit_window.sweeps import sweep
+from labkit.studies.durability.experiment import DurabilitySpec, durability_matrix, run_trials
+from labkit.studies.durability.pitfalls import run_pitfall
+from labkit.studies.interrupt_resume.experiment import InterruptSpec, run_interrupt
 
 TIMEOUT = "timeout must be a number above 0 and at most 3600"
 TRIALS = "trials must be a whole number from 1 to 500"

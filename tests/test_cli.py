@@ -13,8 +13,8 @@ from argparse import Namespace
 
 import pytest
 
+from labkit.bench.trace import read_trace
 from labkit.cli import main
-from labkit.trace import read_trace
 
 
 def labkit(*args):
@@ -141,7 +141,7 @@ def test_step_quit_kills_and_reaps_the_worker_and_recovers_nothing(
 
 KEY_READER = """
 import fcntl, sys, termios
-from labkit.keys import read_key
+from labkit.keypress import read_key
 fcntl.ioctl(0, termios.TIOCSCTTY, 0)  # the pty becomes this process's terminal: Ctrl-C works
 before = termios.tcgetattr(0)
 try:
@@ -214,7 +214,7 @@ def test_the_mistyped_durability_pitfall_prints_its_timings_as_a_table(capsys):
 
 
 def test_the_notebook_shows_the_same_timings_as_a_table_too():
-    from labkit.pitfalls import run_pitfall
+    from labkit.studies.durability.pitfalls import run_pitfall
     from labkit.views.durability import pitfall_html
 
     html = pitfall_html("mistyped_durability", run_pitfall("mistyped_durability"))

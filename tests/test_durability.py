@@ -11,8 +11,13 @@ from pathlib import Path
 import pytest
 
 import labkit as lk
-from labkit.durability import GRAPHS, DurabilitySpec, describe_checkpoints, run_trials
-from labkit.pitfalls import PITFALLS, run_pitfall
+from labkit.studies.durability.experiment import (
+    GRAPHS,
+    DurabilitySpec,
+    describe_checkpoints,
+    run_trials,
+)
+from labkit.studies.durability.pitfalls import PITFALLS, run_pitfall
 from tests.conftest import children_of
 
 

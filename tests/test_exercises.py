@@ -13,13 +13,15 @@ from pathlib import Path
 import pytest
 from wrong_answers import RIGHT, WRONG
 
-from labkit.checks import Verdict
-from labkit.exercises import lesson1, lesson2, lesson3, lesson4
-from labkit.stores import KEY, PAYLOAD
+from labkit.studies.commit_window.stores import KEY, PAYLOAD
+from labkit.workshop import lesson1, lesson2, lesson3, lesson4
+from labkit.workshop.checks import Verdict
 
 ROOT = Path(__file__).resolve().parent.parent
 LESSONS = {"lesson1": lesson1, "lesson2": lesson2, "lesson3": lesson3, "lesson4": lesson4}
-EXERCISES = {ex.name: ex for group in LESSONS.values() for ex in vars(group).values()}
+EXERCISES = {
+    ex.name: ex for lesson in LESSONS.values() for ex in map(lesson.__dict__.get, lesson.__all__)
+}
 
 
 CELLS = itertools.count(1)

@@ -13,10 +13,10 @@ from pathlib import Path
 import pytest
 
 import labkit as lk
-from labkit import server
-from labkit.durability import DurabilitySpec, run_trials
-from labkit.interrupts import run_interrupt
-from labkit.outcome import OUTCOMES
+from labkit.bench import server
+from labkit.studies.commit_window.outcome import OUTCOMES
+from labkit.studies.durability.experiment import DurabilitySpec, run_trials
+from labkit.studies.interrupt_resume.experiment import run_interrupt
 from labkit.views.durability import distribution_figure, trials_html
 from labkit.views.tables import run_html, study_table_html, sweep_html
 from labkit.views.text import format_run, format_sweep

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from labkit.interrupts import run_interrupt
-from labkit.launcher import WorkerProcess
-from labkit.tickets import PayloadConflict, Tickets
+from labkit.bench.launcher import WorkerProcess
+from labkit.studies.interrupt_resume.experiment import run_interrupt
+from labkit.studies.interrupt_resume.tickets import PayloadConflict, Tickets
 
 
 @pytest.mark.parametrize(
@@ -68,7 +68,11 @@ def test_two_processes_racing_with_one_key_leave_one_ticket(tmp_path):
     job = {"tenant": "team-A", "op_key": "op-race", "title": "same"}
     racers = [
         WorkerProcess(
-            tmp_path, f"racer{i}", "labkit.tickets:create_when_told", job, pause_at=("ready",)
+            tmp_path,
+            f"racer{i}",
+            "labkit.studies.interrupt_resume.tickets:create_when_told",
+            job,
+            pause_at=("ready",),
         )
         for i in (1, 2)
     ]

@@ -122,7 +122,7 @@ def test_durability_panel_runs_trials_and_decodes_the_last_checkpoint_file():
 
 
 def test_interrupt_panel_kill_needs_a_new_process_and_shows_the_tickets():
-    from labkit.views.interrupts import InterruptPanel
+    from labkit.views.interrupt_resume import InterruptPanel
 
     panel = InterruptPanel()
     assert panel.kill_at.disabled

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from labkit.launcher import LABKIT_ROOT
+from labkit.bench.launcher import LABKIT_ROOT
 from tests.conftest import run_python
 
 MARK = "LABKIT_TEST_MARK"
@@ -71,7 +71,7 @@ def test_no_process_imports_code_from_the_callers_folder_or_pythonpath(tmp_path)
         import sys; sys.path.insert(0, {LABKIT_ROOT!r})
         import json
         import labkit as lk
-        from labkit.durability import DurabilitySpec, run_trials
+        from labkit.studies.durability.experiment import DurabilitySpec, run_trials
         run = lk.run("effect_first", "effect", "sigkill")
         specs = [DurabilitySpec(), DurabilitySpec(mode="async", start_mode="fresh")]
         print(json.dumps([run.outcome, [t.killed_inside for t in run_trials(specs, 1)]]))
@@ -93,7 +93,7 @@ def test_the_server_exits_quietly_when_its_reader_has_gone(tmp_path):
     caller = python(
         """
         import json
-        from labkit import server
+        from labkit.bench import server
         server.call("os:getpid")
         process = server._server.process
         process.stdout.close()  # nobody reads the replies any more
@@ -128,7 +128,7 @@ def test_ctrl_c_while_the_server_starts_in_a_long_lived_process(tmp_path):
     kernel = python(
         """
         import json, os, signal, sys, threading
-        from labkit import server
+        from labkit.bench import server
         kept, outcomes = [], []
         for delay in (0.05, 0.5, 1.0):
             threading.Timer(delay, os.kill, (os.getpid(), signal.SIGINT)).start()
@@ -164,7 +164,7 @@ def test_restarting_a_dead_server_leaks_no_descriptor_and_no_exit_handler():
     before, after = run_python(
         """
         import atexit, json, os, signal
-        from labkit import server
+        from labkit.bench import server
 
         def counts():
             return [len(os.listdir("/proc/self/fd")), atexit._ncallbacks()]
@@ -185,7 +185,7 @@ def test_a_killed_caller_leaves_no_server_spare_or_worker(tmp_path):
     out = tmp_path / "trials"
     caller = python(
         f"""
-        from labkit.durability import DurabilitySpec, run_trials
+        from labkit.studies.durability.experiment import DurabilitySpec, run_trials
         run_trials([DurabilitySpec(slow_ms=1000)], 3, out={str(out)!r})
         """,
         tmp_path,

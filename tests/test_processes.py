@@ -11,9 +11,9 @@ import time
 from pathlib import Path
 
 import labkit as lk
-from labkit.launcher import LABKIT_ROOT
-from labkit.runs import order_worker
-from labkit.stores import create_files
+from labkit.bench.launcher import LABKIT_ROOT
+from labkit.studies.commit_window.runs import order_worker
+from labkit.studies.commit_window.stores import create_files
 from tests.conftest import processes_mentioning
 
 
@@ -58,7 +58,10 @@ def test_ctrl_c_during_a_sweep_reaps_every_worker(tmp_path):
         text=True,
     )
     deadline = time.monotonic() + 10
-    while not processes_mentioning("labkit.worker", str(sweep_dir)) and time.monotonic() < deadline:
+    while (
+        not processes_mentioning("labkit.studies.commit_window.worker", str(sweep_dir))
+        and time.monotonic() < deadline
+    ):
         time.sleep(0.005)
     parent.send_signal(signal.SIGINT)
     _, stderr = parent.communicate(timeout=20)
@@ -125,7 +128,10 @@ def test_labkit_clean_removes_the_kept_run_folders_and_nothing_else(tmp_path):
 
 
 def test_worker_imports_only_the_standard_library_and_labkit():
-    probe = "import sys, labkit.worker; print(' '.join(m.split('.')[0] for m in sys.modules))"
+    probe = (
+        "import sys, labkit.studies.commit_window.worker; "
+        "print(' '.join(m.split('.')[0] for m in sys.modules))"
+    )
     done = subprocess.run(
         [sys.executable, "-S", "-c", probe],
         capture_output=True,
@@ -153,8 +159,9 @@ def test_importing_labkit_pulls_in_no_heavy_library():
 
 def test_the_kernel_side_of_the_langgraph_lessons_never_imports_langgraph():
     statement = (
-        "import labkit.durability, labkit.interrupts, labkit.pitfalls, labkit.exercises, "
-        "labkit.views.durability_panel, labkit.views.interrupts"
+        "import labkit.studies.durability.experiment, labkit.studies.durability.pitfalls, "
+        "labkit.studies.interrupt_resume.experiment, labkit.workshop.lesson3, "
+        "labkit.workshop.lesson4, labkit.views.durability_panel, labkit.views.interrupt_resume"
     )
     assert "langgraph" not in heavy_modules_after(statement)  # it lives in the trial server only
 

@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 
 import labkit as lk
-from labkit.folders import MARKER, RUN_DIR_MAX, new_run_dir, release_run_dir
-from labkit.stepping import StepSession
+from labkit.bench.folders import MARKER, RUN_DIR_MAX, new_run_dir, release_run_dir
+from labkit.studies.commit_window.stepping import StepSession
 
 AS_ROOT = os.getuid() == 0
 NOBODY = 65534
@@ -212,7 +212,7 @@ def test_two_cleans_at_once_remove_everything_once_without_a_traceback(tmpdir_en
 
 
 WARM_UP_KILLED = """
-    import os, signal, labkit.graphs as graphs
+    import os, signal, labkit.studies.durability.graphs as graphs
     opened = graphs.open_saver
     def open_then_die(folder, *args, **kwargs):
         print(folder, flush=True)
@@ -242,7 +242,7 @@ def test_a_killed_servers_warm_up_folder_is_in_the_home_and_clean_removes_it(tmp
 
 def test_a_warm_up_leaves_nothing_behind(tmpdir_env):
     done = subprocess.run(
-        [sys.executable, "-c", "import labkit.graphs as g; g.warm_up()"],
+        [sys.executable, "-c", "import labkit.studies.durability.graphs as g; g.warm_up()"],
         env={**os.environ, "TMPDIR": str(tmpdir_env)},
         capture_output=True,
         text=True,

@@ -9,7 +9,7 @@ def test_a_ctrl_c_that_came_after_its_call_answered_is_dropped_not_turned_on_the
     seen = run_python(
         """
         import json, os, signal
-        from labkit.server import interruptible
+        from labkit.bench.server import interruptible
 
         def late_ctrl_c():  # held back, as between two calls in the server
             signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})

@@ -10,7 +10,7 @@ import sys
 import pytest
 
 import labkit as lk
-from labkit.snapshot import read_tables, snapshot_folder
+from labkit.bench.snapshot import read_tables, snapshot_folder
 
 QUOTED = '"say ""hi"""'  # the table say "hi", its name quoted for SQL
 

@@ -1,4 +1,4 @@
-"""Spare workers (`labkit.spares`): forked ahead of time, they hold no pipe but their own.
+"""Spare workers (`labkit.bench.spares`): forked ahead of time, they hold no pipe but their own.
 
 Each test forks from a child Python of its own, never from pytest's process.
 """
@@ -17,7 +17,7 @@ def test_a_spare_runs_its_job_and_its_exit_is_seen_while_other_spares_wait(tmp_p
     seen = run_python(
         f"""
         import json, os, select
-        from labkit import spares
+        from labkit.bench import spares
 
         def list_open_fds(job):
             print("hello from the spare")
@@ -52,7 +52,7 @@ def test_spares_exit_by_themselves_when_the_server_dies():
     pids = run_python(
         """
         import json, os, sys
-        from labkit import spares
+        from labkit.bench import spares
         spares.refill()
         print(json.dumps([s.pid for s in spares._ready]))
         sys.stdout.flush()
@@ -76,7 +76,7 @@ def exited(pid: int) -> bool:
 
 
 def test_the_trial_servers_spares_hold_neither_its_reply_pipe_nor_its_requests():
-    from labkit import server
+    from labkit.bench import server
 
     server_pid = server.call("os:getpid")
     client = server._server.process

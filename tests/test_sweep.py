@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import labkit as lk
-from labkit.trace import read_trace
+from labkit.bench.trace import read_trace
 
 # The theory, point by point. A crash before any write, or after the last one, is harmless.
 # Between the two commits, effect-first repeats the effect and checkpoint-first loses it;

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import labkit as lk
-from labkit.trace import read_trace
+from labkit.bench.trace import read_trace
 
 
 def events(run_dir, role=None):
@@ -56,8 +56,8 @@ def test_the_timeline_history_refuses_a_trace_that_disagrees_with_the_files(tmp_
 
     import pytest
 
-    from labkit.history import HistoryMismatch, rebuild_history
-    from labkit.snapshot import snapshot_folder
+    from labkit.bench.snapshot import snapshot_folder
+    from labkit.studies.commit_window.history import HistoryMismatch, rebuild_history
 
     result = lk.run("effect_first", "effect", out=tmp_path / "run")
     frames = rebuild_history(read_trace(result.run_dir), result.after)

@@ -108,7 +108,7 @@ WRONG: dict[str, dict[str, tuple[object, str]]] = {
                 "import uuid\nwith effect:\n    effect.add_receipt_once(str(uuid.uuid4()), PAYLOAD)"
                 "\nwith control:\n    control.mark_done()"
             ),
-            "recovery left done=1 and 2 receipts (a duplicate)",
+            "recovery left done=1 and 2 receipts (duplicate)",
         ),
         "raw SQL through a cursor, checkpoint first": (
             step(
@@ -151,19 +151,19 @@ WRONG: dict[str, dict[str, tuple[object, str]]] = {
     "lesson2.bug_hunt": {
         "uuid1 instead of uuid4": (
             keyed("f\"job-17:{__import__('uuid').uuid1()}\""),
-            "recovery left done=1 and 2 receipts (a duplicate)",
+            "recovery left done=1 and 2 receipts (duplicate)",
         ),
         "the time": (
             keyed("f\"job-17:{__import__('time').time()}\""),
-            "(a duplicate)",
+            "(duplicate)",
         ),
         "a random number": (
             keyed("str(__import__('random').random())"),
-            "(a duplicate)",
+            "(duplicate)",
         ),
         "the worker's pid": (
             keyed("f'job-17:{__import__(\"os\").getpid()}'"),
-            "(a duplicate)",
+            "(duplicate)",
         ),
         "the order swapped instead": (
             step(

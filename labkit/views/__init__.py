@@ -9,8 +9,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from labkit.runs import RunResult
-from labkit.snapshot import Snapshot, snapshot_folder
+from labkit.bench.snapshot import Snapshot, snapshot_folder
+from labkit.studies.commit_window.runs import RunResult
 from labkit.views import tables
 
 __all__ = [

@@ -11,8 +11,8 @@ from IPython.display import HTML, Image, display
 from matplotlib.figure import Figure
 from matplotlib.ticker import MaxNLocator
 
-from labkit.durability import DURABILITY_MODES, Trial
-from labkit.pitfalls import PITFALLS
+from labkit.studies.durability.experiment import DURABILITY_MODES, Trial
+from labkit.studies.durability.pitfalls import PITFALLS
 from labkit.views.tables import grid_html
 from labkit.views.text import record_table
 

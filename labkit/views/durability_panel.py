@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import ipywidgets as widgets
 
-from labkit.durability import (
+from labkit.studies.durability.experiment import (
     DURABILITY_MODES,
     GRAPHS,
     KILL_MOMENTS,

@@ -14,12 +14,12 @@ from collections.abc import Callable
 
 import ipywidgets as widgets
 
-from labkit.history import Frame, rebuild_history
-from labkit.orders import NO_KILL, ORDERS, get_order
-from labkit.runs import RunResult, run
-from labkit.snapshot import Table
-from labkit.spec import KILL_MODES
-from labkit.trace import read_trace
+from labkit.bench.snapshot import Table
+from labkit.bench.trace import read_trace
+from labkit.studies.commit_window.history import Frame, rebuild_history
+from labkit.studies.commit_window.orders import NO_KILL, ORDERS, get_order
+from labkit.studies.commit_window.runs import RunResult, run
+from labkit.studies.commit_window.spec import KILL_MODES
 from labkit.views.tables import before_after_html, outcome_badge, row_marks, table_html
 from labkit.views.timeline import TimelineFigure
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import ipywidgets as widgets
 
-from labkit.orders import ORDERS
-from labkit.stepping import StepSession
+from labkit.studies.commit_window.orders import ORDERS
+from labkit.studies.commit_window.stepping import StepSession
 from labkit.views.panel import TimelineView, shows_errors
 from labkit.views.tables import before_after_html, outcome_badge, snapshot_html
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import ipywidgets as widgets
 
-from labkit.runs import RunResult
-from labkit.spec import KILL_MODES
-from labkit.sweeps import sweep
+from labkit.studies.commit_window.runs import RunResult
+from labkit.studies.commit_window.spec import KILL_MODES
+from labkit.studies.commit_window.sweeps import sweep
 from labkit.views.panel import shows_errors
 from labkit.views.tables import sweep_html
 

@@ -9,10 +9,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from html import escape
 
-from labkit.orders import NO_KILL, ORDERS
-from labkit.outcome import FAILED, OUTCOMES
-from labkit.runs import RunResult
-from labkit.snapshot import Snapshot, Table
+from labkit.bench.snapshot import Snapshot, Table
+from labkit.studies.commit_window.orders import NO_KILL, ORDERS
+from labkit.studies.commit_window.outcome import FAILED, OUTCOMES
+from labkit.studies.commit_window.runs import RunResult
 from labkit.views.palette import outcome_colour
 
 __all__ = [

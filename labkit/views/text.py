@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from labkit.orders import NO_KILL
-from labkit.outcome import OUTCOMES, outcome_text
-from labkit.runs import RunResult
-from labkit.snapshot import Snapshot
+from labkit.bench.snapshot import Snapshot
+from labkit.studies.commit_window.orders import NO_KILL
+from labkit.studies.commit_window.outcome import OUTCOMES, outcome_text
+from labkit.studies.commit_window.runs import RunResult
 from labkit.views.tables import row_marks
 
 __all__ = [

@@ -1,0 +1,286 @@
+"""Where runs live: every run gets a new folder, by default under one home in the temp directory.
+
+A run writes only inside its own folder, and leaves it there for the reader to look at. So the
+folders pile up over a workshop; keeping them under one home per user (`labkit-runs-<uid>`)
+lets `labkit clean` remove them all without touching anything else.
+
+The temp directory is shared (/tmp), so the home is used only if it is a real folder of the
+caller's that no one else can write to: anyone else's folder, or a link, could lead the runs,
+and `clean`, somewhere else. Each folder made there carries a marker, `.labkit-run` (`clean`
+removes nothing without it), locked while its run goes on (`clean` leaves it alone then).
+"""
+
+from __future__ import annotations
+
+import errno
+import fcntl
+import functools
+import os
+import shutil
+import stat
+import tempfile
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TypeVar
+
+from labkit.bench.errors import LabError, check_bool
+
+__all__ = [
+    "MARKER",
+    "Cleaning",
+    "clean_runs",
+    "holds_run_dirs",
+    "new_run_dir",
+    "release_run_dir",
+    "runs_home",
+    "scratch_run_dir",
+    "temp_dir",
+]
+
+MARKER = ".labkit-run"
+SQLITE_PATH_MAX = 503  # SQLite opens no file whose path, with "-journal" added, tops 512 bytes
+DEEPEST_BELOW_RUN = 100  # room under a run folder: <trial>/at-kill/checkpoints.db-journal
+RUN_DIR_MAX = SQLITE_PATH_MAX - DEEPEST_BELOW_RUN
+
+_in_use: dict[Path, int] = {}  # this process's runs that go on: folder → its locked marker
+_scopes = threading.local()  # per thread: the folders each @holds_run_dirs call has made
+
+Function = TypeVar("Function", bound=Callable)
+
+
+def temp_dir() -> Path:
+    """$TMPDIR, else tempfile's choice, else /tmp. Python's tempfile quietly falls back to the
+    shared /tmp when $TMPDIR is unusable; here that is an error that names it."""
+    chosen = os.environ.get("TMPDIR")
+    what = "TMPDIR" if chosen else "the temp directory"
+    path = Path(chosen or tempfile.tempdir or "/tmp").absolute()
+    try:
+        is_folder = stat.S_ISDIR(os.stat(path).st_mode)
+    except OSError as error:
+        raise LabError(
+            f"{what} {path}: {error.strerror}; set TMPDIR to a folder of yours"
+        ) from None
+    if not is_folder:
+        raise LabError(f"{what} {path} is not a folder; set TMPDIR to a folder of yours")
+    return path
+
+
+def runs_home(room_for: str = "") -> Path:
+    """The folder that holds every run made without an explicit `out`: made (mode 0700) if
+    missing, and used only if it is a real folder of the caller's that others cannot write.
+    `room_for` names a folder about to be made in it: refused first if it would be too deep."""
+    home = temp_dir() / f"labkit-runs-{os.getuid()}"
+    if room_for:
+        check_room(home / room_for, f"the temp directory {home.parent}")
+    try:
+        os.mkdir(home, 0o700)
+    except FileExistsError:
+        pass
+    except OSError as error:
+        raise LabError(cannot_make("the runs home", home, error)) from None
+    info = os.lstat(home)
+    problem = (
+        "is a symbolic link"
+        if stat.S_ISLNK(info.st_mode)
+        else "is not a folder"
+        if not stat.S_ISDIR(info.st_mode)
+        else f"belongs to user {info.st_uid}, not to you"
+        if info.st_uid != os.getuid()
+        else f"can be written by others (mode {stat.S_IMODE(info.st_mode):o})"
+        if info.st_mode & 0o022
+        else None
+    )
+    if problem:
+        raise LabError(
+            f"labkit will not use the runs home {home}: it {problem}; "
+            "remove it, or set TMPDIR to a folder of yours"
+        )
+    return home
+
+
+def cannot_make(what: str, path: Path, error: OSError) -> str:
+    """One line for a folder that could not be made: which one, and why, in the system's words."""
+    reason = error.strerror or str(error)
+    if error.errno == errno.ENOTDIR:
+        file = next((p for p in reversed(path.parents) if p.exists() and not p.is_dir()), None)
+        reason += f" ({file} is a file)" if file else ""
+    return f"cannot make {what} {path}: {reason}"
+
+
+def check_room(folder: Path, what: str) -> None:
+    """Refuse, before anything is made, a run folder too deep for SQLite to open its files."""
+    if len(str(folder)) > RUN_DIR_MAX:
+        raise LabError(
+            f"{what} is too long for SQLite: a run folder there has {len(str(folder))} "
+            f"characters, and at most {RUN_DIR_MAX} leave room for its files"
+        )
+
+
+def new_run_dir(out: Path | str | None, prefix: str = "commit-window-") -> Path:
+    """A run folder that did not exist before: `out` itself, or a new folder in `runs_home()`,
+    marked as labkit's and in use until released (see `holds_run_dirs`)."""
+    if out is not None:
+        path = Path(out)
+        check_room(path.resolve(), f"the output folder {path}")
+        try:
+            path.mkdir(parents=True)
+        except FileExistsError:
+            raise LabError(f"output folder {path} already exists; name a new one") from None
+        except OSError as error:
+            raise LabError(cannot_make("the output folder", path, error)) from None
+        return path.resolve()
+    home = runs_home(room_for=f"{prefix}{'x' * 8}")  # mkdtemp adds 8 characters
+    try:
+        folder = Path(tempfile.mkdtemp(prefix=prefix, dir=home))
+    except OSError as error:
+        raise LabError(cannot_make("a run folder in", home, error)) from None
+    claim(folder)
+    return folder
+
+
+def claim(folder: Path) -> None:
+    """Mark a new folder as labkit's and lock the marker for as long as its run goes on. The
+    marker gets its name only once it is locked: `clean` never sees it unlocked too early."""
+    draft = folder / f"{MARKER}.new"
+    marker = -1
+    try:
+        marker = os.open(draft, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        fcntl.flock(marker, fcntl.LOCK_EX)
+        os.write(marker, f"a labkit run folder; in use while locked (pid {os.getpid()})\n".encode())
+        os.rename(draft, folder / MARKER)
+    except OSError as error:
+        if marker >= 0:
+            os.close(marker)
+        shutil.rmtree(folder, ignore_errors=True)
+        raise LabError(cannot_make("a run folder in", folder.parent, error)) from None
+    _in_use[folder] = marker
+    made = getattr(_scopes, "made", None)
+    if made:
+        made[-1].append(folder)
+
+
+def release_run_dir(folder: Path) -> None:
+    """The run in `folder` is over: `clean` may remove it now. (It is also released when this
+    process ends; a folder given as `out` was never locked.)"""
+    marker = _in_use.pop(Path(folder), None)
+    if marker is not None:
+        os.close(marker)
+
+
+def holds_run_dirs(function: Function) -> Function:
+    """Decorate a function that makes run folders: each one it makes stays in use (`clean`
+    leaves it alone) until the function returns or raises."""
+
+    @functools.wraps(function)
+    def holding(*args: object, **kwargs: object) -> object:
+        stack = _scopes.__dict__.setdefault("made", [])
+        stack.append([])
+        try:
+            return function(*args, **kwargs)
+        finally:
+            for folder in stack.pop():
+                release_run_dir(folder)
+
+    return holding
+
+
+@contextmanager
+def scratch_run_dir(prefix: str) -> Iterator[Path]:
+    """A run folder for a moment's work, removed afterwards; one that a killed process leaves
+    behind is `clean`'s to remove, like any run folder."""
+    folder = new_run_dir(None, prefix)
+    try:
+        yield folder
+    finally:
+        remove_run_dir(folder)
+        release_run_dir(folder)
+
+
+@dataclass
+class Cleaning:
+    """What `clean_runs` did in `home`: the run folders it removed (or would) and their size in
+    bytes, and what it left: folders whose run goes on, and entries labkit did not make."""
+
+    home: Path
+    removed: list[str] = field(default_factory=list)
+    size: int = 0
+    in_use: list[str] = field(default_factory=list)
+    not_ours: list[str] = field(default_factory=list)
+
+
+def clean_runs(dry_run: bool = False) -> Cleaning:
+    """Remove every run folder in `runs_home()` that carries labkit's marker and whose run is
+    over. It never follows a link and leaves everything else (folders given as `out` are the
+    caller's, and live elsewhere); another `clean` at the same time is harmless."""
+    check_bool("dry_run", dry_run)  # "no" would count as true: a dry run the caller did not want
+    home = runs_home()
+    done = Cleaning(home)
+    for name in sorted(os.listdir(home)):
+        folder = home / name
+        marker = open_marker(folder)
+        if marker is None:
+            if os.path.lexists(folder):  # else another clean has just removed it
+                done.not_ours.append(name)
+            continue
+        try:
+            try:
+                fcntl.flock(marker, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                done.in_use.append(name)
+                continue
+            if os.fstat(marker).st_nlink == 0:  # another clean removed it while we waited
+                continue
+            done.size += folder_size(folder)
+            if not dry_run:
+                try:
+                    remove_run_dir(folder)
+                except OSError as error:
+                    raise LabError(f"cannot remove {error.filename}: {error.strerror}") from None
+            done.removed.append(name)
+        finally:
+            os.close(marker)
+    return done
+
+
+def open_marker(folder: Path) -> int | None:
+    """The folder's marker, opened without following a link (neither the folder nor the marker
+    may be one); None if there is no such marker: the folder is not labkit's."""
+    try:
+        folder_fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
+    except OSError:
+        return None
+    try:
+        marker = os.open(MARKER, os.O_RDONLY | os.O_NOFOLLOW, dir_fd=folder_fd)
+    except OSError:
+        return None
+    finally:
+        os.close(folder_fd)
+    if not stat.S_ISREG(os.fstat(marker).st_mode):
+        os.close(marker)
+        return None
+    return marker
+
+
+def folder_size(folder: Path) -> int:
+    """Bytes in the folder's files, links not followed."""
+    return sum(
+        os.lstat(os.path.join(top, name)).st_size
+        for top, _, names in os.walk(folder)
+        for name in names
+    )
+
+
+def remove_run_dir(folder: Path) -> None:
+    """Remove a run folder, its marker last: until then another `clean` finds it locked and
+    leaves it, rather than taking a half-removed folder for one labkit did not make."""
+    for entry in os.scandir(folder):
+        if entry.name != MARKER:
+            if entry.is_dir(follow_symlinks=False):
+                shutil.rmtree(entry.path)
+            else:
+                os.unlink(entry.path)
+    os.unlink(folder / MARKER)
+    os.rmdir(folder)

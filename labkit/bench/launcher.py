@@ -1,0 +1,311 @@
+"""Start worker processes, stop them at kill points, kill them, and always reap them.
+
+Two ways to start a worker, same protocol afterwards:
+- `fresh`: a new `python -S` interpreter per worker. Right for the SQLite workers, which
+  import only the standard library and start in a few tens of milliseconds.
+- `fork`: a fork of labkit's trial server, a clean helper process that imported LangGraph once
+  (`labkit.bench.server`); the server forks it ahead of time and hands it the job
+  (`labkit.bench.spares`). A LangGraph worker would otherwise pay ~1.4 s of imports each
+  time. Only the server forks, never the Jupyter kernel; each worker is still its own process,
+  opens its own SQLite connections after it got its job, and dies by SIGKILL.
+
+A worker that must stop at a point writes the point's name to a notify pipe and blocks
+reading a resume pipe. The parent waits on the notify pipe (never a sleep-and-hope), then
+either writes "continue" or sends SIGKILL. The notify pipe also tells the parent that the
+worker has exited: it reaches end-of-file.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import select
+import signal
+import site
+import subprocess
+import sys
+import threading
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+from labkit.bench import spares
+from labkit.bench.errors import check_choice
+from labkit.bench.gate import EXIT_CODE
+from labkit.bench.trace import Trace
+
+__all__ = [
+    "LABKIT_ROOT",
+    "START_MODES",
+    "WorkerProcess",
+    "WorkerReport",
+    "isolated_python",
+    "kill_all_workers",
+    "read_report",
+]
+
+# Fresh workers start with `python -S`: no site-packages processing (.pth files and the like),
+# only plain path entries: labkit's folder first, then where LangGraph's workers find it.
+LABKIT_ROOT = str(Path(__file__).resolve().parents[2])
+WORKER_PATH = (LABKIT_ROOT, *site.getsitepackages())
+# `-c` rather than `-m`: runpy's own imports would cost more than a SQLite worker's. It runs
+# in isolated mode (`isolated_python`) and puts the path entries first, as $PYTHONPATH would.
+FRESH_MAIN = (
+    "import importlib, json, sys; entry, job, *path = sys.argv[1:]; sys.path[:0] = path; "
+    "module, function = entry.split(':'); "
+    "getattr(importlib.import_module(module), function)(json.loads(job))"
+)
+START_MODES = ("fresh", "fork")
+FORKING_ALLOWED = False  # set by labkit.bench.server, the one process that may fork workers
+
+
+@dataclass
+class WorkerReport:
+    """What one worker process did, as the parent saw it."""
+
+    role: str
+    pid: int
+    exit_code: int | None
+    killed_at: str | None  # the kill point where it died, if it was killed there
+    timed_out: bool
+    seconds: float
+    stdout: str
+    stderr: str
+
+    def to_json(self) -> dict:
+        return asdict(self)
+
+
+_LIVE: set[WorkerProcess] = set()  # started and not yet reaped, in any thread
+
+
+def isolated_python(*args: str) -> list[str]:
+    """A command line for this Python in isolated mode (`-I`), as every process labkit starts
+    runs: its import path holds neither the current folder nor $PYTHONPATH, and it reads no
+    PYTHON* variable, so a `json.py` beside the reader's notebook is never imported. Only `-B`
+    (write no bytecode files) is carried over, as the caller has it."""
+    return [sys.executable, "-I", *(["-B"] if sys.flags.dont_write_bytecode else []), *args]
+
+
+def kill_all_workers() -> None:
+    """SIGKILL and reap every worker still alive: the last word of an interrupted sweep."""
+    for worker in list(_LIVE):
+        worker.close()
+
+
+def read_report(run_dir: Path, role: str) -> dict:
+    """What a worker left in `<role>.json` (`gate.report`); empty if it died before."""
+    path = Path(run_dir) / f"{role}.json"
+    return json.loads(path.read_text()) if path.exists() else {}
+
+
+class ForkedChild:
+    """A forked worker seen through Popen's interface, so the launcher treats both alike.
+
+    It waits on a pidfd, which becomes readable when the process exits; on a kernel older
+    than Linux 5.3 (no pidfd) it polls every 2 ms instead."""
+
+    def __init__(self, pid: int) -> None:
+        self.pid = pid
+        self.returncode: int | None = None
+        try:
+            self._pidfd: int | None = os.pidfd_open(pid)
+        except OSError:
+            self._pidfd = None
+
+    def poll(self) -> int | None:
+        if self.returncode is None:
+            pid, status = os.waitpid(self.pid, os.WNOHANG)
+            if pid:
+                self.returncode = os.waitstatus_to_exitcode(status)
+                if self._pidfd is not None:
+                    os.close(self._pidfd)
+        return self.returncode
+
+    def send_signal(self, sig: int) -> None:
+        if self.returncode is None:
+            os.kill(self.pid, sig)
+
+    def wait(self, timeout: float | None = None) -> int:
+        deadline = None if timeout is None else time.monotonic() + timeout
+        waiting_on_pidfd = self.returncode is None and self._pidfd is not None
+        if waiting_on_pidfd and not select.select([self._pidfd], [], [], timeout)[0]:
+            raise subprocess.TimeoutExpired(str(self.pid), timeout)
+        while self.poll() is None:  # exited (pidfd readable) or not yet (polling): reap it
+            if deadline is not None and time.monotonic() > deadline:
+                raise subprocess.TimeoutExpired(str(self.pid), timeout)
+            time.sleep(0.002)
+        return self.returncode
+
+
+class WorkerProcess:
+    """One worker in its own process. Use it as a context manager: leaving it reaps the process.
+
+    `entry` names the worker's function (`module:function`); it gets `job` plus the run
+    folder, its role, the kill plan and the two pipe ends."""
+
+    def __init__(
+        self,
+        run_dir: Path,
+        role: str,
+        entry: str,
+        job: dict,
+        *,
+        exit_at: str | None = None,
+        pause_at: tuple[str, ...] = (),
+        timeout: float = 10.0,
+        start_mode: str = "fresh",
+    ) -> None:
+        self.run_dir, self.role, self.timeout = Path(run_dir), role, timeout
+        self.entry, self.exit_at = entry, exit_at
+        self.start_mode = check_choice("start mode", start_mode, START_MODES)
+        self.job = {
+            **job,
+            "run_dir": str(self.run_dir),
+            "role": role,
+            "exit_at": exit_at,
+            "pause_at": list(pause_at),
+        }
+        self.proc: subprocess.Popen | ForkedChild | None = None
+        self._notify: int | None = None  # the pipe ends on the parent's side, once started
+        self._resume: int | None = None
+        self.paused_at: str | None = None
+        self.killed_at: str | None = None
+        self.timed_out = False
+        self._lock = threading.Lock()
+
+    def output_path(self, stream: str) -> Path:
+        return self.run_dir / f"{self.role}.{stream}"
+
+    def start(self) -> WorkerProcess:
+        self._started = time.monotonic()
+        _LIVE.add(self)  # from here on kill_all_workers() reaps it, whatever is interrupted
+        if self.start_mode == "fresh":
+            self._start_fresh()
+        else:
+            self._start_forked()
+            spares.refill()  # the next spare is forked now, while this worker runs
+        return self
+
+    def _start_fresh(self) -> None:
+        notify_r, notify_w = os.pipe()
+        resume_r, resume_w = os.pipe()
+        job = {**self.job, "notify_fd": notify_w, "resume_fd": resume_r}
+        with (
+            open(self.output_path("stdout"), "wb") as out,
+            open(self.output_path("stderr"), "wb") as err,
+        ):
+            self.proc = subprocess.Popen(
+                isolated_python("-S", "-c", FRESH_MAIN, self.entry, json.dumps(job), *WORKER_PATH),
+                cwd=self.run_dir,
+                stdout=out,
+                stderr=err,
+                pass_fds=(notify_w, resume_r),
+                start_new_session=True,  # a Ctrl-C reaches the parent only; the parent reaps
+            )
+        os.close(notify_w)
+        os.close(resume_r)
+        self._notify, self._resume = notify_r, resume_w
+
+    def _start_forked(self) -> None:
+        if not FORKING_ALLOWED:
+            raise RuntimeError("start_mode='fork' runs only inside labkit's trial server")
+        for stream in ("stdout", "stderr"):  # the worker appends to them, as a fresh one writes
+            self.output_path(stream).write_bytes(b"")
+        spare = spares.take()
+        self.proc = ForkedChild(spare.pid)  # ours before it has a job: a Ctrl-C now kills it
+        self._notify, self._resume = spare.notify_r, spare.resume_w
+        spare.hand(self.entry, self.job)
+
+    def _time_left(self) -> float:
+        return max(self._started + self.timeout - time.monotonic(), 0.0)
+
+    def wait_for_pause(self) -> str | None:
+        """Block until the worker stops at a point (return its name) or exits (return None).
+
+        At the timeout the worker is killed and marked `timed_out`."""
+        ready, _, _ = select.select([self._notify], [], [], self._time_left())
+        if not ready:
+            self.timed_out = True
+            self.kill()
+            return None
+        self.paused_at = os.read(self._notify, 64).decode().strip() or None
+        return self.paused_at
+
+    def resume(self) -> None:
+        """Let a paused worker go on to its next point."""
+        os.write(self._resume, b"continue\n")
+        self.paused_at = None
+
+    def kill(self) -> None:
+        """SIGKILL the worker where it stands, reap it, and note the kill in the trace."""
+        with self._lock:
+            if self.proc is None or self.proc.returncode is not None:
+                return
+            self.proc.send_signal(signal.SIGKILL)
+            self.proc.wait()
+            self._ended = time.monotonic()
+            self.killed_at = self.paused_at
+            trace = Trace(self.run_dir, self.role)
+            trace.event(
+                "kill",
+                pid=self.proc.pid,
+                by=os.getpid(),
+                point=self.killed_at,
+                mode="sigkill",
+                timed_out=self.timed_out,
+            )
+            trace.close()
+
+    def finish(self, kill_at: str | None = None) -> int:
+        """Let the worker run to its end, SIGKILL it if it stops at `kill_at`, reap it, and
+        return its exit status (-9 when killed)."""
+        while (point := self.wait_for_pause()) is not None:
+            if point == kill_at:
+                self.kill()
+                break
+            self.resume()
+        return self.wait()
+
+    def wait(self) -> int:
+        """Wait for the worker to exit by itself (killing it at the timeout) and reap it."""
+        while self.wait_for_pause() is not None:
+            self.resume()  # a pause nobody planned for: let it go on
+        try:
+            self.proc.wait(timeout=self._time_left())
+            self._ended = time.monotonic()
+        except subprocess.TimeoutExpired:
+            self.timed_out = True
+            self.kill()
+        return self.proc.returncode
+
+    def close(self) -> None:
+        """Kill the worker if it still runs, reap it, and close the pipes. Safe to call twice."""
+        if self.proc is not None:
+            self.kill()
+        with self._lock:
+            if self._resume is not None:
+                os.close(self._notify)
+                os.close(self._resume)
+                self._resume = None
+            _LIVE.discard(self)
+
+    def report(self) -> WorkerReport:
+        """The worker's record, once it has been reaped."""
+        exited_at_point = self.proc.returncode == EXIT_CODE and self.exit_at
+        return WorkerReport(
+            role=self.role,
+            pid=self.proc.pid,
+            exit_code=self.proc.returncode,
+            killed_at=self.killed_at or (self.exit_at if exited_at_point else None),
+            timed_out=self.timed_out,
+            seconds=round(self._ended - self._started, 4),
+            stdout=self.output_path("stdout").read_text(),
+            stderr=self.output_path("stderr").read_text(),
+        )
+
+    def __enter__(self) -> WorkerProcess:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

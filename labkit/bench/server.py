@@ -1,0 +1,254 @@
+"""labkit's trial server: a clean helper process that imports LangGraph once and forks workers.
+
+LangGraph's import costs about 1.4 s; a study-004 matrix needs 48 worker processes. The
+kernel (or the CLI) starts this server once, sends it calls as JSON lines on its stdin, and
+reads progress and results as JSON lines on its stdout. Inside the server, workers are forks
+of it, made ahead of time (`labkit.bench.spares`): a worker starts the moment it gets its job. The
+kernel itself never forks and never imports LangGraph.
+
+Nothing outlives its caller: the server dies with the process that started it, and its spares
+and workers with it (`spares.die_with`); a Ctrl-C while it starts kills it; it ends quietly when
+its caller closes the pipe or stops reading.
+"""
+
+from __future__ import annotations
+
+import atexit
+import contextlib
+import functools
+import gc
+import importlib
+import json
+import os
+import signal
+import subprocess
+import sys
+import threading
+from collections.abc import Callable
+from typing import TextIO
+
+from labkit.bench import launcher, spares
+from labkit.bench.folders import holds_run_dirs, runs_home
+
+__all__ = ["ServerError", "call", "serve", "stop"]
+
+# What the server does before it forks anything: import LangGraph and the graph modules (which
+# compile their graphs as they load), then run the durability graphs once (`warm_up`).
+PRELOAD = ("labkit.studies.interrupt_resume.graphs", "labkit.studies.durability.graphs:warm_up")
+# The server's command line (after `isolated_python`): labkit's folder, then the caller's pid.
+SERVER_MAIN = (
+    "import sys; sys.path.insert(0, sys.argv[1]); "
+    "from labkit.bench.server import serve; serve(int(sys.argv[2]))"
+)
+EXITED = "labkit's trial server exited"
+
+
+class ServerError(RuntimeError):
+    """A call failed inside the trial server; the message is the server's own error line."""
+
+
+def serve(caller: int) -> None:
+    """The server's loop: one call at a time; Ctrl-C (SIGINT) interrupts the current call only.
+    It ends when the `caller` process ends or closes its end of the pipes, leaving nothing."""
+    spares.die_with(caller)
+    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})  # let through by interruptible()
+    for entry in PRELOAD:
+        module, _, function = entry.partition(":")
+        loaded = importlib.import_module(module)
+        if function:
+            getattr(loaded, function)()
+    if threading.active_count() != 1:  # a fork copies only the forking thread: locks could hang
+        raise ServerError(f"the trial server must not fork with threads: {threading.enumerate()}")
+    # Everything alive now is shared with every worker. Frozen, the workers' garbage collector
+    # leaves it alone instead of writing to its pages, which would copy them (copy-on-write).
+    gc.freeze()
+    launcher.FORKING_ALLOWED = True
+    reply = os.fdopen(os.dup(1), "w", buffering=1)
+    os.dup2(os.open(os.devnull, os.O_WRONLY), 1)  # stray prints must not corrupt the replies
+    try:
+        spares.refill()  # after that: a spare must not hold the reply pipe
+        write_line(reply, {"ready": os.getpid()})
+        answer_calls(reply)
+    except BrokenPipeError:  # the caller stopped reading: there is no one to tell
+        os.dup2(os.open(os.devnull, os.O_WRONLY), reply.fileno())  # nor at exit, when it flushes
+    finally:
+        launcher.kill_all_workers()
+        spares.drop()
+
+
+def answer_calls(reply: TextIO) -> None:
+    """Run each call that comes on stdin, until end-of-file (the caller closed the pipe)."""
+    for line in sys.stdin:
+        request = json.loads(line)
+
+        def progress(done: int, total: int, item: object) -> None:
+            write_line(reply, {"progress": [done, total, to_json(item)]})
+
+        try:
+            call = functools.partial(call_named, request, progress)
+            message = {"result": to_json(interruptible(call, request["stale_interrupt"]))}
+        except KeyboardInterrupt:
+            launcher.kill_all_workers()
+            message = {"interrupted": True}
+        except Exception as error:  # the caller gets it as a ServerError with this text
+            launcher.kill_all_workers()
+            message = {"error": f"{type(error).__name__}: {error}"}
+        write_line(reply, message)
+
+
+def call_named(request: dict, progress: Callable) -> object:
+    """Call the request's `module:function` with its arguments (and `progress`, if asked)."""
+    module, name = request["function"].split(":")
+    function = holds_run_dirs(getattr(importlib.import_module(module), name))  # until it returns
+    return function(**request["kwargs"], **({"progress": progress} if request["progress"] else {}))
+
+
+def interruptible(call: Callable[[], object], stale_interrupt: bool) -> object:
+    """Run `call` with Ctrl-C (SIGINT) let through. The rest of the time the server holds it
+    back, so that it never lands while a spare is being forked or between a call's end and its
+    reply. A Ctrl-C that reached the server after its call had answered waits here, held; the
+    caller knows (it got a reply where it expected "interrupted") and says `stale_interrupt`:
+    that one is dropped rather than turned against the next call."""
+    if stale_interrupt and signal.SIGINT in signal.sigpending():
+        signal.sigwait({signal.SIGINT})
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+    try:
+        return call()
+    finally:  # a SIGINT that came in the meantime raises KeyboardInterrupt here
+        signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+
+
+def write_line(stream: TextIO, message: dict) -> None:
+    """One reply as one whole JSON line: a Ctrl-C waits until the line is written."""
+    held = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        stream.write(json.dumps(message) + "\n")
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, held)
+
+
+def to_json(value: object) -> object:
+    """Results cross the pipe as JSON: objects that know how give `to_json()`."""
+    if hasattr(value, "to_json"):
+        return value.to_json()
+    if isinstance(value, list | tuple):
+        return [to_json(v) for v in value]
+    return value
+
+
+class Server:
+    """The client's handle on one running server process. The server dies with the thread that
+    started it (in a kernel or the CLI: the main thread, which lives as long as they do)."""
+
+    def __init__(self) -> None:
+        runs_home()  # the server's warm-up makes a folder there: a bad home is the caller's error
+        self.lock = threading.Lock()
+        self.stale_interrupt = False
+        self.process = subprocess.Popen(
+            launcher.isolated_python("-c", SERVER_MAIN, launcher.LABKIT_ROOT, str(os.getpid())),
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+            bufsize=1,
+            start_new_session=True,
+        )
+        try:  # it takes a second or two: long enough for a reader's Ctrl-C
+            if not self.process.stdout.readline():
+                raise ServerError("labkit's trial server did not start (see the output above)")
+        except BaseException:
+            self.kill()
+            raise
+
+    def call(self, function: str, kwargs: dict, progress: Callable | None = None) -> object:
+        with self.lock:
+            request = {
+                "function": function,
+                "kwargs": kwargs,
+                "progress": progress is not None,
+                "stale_interrupt": self.stale_interrupt,
+            }
+            self.stale_interrupt = False
+            try:
+                self.process.stdin.write(json.dumps(request) + "\n")
+                self.process.stdin.flush()
+            except BrokenPipeError:
+                self.kill()
+                raise ServerError(EXITED) from None
+            except BaseException:  # a request cut short: no answer can be trusted to come
+                self.kill()
+                raise
+            try:
+                answer = self._answer(progress)
+            except BaseException:  # Ctrl-C, or the caller's progress failed: stop the call too
+                self._stop_call()
+                raise
+            if "error" in answer:
+                raise ServerError(answer["error"])
+            if "interrupted" in answer:
+                raise KeyboardInterrupt
+            return answer["result"]
+
+    def _answer(self, progress: Callable | None) -> dict:
+        """Pass progress reports on until the call's answer: result, error or interrupted."""
+        for line in self.process.stdout:
+            message = json.loads(line)
+            if "progress" not in message:
+                return message
+            if progress:
+                progress(*message["progress"])
+        raise ServerError(EXITED)
+
+    def _stop_call(self) -> None:
+        """Interrupt the server's call and read its answer, so that the next call starts in step.
+        If it had answered first, the SIGINT waits in the server: the next call says so
+        (`stale_interrupt`). If no answer comes (a second Ctrl-C, or the server died), kill it:
+        the next call starts a new one."""
+        try:
+            self.process.send_signal(signal.SIGINT)
+            answer = self._answer(None)
+        except BaseException:
+            self.kill()
+            return
+        self.stale_interrupt = "interrupted" not in answer
+
+    def stop(self) -> None:
+        """Close the server's stdin, so that it ends its spares and exits; kill it if it has not
+        within 10 s, or if a Ctrl-C comes meanwhile (say, as the CLI exits). Either way its
+        pipes are closed and it is reaped."""
+        with contextlib.suppress(OSError):  # a dead server's pipe: nothing to flush into
+            self.process.stdin.close()
+        with contextlib.suppress(subprocess.TimeoutExpired, KeyboardInterrupt):
+            self.process.wait(timeout=10)
+        self.kill()
+
+    def kill(self) -> None:
+        """SIGKILL the server (its spares and workers die with it), close its pipes, reap it."""
+        if self.process.returncode is None:  # not reaped yet: the pid is still its own
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(self.process.pid, signal.SIGKILL)
+        for pipe in (self.process.stdin, self.process.stdout):
+            with contextlib.suppress(OSError):
+                pipe.close()
+        self.process.wait()
+
+
+_server: Server | None = None
+
+
+def call(function: str, progress: Callable | None = None, **kwargs: object) -> object:
+    """Run `module:function(**kwargs)` in the trial server (started on first use) and return
+    its JSON result; `progress(done, total, item)` is called as the server reports."""
+    global _server
+    if _server is None or _server.process.poll() is not None:
+        stop()  # a dead server's pipes are closed
+        _server = Server()
+    return _server.call(function, kwargs, progress)
+
+
+def stop() -> None:
+    """Stop the trial server, if one runs (it is also stopped when this process exits)."""
+    if _server is not None:
+        _server.stop()
+
+
+atexit.register(stop)  # one handler, whichever server runs at the end

@@ -1,0 +1,107 @@
+"""What the SQLite files hold, read back through a new read-only connection.
+
+A snapshot never trusts the worker's memory or its output: it opens each file afresh, as a
+recovering process would, and copies every row of every table.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from labkit.bench.errors import LabError
+
+__all__ = ["Snapshot", "Table", "read_tables", "snapshot_folder", "take_snapshot"]
+
+# Each table and whether it may lack a rowid (a WITHOUT ROWID table; a false "yes" only drops
+# the ORDER BY). sqlite_master rather than pragma_table_list: that needs SQLite 3.37.
+LIST_TABLES = (
+    "SELECT name, sql LIKE '%without%rowid%' FROM sqlite_master"
+    " WHERE type='table' AND name NOT LIKE 'sqlite_%'"
+)
+
+
+@dataclass
+class Table:
+    columns: list[str]
+    rows: list[list]
+
+
+@dataclass
+class Snapshot:
+    """Every table of every file; `done` and `receipts` are the two numbers study 000 reads."""
+
+    files: dict[str, dict[str, Table]] = field(default_factory=dict)
+
+    def table(self, name: str) -> Table:
+        """The table called `name`, in whichever file holds it."""
+        for tables in self.files.values():
+            if name in tables:
+                return tables[name]
+        raise KeyError(name)
+
+    @property
+    def done(self) -> int:
+        return self.table("progress").rows[0][1]
+
+    @property
+    def receipts(self) -> int:
+        return len(self.table("receipts").rows)
+
+    @property
+    def rows(self) -> dict[str, dict[str, list[list]]]:
+        """file -> table -> rows, without the column names."""
+        return {f: {t: tab.rows for t, tab in tables.items()} for f, tables in self.files.items()}
+
+    def counts(self) -> dict[str, int]:
+        return {"done": self.done, "receipts": self.receipts}
+
+    def to_json(self) -> dict:
+        files = {
+            name: {t: {"columns": tab.columns, "rows": tab.rows} for t, tab in tables.items()}
+            for name, tables in self.files.items()
+        }
+        return {**self.counts(), "files": files}
+
+
+def quoted(name: str) -> str:
+    """An SQL identifier for any table name, even one with a double quote in it."""
+    return '"' + name.replace('"', '""') + '"'
+
+
+def read_tables(path: Path) -> dict[str, Table]:
+    """Every user table of one SQLite file, rows in rowid order (a WITHOUT ROWID table: in
+    primary-key order)."""
+    uri = Path(path).absolute().as_uri()  # percent-escaped: a '#' or '?' in a name stays a name
+    db = sqlite3.connect(f"{uri}?mode=ro", uri=True)
+    try:
+        tables = {}
+        for name, without_rowid in db.execute(LIST_TABLES):
+            order = "" if without_rowid else " ORDER BY rowid"
+            cursor = db.execute(f"SELECT * FROM {quoted(name)}{order}")
+            columns = [d[0] for d in cursor.description]
+            tables[name] = Table(columns, [list(row) for row in cursor])
+        return tables
+    except sqlite3.DatabaseError as error:
+        if error.sqlite_errorname == "SQLITE_NOTADB":  # a reader's stray file, not a run's
+            raise LabError(f"{path} is not a SQLite database") from None
+        raise
+    finally:
+        db.close()
+
+
+def take_snapshot(run_dir: Path, files: tuple[str, ...]) -> Snapshot:
+    return Snapshot({name: read_tables(Path(run_dir) / name) for name in files})
+
+
+def snapshot_folder(run_dir: Path | str) -> Snapshot:
+    """Every SQLite file (*.db) in a run folder: the state viewer for any run, old or new."""
+    folder = Path(run_dir)
+    if not folder.is_dir():
+        found = "a file, not a folder" if folder.exists() else "not there"
+        raise LabError(f"{folder} is {found}; give a run folder, one that holds *.db files")
+    files = tuple(sorted(p.name for p in folder.glob("*.db") if p.is_file()))
+    if not files:
+        raise LabError(f"no SQLite files (*.db) in {run_dir}")
+    return take_snapshot(folder, files)

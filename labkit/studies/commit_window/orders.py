@@ -1,0 +1,80 @@
+"""The four write orders of study 000 and the kill points each one passes, in order.
+
+A kill point is a boundary at which a crash leaves a different state on disk. The worker
+(`labkit.studies.commit_window.worker`) announces every one it passes; a test checks that a
+clean run passes exactly the points declared here, so this table and the worker cannot drift apart.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from labkit.bench.errors import check_choice
+
+__all__ = ["NO_KILL", "ORDERS", "STUDY_000_CASES", "WriteOrder", "get_order"]
+
+NO_KILL = "none"
+
+
+@dataclass(frozen=True)
+class WriteOrder:
+    """One way to commit the business effect and the workflow checkpoint."""
+
+    name: str
+    summary: str
+    kill_points: tuple[str, ...]
+    shared_file: bool = False  # True: receipts and progress live in one SQLite file
+    receiver_dedupes: bool = False  # True: the receiver enforces UNIQUE(op_key)
+
+    @property
+    def files(self) -> tuple[str, ...]:
+        """The SQLite files a run of this order creates."""
+        return ("control.db",) if self.shared_file else ("control.db", "effect.db")
+
+    def check_kill_point(self, point: str) -> str:
+        """Return `point` if this order has it (or it is "none"), else raise LabError."""
+        return check_choice(f"kill point for {self.name}", point, (*self.kill_points, NO_KILL))
+
+
+ORDERS: dict[str, WriteOrder] = {
+    order.name: order
+    for order in (
+        WriteOrder(
+            "effect_first",
+            "commit the receipt in effect.db, then done=1 in control.db",
+            ("start", "effect", "checkpoint"),
+        ),
+        WriteOrder(
+            "checkpoint_first",
+            "commit done=1 in control.db, then the receipt in effect.db",
+            ("start", "checkpoint", "effect"),
+        ),
+        WriteOrder(
+            "atomic",
+            "receipt and done=1 in one transaction on one file",
+            ("start", "in_transaction", "committed"),
+            shared_file=True,
+        ),
+        WriteOrder(
+            "idempotent",
+            "effect first, but the receiver keeps one receipt per operation key",
+            ("start", "effect", "checkpoint"),
+            receiver_dedupes=True,
+        ),
+    )
+}
+
+
+def get_order(name: str) -> WriteOrder:
+    """Look up a write order by name; an unknown name raises LabError listing the four."""
+    return ORDERS[check_choice("write order", name, ORDERS)]
+
+
+# The five (order, kill point) cases study 000 ran, in the order of its table.
+STUDY_000_CASES = (
+    ("effect_first", "effect"),
+    ("checkpoint_first", "checkpoint"),
+    ("atomic", "in_transaction"),
+    ("atomic", "committed"),
+    ("idempotent", "effect"),
+)

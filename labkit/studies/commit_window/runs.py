@@ -1,0 +1,208 @@
+"""One crash-and-recover run: the first worker dies at the kill point, a fresh one recovers.
+
+Everything a run writes stays in its own new folder: the SQLite files, each worker's stdout
+and stderr, the trace, the snapshots before and after recovery, and `results.json`.
+
+A worker that fails (its own error, a timeout) makes the run "failed", with the reason. If the
+parent itself cannot go on (a full disk, most often), the run raises RunFailed, one line, and
+its results.json says "failed" if it can still be written: nothing claims an outcome.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import json
+import platform
+import sqlite3
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from labkit.bench.errors import check_folder
+from labkit.bench.folders import holds_run_dirs, new_run_dir
+from labkit.bench.launcher import WorkerProcess, WorkerReport
+from labkit.bench.snapshot import Snapshot, take_snapshot
+from labkit.bench.trace import Trace
+from labkit.studies.commit_window.orders import NO_KILL
+from labkit.studies.commit_window.outcome import FAILED, classify, worker_failure
+from labkit.studies.commit_window.spec import RunSpec
+from labkit.studies.commit_window.stores import create_files
+
+__all__ = [
+    "RunFailed",
+    "RunResult",
+    "execute",
+    "failing_run",
+    "order_worker",
+    "prepare_run",
+    "recover",
+    "run",
+]
+
+
+@dataclass
+class RunResult:
+    spec: RunSpec
+    run_dir: Path
+    first: WorkerReport
+    before: Snapshot
+    recovery: WorkerReport
+    after: Snapshot
+    outcome: str
+    failure: str | None = None  # which worker did not do what was planned, and why
+
+    def summary(self) -> dict:
+        """The run in the few numbers study 000's table shows."""
+        return {
+            "order": self.spec.order,
+            "kill_at": self.spec.kill_at,
+            "kill_mode": self.spec.kill_mode,
+            "before": self.before.counts(),
+            "after": self.after.counts(),
+            "first_exit": self.first.exit_code,
+            "replay_exit": self.recovery.exit_code,
+            "outcome": self.outcome,
+            "failure": self.failure,
+            "timed_out": [w.role for w in (self.first, self.recovery) if w.timed_out],
+            "run_dir": str(self.run_dir),
+        }
+
+    def to_json(self) -> dict:
+        """Everything about the run, as results.json keeps it."""
+        return {
+            **self.summary(),
+            "first": self.first.to_json(),
+            "recovery": self.recovery.to_json(),
+            "snapshots": {"before": self.before.to_json(), "after": self.after.to_json()},
+            "versions": {"python": platform.python_version(), "sqlite": sqlite3.sqlite_version},
+        }
+
+
+class RunFailed(RuntimeError):
+    """The parent could not go on with a run (a full disk, most often): no outcome exists."""
+
+
+NO_ROOM = (errno.ENOSPC, errno.EFBIG, errno.EDQUOT)  # a full disk, a file size limit, a quota
+SQLITE_NO_ROOM = ("SQLITE_FULL", "SQLITE_IOERR_WRITE")  # how SQLite reports them (EFBIG: IOERR)
+
+
+def parent_error(error: OSError | sqlite3.Error) -> str:
+    """What stopped the parent, in one line; a full disk (ENOSPC) and a file over the size
+    limit (EFBIG) read alike: there is no room to write."""
+    if isinstance(error, OSError) and error.errno in NO_ROOM:
+        where = f" for {error.filename}" if error.filename else ""
+        return f"no room left on the disk{where} ({error.strerror})"
+    if getattr(error, "sqlite_errorname", None) in SQLITE_NO_ROOM:
+        return f"no room left on the disk (SQLite: {error})"
+    return f"{type(error).__name__}: {error}"
+
+
+@contextlib.contextmanager
+def failing_run(run_dir: Path) -> Iterator[None]:
+    """Turn a file error in the parent into RunFailed, after marking the run folder failed."""
+    try:
+        yield
+    except (OSError, sqlite3.Error) as error:
+        reason = f"the run could not go on: {parent_error(error)}"
+        results = run_dir / "results.json"
+        try:
+            results.write_text(json.dumps({"outcome": FAILED, "failure": reason}))
+        except OSError:  # no room even for that: at least no half-written file may remain
+            with contextlib.suppress(OSError):
+                results.unlink(missing_ok=True)
+        raise RunFailed(f"{reason}; run folder: {run_dir}") from None
+
+
+def note_created_files(run_dir: Path, created: Snapshot) -> None:
+    """Start the trace with the rows the files hold before any worker runs."""
+    trace = Trace(run_dir, "setup")
+    trace.event("created", rows=created.rows)
+    trace.close()
+
+
+def order_worker(spec: RunSpec, run_dir: Path, role: str, **plan: object) -> WorkerProcess:
+    """A fresh-interpreter worker that does the spec's write order once."""
+    order = spec.write_order
+    job = {"order": order.name, "files": list(order.files)}
+    if spec.step_source is not None:
+        job.update(step_source=spec.step_source, step_name=spec.step_name)
+    return WorkerProcess(
+        run_dir,
+        role,
+        "labkit.studies.commit_window.worker:run_step",
+        job,
+        timeout=spec.timeout,
+        **plan,
+    )
+
+
+def first_worker(spec: RunSpec, run_dir: Path) -> WorkerReport:
+    """Run the step with the planned crash: the worker exits itself, or the parent SIGKILLs it."""
+    crash = spec.kill_at != NO_KILL
+    exit_at = spec.kill_at if crash and spec.kill_mode == "exit" else None
+    pause_at = (spec.kill_at,) if crash and spec.kill_mode == "sigkill" else ()
+    worker = order_worker(spec, run_dir, "first", exit_at=exit_at, pause_at=pause_at)
+    with worker:
+        worker.finish(kill_at=spec.kill_at if pause_at else None)
+    return worker.report()
+
+
+def recovery_worker(spec: RunSpec, run_dir: Path) -> WorkerReport:
+    """A fresh process with no crash planned: it reads the checkpoint and does what is left."""
+    worker = order_worker(spec, run_dir, "recovery")
+    with worker:
+        worker.wait()
+    return worker.report()
+
+
+def prepare_run(spec: RunSpec) -> Path:
+    """A new run folder with fresh files, and the trace's first event: what they hold."""
+    run_dir = new_run_dir(spec.out)
+    order = spec.write_order
+    with failing_run(run_dir):
+        create_files(run_dir, order.files, order.receiver_dedupes)
+        note_created_files(run_dir, take_snapshot(run_dir, order.files))
+    return run_dir
+
+
+def recover(spec: RunSpec, run_dir: Path, first: WorkerReport) -> RunResult:
+    """After the first worker: snapshot, recover in a fresh process, snapshot, classify, save.
+
+    The outcome is "failed" if a worker did not do what was planned (see `worker_failure`)."""
+    files = spec.write_order.files
+    planned_kill = None if spec.kill_at == NO_KILL else spec.kill_at
+    with failing_run(run_dir):
+        before = take_snapshot(run_dir, files)
+        recovery = recovery_worker(spec, run_dir)
+        after = take_snapshot(run_dir, files)
+        failure = worker_failure(first, planned_kill) or worker_failure(recovery)
+        outcome = classify(after, failure)
+        result = RunResult(spec, run_dir, first, before, recovery, after, outcome, failure)
+        for name, data in (
+            ("before", before.to_json()),
+            ("after", after.to_json()),
+            ("results", result.to_json()),
+        ):
+            (run_dir / f"{name}.json").write_text(json.dumps(data, indent=2))
+    return result
+
+
+@holds_run_dirs
+def execute(spec: RunSpec) -> RunResult:
+    """Run the spec from fresh files to a classified outcome, and keep it all in the run folder."""
+    run_dir = prepare_run(spec)
+    with failing_run(run_dir):
+        first = first_worker(spec, run_dir)
+    return recover(spec, run_dir, first)
+
+
+def run(
+    order: str,
+    kill_at: str = NO_KILL,
+    kill_mode: str = "exit",
+    out: Path | str | None = None,
+    timeout: float = 10.0,
+) -> RunResult:
+    """Crash `order` at `kill_at`, recover, classify: run("effect_first", "effect") → duplicate."""
+    return execute(RunSpec(order, kill_at, kill_mode, check_folder("out", out), timeout))

@@ -1,0 +1,150 @@
+"""The two SQLite stores of study 000, as the worker writes them.
+
+`control.db` holds the workflow checkpoint (`progress.done`); `effect.db` holds the business
+effect (`receipts`). The `atomic` order keeps both tables in `control.db`. Every write runs in
+an explicit transaction whose begin and commit go into the trace, with the rows written, so a
+timeline can show what each file held at any moment. Worker-side: standard library only.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+from collections.abc import Callable, Iterable
+
+from labkit.bench.trace import Trace
+
+__all__ = [
+    "KEY",
+    "PAYLOAD",
+    "CommitWatch",
+    "PayloadConflict",
+    "Store",
+    "connect",
+    "create_files",
+]
+
+KEY = "job-17:save-report:v1"  # the operation's identity, fixed before the first attempt
+PAYLOAD = "demo-report-17"
+
+PROGRESS_SCHEMA = """
+CREATE TABLE progress(id INTEGER PRIMARY KEY, done INTEGER NOT NULL);
+INSERT INTO progress VALUES(1, 0);
+"""
+RECEIPTS_SCHEMA = """
+CREATE TABLE receipts(id INTEGER PRIMARY KEY, op_key TEXT NOT NULL, payload TEXT NOT NULL);
+"""
+UNIQUE_KEY = "CREATE UNIQUE INDEX receipt_key ON receipts(op_key);"
+
+
+class PayloadConflict(Exception):
+    """The receiver already holds this operation key with a different payload."""
+
+
+def connect(path: str | os.PathLike) -> sqlite3.Connection:
+    """A connection in autocommit mode, so that every transaction is one we opened ourselves."""
+    db = sqlite3.connect(path, isolation_level=None)
+    db.execute("PRAGMA synchronous=FULL")
+    return db
+
+
+def create_files(run_dir: str | os.PathLike, files: tuple[str, ...], unique_key: bool) -> None:
+    """Fresh files for a run: `progress` in control.db, `receipts` in the last file."""
+    for name in files:
+        db = sqlite3.connect(os.path.join(run_dir, name), isolation_level=None)
+        db.execute("PRAGMA synchronous=OFF")  # set-up before any worker: no crash to survive yet
+        if name == "control.db":
+            db.executescript(PROGRESS_SCHEMA)
+        if name == files[-1]:
+            db.executescript(RECEIPTS_SCHEMA + (UNIQUE_KEY if unique_key else ""))
+        db.close()
+
+
+class Store:
+    """One SQLite file as a worker sees it; `with store:` is one traced transaction."""
+
+    def __init__(self, run_dir: str, name: str, trace: Trace) -> None:
+        self.name = name
+        self.db = connect(os.path.join(run_dir, name))
+        self._trace = trace
+        self._writes: list[dict] = []
+
+    def __enter__(self) -> Store:
+        self.db.execute("BEGIN IMMEDIATE")
+        self._trace.event("begin", file=self.name)
+        self._writes = []
+        return self
+
+    def __exit__(self, error_type: type | None, *_: object) -> None:
+        """COMMIT, or ROLLBACK if the block raised (the exception goes on)."""
+        if error_type is None:
+            self.db.execute("COMMIT")
+            self._trace.event("commit", file=self.name, writes=self._writes)
+        else:
+            self.db.execute("ROLLBACK")
+            self._trace.event("rollback", file=self.name, error=error_type.__name__)
+
+    def is_done(self) -> bool:
+        return self.db.execute("SELECT done FROM progress WHERE id=1").fetchone()[0] == 1
+
+    def mark_done(self) -> None:
+        """The workflow checkpoint: this step is finished."""
+        self.db.execute("UPDATE progress SET done=1 WHERE id=1")
+        self._writes.append({"table": "progress", "op": "update", "row": {"id": 1, "done": 1}})
+
+    def add_receipt(self, key: str, payload: str) -> int:
+        """The business effect, as a receiver without deduplication takes it: always a new row."""
+        cursor = self.db.execute(
+            "INSERT INTO receipts(op_key, payload) VALUES(?, ?)", (key, payload)
+        )
+        row = {"id": cursor.lastrowid, "op_key": key, "payload": payload}
+        self._writes.append({"table": "receipts", "op": "insert", "row": row})
+        return cursor.lastrowid
+
+    def add_receipt_once(self, key: str, payload: str) -> int:
+        """The receiver's idempotency contract: one receipt per key, the original id on a retry,
+        and a different payload under a known key refused (nothing changes)."""
+        found = self.db.execute(
+            "SELECT id, payload FROM receipts WHERE op_key=?", (key,)
+        ).fetchone()
+        if found is None:
+            return self.add_receipt(key, payload)
+        receipt_id, saved_payload = found
+        if saved_payload != payload:
+            raise PayloadConflict(f"key {key!r} already holds {saved_payload!r}, not {payload!r}")
+        return receipt_id
+
+    def close(self) -> None:
+        self.db.close()
+
+
+class CommitWatch:
+    """Calls `on_commit(file)` once after every commit that changed a file, however the code
+    wrote it: a `with store:` block, a bare autocommitted statement, `executescript`, a cursor.
+
+    SQLite's trace callback runs before each statement on any of the stores, so a commit is
+    seen before the next statement can change anything; `settle()` sees the last one. A commit
+    shows as rows changed (`total_changes`) while no transaction is open; a ROLLBACK is not one.
+    """
+
+    def __init__(self, stores: Iterable[Store], on_commit: Callable[[str], None]) -> None:
+        self._stores = list({id(store): store for store in stores}.values())
+        self._on_commit = on_commit
+        self._changes = {store.name: store.db.total_changes for store in self._stores}
+        self._last_sql = dict.fromkeys(self._changes, "")
+        for store in self._stores:
+            store.db.set_trace_callback(lambda sql, name=store.name: self._before(name, sql))
+
+    def _before(self, name: str, sql: str) -> None:
+        self.settle()
+        self._last_sql[name] = sql
+
+    def settle(self) -> None:
+        """Report every commit made since the last call (at most one per file can be pending)."""
+        for store in self._stores:
+            db = store.db
+            if db.in_transaction or db.total_changes == self._changes[store.name]:
+                continue
+            self._changes[store.name] = db.total_changes
+            if not self._last_sql[store.name].lstrip().upper().startswith("ROLLBACK"):
+                self._on_commit(store.name)

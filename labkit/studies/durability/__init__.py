@@ -1,0 +1,7 @@
+"""Study 004, lesson 4 (notebooks/04_durability_under_sigkill): LangGraph's durability modes
+`sync`, `async` and `exit` under a SIGKILL inside a node.
+
+`experiment` (the reader's choice and what a trial found; runs in the kernel, never imports
+LangGraph) → `trials` (runs inside the trial server) → `graphs` (the linear and parallel
+graphs, in forked workers); `pitfalls` reproduces the study's five real errors.
+"""

@@ -1,0 +1,182 @@
+"""Study 004: kill a LangGraph run inside a node, recover in a fresh process, count what ran twice.
+
+A trial: a preloaded worker runs the graph with the chosen `durability`; the target node (c, or
+p3) tells the parent it is inside, between its ledger `start` and `end` lines; the parent sends
+SIGKILL; the parent counts the checkpoint file's `checkpoints` and `writes` rows as the kill
+left them; a fresh worker resumes with `invoke(None)`; the ledger shows which nodes ran twice.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+from labkit.bench import server
+from labkit.bench.errors import (
+    LabError,
+    check_choice,
+    check_choices,
+    check_folder,
+    check_function,
+    check_int,
+    check_number,
+)
+from labkit.bench.launcher import START_MODES
+from labkit.studies.commit_window.spec import MAX_TIMEOUT
+
+__all__ = [
+    "DURABILITY_MODES",
+    "GRAPHS",
+    "KILL_MOMENTS",
+    "MAX_SLOW_MS",
+    "MAX_TRIALS",
+    "DurabilitySpec",
+    "Trial",
+    "clean_run_seconds",
+    "durability_matrix",
+    "describe_checkpoints",
+    "run_trials",
+]
+
+DURABILITY_MODES = ("sync", "async", "exit")  # LangGraph itself accepts any string here
+GRAPHS = ("linear", "parallel")
+KILL_MOMENTS = ("target_starts", "others_done")  # others_done: p3 waits for p1 and p2 (parallel)
+BASELINE_LINES = {"linear": 8, "parallel": 10}  # a clean run: start + end for every node
+MAX_TRIALS = 500  # per spec: a kill-and-recover trial takes about a second on a laptop
+MAX_SLOW_MS = 5000  # a put() this slow keeps a trial well inside its workers' 60 s timeout
+
+
+@dataclass(frozen=True)
+class DurabilitySpec:
+    """One configuration of study 004. Invalid values raise LabError naming the choices."""
+
+    graph: str = "linear"
+    mode: str = "sync"
+    slow_ms: int = 0  # delay every checkpointer put() by this much (study 004: 250)
+    kill_moment: str = "target_starts"
+    timeout: float = 60.0
+    start_mode: str = "fork"  # or "fresh": a new interpreter per worker (slow; benchmarks)
+
+    def __post_init__(self) -> None:
+        check_choice("graph", self.graph, GRAPHS)
+        check_choice("durability mode", self.mode, DURABILITY_MODES)
+        check_choice("kill moment", self.kill_moment, KILL_MOMENTS)
+        check_choice("start mode", self.start_mode, START_MODES)
+        if self.kill_moment == "others_done" and self.graph != "parallel":
+            raise LabError("kill moment 'others_done' needs the parallel graph (p1, p2 beside p3)")
+        # stored as plain int and float: the spec crosses to the trial server as JSON
+        object.__setattr__(self, "slow_ms", check_int("slow_ms", self.slow_ms, 0, MAX_SLOW_MS))
+        object.__setattr__(self, "timeout", check_number("timeout", self.timeout, 0, MAX_TIMEOUT))
+
+    @property
+    def job(self) -> dict:
+        return {
+            "graph": self.graph,
+            "mode": self.mode,
+            "slow_ms": self.slow_ms,
+            "kill_moment": self.kill_moment,
+        }
+
+
+@dataclass
+class Trial:
+    """What one kill-and-recover trial left behind."""
+
+    spec: DurabilitySpec
+    run_dir: str
+    first_exit: int | None
+    killed_inside: bool  # the ledger has the target's `start` and not its `end`
+    checkpoints: int  # rows in `checkpoints` at the kill
+    writes: int  # rows in `writes` at the kill
+    orphan_writes: int  # of those, rows whose checkpoint was never saved
+    resumed: bool  # recovery found a checkpoint to resume from
+    recovery_error: str | None
+    ledger_lines: int  # after recovery
+    baseline_lines: int  # a clean run's
+    rerun_nodes: list[str]
+    pids: list[int]  # first worker, recovery worker: gone (reaped) when the trial returns
+    failure: str | None = None  # a worker did not do what was planned: which, and why
+
+    def summary(self) -> dict:
+        fields = asdict(self)
+        return {**fields.pop("spec"), **fields}
+
+    def to_json(self) -> dict:
+        return asdict(self)
+
+    @classmethod
+    def from_json(cls, data: dict) -> Trial:
+        return cls(**{**data, "spec": DurabilitySpec(**data["spec"])})
+
+
+Progress = Callable[[int, int, Trial], None]
+
+
+def run_trials(
+    specs: list[DurabilitySpec],
+    trials: int = 4,
+    out: Path | str | None = None,
+    progress: Progress | None = None,
+) -> list[Trial]:
+    """`trials` kill-and-recover trials of each spec, run by the trial server."""
+    if (
+        not isinstance(specs, list | tuple)
+        or not specs
+        or not all(isinstance(spec, DurabilitySpec) for spec in specs)
+    ):  # all checked before the trial server starts
+        raise LabError(f"specs must be a non-empty list of DurabilitySpec, not {specs!r}")
+    trials = check_int("trials", trials, 1, MAX_TRIALS)
+    check_folder("out", out)
+    check_function("progress", progress)
+    relay = (
+        (lambda done, total, item: progress(done, total, Trial.from_json(item)))
+        if progress
+        else None
+    )
+    results = server.call(
+        "labkit.studies.durability.trials:run_trials",
+        relay,
+        specs=[asdict(s) for s in specs],
+        trials=trials,
+        out=str(out) if out else None,
+    )
+    return [Trial.from_json(r) for r in results]
+
+
+def durability_matrix(
+    graphs: tuple[str, ...] = GRAPHS,
+    modes: tuple[str, ...] = DURABILITY_MODES,
+    trials: int = 4,
+    slow_ms: int = 0,
+    kill_moment: str = "target_starts",
+    out: Path | str | None = None,
+    progress: Progress | None = None,
+) -> list[Trial]:
+    """Study 004's matrix: every graph × every mode × `trials` kills (24 by default)."""
+    graphs = check_choices("graph", graphs, GRAPHS)
+    modes = check_choices("durability mode", modes, DURABILITY_MODES)
+    check_choice("kill moment", kill_moment, KILL_MOMENTS)  # even if no graph here uses it
+    moment = {g: kill_moment if g == "parallel" else "target_starts" for g in graphs}
+    specs = [DurabilitySpec(g, m, slow_ms, moment[g]) for g in graphs for m in modes]
+    return run_trials(specs, trials, out, progress)
+
+
+def clean_run_seconds(spec: DurabilitySpec, out: Path | str | None = None) -> float:
+    """Wall time of one clean run (no kill) of the spec's graph, measured inside the worker."""
+    return server.call(
+        "labkit.studies.durability.trials:clean_run_seconds",
+        spec=asdict(spec),
+        out=str(out) if out else None,
+    )
+
+
+def describe_checkpoints(trial: Trial, at_kill: bool = True) -> dict:
+    """The trial's `checkpoints` and `writes`, decoded through LangGraph's API in a worker:
+    as the kill left them (a copy taken before recovery), or as recovery left them."""
+    return server.call(
+        "labkit.studies.durability.trials:describe_checkpoints",
+        spec=asdict(trial.spec),
+        run_dir=trial.run_dir,
+        at_kill=at_kill,
+    )

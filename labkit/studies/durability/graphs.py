@@ -1,0 +1,229 @@
+"""Study 004's graphs, run inside preloaded worker processes (this module imports LangGraph).
+
+Two graphs: linear a → b → c → d, and parallel start → p1, p2, p3 → join. Every node writes a
+`start` and an `end` line to the ledger and returns its state update. The target node (c, or
+p3) stops at a kill point between its two lines and waits for the parent, who kills it with
+SIGKILL. A worker reports what it saw in `<role>.json`; the parent reads it from the folder.
+"""
+
+from __future__ import annotations
+
+import operator
+import os
+import sqlite3
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Annotated, TypedDict
+
+from langgraph.checkpoint.base import BaseCheckpointSaver
+from langgraph.checkpoint.sqlite import SqliteSaver
+from langgraph.errors import EmptyInputError
+from langgraph.graph import END, START, StateGraph
+from langgraph.graph.state import CompiledStateGraph
+from langgraph.runtime import Runtime
+
+from labkit.bench.folders import scratch_run_dir
+from labkit.bench.gate import Gate, report
+from labkit.bench.ledger import Ledger
+from labkit.bench.trace import Trace
+
+__all__ = ["GRAPH_NODES", "TARGET_NODE", "clean_run", "describe", "first_run", "recover"]
+
+NodeHook = Callable[[str], None]
+
+GRAPH_NODES = {"linear": ("a", "b", "c", "d"), "parallel": ("start", "p1", "p2", "p3", "join")}
+TARGET_NODE = {"linear": "c", "parallel": "p3"}
+CHECKPOINT_FILE = "checkpoints.db"
+CONFIG = {"configurable": {"thread_id": "study-004"}}
+
+
+class State(TypedDict):
+    log: Annotated[list[str], operator.add]
+
+
+class SlowSqliteSaver(SqliteSaver):
+    """A SqliteSaver whose put() sleeps first: a stand-in for a checkpointer across a network."""
+
+    def __init__(self, conn: sqlite3.Connection, delay_ms: int) -> None:
+        super().__init__(conn)
+        self.delay_s = delay_ms / 1000
+
+    def put(self, *args, **kwargs):  # the saver's own signature
+        time.sleep(self.delay_s)
+        return super().put(*args, **kwargs)
+
+
+def open_saver(run_dir: str, slow_ms: int = 0, timeout: float = 5.0) -> SqliteSaver:
+    """This process's own connection to the checkpoint file (opened after the fork); `timeout`
+    is how long SQLite waits for another writer's lock before `database is locked`."""
+    path = os.path.join(run_dir, CHECKPOINT_FILE)
+    conn = sqlite3.connect(path, timeout=timeout, check_same_thread=False)
+    return SlowSqliteSaver(conn, slow_ms) if slow_ms else SqliteSaver(conn)
+
+
+def ignore(node: str) -> None:
+    """A node hook that does nothing."""
+
+
+@dataclass(frozen=True)
+class RunContext:
+    """What the nodes need from the process they run in, given to `invoke(context=...)`.
+
+    The graphs are compiled once, before any worker exists; a worker brings its own ledger
+    handle and kill hooks here, and LangGraph never saves any of it in a checkpoint."""
+
+    ledger: Ledger
+    inside: NodeHook = ignore  # between the node's `start` and `end` lines
+    ended: NodeHook = ignore  # after its `end` line
+
+
+def ledger_node(name: str) -> Callable[[State, Runtime[RunContext]], dict]:
+    """A node: ledger `start`, `inside(name)`, ledger `end`, `ended(name)`, then its update."""
+
+    def run(state: State, runtime: Runtime[RunContext]) -> dict:
+        hooks = runtime.context
+        hooks.ledger.line(name, "start")
+        hooks.inside(name)
+        hooks.ledger.line(name, "end")
+        hooks.ended(name)
+        return {"log": [name]}
+
+    return run
+
+
+def build(graph: str) -> CompiledStateGraph:
+    """The graph's shape, compiled without a checkpointer."""
+    builder = StateGraph(State, context_schema=RunContext)
+    for name in GRAPH_NODES[graph]:
+        builder.add_node(name, ledger_node(name))
+    if graph == "linear":
+        for before, after in zip((START, "a", "b", "c"), ("a", "b", "c", "d"), strict=True):
+            builder.add_edge(before, after)
+        builder.add_edge("d", END)
+    else:
+        builder.add_edge(START, "start")
+        for branch in ("p1", "p2", "p3"):
+            builder.add_edge("start", branch)
+            builder.add_edge(branch, "join")
+        builder.add_edge("join", END)
+    return builder.compile()
+
+
+# Compiled once, when the trial server imports this module: every worker forked from the server
+# finds them ready (building and compiling costs a fresh worker about 10 ms) and only attaches
+# its own checkpointer connection.
+SHAPES = {graph: build(graph) for graph in GRAPH_NODES}
+
+
+def with_saver(shape: CompiledStateGraph, saver: BaseCheckpointSaver) -> CompiledStateGraph:
+    """A graph compiled once (without a checkpointer), on this process's own checkpointer."""
+    return shape.copy({"checkpointer": saver})
+
+
+def compiled(job: dict) -> CompiledStateGraph:
+    """The job's graph on a checkpointer connection of this process (opened after the fork)."""
+    return with_saver(SHAPES[job["graph"]], open_saver(job["run_dir"], job.get("slow_ms", 0)))
+
+
+def warm_up() -> None:
+    """Run each graph once, here, in a throwaway folder: LangGraph sets some of its machinery up
+    on first use, and every worker forked afterwards finds it done instead of doing it again.
+    The folder is a run folder in the runs home, so `clean` removes one the server left."""
+    with scratch_run_dir(prefix="warm-up-") as folder:
+        for graph in SHAPES:
+            saver, ledger = open_saver(folder), Ledger(folder)
+            config = {"configurable": {"thread_id": graph}}
+            try:
+                with_saver(SHAPES[graph], saver).invoke(
+                    {"log": []}, config, durability="sync", context=RunContext(ledger)
+                )
+            finally:  # nothing of it may be inherited by the workers
+                saver.conn.close()
+                ledger.close()
+
+
+def first_run(job: dict) -> None:
+    """Run the graph from its input; the target node stops at its kill point for the parent."""
+    target = TARGET_NODE[job["graph"]]
+    gate = Gate(Trace(job["run_dir"], job["role"]), job)
+    done = {node: threading.Event() for node in GRAPH_NODES[job["graph"]]}
+
+    def inside(node: str) -> None:
+        if node != target:
+            return
+        if job["kill_moment"] == "others_done":  # let p1 and p2 write `end` and return first
+            for other in ("p1", "p2"):
+                done[other].wait(timeout=30)
+        gate(f"inside:{node}")
+
+    hooks = RunContext(Ledger(job["run_dir"]), inside, ended=lambda node: done[node].set())
+    result = compiled(job).invoke({"log": []}, CONFIG, durability=job["mode"], context=hooks)
+    report(job, log=result["log"])
+
+
+def recover(job: dict) -> None:
+    """A fresh process resumes the thread with `invoke(None)`: from the last saved checkpoint."""
+    try:
+        hooks = RunContext(Ledger(job["run_dir"]))
+        result = compiled(job).invoke(None, CONFIG, durability=job["mode"], context=hooks)
+    except EmptyInputError as error:  # nothing saved: there is nothing to resume
+        report(job, resumed=False, error=f"{type(error).__name__}: {error}")
+    else:
+        report(job, resumed=True, log=result["log"])
+
+
+def clean_run(job: dict) -> None:
+    """A run with no kill, timed inside the worker: what each durability mode costs."""
+    graph, hooks = compiled(job), RunContext(Ledger(job["run_dir"]))
+    started = time.perf_counter()
+    graph.invoke({"log": []}, CONFIG, durability=job["mode"], context=hooks)
+    report(job, seconds=time.perf_counter() - started)
+
+
+def describe(job: dict) -> None:
+    """Decode the checkpoint file through LangGraph's own API, for the views."""
+    saver = open_saver(job["run_dir"])
+    report(job, **checkpoint_report(with_saver(SHAPES[job["graph"]], saver), saver, CONFIG))
+
+
+def checkpoint_report(graph: CompiledStateGraph, saver: SqliteSaver, config: dict) -> dict:
+    """A thread's checkpoints (from `get_state_history`) and `writes` rows (decoded with the
+    saver's own serializer). Writes whose checkpoint was never saved are flagged: recovery
+    ignores them."""
+    checkpoints = [
+        {
+            "checkpoint_id": snap.config["configurable"]["checkpoint_id"],
+            "step": snap.metadata.get("step"),
+            "source": snap.metadata.get("source"),
+            "next": list(snap.next),
+            "interrupts": [repr(i.value) for task in snap.tasks for i in task.interrupts],
+        }
+        for snap in graph.get_state_history(config)
+    ]
+    saved = {c["checkpoint_id"] for c in checkpoints}
+    rows = (
+        saver.conn.execute(
+            "SELECT checkpoint_id, task_id, idx, channel, type, value FROM writes ORDER BY rowid"
+        ).fetchall()
+        if has_table(saver.conn, "writes")
+        else []
+    )
+    writes = [
+        {
+            "checkpoint_id": cid,
+            "task_id": task[:8],
+            "idx": idx,
+            "channel": channel,
+            "value": repr(saver.serde.loads_typed((kind, value))),
+            "checkpoint_saved": cid in saved,
+        }
+        for cid, task, idx, channel, kind, value in rows
+    ]
+    return {"checkpoints": checkpoints, "writes": writes}
+
+
+def has_table(conn: sqlite3.Connection, name: str) -> bool:
+    query = "SELECT 1 FROM sqlite_master WHERE type='table' AND name=?"
+    return conn.execute(query, (name,)).fetchone() is not None

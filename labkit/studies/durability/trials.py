@@ -1,0 +1,155 @@
+"""Study 004's trials as the trial server runs them (the story: `studies.durability.experiment`).
+
+Runs only inside the trial server: it imports LangGraph (through `studies.durability.graphs`).
+
+Each worker is forked from the server, which has LangGraph imported already; the counting and
+the ledger reading happen here too, so a whole matrix is one call from the kernel.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sqlite3
+from pathlib import Path
+
+from labkit.bench.folders import new_run_dir
+from labkit.bench.launcher import WorkerProcess, read_report
+from labkit.bench.ledger import LEDGER_FILE, read_ledger, rerun_nodes
+from labkit.studies.commit_window.outcome import worker_failure
+from labkit.studies.commit_window.runs import failing_run
+from labkit.studies.durability.experiment import (
+    BASELINE_LINES,
+    DurabilitySpec,
+    Progress,
+    Trial,
+)
+from labkit.studies.durability.graphs import CHECKPOINT_FILE, TARGET_NODE
+
+__all__ = ["clean_run_seconds", "describe_checkpoints", "run_trial", "run_trials"]
+
+
+def checkpoint_counts(run_dir: Path) -> tuple[int, int, int]:
+    """(checkpoints, writes, writes of unsaved checkpoints), read-only, as the kill left them."""
+    path = run_dir / CHECKPOINT_FILE
+    if not path.exists():
+        return 0, 0, 0
+    db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    try:
+        tables = {row[0] for row in db.execute("SELECT name FROM sqlite_master")}
+        if not {"checkpoints", "writes"} <= tables:
+            return 0, 0, 0
+        return db.execute(
+            "SELECT (SELECT count(*) FROM checkpoints), (SELECT count(*) FROM writes),"
+            " (SELECT count(*) FROM writes WHERE checkpoint_id NOT IN"
+            "  (SELECT checkpoint_id FROM checkpoints))"
+        ).fetchone()
+    finally:
+        db.close()
+
+
+AT_KILL = "at-kill"
+
+
+def keep_as_killed(run_dir: Path) -> Path:
+    """Copy the checkpoint file (with its WAL) and the ledger as the kill left them, before
+    recovery changes them; everything about the moment of the kill is read from this copy.
+    A first worker that failed early may have left neither: then there is nothing to copy."""
+    (run_dir / AT_KILL).mkdir()
+    for path in [*run_dir.glob(f"{CHECKPOINT_FILE}*"), run_dir / LEDGER_FILE]:
+        if path.exists():
+            shutil.copy2(path, run_dir / AT_KILL / path.name)
+    return run_dir / AT_KILL
+
+
+def worker(
+    spec: DurabilitySpec, run_dir: Path, role: str, entry: str, **plan: object
+) -> WorkerProcess:
+    return WorkerProcess(
+        run_dir,
+        role,
+        f"labkit.studies.durability.graphs:{entry}",
+        spec.job,
+        timeout=spec.timeout,
+        start_mode=spec.start_mode,
+        **plan,
+    )
+
+
+def run_trial(spec: DurabilitySpec, out: Path | str | None = None) -> Trial:
+    """One trial in a new folder; if the parent cannot write there (a full disk), RunFailed."""
+    run_dir = new_run_dir(out, prefix="durability-")
+    with failing_run(run_dir):
+        return kill_and_recover(spec, run_dir)
+
+
+def kill_and_recover(spec: DurabilitySpec, run_dir: Path) -> Trial:
+    """Kill inside the target node with SIGKILL, count the checkpoint rows, recover, count lines.
+
+    A worker that did not do what was planned (an error, a timeout) makes the trial failed."""
+    target = TARGET_NODE[spec.graph]
+    point = f"inside:{target}"
+    with worker(spec, run_dir, "first", "first_run", pause_at=(point,)) as first:
+        first.finish(kill_at=point)
+    as_killed = keep_as_killed(run_dir)
+    with worker(spec, run_dir, "recovery", "recover") as recovery:
+        checkpoints, writes, orphans = checkpoint_counts(as_killed)  # while recovery runs
+        at_kill = read_ledger(as_killed)
+        recovery.wait()
+    recovered = read_report(run_dir, "recovery")
+    lines = read_ledger(run_dir)
+    phases = {(ln["node"], ln["phase"]) for ln in at_kill}
+    failure = worker_failure(first.report(), point) or worker_failure(recovery.report())
+    trial = Trial(
+        spec=spec,
+        run_dir=str(run_dir),
+        first_exit=first.proc.returncode,
+        killed_inside=(target, "start") in phases and (target, "end") not in phases,
+        checkpoints=checkpoints,
+        writes=writes,
+        orphan_writes=orphans,
+        resumed=recovered.get("resumed", False),
+        recovery_error=recovered.get("error"),
+        ledger_lines=len(lines),
+        baseline_lines=BASELINE_LINES[spec.graph],
+        rerun_nodes=rerun_nodes(lines),
+        pids=[first.proc.pid, recovery.proc.pid],
+        failure=failure,
+    )
+    (run_dir / "results.json").write_text(json.dumps(trial.summary(), indent=2))
+    return trial
+
+
+def run_trials(
+    specs: list[dict], trials: int = 4, out: str | None = None, progress: Progress | None = None
+) -> list[Trial]:
+    """`trials` trials of each spec (given as a dict), one after another, each in its own
+    folder under `out`."""
+    specs = [DurabilitySpec(**spec) for spec in specs]
+    root = new_run_dir(out, prefix="durability-trials-")
+    total, done = len(specs) * trials, []
+    for spec in specs:
+        for n in range(trials):
+            label = f"{spec.graph}.{spec.mode}.{spec.slow_ms}ms.{spec.kill_moment}.{n + 1}"
+            done.append(run_trial(spec, root / label))
+            if progress:
+                progress(len(done), total, done[-1])
+    return done
+
+
+def clean_run_seconds(spec: dict, out: str | None = None) -> float:
+    """Wall time of one clean run of the graph (no kill), measured inside the worker."""
+    spec = DurabilitySpec(**spec)
+    run_dir = new_run_dir(out, prefix="durability-clean-")
+    with worker(spec, run_dir, "clean", "clean_run") as clean:
+        clean.wait()
+    return read_report(run_dir, "clean")["seconds"]
+
+
+def describe_checkpoints(spec: dict, run_dir: str, at_kill: bool = True) -> dict:
+    """A trial folder's checkpoints and writes, decoded by LangGraph in a worker: as the kill
+    left them (the copy), or as recovery left them."""
+    run_dir = Path(run_dir) / AT_KILL if at_kill else Path(run_dir)
+    with worker(DurabilitySpec(**spec), run_dir, "describe", "describe") as describer:
+        describer.wait()
+    return read_report(run_dir, "describe")

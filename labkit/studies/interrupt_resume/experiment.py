@@ -1,0 +1,133 @@
+"""Study 001: `interrupt()` + `Command(resume=...)` runs the interrupted node again from its start.
+
+A run: the graph creates a ticket through the ticket service and pauses at an interrupt; it is
+resumed in the same process (the study: InMemorySaver) or, with `cross_process`, in a fresh
+process from a SqliteSaver file, optionally after a SIGKILL at a kill point inside the node.
+The ledger records every ticket the node got back, so the figures survive any kill.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+from labkit.bench import server
+from labkit.bench.errors import LabError, check_bool, check_choice
+from labkit.bench.folders import new_run_dir
+from labkit.bench.launcher import WorkerProcess, WorkerReport, read_report
+from labkit.bench.ledger import read_ledger
+from labkit.bench.snapshot import read_tables
+from labkit.studies.commit_window.outcome import FAILED, worker_failure
+from labkit.studies.interrupt_resume.tickets import TICKETS_FILE
+
+__all__ = ["INTERRUPT_KILL_POINTS", "KEY_STRATEGIES", "LAYOUTS", "InterruptSpec", "run_interrupt"]
+
+KEY_STRATEGIES = ("fresh", "stable")  # a new UUID per node run, or the operation id of the input
+LAYOUTS = ("combined", "split")  # create + review in one node, or prepare → approve → execute
+INTERRUPT_KILL_POINTS = ("none", "before_create", "after_create", "paused")
+
+
+@dataclass(frozen=True)
+class InterruptSpec:
+    key: str = "fresh"
+    layout: str = "combined"
+    cross_process: bool = False
+    kill_at: str = "none"
+    key_source: str | None = None  # a reader's `operation_key(state)` (exercises): key "custom"
+
+    def __post_init__(self) -> None:
+        check_choice("key strategy", self.key, (*KEY_STRATEGIES, "custom"))
+        if (self.key == "custom") != (self.key_source is not None):
+            raise LabError("key='custom' goes with key_source, the reader's operation_key code")
+        check_choice("layout", self.layout, LAYOUTS)
+        check_bool("cross_process", self.cross_process)
+        check_choice("kill point", self.kill_at, INTERRUPT_KILL_POINTS)
+        if self.kill_at != "none" and not self.cross_process:
+            raise LabError("a kill needs cross_process=True: only a fresh process can resume")
+
+
+def ticket_rows(run_dir: Path) -> list[list]:
+    """The ticket service's rows, read back like every snapshot (read-only, a new connection);
+    none if no process got as far as opening the service."""
+    path = run_dir / TICKETS_FILE
+    return read_tables(path)["ticket"].rows if path.exists() else []
+
+
+def run_here(spec: dict, out: str | None = None) -> dict:
+    """In the trial server: run the spec in forked workers and collect the figures."""
+    spec = InterruptSpec(**spec)
+    run_dir = new_run_dir(out, prefix="interrupt-")
+    job = {"key": spec.key, "layout": spec.layout, "key_source": spec.key_source}
+
+    def worker(role: str, entry: str, **plan: object) -> WorkerProcess:
+        return WorkerProcess(
+            run_dir,
+            role,
+            f"labkit.studies.interrupt_resume.graphs:{entry}",
+            job,
+            start_mode="fork",
+            timeout=60,
+            **plan,
+        )
+
+    workers: dict[str, WorkerReport] = {}
+    killed = False
+    planned_kill = None if spec.kill_at == "none" else spec.kill_at
+
+    def run(role: str, entry: str) -> str | None:
+        """One process; the kill plan applies to the first process that reaches the point.
+        Return why it did not do what was planned (an error, a timeout), or None."""
+        nonlocal killed
+        plan = (spec.kill_at,) if planned_kill and not killed else ()
+        with worker(role, entry, pause_at=plan) as process:
+            process.finish(kill_at=spec.kill_at if plan else None)
+        workers[role] = process.report()
+        killed = killed or process.killed_at is not None
+        return worker_failure(workers[role], planned_kill)
+
+    if not spec.cross_process:
+        failure = run("study", "same_process")
+        before = read_report(run_dir, "study").get("before_resume")
+    else:
+        failure = run("first", "first_process")
+        before = len(ticket_rows(run_dir))
+        for role in ("resume", "recover"):  # a fresh process each; a killed one needs another
+            if failure:
+                break
+            failure = run(role, "resume_process")
+            if workers[role].exit_code == 0:
+                break
+    reports = {role: read_report(run_dir, role) for role in workers}
+    receipts = [ln["ticket_id"] for ln in read_ledger(run_dir) if ln["phase"] == "ticket"]
+    tickets = ticket_rows(run_dir)
+    count = "one ticket" if len(tickets) == 1 else f"{len(tickets)} tickets"
+    result = {
+        **asdict(spec),
+        "node_calls": len(receipts),
+        "before_resume": before,
+        "after_resume": len(tickets),
+        "receipts": receipts,
+        "outcome": FAILED if failure else count,
+        "failure": failure,
+        "exits": {role: report.exit_code for role, report in workers.items()},
+        "tickets": tickets,
+        "resume": reports.get("resume", {}),
+        "recover": reports.get("recover", {}),
+        "run_dir": str(run_dir),
+    }
+    (run_dir / "results.json").write_text(json.dumps(result, indent=2))
+    return result
+
+
+def run_interrupt(
+    key: str = "fresh",
+    layout: str = "combined",
+    cross_process: bool = False,
+    kill_at: str = "none",
+    key_source: str | None = None,
+) -> dict:
+    """Run study 001's experiment once; the figures as a dict (node_calls, before_resume,
+    after_resume, receipts, outcome, tickets, and what the resuming process found)."""
+    spec = InterruptSpec(key, layout, cross_process, kill_at, key_source)
+    return server.call("labkit.studies.interrupt_resume.experiment:run_here", spec=asdict(spec))

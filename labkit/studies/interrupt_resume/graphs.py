@@ -1,0 +1,191 @@
+"""Study 001's graphs, run in worker processes (this module imports LangGraph).
+
+`combined`: one node creates the ticket, then calls `interrupt()` for a receipt review.
+`split`: prepare → approve (the interrupt, before any side effect) → execute (creates the
+ticket) → verify. The key strategy decides the operation key: `fresh`, a new UUID each time the
+node runs; `stable`, the operation id fixed in the first input. Every ticket the node gets back
+is appended to the ledger, so the parent can count node runs and receipts after any kill.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TypedDict
+
+from langgraph.checkpoint.memory import InMemorySaver
+from langgraph.checkpoint.sqlite import SqliteSaver
+from langgraph.graph import END, START, StateGraph
+from langgraph.graph.state import CompiledStateGraph
+from langgraph.runtime import Runtime
+from langgraph.types import Command, interrupt
+
+from labkit.bench.gate import Gate, report
+from labkit.bench.ledger import Ledger
+from labkit.bench.trace import Trace
+from labkit.studies.durability.graphs import checkpoint_report, open_saver, with_saver
+from labkit.studies.interrupt_resume.tickets import Tickets
+
+__all__ = ["first_process", "resume_process", "same_process"]
+
+CONFIG = {"configurable": {"thread_id": "workflow-1"}}
+FIRST_INPUT = {"operation_id": "request-42/create-ticket/v1", "title": "Printer offline"}
+TENANT = "team-A"
+
+
+class State(TypedDict, total=False):
+    operation_id: str
+    title: str
+    approved: bool
+    ticket_id: int
+    receipt_seen: bool
+
+
+def key_function(job: dict) -> Callable[[State], str]:
+    """Where the operation key comes from: fresh, stable, or the reader's own function."""
+    if job["key"] == "custom":
+        namespace: dict = {}
+        exec(job["key_source"], namespace)  # the reader's own code, in the reader's own lab
+        return namespace["operation_key"]
+    if job["key"] == "stable":
+        return lambda state: state["operation_id"]
+    return lambda state: str(uuid.uuid4())
+
+
+def no_stop(point: str) -> None:
+    """No kill points (the run in one process)."""
+
+
+@dataclass(frozen=True)
+class RunContext:
+    """What the nodes need from the process they run in, given to `invoke(context=...)`: the
+    graphs are compiled once, in the trial server, and the key strategy is the job's."""
+
+    tickets: Tickets
+    ledger: Ledger
+    operation_key: Callable[[State], str]
+    stop: Callable[[str], None] = no_stop  # a kill point: the worker's gate
+
+    @classmethod
+    def for_job(cls, job: dict, gate: Gate | None = None) -> RunContext:
+        tickets, ledger = Tickets(job["run_dir"]), Ledger(job["run_dir"])
+        return cls(tickets, ledger, key_function(job), gate or no_stop)
+
+
+def create_ticket(state: State, node: str, hooks: RunContext) -> int:
+    """The side effect, with kill points on both sides of it."""
+    hooks.stop("before_create")
+    key = hooks.operation_key(state)
+    ticket_id = hooks.tickets.create(TENANT, key, state["title"])
+    hooks.ledger.line(node, "ticket", ticket_id=ticket_id, op_key=key)
+    hooks.stop("after_create")
+    return ticket_id
+
+
+def create_and_review(state: State, runtime: Runtime[RunContext]) -> dict:
+    ticket_id = create_ticket(state, "create_and_review", runtime.context)
+    # A receipt review AFTER the ticket exists: not permission to create it.
+    seen = interrupt({"ticket_id": ticket_id, "stage": "receipt_review"})
+    return {"ticket_id": ticket_id, "receipt_seen": seen is True}
+
+
+def prepare(state: State) -> dict:
+    return {"title": state["title"].strip()}
+
+
+def approve(state: State) -> dict:  # the interrupt comes before any side effect
+    return {"approved": interrupt({"stage": "approval", "title": state["title"]}) is True}
+
+
+def execute(state: State, runtime: Runtime[RunContext]) -> dict:
+    if not state["approved"]:
+        return {}
+    return {"ticket_id": create_ticket(state, "execute", runtime.context)}
+
+
+def verify(state: State, runtime: Runtime[RunContext]) -> dict:
+    ids = [row[0] for row in runtime.context.tickets.rows()]
+    return {"receipt_seen": state.get("ticket_id") in ids}
+
+
+LAYOUTS = {
+    "combined": [("create_and_review", create_and_review)],
+    "split": [("prepare", prepare), ("approve", approve), ("execute", execute), ("verify", verify)],
+}
+
+
+def build(layout: str) -> CompiledStateGraph:
+    """The layout's nodes in a line, compiled without a checkpointer."""
+    builder = StateGraph(State, context_schema=RunContext)
+    names = [name for name, _ in LAYOUTS[layout]]
+    for name, step in LAYOUTS[layout]:
+        builder.add_node(name, step)
+    for before, after in zip([START, *names], [*names, END], strict=True):
+        builder.add_edge(before, after)
+    return builder.compile()
+
+
+SHAPES = {layout: build(layout) for layout in LAYOUTS}  # compiled once, in the trial server
+
+
+def sqlite_graph(job: dict) -> tuple[CompiledStateGraph, SqliteSaver]:
+    """The job's graph on this process's own SqliteSaver, and the saver (to decode the file)."""
+    saver = open_saver(job["run_dir"])
+    return with_saver(SHAPES[job["layout"]], saver), saver
+
+
+def same_process(job: dict) -> None:
+    """The study itself: InMemorySaver, interrupt and resume in one process."""
+    graph = with_saver(SHAPES[job["layout"]], InMemorySaver())
+    hooks = RunContext.for_job(job)
+    paused = graph.invoke(FIRST_INPUT, CONFIG, context=hooks)
+    before = len(hooks.tickets.rows())
+    result = graph.invoke(Command(resume=True), CONFIG, context=hooks)
+    report(
+        job,
+        paused="__interrupt__" in paused,
+        before_resume=before,
+        receipt_seen=result.get("receipt_seen"),
+    )
+
+
+def first_process(job: dict) -> None:
+    """Process 1: run until the interrupt is saved, stop at `paused` if told to, then exit."""
+    gate = Gate(Trace(job["run_dir"], job["role"]), job)
+    graph, _ = sqlite_graph(job)
+    hooks = RunContext.for_job(job, gate)
+    paused = graph.invoke(FIRST_INPUT, CONFIG, durability="sync", context=hooks)
+    gate("paused")
+    report(job, paused="__interrupt__" in paused)
+
+
+def resume_process(job: dict) -> None:
+    """A later process: look at the saved thread, then resume it (re-running what a kill cut
+    off). In the split layout the ticket is created here, so its kill points are here too."""
+    graph, saver = sqlite_graph(job)
+    hooks = RunContext.for_job(job, Gate(Trace(job["run_dir"], job["role"]), job))
+
+    def resume_with(graph_input: object) -> dict:
+        return graph.invoke(graph_input, CONFIG, durability="sync", context=hooks)
+
+    seen = graph.get_state(CONFIG)
+    found = {"next": list(seen.next), "interrupts": [repr(i.value) for i in seen.interrupts]}
+    checkpoints = checkpoint_report(graph, saver, CONFIG)
+    if not seen.next and not seen.values:
+        report(job, found=found, checkpoints=checkpoints, resumed_how="nothing saved to resume")
+        return
+    if seen.interrupts:
+        result, how = resume_with(Command(resume=True)), "Command(resume=True)"
+    else:  # killed before an interrupt was saved: run again from the last checkpoint
+        result, how = resume_with(None), "invoke(None)"
+        if "__interrupt__" in result:  # it reached the interrupt this time: the reviewer says yes
+            result = resume_with(Command(resume=True))
+            how += ", then Command(resume=True)"
+    report(
+        job,
+        found=found,
+        checkpoints=checkpoints,
+        resumed_how=how,
+        receipt_seen=result.get("receipt_seen"),
+    )

@@ -1,0 +1,77 @@
+"""Study 001's ticket service: the receiver that recognises an operation by its key.
+
+`UNIQUE(tenant, op_key)`; the canonical payload (sorted JSON) is stored with the ticket. The
+same tenant, key and payload return the original ticket id; the same key with another
+payload is refused and changes nothing; another tenant with the same key gets its own ticket.
+Look-up and insert run in one `BEGIN IMMEDIATE` transaction, so two processes racing with the
+same key leave one ticket. Its own SQLite file, apart from any checkpointer. Standard library.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+
+from labkit.studies.commit_window.stores import PayloadConflict
+
+__all__ = ["TICKETS_FILE", "PayloadConflict", "Tickets"]
+
+TICKETS_FILE = "tickets.db"
+SCHEMA = """CREATE TABLE IF NOT EXISTS ticket (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    tenant TEXT NOT NULL, op_key TEXT NOT NULL, payload TEXT NOT NULL,
+    UNIQUE(tenant, op_key))"""
+
+
+class Tickets:
+    """One process's connection to the ticket service."""
+
+    def __init__(self, run_dir: str | os.PathLike, timeout: float = 10.0) -> None:
+        self.conn = sqlite3.connect(
+            os.path.join(run_dir, TICKETS_FILE), timeout=timeout, isolation_level=None
+        )
+        self.conn.execute(SCHEMA)
+
+    def create(self, tenant: str, op_key: str, title: str) -> int:
+        """The ticket for this operation: a new one, or the original on a retry."""
+        payload = json.dumps({"title": title}, sort_keys=True, ensure_ascii=False)
+        self.conn.execute("BEGIN IMMEDIATE")
+        try:
+            row = self.conn.execute(
+                "SELECT id, payload FROM ticket WHERE tenant=? AND op_key=?", (tenant, op_key)
+            ).fetchone()
+            if row and row[1] != payload:
+                raise PayloadConflict(f"{tenant}/{op_key} already holds {row[1]}, not {payload}")
+            ticket_id = (
+                row[0]
+                if row
+                else self.conn.execute(
+                    "INSERT INTO ticket(tenant, op_key, payload) VALUES(?, ?, ?)",
+                    (tenant, op_key, payload),
+                ).lastrowid
+            )
+            self.conn.execute("COMMIT")
+            return ticket_id
+        except BaseException:
+            self.conn.execute("ROLLBACK")
+            raise
+
+    def rows(self) -> list[tuple]:
+        return self.conn.execute(
+            "SELECT id, tenant, op_key, payload FROM ticket ORDER BY id"
+        ).fetchall()
+
+    def close(self) -> None:
+        self.conn.close()
+
+
+def create_when_told(job: dict) -> None:
+    """A worker entry for the race test: wait at the gate, then create with the job's key."""
+    from labkit.bench.gate import Gate
+    from labkit.bench.trace import Trace
+
+    tickets = Tickets(job["run_dir"])
+    Gate(Trace(job["run_dir"], job["role"]), job)("ready")
+    ticket_id = tickets.create(job["tenant"], job["op_key"], job["title"])
+    print(ticket_id)

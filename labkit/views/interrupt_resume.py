@@ -1,0 +1,119 @@
+"""Views of study 001's runs: the study's table, the tickets, and the checkpoint file."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from html import escape
+
+import ipywidgets as widgets
+from IPython.display import HTML, display
+
+from labkit.studies.commit_window.outcome import FAILED
+from labkit.studies.interrupt_resume.experiment import (
+    INTERRUPT_KILL_POINTS,
+    KEY_STRATEGIES,
+    LAYOUTS,
+    run_interrupt,
+)
+from labkit.views.durability import checkpoints_html
+from labkit.views.panel import shows_errors
+from labkit.views.tables import grid_html, outcome_badge, outcome_word
+from labkit.views.text import INTERRUPT_COLUMNS, interrupt_rows
+
+__all__ = ["InterruptPanel", "interrupt_html", "show_interrupt", "show_interrupt_table"]
+
+
+def verdict(result: dict) -> str:
+    """One ticket is the consistent outcome; more are duplicates; a failed process, no outcome."""
+    if result.get("failure"):
+        return outcome_badge(FAILED, result["failure"])
+    if result["after_resume"] == 1:
+        return outcome_word("consistent", "ONE TICKET")
+    return outcome_word("duplicate", f"{result['after_resume']} TICKETS")
+
+
+def table_html(results: Sequence[dict]) -> str:
+    """Study 001's table: node runs, tickets before and after the resume, receipts."""
+    return grid_html(INTERRUPT_COLUMNS, interrupt_rows(results))
+
+
+def interrupt_html(result: dict) -> str:
+    """One run: the verdict, the figures, the ticket rows, and what the resuming process saw."""
+    parts = [
+        f"<p>{verdict(result)}</p>",
+        table_html([result]),
+        "<p><b>tickets.db · ticket</b></p>",
+        grid_html(("id", "tenant", "op_key", "payload"), result["tickets"] or [("(none)",) * 4]),
+    ]
+    resume = result.get("recover") or result.get("resume") or {}
+    if resume.get("found"):
+        found = resume["found"]
+        parts.append(
+            f"<p>The resuming process found <code>next={found['next']}</code>, pending "
+            f"interrupts <code>{escape(str(found['interrupts']))}</code>, and resumed with "
+            f"<code>{escape(resume['resumed_how'])}</code>. Its checkpoint file then:</p>"
+        )
+        parts.append(checkpoints_html(resume["checkpoints"]))
+    return "".join(parts)
+
+
+def show_interrupt(result: dict) -> None:
+    display(HTML(interrupt_html(result)))
+
+
+def show_interrupt_table(results: Sequence[dict]) -> None:
+    display(HTML(table_html(results)))
+
+
+class InterruptPanel(widgets.VBox):
+    """Key strategy, layout, same or new process, kill point; Run; the tickets and checkpoints."""
+
+    def __init__(self) -> None:
+        self.result: dict | None = None
+        self.error: Exception | None = None
+        self.key = widgets.ToggleButtons(options=list(KEY_STRATEGIES), description="key")
+        self.layout_choice = widgets.ToggleButtons(options=list(LAYOUTS), description="layout")
+        self.process = widgets.ToggleButtons(
+            options=["same process", "new process"], description="resume in"
+        )
+        self.kill_at = widgets.Dropdown(
+            options=list(INTERRUPT_KILL_POINTS), description="kill at", disabled=True
+        )
+        self.run_button = widgets.Button(description="Run", button_style="primary", icon="play")
+        self.error_line = widgets.HTML()
+        self.output = widgets.HTML()
+        self.process.observe(self._on_process, names="value")
+        self.run_button.on_click(self._on_run)
+        super().__init__(
+            [
+                self.key,
+                self.layout_choice,
+                self.process,
+                widgets.HBox([self.kill_at, self.run_button]),
+                self.error_line,
+                self.output,
+            ]
+        )
+
+    def _on_process(self, change: dict) -> None:
+        """A kill needs a fresh process to resume: the kill point opens with "new process"."""
+        self.kill_at.disabled = change["new"] == "same process"
+        if self.kill_at.disabled:
+            self.kill_at.value = "none"
+
+    @shows_errors
+    def _on_run(self, _button: object = None) -> None:
+        self.run_button.disabled = True
+        try:
+            self.result = run_interrupt(
+                self.key.value,
+                self.layout_choice.value,
+                self.process.value == "new process",
+                self.kill_at.value,
+            )
+            self.output.value = interrupt_html(self.result)
+        finally:
+            self.run_button.disabled = False
+
+    def click(self) -> None:
+        self.run_button.click()

@@ -1,0 +1,181 @@
+"""Lesson 2 · Closing the window (notebooks/02_closing_the_window.ipynb): its checked exercises.
+
+The step exercises run the reader's step where the lab runs its own and kill it after every
+commit that reached a file, however it was written; the worker's own reports (exit codes,
+stderr, the files) tell a wrong step from an error in the reader's code, shown at their line.
+
+    lesson2.safe_step.check(my_step)   # .hint(), .solution()
+"""
+
+from __future__ import annotations
+
+import re
+import signal
+from collections.abc import Callable
+
+from labkit.bench.gate import EXIT_CODE
+from labkit.bench.launcher import WorkerReport
+from labkit.bench.trace import read_trace
+from labkit.studies.commit_window.orders import STUDY_000_CASES
+from labkit.studies.commit_window.outcome import describe_state
+from labkit.studies.commit_window.runs import execute, run
+from labkit.studies.commit_window.spec import RunSpec
+from labkit.studies.commit_window.stores import PAYLOAD
+from labkit.studies.commit_window.worker import LEARNER_FILE
+from labkit.workshop.checks import (
+    Exercise,
+    ReaderCodeError,
+    Verdict,
+    code_error,
+    each,
+    judge_predictions,
+    source_of,
+)
+
+__all__ = ["bug_hunt", "predict_five_cases", "safe_step"]
+
+
+def study_000_case(case: str) -> tuple[object, str, str]:
+    """One case of study 000 ("order/point"): a real crash and recovery, and its outcome."""
+
+    r = run(*case.split("/"))
+    story = f"done/receipts {r.before.done}/{r.before.receipts} → {r.after.done}/{r.after.receipts}"
+    return r.outcome, story, str(r.run_dir)
+
+
+def judge_five_cases(predicted: object) -> Verdict:
+
+    cases = [f"{order}/{point}" for order, point in STUDY_000_CASES]
+    return judge_predictions(predicted, cases, each(study_000_case))
+
+
+READER_FRAME = re.compile(rf'File "{re.escape(LEARNER_FILE)}", line (\d+)')
+
+
+def raised(worker: WorkerReport, source: str) -> str | None:
+    """The reader's error if this worker died of it (its traceback's last line, their line)."""
+    if worker.exit_code in (0, EXIT_CODE, -signal.SIGKILL) and not worker.timed_out:
+        return None
+    if worker.timed_out:
+        return f"the {worker.role} worker did not finish in time (an endless loop?)"
+    lines = worker.stderr.strip().splitlines() or [f"exit status {worker.exit_code}"]
+    frames = READER_FRAME.findall(worker.stderr)
+    return code_error(lines[-1], int(frames[-1]) if frames else None, source)
+
+
+def judge_step(answer: Callable | str) -> Verdict:
+    """Run the step once uncrashed, then kill it at every point its run passed (after every
+    commit that reached a file) and recover: every run must end with done=1 and one receipt."""
+
+    source, name = source_of(answer)
+
+    def run(point: str = "none"):  # noqa: ANN202 - a RunResult
+        return execute(RunSpec("idempotent", point, step_source=source, step_name=name))
+
+    clean = run()
+    error = raised(clean.first, source)
+    if error:
+        raise ReaderCodeError(error, str(clean.run_dir))
+    receipts = clean.before.table("receipts").rows
+    if (clean.before.done, len(receipts)) != (1, 1) or receipts[0][2] != PAYLOAD:
+        return Verdict(
+            "incorrect",
+            f"run once without a crash, the step left {describe_state(clean.before)}, "
+            f"receipts {receipts}: it must save one receipt of PAYLOAD and done=1",
+            str(clean.run_dir),
+        )
+    trace = read_trace(clean.run_dir)
+    points = [e["point"] for e in trace if e["event"] == "point" and e["role"] == "first"]
+    for point in points:
+        r = run(point)
+        at = f"killed at `{point}`, when the files held {describe_state(r.before)}"
+        if r.first.exit_code != EXIT_CODE:
+            why = raised(r.first, source) or "it did not reach that point this time"
+            return Verdict("incorrect", f"{at}: {why}; a step must commit the same way every run")
+        error = raised(r.recovery, source)
+        if error:
+            return Verdict(
+                "incorrect",
+                f"{at}, the recovery failed: {error}. A retry must get the receipt back, "
+                "not an error",
+                str(r.run_dir),
+            )
+        if (r.after.done, r.after.receipts) != (1, 1):
+            return Verdict(
+                "incorrect",
+                f"{at}, recovery left {describe_state(r.after)}: your step is not safe to replay",
+                str(r.run_dir),
+            )
+    return Verdict(
+        "correct",
+        f"done=1 and one receipt after a kill at every one of the {len(points)} points your "
+        f"step passed: {', '.join(points)}",
+        str(clean.run_dir),
+    )
+
+
+BUGGY_STEP_STARTER = """def buggy_step(control, effect, gate):
+    import uuid
+
+    key = f"job-17:save-report:{uuid.uuid4()}"
+    with effect:
+        effect.add_receipt_once(key, PAYLOAD)
+    with control:
+        control.mark_done()"""
+
+predict_five_cases = Exercise(
+    "lesson2.predict_five_cases",
+    "02_predict_five_cases.py",
+    starter="""predictions = {
+    "effect_first/effect": "???",
+    "checkpoint_first/checkpoint": "???",
+    "atomic/in_transaction": "???",
+    "atomic/committed": "???",
+    "idempotent/effect": "???",
+}""",
+    judge=judge_five_cases,
+    hints=[
+        "Each value is one of: consistent, duplicate, lost.",
+        "For each case, write down what the kill leaves on disk: a write counts only once "
+        "its transaction has committed.",
+        "Then let recovery act: it reads done only, and with done=0 runs the whole step "
+        "again; only the idempotent receiver recognises the retry.",
+    ],
+)
+
+safe_step = Exercise(
+    "lesson2.safe_step",
+    "02_safe_step.py",
+    starter="""def my_step(control, effect, gate):
+    with effect:
+        effect.add_receipt(KEY, PAYLOAD)
+    with control:
+        control.mark_done()""",
+    judge=judge_step,
+    code=True,
+    hints=[
+        "The check kills your step after every commit that reaches a file, with or without "
+        "`with` blocks. Reordering cannot help: a kill after the first commit always "
+        "leaves the other file behind.",
+        "The two files cannot share a transaction, so the receiver has to recognise a "
+        "retry: a second attempt must not add a second receipt.",
+        "effect.add_receipt_once(KEY, PAYLOAD) returns the original receipt for a key it "
+        "knows; commit it before done=1.",
+    ],
+)
+
+bug_hunt = Exercise(
+    "lesson2.bug_hunt",
+    "02_bug_hunt.py",
+    starter=BUGGY_STEP_STARTER,
+    judge=judge_step,
+    code=True,
+    hints=[
+        "Killed between its two commits, the step runs again in a new process. Print the "
+        "key on two attempts: is it the same operation both times?",
+        "add_receipt_once recognises a retry by its key alone; a key made inside the step "
+        "is new on every attempt.",
+        "The key must exist before the first attempt and be reused by every retry: the "
+        "worker gives you KEY.",
+    ],
+)
