@@ -14,6 +14,7 @@ _HOMES = {
     "NO_KILL": "labkit.studies.commit_window.orders",
     "ORDERS": "labkit.studies.commit_window.orders",
     "STUDY_000_CASES": "labkit.studies.commit_window.orders",
+    "STUDY_000_REPORTED": "labkit.studies.commit_window.orders",
     "deliver_all": "labkit.studies.commit_window.receiver",
     "WriteOrder": "labkit.studies.commit_window.orders",
     "get_order": "labkit.studies.commit_window.orders",

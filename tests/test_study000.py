@@ -71,3 +71,17 @@ def test_idempotent_recovery_gets_the_original_receipt(tmp_path):
     result = lk.run("idempotent", "effect", out=tmp_path / "run")
     assert result.before.table("receipts").rows == result.after.table("receipts").rows
     assert result.after.table("receipts").rows == [[1, "job-17:save-report:v1", "demo-report-17"]]
+
+
+def test_the_study_table_puts_the_studys_figures_beside_each_real_run(tmp_path):
+    from dataclasses import replace
+
+    from labkit.views.tables import study_table_html
+
+    assert {(o, k): (b, a) for o, k, b, a, _ in STUDY_000} == lk.STUDY_000_REPORTED
+    repeated = lk.run("effect_first", "effect", out=tmp_path / "run")
+    html = study_table_html([repeated])
+    assert "0 / 1 → 1 / 2" in html and ">same<" in html and "differs" not in html
+    # the same files, filed under another case: the table must say they disagree with the study
+    mislabelled = replace(repeated, spec=lk.RunSpec("checkpoint_first", "checkpoint"))
+    assert ">differs<" in study_table_html([mislabelled])

@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from html import escape
 
 from labkit.bench.snapshot import Snapshot, Table
-from labkit.studies.commit_window.orders import NO_KILL, ORDERS
+from labkit.studies.commit_window.orders import NO_KILL, ORDERS, STUDY_000_REPORTED
 from labkit.studies.commit_window.outcome import FAILED, OUTCOMES
 from labkit.studies.commit_window.runs import RunResult
 from labkit.views.palette import outcome_colour
@@ -123,7 +123,8 @@ def run_html(result: RunResult) -> str:
 
 
 def study_table_html(results: Sequence[RunResult]) -> str:
-    """Study 000's table, rebuilt from real runs: done/receipts before and after recovery."""
+    """Study 000's table, rebuilt from real runs: done/receipts before and after recovery, and
+    beside them what the study reported for the same case, and whether the two agree."""
     head = (
         "order",
         "kill at",
@@ -132,7 +133,20 @@ def study_table_html(results: Sequence[RunResult]) -> str:
         "before: done / receipts",
         "after: done / receipts",
         "outcome",
+        "study 000 reported",
+        "here",
     )
+
+    def reported(r: RunResult) -> tuple[str, str]:
+        study = STUDY_000_REPORTED.get((r.spec.order, r.spec.kill_at))
+        if study is None:
+            return "-", "-"
+        (done, receipts), (done_after, receipts_after) = study
+        here = ((r.before.done, r.before.receipts), (r.after.done, r.after.receipts))
+        return f"{done} / {receipts} → {done_after} / {receipts_after}", (
+            "same" if here == study else "differs"
+        )
+
     rows = "".join(
         "<tr>"
         + "".join(
@@ -146,7 +160,9 @@ def study_table_html(results: Sequence[RunResult]) -> str:
                 f"{r.after.done} / {r.after.receipts}",
             )
         )
-        + f'<td style="{CELL}">{outcome_word(r.outcome)}{failure_note(r.failure)}</td></tr>'
+        + f'<td style="{CELL}">{outcome_word(r.outcome)}{failure_note(r.failure)}</td>'
+        + "".join(f'<td style="{CELL}">{escape(v)}</td>' for v in reported(r))
+        + "</tr>"
         for r in results
     )
     header = "".join(f'<th style="{CELL}">{h}</th>' for h in head)
