@@ -170,7 +170,7 @@ class CrashPanel(widgets.VBox):
             f"Done: first worker exit {s['first_exit']}, recovery exit "
             f"{s['replay_exit']}. Folder: <code>{s['run_dir']}</code>"
         )
-        self.outcome.value = f"<p>{outcome_badge(result.outcome)}</p>"
+        self.outcome.value = f"<p>{outcome_badge(result.outcome, result.failure)}</p>"
         self.tables.value = before_after_html(result)
         self.timeline.show(result)
 

@@ -96,7 +96,7 @@ class StepPanel(widgets.VBox):
     @shows_errors
     def _on_recover(self, _button: object = None) -> None:
         result = self.session.recover()
-        self.where.value = f"<p>{outcome_badge(result.outcome)}</p>"
+        self.where.value = f"<p>{outcome_badge(result.outcome, result.failure)}</p>"
         self.files.value = before_after_html(result)
         self.timeline.show(result)
         self._enable()
