@@ -8,14 +8,18 @@ import ast
 import itertools
 import json
 import linecache
+import re
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 from wrong_answers import RIGHT, WRONG
 
+from labkit.bench.errors import LabError
 from labkit.studies.commit_window.stores import KEY, PAYLOAD
+from labkit.studies.durability.experiment import DURABILITY_MODES, DurabilitySpec, Trial
 from labkit.workshop import lesson1, lesson2, lesson3, lesson4
-from labkit.workshop.checks import Verdict
+from labkit.workshop.checks import Measured, Verdict
 
 ROOT = Path(__file__).resolve().parent.parent
 LESSONS = {"lesson1": lesson1, "lesson2": lesson2, "lesson3": lesson3, "lesson4": lesson4}
@@ -131,6 +135,7 @@ def test_a_partly_filled_prediction_names_the_open_parts_and_hides_their_answers
     assert wrong.status == "incorrect" and "Still open: after_create, paused." in wrong.message
     assert "after_create:" not in wrong.message and "paused:" not in wrong.message
     assert "gave 3" not in wrong.message
+    assert str(wrong).count(wrong.run_dir) == 1  # the failing run's folder, named once
 
 
 def test_hints_say_something_new_each_time_and_which_is_the_last():
@@ -141,3 +146,128 @@ def test_hints_say_something_new_each_time_and_which_is_the_last():
         assert all(h.startswith(f"Hint {i} of {len(shown)}") for i, h in enumerate(shown, 1))
         assert "last hint" in shown[-1] and not any("last hint" in h for h in shown[:-1])
         assert exercise.hint() == shown[-1]  # asking again repeats the last one
+
+
+@pytest.fixture
+def no_runs(monkeypatch):
+    """Every way a check starts a real run fails the test: a form error must return first."""
+
+    def started(*args, **kwargs):
+        raise AssertionError(f"a run started for {args or kwargs}")
+
+    for lesson, name in [
+        (lesson1, "run"),
+        (lesson2, "study_000_case"),
+        (lesson3, "interrupt_case"),
+        (lesson4, "sync_trial"),
+        (lesson4, "run_trials"),
+    ]:
+        monkeypatch.setattr(lesson, name, started)
+
+
+GARBAGE = ["x", ["consistent", "lost"], "two", 2.5, True, "", {"a": 1}, -1]
+
+
+@pytest.mark.parametrize(
+    ("name", "says"),
+    [
+        ("lesson2.predict_five_cases", "one of: consistent, duplicate, lost"),
+        ("lesson3.predict_kills", "a whole number"),
+        ("lesson4.predict_sync_trial", "a whole number"),
+    ],
+)
+def test_a_garbage_prediction_gets_a_form_message_that_runs_and_reveals_nothing(
+    name, says, no_runs
+):
+    exercise = EXERCISES[name]
+    cases = list(answer_from(exercise.starter, code=False))
+    for start in range(0, len(GARBAGE), len(cases)):  # no run starts (no_runs): none can show
+        garbage = dict(zip(cases, (GARBAGE * 2)[start:], strict=False))
+        verdict = exercise.check(garbage)
+        assert verdict.status == "incorrect" and says in verdict.message, str(verdict)
+        assert all(case in verdict.message for case in cases), str(verdict)
+        assert "real run" not in verdict.message and verdict.run_dir is None
+
+
+def test_lesson_1_takes_any_set_and_gives_a_form_message_for_what_is_not_a_kill_point(no_runs):
+    nested = lesson1.find_the_window.check([["checkpoint"]])
+    assert nested.status == "incorrect" and "each kill point is a word" in nested.message
+    assert lesson1.find_the_window.check(frozenset({"???"})).status == "not attempted"
+    for answer in ({"commit"}, frozenset({"Checkpoint", "later"}), 7):
+        assert lesson1.find_the_window.check(answer).status == "incorrect"
+
+
+def test_a_wrong_window_does_not_count_the_points_it_left_out():
+    verdict = lesson1.find_the_window.check({"start"})
+    assert verdict.status == "incorrect", str(verdict)
+    assert "leaves out one or more points where a kill loses the receipt" in verdict.message
+    assert not re.search(r"\d kill point", verdict.message)
+    assert str(verdict).count(verdict.run_dir) == 1  # the folder is named once
+
+
+def test_a_failed_run_judges_no_answer_and_reveals_nothing(monkeypatch, tmp_path):
+    why = "first worker timed out after 10 s"
+    measured = Measured(3, "receipts []", str(tmp_path), why)
+    monkeypatch.setattr(lesson3, "interrupt_case", lambda point: measured)
+    verdict = lesson3.predict_kills.check({"before_create": 1, "after_create": 2, "paused": 2})
+    assert verdict.status == "no verdict" and why in verdict.message, str(verdict)
+    assert "3" not in verdict.message and verdict.run_dir == str(tmp_path)
+
+    def broken(order: str, point: str) -> SimpleNamespace:  # a RunResult whose worker failed
+        spec = SimpleNamespace(kill_at=point)
+        return SimpleNamespace(spec=spec, failure=why, run_dir=tmp_path, outcome="failed")
+
+    monkeypatch.setattr(lesson1, "run", broken)
+    verdict = lesson1.find_the_window.check({"effect"})
+    assert verdict.status == "no verdict" and "killed at start" in verdict.message, str(verdict)
+
+
+def trial(mode: str, run_dir: Path, failure: str | None = None) -> Trial:
+    """A trial as run_trials returns it: resumed, c run again; or failed, with no outcome."""
+    return Trial(
+        spec=DurabilitySpec("linear", mode, lesson4.SLOW_MS),
+        run_dir=str(run_dir),
+        first_exit=-9,
+        killed_inside=True,
+        checkpoints=4,
+        writes=4,
+        orphan_writes=0,
+        resumed=failure is None,
+        recovery_error=None,
+        ledger_lines=9,
+        baseline_lines=8,
+        rerun_nodes=["c"],
+        pids=[1, 2],
+        failure=failure,
+    )
+
+
+def test_a_failed_trial_is_never_scored_as_a_lost_run(monkeypatch, tmp_path):
+    """A worker that died of its own error left no checkpoint to resume: it is no outcome."""
+    why = "recovery worker exited 1: RuntimeError: boom"
+    trials = [trial(m, tmp_path / m) for m in DURABILITY_MODES for _ in range(lesson4.TRIALS)]
+    trials[0] = trial("sync", tmp_path / "broken", why)
+    monkeypatch.setattr(lesson4, "run_trials", lambda specs, n: trials)
+    verdict = lesson4.choose_durability.check("sync")
+    assert verdict.status == "no verdict", str(verdict)
+    assert why in verdict.message and verdict.run_dir == str(tmp_path / "broken")
+    assert "lost" not in verdict.message and "cost" not in verdict.message
+
+
+def test_a_hint_number_outside_the_hints_is_refused_in_one_line():
+    exercise = lesson2.safe_step
+    exercise.hints_shown = 0
+    for number in (-1, 0, 4, "2", True, 2.0):
+        with pytest.raises(LabError, match="hint number must be a whole number from 1 to 3"):
+            exercise.hint(number)
+    assert exercise.hints_shown == 0  # a refused number moves nothing
+    assert exercise.hint(2).startswith("Hint 2 of 3") and "last hint" not in exercise.hint(2)
+    last = exercise.hint()
+    assert last.startswith("Hint 3 of 3") and "That was the last hint" in last
+    assert exercise.hint(3) == last
+
+
+def test_the_safe_step_hints_say_what_is_true_of_two_files():
+    hints = " ".join(lesson2.safe_step.hints)
+    assert "The two files cannot share a transaction" not in hints  # ATTACH lets them
+    assert "Each Store commits its own file" in hints

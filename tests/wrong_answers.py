@@ -60,9 +60,10 @@ WRONG: dict[str, dict[str, tuple[object, str]]] = {
         "before any write": ({"start"}, "killed at start"),
         "both commits": ({"checkpoint", "effect"}, "killed at effect"),
         "every point": ({"start", "checkpoint", "effect"}, "killed at start"),
-        "nowhere": (set(), "1 kill point where a crash loses the receipt: not in your set"),
+        "nowhere": (set(), "your set leaves out one or more points where a kill loses"),
         "not a kill point": ({"commit"}, "not a kill point of checkpoint_first: ['commit']"),
         "a bare word": ("effect", "killed at effect"),
+        "a list in a list": ([["checkpoint"]], "each kill point is a word"),
     },
     "lesson2.predict_five_cases": {
         "all consistent": (five(*["consistent"] * 5), "effect_first/effect: you said"),
@@ -73,6 +74,10 @@ WRONG: dict[str, dict[str, tuple[object, str]]] = {
         "the key does not help": mistaken({"idempotent/effect": "duplicate"}),
         "committed means repeated": mistaken({"atomic/committed": "duplicate"}),
         "a kill loses everything": (five(*["lost"] * 5), "effect_first/effect: you said 'lost'"),
+        "not an outcome": (
+            five("x", "two", "lost", "unfinished", "consistent"),
+            "each prediction is one of: consistent, duplicate, lost; not effect_first/effect = 'x'",
+        ),
     },
     "lesson2.safe_step": {
         "effect first, without with blocks": (
@@ -224,6 +229,10 @@ WRONG: dict[str, dict[str, tuple[object, str]]] = {
             "paused: you said 3",
         ),
         "as text": ({"before_create": "1", "after_create": "3", "paused": "2"}, "you said '1'"),
+        "in words": (
+            {"before_create": "two", "after_create": 3, "paused": 2},
+            "each prediction is a whole number, written in digits; not before_create = 'two'",
+        ),
         "the stable key's count": (
             {"before_create": 1, "after_create": 1, "paused": 2},
             "1 of your 3",
@@ -246,7 +255,10 @@ WRONG: dict[str, dict[str, tuple[object, str]]] = {
         "c and d twice": ({"checkpoints": 4, "ledger_lines": 10}, "ledger_lines: you said 10"),
         "one per node": ({"checkpoints": 5, "ledger_lines": 9}, "checkpoints: you said 5"),
         "nothing kept": ({"checkpoints": 0, "ledger_lines": 5}, "0 of your 2"),
-        "as words": ({"checkpoints": "four", "ledger_lines": "9"}, "you said 'four'"),
+        "as words": (
+            {"checkpoints": "four", "ledger_lines": "9"},
+            "a whole number, written in digits; not checkpoints = 'four' (nothing was run)",
+        ),
     },
 }
 
@@ -255,11 +267,19 @@ RIGHT: dict[str, dict[str, object]] = {
         "a bare word": "checkpoint",
         "a list, capitalised": ["Checkpoint"],
         "the placeholder left beside it": {"???", "checkpoint"},
+        "a frozenset, with a full stop": frozenset({"checkpoint."}),
     },
     "lesson2.predict_five_cases": {
         "as the tables print them": five(
             "DUPLICATE", "LOST", "CONSISTENT", "Consistent", "consistent "
         ),
+        "as one writes them, keys too": {
+            "Effect_First / Effect": "duplicated",
+            "checkpoint_first/Checkpoint": "Lost.",
+            "atomic/in transaction": ["consistent"],
+            "ATOMIC/committed": "consistent",
+            " idempotent/effect": "Consistent!",
+        },
     },
     "lesson2.safe_step": {
         "without with blocks": step("effect.add_receipt_once(KEY, PAYLOAD)\ncontrol.mark_done()"),
@@ -299,7 +319,14 @@ RIGHT: dict[str, dict[str, object]] = {
     },
     "lesson3.predict_kills": {
         "as text": {"before_create": "2", "after_create": " 3", "paused": 2.0},
+        "with units, keys as one writes them": {
+            "Before Create": "2.0",
+            "after-create": "3 tickets",
+            "PAUSED": [2],
+        },
     },
     "lesson4.choose_durability": {"shouted, with spaces": " SYNC "},
-    "lesson4.predict_sync_trial": {"as text": {"checkpoints": "4", "ledger_lines": "9"}},
+    "lesson4.predict_sync_trial": {
+        "as text, with units": {"Checkpoints": "4", "ledger lines": "9 lines"},
+    },
 }

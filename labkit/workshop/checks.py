@@ -13,24 +13,34 @@ from __future__ import annotations
 
 import ast
 import inspect
+import numbers
 import re
 import textwrap
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from html import escape
 from pathlib import Path
+from typing import NamedTuple
+
+from labkit.bench.errors import check_int
 
 __all__ = [
     "OPEN",
+    "WHOLE_NUMBER",
     "Exercise",
+    "Form",
+    "Measured",
     "ReaderCodeError",
     "Verdict",
+    "also_in",
     "code_error",
     "each",
     "is_open",
     "judge_predictions",
-    "normal",
+    "no_verdict",
+    "one_of",
     "source_of",
+    "word",
 ]
 
 SOLUTIONS = Path(__file__).resolve().parents[2] / "notebooks" / "solutions"
@@ -41,6 +51,7 @@ COLOURS = {
     "incomplete": "#E69F00",
     "not attempted": "#999999",
     "error": "#CC79A7",
+    "no verdict": "#56B4E9",
 }
 
 
@@ -49,7 +60,8 @@ class Verdict:
     """What a check found; shown as a coloured line in a notebook, plain text elsewhere.
 
     status: "correct", "incorrect", "incomplete" (what is filled in is right, parts are open),
-    "not attempted" (the starter as it was) or "error" (the reader's code raised)."""
+    "not attempted" (the starter as it was), "error" (the reader's code raised) or "no verdict"
+    (a run of the lab failed by itself, so it says nothing about the answer)."""
 
     status: str
     message: str
@@ -93,17 +105,55 @@ class ReaderCodeError(Exception):
 
 def is_open(value: object) -> bool:
     """A part the reader has not answered yet (the starter's placeholder)."""
-    return any(value is mark or (isinstance(mark, str) and value == mark) for mark in OPEN)
-
-
-def normal(value: object) -> object:
-    """An answer in its natural form: "2" is 2, " Duplicate" is "duplicate", 4.0 is 4."""
     if isinstance(value, str):
-        word = value.strip().lower()
-        return int(word) if re.fullmatch(r"[+-]?\d+", word) else word
-    if isinstance(value, float) and value.is_integer():
-        return int(value)
+        return value.strip() in [mark for mark in OPEN if isinstance(mark, str)]
+    return any(value is mark for mark in OPEN)
+
+
+def word(value: object) -> str | None:
+    """A one-word answer in its natural form (" Lost." is "lost"), or None if it is not text."""
+    if not isinstance(value, str):
+        return None
+    return " ".join(value.strip().rstrip(".!").lower().split())
+
+
+def lone(value: object) -> object:
+    """The one item of a one-item list, tuple or set (["duplicate"] means "duplicate")."""
+    if isinstance(value, list | tuple | set | frozenset) and len(value) == 1:
+        [value] = value
     return value
+
+
+class Form(NamedTuple):
+    """What every prediction of an exercise is: `says` tells the reader, `read` gives an
+    answer's natural value, or None for one that is not such a value (it is never run)."""
+
+    says: str
+    read: Callable[[object], object]
+
+
+def one_of(*words: str) -> Form:
+    """One of `words`, in any case, with a full stop or an ending: "Duplicated" is "duplicate"."""
+
+    def read(value: object) -> str | None:
+        given = word(lone(value))
+        return next((w for w in words if given in (w, f"{w}d", f"{w}s")), None)
+
+    return Form(f"one of: {', '.join(words)}", read)
+
+
+def read_whole_number(value: object) -> int | None:
+    """A count: 2, 2.0, "2", "2.0" or "2 tickets" is 2; "two", 2.5, True or -1 is not one."""
+    value = lone(value)
+    text = re.fullmatch(r"(\d+)(?:\.0*)?(?: *[a-z_]+)?", word(value) or "")
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, numbers.Real) and float(value).is_integer():
+        return int(value) if value >= 0 else None
+    return int(text[1]) if text else None
+
+
+WHOLE_NUMBER = Form("a whole number, written in digits", read_whole_number)
 
 
 def code_error(error: str, line: int | None, source: str) -> str:
@@ -150,6 +200,7 @@ class Exercise:
     hints_shown: int = 0
 
     def untouched(self, answer: object) -> bool:
+        """The starter as the lesson shows it (a placeholder in every part)."""
         if self.code:
             try:
                 return normalized(source_of(answer)[0]) == normalized(self.starter)
@@ -157,7 +208,7 @@ class Exercise:
                 return False
         if isinstance(answer, dict):
             return all(is_open(value) for value in answer.values())
-        if isinstance(answer, set | list | tuple):
+        if isinstance(answer, set | frozenset | list | tuple):
             return all(is_open(value) for value in answer) and bool(answer)
         return is_open(answer)
 
@@ -172,8 +223,11 @@ class Exercise:
             return Verdict("error", f"{error}\nMend it and check again.", error.run_dir)
 
     def hint(self, number: int | None = None) -> Text:
-        """The next hint (or hint `number`): each says something the ones before did not."""
-        self.hints_shown = min(number or self.hints_shown + 1, len(self.hints))
+        """The next hint (or hint `number`, 1 to the last): each says something the ones
+        before did not; asked again after the last, the last."""
+        if number is not None:
+            number = check_int("hint number", number, 1, len(self.hints))
+        self.hints_shown = number or min(self.hints_shown + 1, len(self.hints))
         last = self.hints_shown == len(self.hints)
         text = f"Hint {self.hints_shown} of {len(self.hints)}: {self.hints[self.hints_shown - 1]}"
         after = f"\nThat was the last hint; {self.name}.solution() shows the answer."
@@ -185,7 +239,16 @@ class Exercise:
         return Text(f"# %load solutions/{self.solution_file}\n{path.read_text()}")
 
 
-Measured = tuple[object, str, str | None]  # a real run's value, what happened, its folder
+class Measured(NamedTuple):
+    """What a real run of one case gave: its value, what happened, its folder, and why it
+    failed if a worker did not do what the run planned (then the value means nothing)."""
+
+    value: object
+    story: str
+    run_dir: str | None
+    failure: str | None = None
+
+
 Measure = Callable[[list[str]], dict[str, Measured]]
 
 
@@ -194,29 +257,73 @@ def each(run_case: Callable[[str], Measured]) -> Measure:
     return lambda cases: {case: run_case(case) for case in cases}
 
 
-def judge_predictions(predicted: object, cases: Iterable[str], measure: Measure) -> Verdict:
+def no_verdict(run: str, failure: str, run_dir: str | None) -> Verdict:
+    """A real run failed by itself (a worker's own error, a timeout): no verdict, no value."""
+    return Verdict(
+        "no verdict",
+        f"{run} failed ({failure}), so it says nothing about your answer: check again",
+        run_dir,
+    )
+
+
+def also_in(run_dir: object, footer: object) -> str:
+    """The note "(look in …)" for a run folder other than the one the verdict's footer names."""
+    return f" (look in {run_dir})" if run_dir and str(run_dir) != str(footer) else ""
+
+
+def case_name(key: object) -> object:
+    """A case as the reader may write it: "Effect_First / Effect" is "effect_first/effect",
+    "before create" is "before_create"."""
+    if not isinstance(key, str):
+        return key
+    return re.sub(r"[\s-]+", "_", re.sub(r"\s*/\s*", "/", key.strip().lower()))
+
+
+def judge_predictions(
+    predicted: object, cases: Iterable[str], measure: Measure, form: Form
+) -> Verdict:
     """Predictions against real runs of the answered cases only: `measure(cases)` maps each to
-    (value, what happened, run folder). Open cases stay open; their answers stay hidden."""
+    what its real run gave. Open cases stay open and their answers hidden; an answer that is not
+    of the `form` gets a form message before anything runs."""
     cases = list(cases)
     if not isinstance(predicted, dict):
-        return Verdict("incorrect", f"give a dict with one prediction for each of: {cases}")
-    unknown = [k for k in predicted if k not in cases]
-    if unknown:
-        return Verdict("incorrect", f"not a case of this exercise: {unknown}; the cases: {cases}")
-    answered = [k for k in cases if not is_open(predicted.get(k))]
-    still_open = [k for k in cases if k not in answered]
+        return Verdict(
+            "incorrect", f"give a dict with one prediction for each of: {', '.join(cases)}"
+        )
+    named = [case_name(k) for k in predicted]
+    unknown = [k for k in predicted if case_name(k) not in cases]
+    twice = [k for k in cases if named.count(k) > 1]
+    if unknown or twice:
+        problem = f"not a case of this exercise: {unknown}" if unknown else f"given twice: {twice}"
+        return Verdict("incorrect", f"{problem}; the cases: {', '.join(cases)}")
+    given = dict(zip(named, predicted.values(), strict=True))
+    answered = [k for k in cases if not is_open(given.get(k))]
+    said = {k: form.read(given[k]) for k in answered}
+    misread = [f"{k} = {given[k]!r}" for k in answered if said[k] is None]
+    if misread:
+        return Verdict(
+            "incorrect",
+            f"each prediction is {form.says}; not {', '.join(misread)} (nothing was run)",
+        )
     actual = measure(answered)
-    wrong = [k for k in answered if normal(predicted[k]) != normal(actual[k][0])]
+    failed = next((k for k in answered if actual[k].failure), None)
+    if failed:
+        return no_verdict(
+            f"the real run of {failed}", actual[failed].failure, actual[failed].run_dir
+        )
+    still_open = [k for k in cases if k not in answered]
+    wrong = [k for k in answered if said[k] != actual[k].value]
     also_open = f"\nStill open: {', '.join(still_open)}." if still_open else ""
     if wrong:
+        footer = actual[wrong[0]].run_dir
         lines = [
-            f"{k}: you said {predicted[k]!r}, the real run gave {actual[k][0]!r} "
-            f"({actual[k][1]}; look in {actual[k][2]})"
+            f"{k}: you said {given[k]!r}, the real run gave {actual[k].value!r} "
+            f"({actual[k].story}){also_in(actual[k].run_dir, footer)}"
             for k in wrong
         ]
         right = len(answered) - len(wrong)
         summary = f"{right} of your {len(answered)} predictions match real runs; not these:\n"
-        return Verdict("incorrect", summary + "\n".join(lines) + also_open, actual[wrong[0]][2])
+        return Verdict("incorrect", summary + "\n".join(lines) + also_open, footer)
     if still_open:
         made = (
             "prediction you made matches a real run"
@@ -224,4 +331,4 @@ def judge_predictions(predicted: object, cases: Iterable[str], measure: Measure)
             else f"{len(answered)} predictions you made match real runs"
         )
         return Verdict("incomplete", f"so far so good: the {made}.{also_open}")
-    return Verdict("correct", "every prediction matches a real run", actual[cases[0]][2])
+    return Verdict("correct", "every prediction matches a real run", actual[cases[0]].run_dir)

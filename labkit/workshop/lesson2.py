@@ -24,29 +24,33 @@ from labkit.studies.commit_window.stores import PAYLOAD
 from labkit.studies.commit_window.worker import LEARNER_FILE
 from labkit.workshop.checks import (
     Exercise,
+    Measured,
     ReaderCodeError,
     Verdict,
     code_error,
     each,
     judge_predictions,
+    one_of,
     source_of,
 )
 
 __all__ = ["bug_hunt", "predict_five_cases", "safe_step"]
 
 
-def study_000_case(case: str) -> tuple[object, str, str]:
+def study_000_case(case: str) -> Measured:
     """One case of study 000 ("order/point"): a real crash and recovery, and its outcome."""
 
     r = run(*case.split("/"))
     story = f"done/receipts {r.before.done}/{r.before.receipts} → {r.after.done}/{r.after.receipts}"
-    return r.outcome, story, str(r.run_dir)
+    return Measured(r.outcome, story, str(r.run_dir), r.failure)
 
 
 def judge_five_cases(predicted: object) -> Verdict:
+    """Each of study 000's cases the reader predicted, crashed and recovered for real."""
 
     cases = [f"{order}/{point}" for order, point in STUDY_000_CASES]
-    return judge_predictions(predicted, cases, each(study_000_case))
+    outcome = one_of("consistent", "duplicate", "lost")
+    return judge_predictions(predicted, cases, each(study_000_case), outcome)
 
 
 READER_FRAME = re.compile(rf'File "{re.escape(LEARNER_FILE)}", line (\d+)')
@@ -135,11 +139,12 @@ predict_five_cases = Exercise(
 }""",
     judge=judge_five_cases,
     hints=[
-        "Each value is one of: consistent, duplicate, lost.",
-        "For each case, write down what the kill leaves on disk: a write counts only once "
-        "its transaction has committed.",
-        "Then let recovery act: it reads done only, and with done=0 runs the whole step "
-        "again; only the idempotent receiver recognises the retry.",
+        "For each case, write down done and receipts as the kill leaves them: a write counts "
+        "only once its transaction has committed, and atomic commits both in one transaction.",
+        "Then let recovery act: it reads done only; with done=1 it skips the step, with done=0 "
+        "it runs the whole step again.",
+        "Only the idempotent receiver recognises the retry: add_receipt_once returns the "
+        "receipt it already holds for the key instead of adding a second one.",
     ],
 )
 
@@ -157,8 +162,10 @@ safe_step = Exercise(
         "The check kills your step after every commit that reaches a file, with or without "
         "`with` blocks. Reordering cannot help: a kill after the first commit always "
         "leaves the other file behind.",
-        "The two files cannot share a transaction, so the receiver has to recognise a "
-        "retry: a second attempt must not add a second receipt.",
+        "Each Store commits its own file, one after the other: a kill can land between the "
+        "two commits. The lesson's fix, which works even where two stores cannot share a "
+        "transaction, is on the receiver's side: it recognises the retry, so a second "
+        "attempt adds no second receipt.",
         "effect.add_receipt_once(KEY, PAYLOAD) returns the original receipt for a key it "
         "knows; commit it before done=1.",
     ],

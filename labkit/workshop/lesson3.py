@@ -20,7 +20,9 @@ from pathlib import Path
 from labkit.studies.interrupt_resume.experiment import run_interrupt
 from labkit.workshop import key_probe
 from labkit.workshop.checks import (
+    WHOLE_NUMBER,
     Exercise,
+    Measured,
     ReaderCodeError,
     Verdict,
     code_error,
@@ -32,11 +34,11 @@ from labkit.workshop.checks import (
 __all__ = ["operation_key", "predict_kills"]
 
 
-def interrupt_case(point: str) -> tuple[object, str, str]:
+def interrupt_case(point: str) -> Measured:
     """Tickets after a SIGKILL at `point` and a resume (fresh key, combined layout)."""
 
     r = run_interrupt("fresh", "combined", True, point)
-    return r["after_resume"], f"receipts {r['receipts']}", r["run_dir"]
+    return Measured(r["after_resume"], f"receipts {r['receipts']}", r["run_dir"], r["failure"])
 
 
 ONE = {"operation_id": "request-42/create-ticket/v1", "title": "Printer offline"}
@@ -149,7 +151,7 @@ predict_kills = Exercise(
     "paused": None,
 }""",
     judge=lambda predicted: judge_predictions(
-        predicted, ("before_create", "after_create", "paused"), each(interrupt_case)
+        predicted, ("before_create", "after_create", "paused"), each(interrupt_case), WHOLE_NUMBER
     ),
     hints=[
         "Count the runs of the node that reach the ticket service: the killed process, a "

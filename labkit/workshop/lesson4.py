@@ -7,7 +7,15 @@ exercises. The trials run in labkit's trial server: the kernel never imports Lan
 from __future__ import annotations
 
 from labkit.studies.durability.experiment import DURABILITY_MODES, DurabilitySpec, run_trials
-from labkit.workshop.checks import Exercise, Verdict, judge_predictions, normal
+from labkit.workshop.checks import (
+    WHOLE_NUMBER,
+    Exercise,
+    Measured,
+    Verdict,
+    judge_predictions,
+    no_verdict,
+    word,
+)
 
 __all__ = ["choose_durability", "predict_sync_trial"]
 
@@ -16,13 +24,18 @@ REPEAT_COST, LOSS_COST, SLOW_MS, TRIALS = 10, 1_000, 100, 3
 
 
 def judge_durability(choice: object) -> Verdict:
-    """Every mode, TRIALS real kills each on the slow checkpointer: the choice must cost least."""
+    """Every mode, TRIALS real kills each on the slow checkpointer: the choice must cost least.
+    A trial whose worker failed by itself (its own error, a timeout) has no outcome to cost:
+    then there is no verdict, rather than a verdict from it."""
 
     modes = ", ".join(DURABILITY_MODES)
-    if not isinstance(choice, str) or normal(choice) not in DURABILITY_MODES:
+    if word(choice) not in DURABILITY_MODES:
         return Verdict("incorrect", f"{choice!r} is not a durability mode; choose one of: {modes}")
-    choice = normal(choice)
+    choice = word(choice)
     trials = run_trials([DurabilitySpec("linear", m, SLOW_MS) for m in DURABILITY_MODES], TRIALS)
+    failed = next((t for t in trials if t.failure), None)
+    if failed:
+        return no_verdict(f"a real trial of {failed.spec.mode}", failed.failure, failed.run_dir)
     cost = dict.fromkeys(DURABILITY_MODES, 0)
     for t in trials:
         cost[t.spec.mode] += REPEAT_COST * len(t.rerun_nodes) if t.resumed else LOSS_COST
@@ -46,13 +59,15 @@ def judge_durability(choice: object) -> Verdict:
     )
 
 
-def sync_trial(keys: list[str]) -> dict[str, tuple[object, str, str]]:
+def sync_trial(keys: list[str]) -> dict[str, Measured]:
     """One real kill inside c, linear graph, sync: checkpoints at the kill, lines after."""
 
     [t] = run_trials([DurabilitySpec("linear", "sync")], 1)
     actual = {
-        "checkpoints": (t.checkpoints, "at the kill", t.run_dir),
-        "ledger_lines": (t.ledger_lines, f"ran again: {', '.join(t.rerun_nodes)}", t.run_dir),
+        "checkpoints": Measured(t.checkpoints, "at the kill", t.run_dir, t.failure),
+        "ledger_lines": Measured(
+            t.ledger_lines, f"ran again: {', '.join(t.rerun_nodes)}", t.run_dir, t.failure
+        ),
     }
     return {k: actual[k] for k in keys}
 
@@ -77,7 +92,7 @@ predict_sync_trial = Exercise(
     "04_predict_sync_trial.py",
     starter='sync_trial = {"checkpoints": None, "ledger_lines": None}',
     judge=lambda predicted: judge_predictions(
-        predicted, ("checkpoints", "ledger_lines"), sync_trial
+        predicted, ("checkpoints", "ledger_lines"), sync_trial, WHOLE_NUMBER
     ),
     hints=[
         "Count one checkpoint for the input and one per finished super-step before c.",
