@@ -15,6 +15,7 @@ import time
 __all__ = ["TRACE_FILE", "Trace", "append_json_line", "read_json_lines", "read_trace"]
 
 TRACE_FILE = "trace.jsonl"
+MONOTONIC_NS = time.monotonic_ns  # bound now: a restarted worker's moved clocks move no event
 
 
 class Trace:
@@ -28,7 +29,7 @@ class Trace:
 
     def event(self, name: str, **fields: object) -> None:
         """Write one event and fsync it: after this returns, the event survives a kill."""
-        record = {"t_ns": time.monotonic_ns(), "pid": os.getpid(), "role": self.role}
+        record = {"t_ns": MONOTONIC_NS(), "pid": os.getpid(), "role": self.role}
         record.update(event=name, **fields)
         append_json_line(self._fd, record)
 

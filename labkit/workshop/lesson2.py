@@ -9,6 +9,7 @@ stderr, the files) tell a wrong step from an error in the reader's code, shown a
 
 from __future__ import annotations
 
+import json
 import re
 import signal
 from collections.abc import Callable
@@ -18,7 +19,7 @@ from labkit.bench.launcher import WorkerReport
 from labkit.bench.trace import read_trace
 from labkit.studies.commit_window.orders import STUDY_000_CASES
 from labkit.studies.commit_window.outcome import describe_state
-from labkit.studies.commit_window.runs import execute, run
+from labkit.studies.commit_window.runs import RunResult, execute, run
 from labkit.studies.commit_window.spec import RunSpec
 from labkit.studies.commit_window.stores import PAYLOAD
 from labkit.studies.commit_window.worker import LEARNER_FILE
@@ -64,7 +65,53 @@ def raised(worker: WorkerReport, source: str) -> str | None:
         return f"the {worker.role} worker did not finish in time (an endless loop?)"
     lines = worker.stderr.strip().splitlines() or [f"exit status {worker.exit_code}"]
     frames = READER_FRAME.findall(worker.stderr)
-    return code_error(lines[-1], int(frames[-1]) if frames else None, source)
+    error = code_error(lines[-1], int(frames[-1]) if frames else None, source)
+    return f"{error} ({OWN_SOURCE_ONLY})" if lines[-1].startswith("NameError") else error
+
+
+OWN_SOURCE_ONLY = (
+    "a name from another cell is not there: only the function's own source runs in the "
+    "worker, so define helpers and constants inside it; KEY and PAYLOAD are given"
+)
+
+
+def unwatched(run: RunResult) -> str | None:
+    """Why the check could not kill a run's step after each of its commits, if it could not:
+    commits it saw only together, a file in WAL mode, a changed file with no commit seen."""
+    trace = read_trace(run.run_dir)
+    for event in trace:
+        if event["event"] != "unwatched" or event["role"] != "first":
+            continue
+        files = " and ".join(event["files"])
+        if event.get("reason") == "wal":
+            return (
+                f"it put {files} in WAL mode, where a commit does not show in the file: "
+                "keep SQLite's own journal (no PRAGMA journal_mode)"
+            )
+        if event.get("reason") == "uncounted":
+            return (
+                f"{files} changed in a way SQLite's change counter did not count (an "
+                "exclusive lock, or a write that is not SQLite's): keep SQLite's own locking"
+            )
+        return (
+            f"it made {event['commits']} commits to {files} that could not be crashed apart: "
+            "write through the stores, or sqlite3 in the step's own thread, one commit after "
+            "another (a transaction over an ATTACHed file is one commit when the connection's "
+            "execute or commit ends it)"
+        )
+    created = json.loads(json.dumps(next(e["rows"] for e in trace if e["event"] == "created")))
+    commits = [
+        e["point"]
+        for e in trace
+        if e["event"] == "point" and e["role"] == "first" and e["point"].startswith("after commit")
+    ]
+    for name, rows in run.before.rows.items():
+        if rows != created[name] and not any(name in point for point in commits):
+            return (
+                f"it changed {name} but no commit to it was seen: write through the stores "
+                "or sqlite3, and return from the step (no os._exit)"
+            )
+    return None
 
 
 def judge_step(answer: Callable | str) -> Verdict:
@@ -86,6 +133,13 @@ def judge_step(answer: Callable | str) -> Verdict:
             "incorrect",
             f"run once without a crash, the step left {describe_state(clean.before)}, "
             f"receipts {receipts}: it must save one receipt of PAYLOAD and done=1",
+            str(clean.run_dir),
+        )
+    why = unwatched(clean)
+    if why:
+        return Verdict(
+            "incorrect",
+            f"the check could not kill your step after every commit: {why}",
             str(clean.run_dir),
         )
     trace = read_trace(clean.run_dir)

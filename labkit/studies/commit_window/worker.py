@@ -10,6 +10,7 @@ answer "continue" or SIGKILL it).
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable
 
 from labkit.bench.gate import Gate
@@ -73,21 +74,43 @@ def learner_step(source: str, name: str) -> Step:
     return namespace[name]
 
 
-def run_learner_step(job: dict, control: Store, effect: Store, gate: Gate) -> None:
-    """A reader's step gets a kill point after every commit it makes, however it wrote it, so no
-    commit window can hide from the judge (the built-in steps name their points themselves)."""
+def run_learner_step(
+    job: dict, control: Store, effect: Store, gate: Gate, watch: CommitWatch
+) -> None:
+    """Run a reader's step; a `sys.exit()` in it is their error, shown at their line, not the
+    end of a step that did its work."""
     step = learner_step(job["step_source"], job["step_name"])
-    watch = CommitWatch((control, effect), gate.after_commit)
-    step(control, effect, gate)
-    watch.settle()  # the point after the step's last commit
+    try:
+        step(control, effect, gate)
+    except SystemExit:
+        import traceback
+
+        traceback.print_exc()  # its last line and the reader's frame, as for any other error
+        sys.exit(1)
+    watch.observe()  # the point after the step's last commit
+
+
+def start_learner(job: dict, gate: Gate, trace: Trace) -> CommitWatch:
+    """Before a reader's step opens anything: a kill point after every commit it will make, to
+    either file, however it writes it (`CommitWatch`), so no commit window can hide from the
+    judge (the built-in steps name their points themselves)."""
+    watch = CommitWatch(job["run_dir"], job["files"], gate.after_commit, trace)
+    watch.watch_process()
+    return watch
 
 
 def run_step(job: dict) -> None:
     """Do the step once, unless the checkpoint says it is already done."""
+    learner = "step_source" in job
+    if learner and job["role"] == "recovery":  # a reader's retry, as after a real restart
+        from labkit.bench.restart import LATER, restart_here  # (only a retry pays for it)
+
+        restart_here(LATER)
     run_dir, files = job["run_dir"], job["files"]
     trace = Trace(run_dir, job["role"])
     trace.event("start", order=job["order"])
     gate = Gate(trace, job)
+    watch = start_learner(job, gate, trace) if learner else None
     control = Store(run_dir, "control.db", trace)
     effect = control if files == ["control.db"] else Store(run_dir, "effect.db", trace)
     if control.is_done():
@@ -95,8 +118,8 @@ def run_step(job: dict) -> None:
         print("checkpoint says done=1: skipping the step")
     else:
         gate("start")
-        if "step_source" in job:
-            run_learner_step(job, control, effect, gate)
+        if learner:
+            run_learner_step(job, control, effect, gate, watch)
         else:
             STEPS[job["order"]](control, effect, gate)
     trace.event("exit", code=0)

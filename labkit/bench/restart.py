@@ -1,0 +1,99 @@
+"""The restarted world: a process that runs again as it would after a real restart, later.
+
+A judged answer (an operation key, a reader's step) must give the same result on a retry as
+on the first attempt, and a real retry comes in another process, under another supervisor,
+maybe hours later. A retry the lab starts moments later under the same parent would let a key
+made of the parent's pid, the date or the hour pass. So the worker that retries calls
+`restart_here(LATER)` first: it forks and goes on as the child, with a new pid and parent pid,
+its clocks a day and an hour ahead, and `LABKIT_ATTEMPT` one higher; the parent only waits and
+ends as the child ends, so the launcher sees one worker. Worker-side: standard library only.
+"""
+
+from __future__ import annotations
+
+import datetime
+import os
+import signal
+import sys
+import time
+
+__all__ = ["ATTEMPT", "LATER", "move_clocks", "restart_here"]
+
+LATER = 86_400 + 3_600  # seconds: a retry comes a day and an hour after the attempt before it
+ATTEMPT = "LABKIT_ATTEMPT"  # the environment variable that says which attempt this process is
+CPU_CLOCKS = {time.CLOCK_PROCESS_CPUTIME_ID, time.CLOCK_THREAD_CPUTIME_ID}  # not wall clocks
+
+
+def move_clocks(seconds: float) -> None:
+    """Every clock a key could be read from runs `seconds` ahead in this process: time's wall,
+    monotonic and performance clocks, the local and UTC calendars and their texts, and
+    datetime's now, utcnow and today (SQLite's own clock and the kernel's file times do not)."""
+    nanoseconds = int(seconds * 1e9)
+    for name in ("time", "monotonic", "perf_counter"):
+        real, real_ns = getattr(time, name), getattr(time, f"{name}_ns")
+        setattr(time, name, lambda real=real: real() + seconds)
+        setattr(time, f"{name}_ns", lambda real_ns=real_ns: real_ns() + nanoseconds)
+    for name in ("localtime", "gmtime", "ctime"):
+        real = getattr(time, name)
+        setattr(
+            time, name, lambda secs=None, real=real: real(time.time() if secs is None else secs)
+        )
+    real_asctime, real_strftime = time.asctime, time.strftime
+    time.asctime = lambda t=None: real_asctime(time.localtime() if t is None else t)
+    time.strftime = lambda f, t=None: real_strftime(f, time.localtime() if t is None else t)
+    real_clock, real_clock_ns = time.clock_gettime, time.clock_gettime_ns
+    time.clock_gettime = lambda clock: real_clock(clock) + (0 if clock in CPU_CLOCKS else seconds)
+    time.clock_gettime_ns = lambda clock: (
+        real_clock_ns(clock) + (0 if clock in CPU_CLOCKS else nanoseconds)
+    )
+    delta = datetime.timedelta(seconds=seconds)
+
+    class Later(datetime.datetime):
+        @classmethod
+        def now(cls, tz=None):  # noqa: ANN001, ANN206 - the signature of datetime.now
+            return super().now(tz) + delta
+
+        @classmethod
+        def utcnow(cls):  # noqa: ANN206
+            return super().utcnow() + delta
+
+        @classmethod
+        def today(cls):  # noqa: ANN206
+            return cls.now()
+
+    class LaterDate(datetime.date):
+        @classmethod
+        def today(cls):  # noqa: ANN206
+            return Later.now().date()
+
+    datetime.datetime, datetime.date = Later, LaterDate
+
+
+def restart_here(seconds_later: float) -> None:
+    """Go on in a child process, as after a restart `seconds_later` seconds from now: a new pid
+    and parent pid, moved clocks, the next attempt's number in the environment. The parent
+    never returns from here: it waits for the child and ends with the child's status."""
+    from labkit.bench.spares import die_with  # ctypes, for prctl: only a retry needs it
+
+    sys.stdout.flush()  # nothing buffered may be written twice, once by each process
+    sys.stderr.flush()
+    parent = os.getpid()
+    child = os.fork()
+    if child:
+        end_as(child)
+    die_with(parent)  # a SIGKILL of the worker the launcher started ends this one too
+    os.environ[ATTEMPT] = str(int(os.environ.get(ATTEMPT, "1")) + 1)
+    move_clocks(seconds_later)
+
+
+def end_as(child: int) -> None:
+    """Wait for the child and end as it ended (never return): with its exit code, or by the
+    signal that killed it (a SIGKILL of the child reads as -9 to whoever started this process)."""
+    _, status = os.waitpid(child, 0)
+    if os.WIFSIGNALED(status):
+        number = os.WTERMSIG(status)
+        if number != signal.SIGKILL:  # (its handler cannot be set, nor needs to be)
+            signal.signal(number, signal.SIG_DFL)
+        os.kill(os.getpid(), number)
+        os._exit(128 + number)  # a signal whose default is not to end a process: as a shell says
+    os._exit(os.WEXITSTATUS(status))
