@@ -1,24 +1,21 @@
 """Lesson 3 · Interrupt and resume (notebooks/03_interrupt_and_resume.ipynb): its checked exercises.
 
-A key is judged across a real restart: computed again in a new interpreter (another pid,
-parent pid, hash seed and clock), then a real SIGKILL and a resume in a new process.
+A key is judged across a restart: computed in a worker, then in another that restarts first
+(another pid, parent pid, hash seed and environment, its clocks a day and an hour later; see
+`labkit.bench.restart`), then a real SIGKILL and a resume in a new process.
 
     lesson3.operation_key.check(operation_key)   # .hint(), .solution()
 """
 
 from __future__ import annotations
 
-import json
-import os
 import re
-import signal
-import subprocess
-import sys
 from collections.abc import Callable
 from pathlib import Path
 
+from labkit.bench.folders import holds_run_dirs, new_run_dir
+from labkit.bench.launcher import WorkerProcess, read_report
 from labkit.studies.interrupt_resume.experiment import run_interrupt
-from labkit.workshop import key_probe
 from labkit.workshop.checks import (
     WHOLE_NUMBER,
     Exercise,
@@ -45,32 +42,42 @@ ONE = {"operation_id": "request-42/create-ticket/v1", "title": "Printer offline"
 OTHER = {"operation_id": "request-43/create-ticket/v1", "title": "Printer offline"}
 
 
-def keys_after_restart(source: str, name: str, seconds: float = 30) -> list[dict]:
-    """The key function on [ONE, ONE, OTHER] in two fresh interpreters, the second started
-    by the first, a day later: [{pid, ppid, hash_seed, keys or error and line}, ...]."""
-    job = {"source": source, "name": name, "requests": [ONE, ONE, OTHER], "restarts": 1}
-    command = [sys.executable, "-P", "-S", key_probe.__file__]
-    with subprocess.Popen(
-        command,
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        env={"PYTHONHASHSEED": "1"},
-        cwd=Path(key_probe.__file__).parent,
-        start_new_session=True,  # one process group: a timeout ends both interpreters
-    ) as probe:
-        try:
-            out, err = probe.communicate(json.dumps(job), timeout=seconds)
-        except subprocess.TimeoutExpired:
-            os.killpg(probe.pid, signal.SIGKILL)
-            probe.communicate()
-            raise ReaderCodeError(
-                f"your key function did not return within {seconds:.0f} s"
-            ) from None
-    if probe.returncode != 0:
-        raise RuntimeError(f"the key probe failed: {err.strip()}")
-    return json.loads(out)
+# The restarted worker gets the requests in another order: a key must not count what it saw.
+REQUESTS = {"before": [ONE, ONE, OTHER], "after": [OTHER, ONE, ONE]}
+
+
+def probe_keys(run_dir: Path, role: str, source: str, name: str, seconds: float) -> dict:
+    """One key probe worker (`key_probe.probe`) in the run folder: what it left in its report
+    ({pid, ppid, hash, keys}), or the reader's error as a ReaderCodeError."""
+    job = {"source": source, "name": name, "requests": REQUESTS[role], "restart": role == "after"}
+    process = WorkerProcess(run_dir, role, "labkit.workshop.key_probe:probe", job, timeout=seconds)
+    with process:
+        process.wait()
+    worker, found = process.report(), read_report(run_dir, role)
+    if worker.timed_out:
+        raise ReaderCodeError(
+            f"your key function did not return within {seconds:.0f} s", str(run_dir)
+        )
+    if "error" in found:
+        raise ReaderCodeError(code_error(found["error"], found["line"], source), str(run_dir))
+    if "keys" not in found:
+        last = (worker.stderr.strip().splitlines() or ["no error shown"])[-1]
+        raise ReaderCodeError(
+            f"the {role} worker ended (exit status {worker.exit_code}) before your key "
+            f"function returned: {last}",
+            str(run_dir),
+        )
+    return found
+
+
+@holds_run_dirs
+def keys_after_restart(source: str, name: str, seconds: float = 15) -> tuple[Path, dict, dict]:
+    """The key function in two workers, one after the other: "before" on [ONE, ONE, OTHER],
+    then "after", restarted (another pid, parent pid, hash seed and environment, a day and an
+    hour later), on [OTHER, ONE, ONE]; each gives {pid, ppid, hash, keys}."""
+    run_dir = new_run_dir(None, prefix="key-probe-")
+    before, after = (probe_keys(run_dir, role, source, name, seconds) for role in REQUESTS)
+    return run_dir, before, after
 
 
 def judge_operation_key(answer: Callable | str) -> Verdict:
@@ -78,33 +85,37 @@ def judge_operation_key(answer: Callable | str) -> Verdict:
     key; then a real SIGKILL after the ticket was created and a resume in a new process."""
 
     source, name = source_of(answer)
-    before, after = keys_after_restart(source, name)
-    for process in (before, after):
-        if "error" in process:
-            raise ReaderCodeError(code_error(process["error"], process.get("line"), source))
+    run_dir, before, after = keys_after_restart(source, name)
     same, again, other = before["keys"]
-    if same != again:
+    other_later, same_later, again_later = after["keys"]
+    if same != again or same_later != again_later:
+        first, second = (same, again) if same != again else (same_later, again_later)
         return Verdict(
             "incorrect",
-            f"the same request got two keys in one process ({same} and {again}): "
+            f"the same request got two keys in one process ({first} and {second}): "
             "every resume would create a new ticket",
+            str(run_dir),
         )
-    if after["keys"][0] != same:
-        return Verdict(
-            "incorrect",
-            f"the same request got the key {same} before a restart and {after['keys'][0]} "
-            f"after it (a new interpreter: pid {before['pid']} → {after['pid']}, parent "
-            f"{before['ppid']} → {after['ppid']}, hash seed {before['hash_seed']} → "
-            f"{after['hash_seed']}, a day later): the resumed node would create a second ticket",
-        )
+    for key, key_later in ((same, same_later), (other, other_later)):
+        if key != key_later:
+            return Verdict(
+                "incorrect",
+                f"the same request got the key {key} before a restart and {key_later} after "
+                f"it (pid {before['pid']} → {after['pid']}, parent {before['ppid']} → "
+                f"{after['ppid']}, hash('probe') {before['hash']} → {after['hash']}, a day and "
+                "an hour later, the requests in another order): the resumed node would create "
+                "a second ticket",
+                str(run_dir),
+            )
     if other == same:
         return Verdict(
             "incorrect",
             f"two different requests (request-42 and request-43, same title) both got {same}: "
             "the second would be merged into the first",
+            str(run_dir),
         )
     if not same.startswith(("'", '"')):
-        return Verdict("incorrect", f"the key must be a string (text), not {same}")
+        return Verdict("incorrect", f"the key must be a string (text), not {same}", str(run_dir))
     renamed = re.sub(rf"\bdef {re.escape(name)}\(", "def operation_key(", source, count=1)
     r = run_interrupt("custom", "combined", True, "after_create", key_source=renamed)
     if r["after_resume"] != 1:
