@@ -13,7 +13,7 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
-from wrong_answers import RIGHT, WRONG
+from wrong_answers import ERRORS, RIGHT, WRONG, key
 
 from labkit.bench.errors import LabError
 from labkit.studies.commit_window.stores import KEY, PAYLOAD
@@ -91,6 +91,15 @@ def test_a_wrong_answer_is_judged_incorrect_and_says_why(name, label):
     answer, why = WRONG[name][label]
     verdict = exercise.check(answer)
     assert verdict.status == "incorrect" and why in verdict.message, str(verdict)
+
+
+@pytest.mark.parametrize(
+    ("name", "label"), [(name, label) for name, answers in ERRORS.items() for label in answers]
+)
+def test_code_that_cannot_do_its_job_is_an_error_that_says_what_to_mend(name, label):
+    answer, why = ERRORS[name][label]
+    verdict = EXERCISES[name].check(answer)
+    assert verdict.status == "error" and why in verdict.message, str(verdict)
 
 
 @pytest.mark.parametrize(
@@ -271,3 +280,49 @@ def test_the_safe_step_hints_say_what_is_true_of_two_files():
     hints = " ".join(lesson2.safe_step.hints)
     assert "The two files cannot share a transaction" not in hints  # ATTACH lets them
     assert "Each Store commits its own file" in hints
+
+
+def test_a_readers_clean_run_passes_one_kill_point_per_commit_whatever_wrote_it(tmp_path):
+    """Stores, a connection of the reader's own in another thread, a trace callback of theirs:
+    one point after each commit, named by the file the commit changed, nothing unwatched."""
+    import labkit as lk
+    from labkit.bench.trace import read_trace
+
+    source = (
+        "def my_step(control, effect, gate):\n"
+        "    import sqlite3, threading\n"
+        "    effect.db.set_trace_callback(print)\n"
+        "    effect.add_receipt_once(KEY, PAYLOAD)\n"
+        "    def note():\n"
+        '        sqlite3.connect("effect.db", isolation_level=None).execute("CREATE TABLE n(x)")\n'
+        "    thread = threading.Thread(target=note)\n"
+        "    thread.start()\n"
+        "    thread.join()\n"
+        "    with control:\n"
+        "        control.mark_done()\n"
+    )
+    spec = lk.RunSpec("idempotent", step_source=source, step_name="my_step", out=tmp_path / "r")
+    trace = read_trace(lk.execute(spec).run_dir)
+    first = [e for e in trace if e["role"] == "first"]
+    assert [e["point"] for e in first if e["event"] == "point"] == [
+        "start",
+        "after commit 1 (effect.db)",
+        "after commit 2 (effect.db)",
+        "after commit 3 (control.db)",
+    ]
+    assert not [e for e in first if e["event"] == "unwatched"]
+
+
+def test_the_key_probe_runs_in_its_run_folder():
+    package = Path(lesson3.__file__).parent
+    files_before = sorted(package.iterdir())
+    counter = key(
+        "import os\n"
+        'with open("calls", "a") as calls:\n'
+        '    calls.write("x")\n'
+        "return state['operation_id'] + ':' + str(os.path.getsize('calls'))"
+    )
+    verdict = lesson3.operation_key.check(counter)
+    assert verdict.status == "incorrect" and "in one process" in verdict.message, str(verdict)
+    assert sorted(package.iterdir()) == files_before
+    assert (Path(verdict.run_dir) / "calls").read_text() == "x" * 6  # two workers, 3 calls each

@@ -54,6 +54,29 @@ def keyed(expression: str) -> str:
     return step(BUG_HUNT_KEYED.format(expression), "buggy_step")
 
 
+# A reader's own SQLite connections in the worker (its folder is the run folder).
+OWN_CONNECTION_DONE = """import sqlite3
+c = sqlite3.connect("control.db")
+c.execute("UPDATE progress SET done=1 WHERE id=1")
+c.commit()
+"""
+OWN_CONNECTION_INSERT = """import sqlite3
+db = sqlite3.connect("effect.db", isolation_level=None)
+db.execute("INSERT INTO receipts(op_key, payload) VALUES(?, ?)", (KEY, PAYLOAD))
+"""
+IN_A_THREAD = """def write():
+{}
+import concurrent.futures
+with concurrent.futures.ThreadPoolExecutor() as pool:
+    pool.submit(write).result()
+"""
+
+
+def in_a_thread(body: str) -> str:
+    """`body` run by a function in another thread (its errors come back to the step)."""
+    return IN_A_THREAD.format("".join(f"    {line}\n" for line in body.splitlines()))
+
+
 WRONG: dict[str, dict[str, tuple[object, str]]] = {
     "lesson1.find_the_window": {
         "the duplicate's point": ({"effect"}, "killed at effect, recovery left done=1 and 1"),
@@ -152,6 +175,85 @@ WRONG: dict[str, dict[str, tuple[object, str]]] = {
             step("effect.add_receipt_once(KEY, 'report')\ncontrol.mark_done()"),
             "it must save one receipt of PAYLOAD",
         ),
+        "done through your own connection, checkpoint first": (
+            step(OWN_CONNECTION_DONE + "with effect:\n    effect.add_receipt_once(KEY, PAYLOAD)"),
+            "(lost)",
+        ),
+        "a plain INSERT through your own connection": (
+            step(OWN_CONNECTION_INSERT + "control.mark_done()"),
+            "the recovery failed: your code raised sqlite3.IntegrityError",
+        ),
+        "a plain INSERT in a thread pool": (
+            step(in_a_thread(OWN_CONNECTION_INSERT) + "control.mark_done()"),
+            "the recovery failed: your code raised sqlite3.IntegrityError",
+        ),
+        "done in a thread of its own, checkpoint first": (
+            step(in_a_thread(OWN_CONNECTION_DONE) + "effect.add_receipt_once(KEY, PAYLOAD)"),
+            "(lost)",
+        ),
+        "both files through your own connections": (
+            step(OWN_CONNECTION_INSERT + OWN_CONNECTION_DONE),
+            "the recovery failed: your code raised sqlite3.IntegrityError",
+        ),
+        "the watch switched off, checkpoint first": (
+            step(
+                "control.db.set_trace_callback(print)\neffect.db.set_trace_callback(print)\n"
+                "with control:\n    control.mark_done()\n"
+                "with effect:\n    effect.add_receipt_once(KEY, PAYLOAD)"
+            ),
+            "(lost)",
+        ),
+        "the watch switched off, effect first": (
+            step(
+                "control.db.set_trace_callback(None)\neffect.db.set_trace_callback(None)\n"
+                "with effect:\n    effect.add_receipt(KEY, PAYLOAD)\n"
+                "with control:\n    control.mark_done()"
+            ),
+            "the recovery failed: your code raised sqlite3.IntegrityError",
+        ),
+        "the receipt written by DDL only": (
+            step(
+                'effect.db.executescript("CREATE TABLE r2 AS SELECT 1 AS id, '
+                "'job-17:save-report:v1' AS op_key, 'demo-report-17' AS payload; "
+                'DROP TABLE receipts; ALTER TABLE r2 RENAME TO receipts;")\n'
+                "control.mark_done()"
+            ),
+            "the recovery failed",
+        ),
+        "the effect file in WAL mode": (
+            step(
+                'effect.db.execute("PRAGMA journal_mode=WAL")\n'
+                "effect.add_receipt(KEY, PAYLOAD)\ncontrol.mark_done()"
+            ),
+            "it put effect.db in WAL mode",
+        ),
+        "done in WAL mode through your own connection, checkpoint first": (
+            step(
+                OWN_CONNECTION_DONE.replace(
+                    "c.execute(", 'c.execute("PRAGMA journal_mode=WAL")\nc.execute(', 1
+                )
+                + "effect.add_receipt_once(KEY, PAYLOAD)"
+            ),
+            "it put control.db in WAL mode",
+        ),
+        "an exclusive lock, so the counter counts one commit": (
+            step(
+                'effect.db.execute("PRAGMA locking_mode=EXCLUSIVE")\n'
+                'effect.db.execute("CREATE TABLE notes(x)")\n'
+                "effect.add_receipt(KEY, PAYLOAD)\ncontrol.mark_done()"
+            ),
+            "changed in a way SQLite's change counter did not count",
+        ),
+        "ATTACH beside two commits of an unwatched connection": (
+            step(
+                "control.db.execute(\"ATTACH 'effect.db' AS e\")\n"
+                "Raw = type(control.db).__mro__[-2]  # sqlite3's own Connection class\n"
+                'Raw("control.db", isolation_level=None).execute("UPDATE progress SET done=1")\n'
+                'Raw("effect.db", isolation_level=None).execute('
+                '"INSERT INTO receipts(op_key, payload) VALUES(?, ?)", (KEY, PAYLOAD))'
+            ),
+            "2 commits to control.db and effect.db that could not be crashed apart",
+        ),
     },
     "lesson2.bug_hunt": {
         "uuid1 instead of uuid4": (
@@ -186,6 +288,20 @@ WRONG: dict[str, dict[str, tuple[object, str]]] = {
             ),
             "IntegrityError",
         ),
+        "the parent's pid": (keyed("f\"job-17:{__import__('os').getppid()}\""), "(duplicate)"),
+        "today's date": (
+            keyed("f\"job-17:{__import__('datetime').date.today()}\""),
+            "(duplicate)",
+        ),
+        "the hour": (keyed("__import__('time').strftime('job-17:%Y-%m-%dT%H')"), "(duplicate)"),
+        "the time, to the second": (
+            keyed("f\"job-17:{int(__import__('time').time())}\""),
+            "(duplicate)",
+        ),
+        "the environment": (
+            keyed("f\"job-17:{sorted(__import__('os').environ.items())}\""),
+            "(duplicate)",
+        ),
     },
     "lesson3.operation_key": {
         "hash() of the operation id": (
@@ -213,6 +329,29 @@ WRONG: dict[str, dict[str, tuple[object, str]]] = {
             "two different requests",
         ),
         "not a string": (key('return (state["operation_id"], 1)'), "must be a string"),
+        "an ordinal per process": (
+            "def operation_key(state, _seen={}):\n"
+            '    return "op-%d" % _seen.setdefault(state["operation_id"], len(_seen))\n',
+            "before a restart and",
+        ),
+        "the minute, formatted": (
+            beside_the_id("time", "time.strftime(':%Y-%m-%d %H:%M')"),
+            "the same request got",
+        ),
+        "ctime": (beside_the_id("time", "time.ctime()"), "the same request got"),
+        "the day of the year": (
+            beside_the_id("time", "time.localtime().tm_yday"),
+            "before a restart and",
+        ),
+        "gmtime": (beside_the_id("time", "time.gmtime()"), "the same request got"),
+        "clock_gettime, to the second": (
+            beside_the_id("time", "int(time.clock_gettime(time.CLOCK_REALTIME))"),
+            "the same request got",
+        ),
+        "the environment": (
+            beside_the_id("os", "sorted(os.environ.items())"),
+            "before a restart and",
+        ),
     },
     "lesson3.predict_kills": {
         "one ticket each": (
@@ -295,6 +434,18 @@ RIGHT: dict[str, dict[str, object]] = {
             "with effect:\n    effect.add_receipt_once(KEY, PAYLOAD)\n"
             'control.db.execute("UPDATE progress SET done=1 WHERE id=1")'
         ),
+        "both writes in one transaction, the effect file attached": step(
+            "control.db.execute(\"ATTACH 'effect.db' AS e\")\nwith control:\n"
+            '    control.db.execute("INSERT INTO e.receipts(op_key, payload) VALUES(?, ?)", '
+            "(KEY, PAYLOAD))\n    control.mark_done()"
+        ),
+        "with a print, a pause and a helper of its own": step(
+            "import time\ndef save():\n    print('saving', KEY)\n    time.sleep(0.05)\n"
+            "    effect.add_receipt_once(KEY, PAYLOAD)\nsave()\ncontrol.mark_done()"
+        ),
+        "its own connections, the receiver's key first": step(
+            OWN_CONNECTION_INSERT.replace("INSERT", "INSERT OR IGNORE") + OWN_CONNECTION_DONE
+        ),
     },
     "lesson2.bug_hunt": {
         "the key as a literal": step(
@@ -307,6 +458,7 @@ RIGHT: dict[str, dict[str, object]] = {
             ),
             "buggy_step",
         ),
+        "a key made from KEY": step(BUG_HUNT_KEYED.format('KEY + ":retry-safe"'), "buggy_step"),
     },
     "lesson3.operation_key": {
         "a sha256 of the operation id": key(
@@ -316,6 +468,13 @@ RIGHT: dict[str, dict[str, object]] = {
             "import uuid\nreturn str(uuid.uuid5(uuid.NAMESPACE_URL, state['operation_id']))"
         ),
         "tenant and operation": key("return f\"team-A:{state['operation_id']}\""),
+        "cached per process": (
+            "def operation_key(state, _keys={}):\n"
+            '    return _keys.setdefault(state["operation_id"], "op:" + state["operation_id"])\n'
+        ),
+        "with a print and a pause": key(
+            "import time\nprint(state)\ntime.sleep(0.05)\nreturn state['operation_id']"
+        ),
     },
     "lesson3.predict_kills": {
         "as text": {"before_create": "2", "after_create": " 3", "paused": 2.0},
@@ -328,5 +487,34 @@ RIGHT: dict[str, dict[str, object]] = {
     "lesson4.choose_durability": {"shouted, with spaces": " SYNC "},
     "lesson4.predict_sync_trial": {
         "as text, with units": {"Checkpoints": "4", "ledger lines": "9 lines"},
+    },
+}
+
+# Answers whose code cannot do its job as written: judged "error", with a fragment of the
+# message (their line, or what to mend), never "correct" nor a wrong outcome.
+ERRORS: dict[str, dict[str, tuple[object, str]]] = {
+    "lesson2.safe_step": {
+        "a helper from another cell": (
+            step(
+                "with effect:\n    effect.add_receipt_once(make_key(), PAYLOAD)\n"
+                "control.mark_done()"
+            ),
+            "only the function's own source runs",
+        ),
+        "a constant from another cell": (
+            step("effect.add_receipt_once(MY_KEY, PAYLOAD)\ncontrol.mark_done()"),
+            "define helpers and constants inside it",
+        ),
+        "sys.exit in the middle": (
+            step(
+                "import sys\neffect.add_receipt_once(KEY, PAYLOAD)\nsys.exit(0)\n"
+                "control.mark_done()"
+            ),
+            "raised SystemExit: 0, at line 4: sys.exit(0)",
+        ),
+    },
+    "lesson3.operation_key": {
+        "sys.exit": (key("import sys\nsys.exit()"), "raised SystemExit, at line 3: sys.exit()"),
+        "os._exit": (key("import os\nos._exit(0)"), "at line 3: os._exit(0)"),
     },
 }
