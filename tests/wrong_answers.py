@@ -443,6 +443,13 @@ RIGHT: dict[str, dict[str, object]] = {
             "import time\ndef save():\n    print('saving', KEY)\n    time.sleep(0.05)\n"
             "    effect.add_receipt_once(KEY, PAYLOAD)\nsave()\ncontrol.mark_done()"
         ),
+        "one transaction over both files, on a connection of its own": step(
+            'import sqlite3\ndb = sqlite3.connect("control.db")\n'
+            "db.execute(\"ATTACH 'effect.db' AS e\")\nwith db:\n"
+            '    db.execute("INSERT INTO e.receipts(op_key, payload) VALUES(?, ?)", '
+            "(KEY, PAYLOAD))\n"
+            '    db.execute("UPDATE progress SET done=1 WHERE id=1")'
+        ),
         "its own connections, the receiver's key first": step(
             OWN_CONNECTION_INSERT.replace("INSERT", "INSERT OR IGNORE") + OWN_CONNECTION_DONE
         ),
