@@ -1,6 +1,8 @@
 """The one kind of error a reader's bad input raises: one line that names what was given and
 what is allowed. Every public entry checks its arguments with these before it starts anything
-(a folder, a worker, the trial server), so a typo never leaves half a run behind."""
+(a folder, a worker, the trial server), so a typo never leaves half a run behind.
+
+RunFailed is the other one-line error: the run's own process could not go on (a full disk)."""
 
 from __future__ import annotations
 
@@ -9,21 +11,33 @@ import numbers
 import os
 from collections.abc import Callable, Iterable
 from pathlib import Path
+from typing import TypeVar
+
+T = TypeVar("T")
 
 __all__ = [
     "LabError",
+    "RunFailed",
     "check_bool",
     "check_choice",
     "check_choices",
     "check_folder",
     "check_function",
+    "check_instance",
     "check_int",
+    "check_items",
     "check_number",
+    "check_record",
+    "described",
 ]
 
 
 class LabError(ValueError):
     """Bad input to the lab (an unknown order, kill point, mode, or a folder that exists)."""
+
+
+class RunFailed(RuntimeError):
+    """The parent could not go on with a run (a full disk, most often): no outcome exists."""
 
 
 def check_choice(what: str, value: str, choices: Iterable[str]) -> str:
@@ -79,11 +93,18 @@ def check_bool(what: str, value: object) -> bool:
 
 
 def check_folder(what: str, value: object) -> Path | None:
-    """A folder path (str or Path) or None (also for ""): the caller's choice of where to write."""
-    if value is None or value == "":
+    """A folder path (str or Path) or None: the caller's choice of where to write. "" is
+    refused rather than read as None: an empty --out is more likely a slip than a choice."""
+    if value is None:
         return None
-    if not isinstance(value, str | os.PathLike):
+    if not isinstance(value, str | os.PathLike) or not isinstance(os.fspath(value), str):
         raise LabError(f"{what} must be a folder path (a str or Path) or None, not {value!r}")
+    if os.fspath(value) == "":
+        raise LabError(
+            f"{what} must name a folder, not ''; leave it out for a new one in the runs home"
+        )
+    if "\0" in os.fspath(value):
+        raise LabError(f"{what} must be a folder path without a NUL character, not {value!r}")
     return Path(value)
 
 
@@ -91,4 +112,31 @@ def check_function(what: str, value: object) -> Callable | None:
     """A function to call back, or None."""
     if value is not None and not callable(value):
         raise LabError(f"{what} must be a function or None, not {value!r}")
+    return value
+
+
+def described(value: object) -> str:
+    """A wrong value in a few words: short ones as written, others by their type."""
+    text = repr(value)
+    return text if len(text) <= 40 else f"a {type(value).__name__}"
+
+
+def check_instance(what: str, value: T, kind: type | tuple[type, ...], expected: str) -> T:
+    """`value` if it is a `kind`, else one line: "result must be <expected>, not None"."""
+    if not isinstance(value, kind):
+        raise LabError(f"{what} must be {expected}, not {described(value)}")
+    return value
+
+
+def check_items(what: str, values: object, kind: type, expected: str) -> list:
+    """A list (or tuple) whose every item is a `kind`, such as the results of a sweep."""
+    if not isinstance(values, list | tuple) or not all(isinstance(v, kind) for v in values):
+        raise LabError(f"{what} must be {expected}, not {described(values)}")
+    return list(values)
+
+
+def check_record(what: str, value: object, keys: Iterable[str], expected: str) -> dict:
+    """A dict that has every one of `keys`, such as the figures a run returns as a dict."""
+    if not isinstance(value, dict) or not set(keys) <= value.keys():
+        raise LabError(f"{what} must be {expected}, not {described(value)}")
     return value

@@ -26,11 +26,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TypeVar
 
-from labkit.bench.errors import LabError, check_bool
+from labkit.bench.errors import LabError, check_bool, check_instance
 
 __all__ = [
     "MARKER",
     "Cleaning",
+    "check_run_dir",
     "clean_runs",
     "holds_run_dirs",
     "new_run_dir",
@@ -72,6 +73,7 @@ def runs_home(room_for: str = "") -> Path:
     """The folder that holds every run made without an explicit `out`: made (mode 0700) if
     missing, and used only if it is a real folder of the caller's that others cannot write.
     `room_for` names a folder about to be made in it: refused first if it would be too deep."""
+    check_instance("room_for", room_for, str, "the name of a folder to be made there (a str)")
     home = temp_dir() / f"labkit-runs-{os.getuid()}"
     if room_for:
         check_room(home / room_for, f"the temp directory {home.parent}")
@@ -119,12 +121,36 @@ def check_room(folder: Path, what: str) -> None:
         )
 
 
-def new_run_dir(out: Path | str | None, prefix: str = "commit-window-") -> Path:
+def check_run_dir(out: Path | str | None, prefix: str, deepest: str = "") -> None:
+    """Refuse, before anything is made, a run folder that `new_run_dir` could not make, or one
+    too deep for SQLite to open the files of `deepest`, the longest folder to be made in it."""
+    if out is None:
+        runs_home(room_for=os.path.join(f"{prefix}{'x' * 8}", deepest))  # mkdtemp adds 8
+        return
+    path = Path(out)
+    check_room(path.resolve() / deepest, f"the output folder {path}")
+    if os.path.lexists(path):
+        raise LabError(f"output folder {path} already exists; name a new one")
+    parent = next(p for p in path.absolute().parents if os.path.lexists(p))  # "/" always is
+    problem = (
+        errno.ENOTDIR
+        if not parent.is_dir()
+        else errno.EACCES
+        if not os.access(parent, os.W_OK | os.X_OK)
+        else None
+    )
+    if problem:
+        error = OSError(problem, os.strerror(problem))
+        raise LabError(cannot_make("the output folder", path, error))
+
+
+def new_run_dir(out: Path | str | None, prefix: str = "commit-window-", deepest: str = "") -> Path:
     """A run folder that did not exist before: `out` itself, or a new folder in `runs_home()`,
-    marked as labkit's and in use until released (see `holds_run_dirs`)."""
+    marked as labkit's and in use until released (see `holds_run_dirs`). `deepest`: the
+    longest path to be made in it (a sweep's runs), checked for room first."""
+    check_run_dir(out, prefix, deepest)
     if out is not None:
         path = Path(out)
-        check_room(path.resolve(), f"the output folder {path}")
         try:
             path.mkdir(parents=True)
         except FileExistsError:
@@ -132,7 +158,7 @@ def new_run_dir(out: Path | str | None, prefix: str = "commit-window-") -> Path:
         except OSError as error:
             raise LabError(cannot_make("the output folder", path, error)) from None
         return path.resolve()
-    home = runs_home(room_for=f"{prefix}{'x' * 8}")  # mkdtemp adds 8 characters
+    home = runs_home()
     try:
         folder = Path(tempfile.mkdtemp(prefix=prefix, dir=home))
     except OSError as error:
@@ -202,13 +228,15 @@ def scratch_run_dir(prefix: str) -> Iterator[Path]:
 @dataclass
 class Cleaning:
     """What `clean_runs` did in `home`: the run folders it removed (or would) and their size in
-    bytes, and what it left: folders whose run goes on, and entries labkit did not make."""
+    bytes, and what it left: folders whose run goes on, entries labkit did not make, and run
+    folders it may not remove (each as "path (why: where)")."""
 
     home: Path
     removed: list[str] = field(default_factory=list)
     size: int = 0
     in_use: list[str] = field(default_factory=list)
     not_ours: list[str] = field(default_factory=list)
+    stuck: list[str] = field(default_factory=list)
 
 
 def clean_runs(dry_run: bool = False) -> Cleaning:
@@ -233,12 +261,17 @@ def clean_runs(dry_run: bool = False) -> Cleaning:
                 continue
             if os.fstat(marker).st_nlink == 0:  # another clean removed it while we waited
                 continue
+            blocked = what_blocks_removal(folder)
+            if blocked:  # left whole, rather than half-removed
+                done.stuck.append(f"{folder} ({blocked})")
+                continue
             done.size += folder_size(folder)
             if not dry_run:
                 try:
                     remove_run_dir(folder)
-                except OSError as error:
-                    raise LabError(f"cannot remove {error.filename}: {error.strerror}") from None
+                except OSError as error:  # something no check foresaw: say so, and go on
+                    done.stuck.append(f"{folder} ({error.strerror}: {error.filename})")
+                    continue
             done.removed.append(name)
         finally:
             os.close(marker)
@@ -253,7 +286,8 @@ def open_marker(folder: Path) -> int | None:
     except OSError:
         return None
     try:
-        marker = os.open(MARKER, os.O_RDONLY | os.O_NOFOLLOW, dir_fd=folder_fd)
+        # O_NONBLOCK: a FIFO planted under the marker's name would block a plain open forever
+        marker = os.open(MARKER, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK, dir_fd=folder_fd)
     except OSError:
         return None
     finally:
@@ -262,6 +296,18 @@ def open_marker(folder: Path) -> int | None:
         os.close(marker)
         return None
     return marker
+
+
+def what_blocks_removal(folder: Path) -> str | None:
+    """Why the folder cannot be removed whole, as "reason: path", or None. A folder in it that
+    we may not list or empty (a `chmod 500` one) would stop the removal half-way."""
+    unreadable: list[OSError] = []
+    for top, _, _ in os.walk(folder, onerror=unreadable.append):
+        if not os.access(top, os.R_OK | os.W_OK | os.X_OK):
+            return f"{os.strerror(errno.EACCES)}: {top}"
+    if unreadable:
+        return f"{unreadable[0].strerror}: {unreadable[0].filename}"
+    return None
 
 
 def folder_size(folder: Path) -> int:

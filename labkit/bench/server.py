@@ -28,7 +28,8 @@ from collections.abc import Callable
 from typing import TextIO
 
 from labkit.bench import launcher, spares
-from labkit.bench.folders import holds_run_dirs, runs_home
+from labkit.bench.errors import LabError, RunFailed
+from labkit.bench.folders import holds_run_dirs, runs_home, temp_dir
 
 __all__ = ["ServerError", "call", "serve", "stop"]
 
@@ -45,6 +46,21 @@ EXITED = "labkit's trial server exited"
 
 class ServerError(RuntimeError):
     """A call failed inside the trial server; the message is the server's own error line."""
+
+
+# Errors the server passes back as themselves (by name): the caller's bad input (LabError),
+# a run that could not go on (RunFailed). Any other error is the server's: a ServerError.
+CALLERS_ERRORS: dict[str, type[Exception]] = {"LabError": LabError, "RunFailed": RunFailed}
+LITTLE_ROOM = 1 << 20  # bytes: a temp directory with less free than this is full for a warm-up
+TAIL = 1 << 16  # bytes of the server's stderr read back for its last line
+
+
+def as_error(line: str, otherwise: str) -> Exception:
+    """The exception an error line names ("LabError: output folder ... exists"), or a
+    ServerError that says `otherwise` and then the line."""
+    name, _, message = line.partition(": ")
+    kind = CALLERS_ERRORS.get(name.rpartition(".")[2])  # a traceback names the module too
+    return kind(message) if kind else ServerError(f"{otherwise}: {line}" if otherwise else line)
 
 
 def serve(caller: int) -> None:
@@ -144,20 +160,48 @@ class Server:
         runs_home()  # the server's warm-up makes a folder there: a bad home is the caller's error
         self.lock = threading.Lock()
         self.stale_interrupt = False
+        # The server's stderr is kept, not shown: a traceback there is turned into one line. It
+        # is kept in memory (a memfd), where a full temp directory cannot stop it.
+        self.stderr = os.fdopen(os.memfd_create("labkit-server-stderr"), "w+b")
         self.process = subprocess.Popen(
             launcher.isolated_python("-c", SERVER_MAIN, launcher.LABKIT_ROOT, str(os.getpid())),
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
+            stderr=self.stderr,
             text=True,
             bufsize=1,
             start_new_session=True,
         )
         try:  # it takes a second or two: long enough for a reader's Ctrl-C
             if not self.process.stdout.readline():
-                raise ServerError("labkit's trial server did not start (see the output above)")
+                self.process.wait()
+                raise self.start_failure()
         except BaseException:
             self.kill()
             raise
+
+    def last_words(self) -> str:
+        """The last line the server wrote on stderr: after a traceback, the error itself."""
+        fd = self.stderr.fileno()
+        tail = os.pread(fd, TAIL, max(os.fstat(fd).st_size - TAIL, 0))
+        lines = tail.decode(errors="replace").splitlines()
+        return next((line for line in reversed(lines) if line.strip()), "")
+
+    def start_failure(self) -> Exception:
+        """Why the server did not start, as one line: a full temp directory (its warm-up writes
+        there), a LabError of the server's (such as a temp directory too deep), or its error."""
+        last = self.last_words() or f"it exited with status {self.process.returncode}"
+        error = as_error(last, "labkit's trial server did not start")
+        home = temp_dir()
+        space = os.statvfs(home)
+        no_inodes = space.f_files > 0 and space.f_favail == 0  # some file systems count none
+        if isinstance(error, ServerError) and (
+            space.f_bavail * space.f_frsize < LITTLE_ROOM or no_inodes
+        ):
+            return LabError(
+                f"the temp directory {home} is full: the trial server's warm-up failed ({last})"
+            )
+        return error
 
     def call(self, function: str, kwargs: dict, progress: Callable | None = None) -> object:
         with self.lock:
@@ -183,7 +227,7 @@ class Server:
                 self._stop_call()
                 raise
             if "error" in answer:
-                raise ServerError(answer["error"])
+                raise as_error(answer["error"], "")
             if "interrupted" in answer:
                 raise KeyboardInterrupt
             return answer["result"]
@@ -196,7 +240,8 @@ class Server:
                 return message
             if progress:
                 progress(*message["progress"])
-        raise ServerError(EXITED)
+        last = self.last_words()  # written before its pipes closed, as it exited
+        raise ServerError(f"{EXITED}: {last}" if last else EXITED)
 
     def _stop_call(self) -> None:
         """Interrupt the server's call and read its answer, so that the next call starts in step.
@@ -230,6 +275,7 @@ class Server:
             with contextlib.suppress(OSError):
                 pipe.close()
         self.process.wait()
+        self.stderr.close()
 
 
 _server: Server | None = None

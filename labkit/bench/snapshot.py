@@ -6,11 +6,14 @@ recovering process would, and copies every row of every table.
 
 from __future__ import annotations
 
+import contextlib
+import errno
+import os
 import sqlite3
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from labkit.bench.errors import LabError
+from labkit.bench.errors import LabError, check_instance
 
 __all__ = ["Snapshot", "Table", "read_tables", "snapshot_folder", "take_snapshot"]
 
@@ -72,23 +75,21 @@ def quoted(name: str) -> str:
 
 def read_tables(path: Path) -> dict[str, Table]:
     """Every user table of one SQLite file, rows in rowid order (a WITHOUT ROWID table: in
-    primary-key order)."""
+    primary-key order). A file SQLite cannot read is one line that names it and says why."""
     uri = Path(path).absolute().as_uri()  # percent-escaped: a '#' or '?' in a name stays a name
-    db = sqlite3.connect(f"{uri}?mode=ro", uri=True)
     try:
-        tables = {}
-        for name, without_rowid in db.execute(LIST_TABLES):
-            order = "" if without_rowid else " ORDER BY rowid"
-            cursor = db.execute(f"SELECT * FROM {quoted(name)}{order}")
-            columns = [d[0] for d in cursor.description]
-            tables[name] = Table(columns, [list(row) for row in cursor])
-        return tables
-    except sqlite3.DatabaseError as error:
-        if error.sqlite_errorname == "SQLITE_NOTADB":  # a reader's stray file, not a run's
+        with contextlib.closing(sqlite3.connect(f"{uri}?mode=ro", uri=True)) as db:
+            tables = {}
+            for name, without_rowid in db.execute(LIST_TABLES):
+                order = "" if without_rowid else " ORDER BY rowid"
+                cursor = db.execute(f"SELECT * FROM {quoted(name)}{order}")
+                columns = [d[0] for d in cursor.description]
+                tables[name] = Table(columns, [list(row) for row in cursor])
+            return tables
+    except sqlite3.Error as error:  # corrupt, unreadable, a WAL file in a read-only folder
+        if getattr(error, "sqlite_errorname", None) == "SQLITE_NOTADB":  # a stray file
             raise LabError(f"{path} is not a SQLite database") from None
-        raise
-    finally:
-        db.close()
+        raise LabError(f"cannot read {path}: SQLite says: {error}") from None
 
 
 def take_snapshot(run_dir: Path, files: tuple[str, ...]) -> Snapshot:
@@ -97,10 +98,12 @@ def take_snapshot(run_dir: Path, files: tuple[str, ...]) -> Snapshot:
 
 def snapshot_folder(run_dir: Path | str) -> Snapshot:
     """Every SQLite file (*.db) in a run folder: the state viewer for any run, old or new."""
-    folder = Path(run_dir)
+    folder = Path(check_instance("run_dir", run_dir, str | os.PathLike, "a folder path"))
     if not folder.is_dir():
         found = "a file, not a folder" if folder.exists() else "not there"
         raise LabError(f"{folder} is {found}; give a run folder, one that holds *.db files")
+    if not os.access(folder, os.R_OK | os.X_OK):  # else it would look empty
+        raise LabError(f"cannot read the folder {folder}: {os.strerror(errno.EACCES)}")
     files = tuple(sorted(p.name for p in folder.glob("*.db") if p.is_file()))
     if not files:
         raise LabError(f"no SQLite files (*.db) in {run_dir}")

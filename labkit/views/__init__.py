@@ -1,7 +1,8 @@
 """Views: what readers look at. They read results, snapshots and traces, nothing else.
 
-Workers never import anything from here. The `show_*` functions display HTML in a notebook;
-the panels (`CrashPanel`, `SweepPanel`, `StepPanel`) are ipywidgets.
+Workers never import anything from here. The `show_*` functions display HTML in a notebook
+(each refuses a wrong argument in one line, before it draws anything); the panels
+(`CrashPanel`, `SweepPanel`, `StepPanel`) are ipywidgets.
 """
 
 from __future__ import annotations
@@ -9,7 +10,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
+from labkit.bench.errors import check_instance, check_items
 from labkit.bench.snapshot import Snapshot, snapshot_folder
+from labkit.studies.commit_window.receiver import Delivery
 from labkit.studies.commit_window.runs import RunResult
 from labkit.views import tables
 
@@ -24,6 +27,10 @@ __all__ = [
     "show_sweep",
     "show_timeline",
 ]
+
+RESULT = "a RunResult (what lk.run returns)"
+RESULTS = "a list of RunResult (what lk.sweep returns)"
+SNAPSHOT = "a Snapshot (such as result.after)"
 
 
 def show_html(html: str) -> None:
@@ -41,11 +48,14 @@ def show_orders() -> None:
 
 def show_deliveries(answers: Sequence, held: Snapshot) -> None:
     """A receiver's answers, then the receipts it holds."""
+    check_items("answers", answers, Delivery, "the answers deliver_all returns first")
+    check_instance("held", held, Snapshot, "the Snapshot deliver_all returns second")
     show_html(tables.deliveries_html(answers) + tables.snapshot_html(held))
 
 
 def show_snapshot(snapshot: Snapshot) -> None:
     """Every table of every file in a snapshot."""
+    check_instance("snapshot", snapshot, Snapshot, SNAPSHOT)
     show_html(tables.snapshot_html(snapshot))
 
 
@@ -56,16 +66,19 @@ def show_folder(run_dir: str | Path) -> None:
 
 def show_run(result: RunResult) -> None:
     """The outcome, then every table of every file before and after recovery."""
+    check_instance("result", result, RunResult, RESULT)
     show_html(tables.run_html(result))
 
 
 def show_study_table(results: Sequence[RunResult]) -> None:
     """Study 000's table, one line per real run."""
+    check_items("results", results, RunResult, RESULTS)
     show_html(tables.study_table_html(results))
 
 
 def show_sweep(results: Sequence[RunResult]) -> None:
     """The sweep as a matrix of outcomes: orders down, kill points across."""
+    check_items("results", results, RunResult, RESULTS)
     show_html(tables.sweep_html(results))
 
 
@@ -73,6 +86,7 @@ def show_timeline(result: RunResult) -> None:
     """The run's commit-window timeline, with a scrubber over its trace events."""
     from labkit.views.panel import TimelineView
 
+    check_instance("result", result, RunResult, RESULT)
     view = TimelineView()
     view.show(result)
     from IPython.display import display

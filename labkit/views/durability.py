@@ -11,6 +11,7 @@ from IPython.display import HTML, Image, display
 from matplotlib.figure import Figure
 from matplotlib.ticker import MaxNLocator
 
+from labkit.bench.errors import check_choice, check_items, check_record
 from labkit.studies.durability.experiment import DURABILITY_MODES, Trial
 from labkit.studies.durability.pitfalls import PITFALLS
 from labkit.views.tables import grid_html
@@ -28,6 +29,8 @@ __all__ = [
 
 GRAPH_COLOURS = {"linear": "#0072B2", "parallel": "#E69F00"}  # Okabe-Ito blue, orange
 GRAPH_MARKERS = {"linear": "o", "parallel": "s"}
+DESCRIBED = ("checkpoints", "writes")  # the keys of what describe_checkpoints returns
+PITFALL_REPORT = ("raised", "outcome", "warnings")  # and those of run_pitfall's report
 
 
 def trial_outcome(trial: Trial) -> str:
@@ -178,14 +181,20 @@ def pitfall_html(name: str, report: dict) -> str:
 
 def show_trials(trials: Sequence[Trial]) -> None:
     """The distribution plot (for more than one trial), then the table of every trial."""
+    check_items("trials", trials, Trial, "a list of Trial (what run_trials returns)")
     if len(trials) > 1:
         display(Image(figure_png(distribution_figure(trials))))
     display(HTML(trials_html(trials)))
 
 
 def show_checkpoints(described: dict) -> None:
+    """The checkpoint file as `describe_checkpoints` decoded it."""
+    check_record("described", described, DESCRIBED, "what describe_checkpoints returns")
     display(HTML(checkpoints_html(described)))
 
 
 def show_pitfall(name: str, report: dict) -> None:
+    """One pitfall as `run_pitfall(name)` reproduced it today."""
+    check_choice("pitfall", name, PITFALLS)
+    check_record("report", report, PITFALL_REPORT, f"what run_pitfall({name!r}) returns")
     display(HTML(pitfall_html(name, report)))

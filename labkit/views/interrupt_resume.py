@@ -8,6 +8,7 @@ from html import escape
 import ipywidgets as widgets
 from IPython.display import HTML, display
 
+from labkit.bench.errors import check_items, check_record
 from labkit.studies.commit_window.outcome import FAILED
 from labkit.studies.interrupt_resume.experiment import (
     INTERRUPT_KILL_POINTS,
@@ -21,6 +22,12 @@ from labkit.views.tables import grid_html, outcome_badge, outcome_word
 from labkit.views.text import INTERRUPT_COLUMNS, interrupt_rows
 
 __all__ = ["InterruptPanel", "interrupt_html", "show_interrupt", "show_interrupt_table"]
+
+INTERRUPT_KEYS = (  # the figures of run_interrupt's result that the views read
+    *("key", "layout", "cross_process", "kill_at", "node_calls", "before_resume"),
+    *("after_resume", "receipts", "exits", "tickets"),
+)
+RESULT = "what run_interrupt returns (a dict of its figures)"
 
 
 def verdict(result: dict) -> str:
@@ -58,10 +65,15 @@ def interrupt_html(result: dict) -> str:
 
 
 def show_interrupt(result: dict) -> None:
+    """One run of study 001: its verdict, figures, tickets and checkpoint file."""
+    check_record("result", result, INTERRUPT_KEYS, RESULT)
     display(HTML(interrupt_html(result)))
 
 
 def show_interrupt_table(results: Sequence[dict]) -> None:
+    """Study 001's table, one line per run."""
+    for result in check_items("results", results, dict, "a list of what run_interrupt returns"):
+        check_record("each result", result, INTERRUPT_KEYS, RESULT)
     display(HTML(table_html(results)))
 
 

@@ -19,7 +19,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from labkit.bench.errors import check_folder
+from labkit.bench.errors import RunFailed, check_folder, check_instance
 from labkit.bench.folders import holds_run_dirs, new_run_dir
 from labkit.bench.launcher import WorkerProcess, WorkerReport
 from labkit.bench.snapshot import Snapshot, take_snapshot
@@ -77,10 +77,6 @@ class RunResult:
             "snapshots": {"before": self.before.to_json(), "after": self.after.to_json()},
             "versions": {"python": platform.python_version(), "sqlite": sqlite3.sqlite_version},
         }
-
-
-class RunFailed(RuntimeError):
-    """The parent could not go on with a run (a full disk, most often): no outcome exists."""
 
 
 NO_ROOM = (errno.ENOSPC, errno.EFBIG, errno.EDQUOT)  # a full disk, a file size limit, a quota
@@ -191,6 +187,7 @@ def recover(spec: RunSpec, run_dir: Path, first: WorkerReport) -> RunResult:
 @holds_run_dirs
 def execute(spec: RunSpec) -> RunResult:
     """Run the spec from fresh files to a classified outcome, and keep it all in the run folder."""
+    check_instance("spec", spec, RunSpec, "a RunSpec, such as RunSpec('atomic', 'committed')")
     run_dir = prepare_run(spec)
     with failing_run(run_dir):
         first = first_worker(spec, run_dir)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from labkit.bench.errors import check_folder
+from labkit.bench.errors import LabError, check_folder
 from labkit.bench.folders import release_run_dir
 from labkit.bench.snapshot import Snapshot, take_snapshot
 from labkit.studies.commit_window.orders import NO_KILL, get_order
@@ -32,6 +32,7 @@ class StepSession:
         self.worker.start()
         self.paused_at: str | None = self.worker.wait_for_pause()
         self.result: RunResult | None = None
+        self.closed = False
 
     @property
     def finished(self) -> bool:
@@ -44,6 +45,7 @@ class StepSession:
 
     def proceed(self) -> str | None:
         """Let the worker run to its next kill point; return it, or None once it has finished."""
+        self._check_paused("proceed")
         self.worker.resume()
         self.paused_at = self.worker.wait_for_pause()
         if self.paused_at is None:
@@ -52,15 +54,22 @@ class StepSession:
 
     def kill(self) -> str:
         """SIGKILL the worker where it stands; return the point it died at."""
+        self._check_paused("kill")
         point = self.paused_at
         self.worker.kill()
         self.paused_at = None
         return point
 
     def recover(self) -> RunResult:
-        """Run the recovery worker in a fresh process and classify what is left."""
+        """Run the recovery worker in a fresh process and classify what is left (once)."""
+        self._check_open("recover")
+        if self.result is not None:
+            raise LabError("this session has recovered already: session.result holds the outcome")
         if not self.finished:
-            raise RuntimeError(f"the worker is still paused at {self.paused_at}: kill it first")
+            raise LabError(
+                f"cannot recover: the worker is still paused at {self.paused_at!r}; "
+                "kill() it there or proceed() to its end first"
+            )
         killed_at = self.worker.killed_at or NO_KILL
         self.spec = RunSpec(self.order.name, killed_at, "sigkill", self.spec.out, self.spec.timeout)
         self.worker.close()
@@ -68,8 +77,22 @@ class StepSession:
         return self.result
 
     def close(self) -> None:
+        """Kill the worker if it still runs and reap it. Safe to call twice."""
         self.worker.close()
+        self.closed = True
         release_run_dir(self.run_dir)  # the run is over: `clean` may remove its folder
+
+    def _check_open(self, action: str) -> None:
+        if self.closed:
+            raise LabError(f"cannot {action}: this step session is closed")
+
+    def _check_paused(self, action: str) -> None:
+        """Only a paused worker can go on or be killed: one line otherwise, never a dead pipe."""
+        self._check_open(action)
+        if self.finished:
+            ended = f"was killed at {self.worker.killed_at!r}" if self.worker.killed_at else "ended"
+            then = "see session.result" if self.result else "recover() comes next"
+            raise LabError(f"cannot {action}: the worker {ended}; {then}")
 
     def __enter__(self) -> StepSession:
         return self

@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor, as_completed
+from dataclasses import replace
 from pathlib import Path
 
 from labkit.bench.errors import check_choices, check_folder, check_function, check_int
@@ -25,14 +26,16 @@ MAX_PARALLEL = 32  # trials at a time; each is two short-lived worker processes
 
 
 def sweep_specs(out: Path, kill_modes: Iterable[str] = ("exit",)) -> list[RunSpec]:
-    """One spec per order × kill point × kill mode, each with its own folder under `out`."""
+    """One spec per order × kill point × kill mode, each with its own folder under `out`,
+    named by its label: `effect_first.effect.exit`."""
     modes = check_choices("kill mode", kill_modes, KILL_MODES)
-    return [
-        RunSpec(order.name, point, mode, out / f"{order.name}.{point}.{mode}")
+    specs = [
+        RunSpec(order.name, point, mode)
         for order in ORDERS.values()
         for point in order.kill_points
         for mode in modes
     ]
+    return [replace(spec, out=out / spec.label) for spec in specs]
 
 
 @holds_run_dirs
@@ -46,7 +49,9 @@ def sweep(
     modes = check_choices("kill mode", kill_modes, KILL_MODES)  # all checked before the folder
     check_function("progress", progress)
     workers = check_int("parallel", parallel, 1, MAX_PARALLEL) if parallel is not None else None
-    root = new_run_dir(check_folder("out", out), prefix="commit-window-sweep-")
+    out = check_folder("out", out)
+    longest = max((spec.label for spec in sweep_specs(Path(), modes)), key=len)
+    root = new_run_dir(out, prefix="commit-window-sweep-", deepest=longest)  # room checked first
     specs = sweep_specs(root, modes)
     results: dict[RunSpec, RunResult] = {}
     with ThreadPoolExecutor(max_workers=workers or 2 * (os.cpu_count() or 1)) as pool:

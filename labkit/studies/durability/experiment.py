@@ -15,13 +15,16 @@ from pathlib import Path
 from labkit.bench import server
 from labkit.bench.errors import (
     LabError,
+    check_bool,
     check_choice,
     check_choices,
     check_folder,
     check_function,
+    check_instance,
     check_int,
     check_number,
 )
+from labkit.bench.folders import check_run_dir
 from labkit.bench.launcher import START_MODES
 from labkit.studies.commit_window.spec import MAX_TIMEOUT
 
@@ -68,6 +71,10 @@ class DurabilitySpec:
         # stored as plain int and float: the spec crosses to the trial server as JSON
         object.__setattr__(self, "slow_ms", check_int("slow_ms", self.slow_ms, 0, MAX_SLOW_MS))
         object.__setattr__(self, "timeout", check_number("timeout", self.timeout, 0, MAX_TIMEOUT))
+
+    def trial_folder(self, n: int) -> str:
+        """The name of the folder of the spec's `n`th trial (from 1), inside the matrix's."""
+        return f"{self.graph}.{self.mode}.{self.slow_ms}ms.{self.kill_moment}.{n}"
 
     @property
     def job(self) -> dict:
@@ -127,8 +134,10 @@ def run_trials(
     ):  # all checked before the trial server starts
         raise LabError(f"specs must be a non-empty list of DurabilitySpec, not {specs!r}")
     trials = check_int("trials", trials, 1, MAX_TRIALS)
-    check_folder("out", out)
+    out = check_folder("out", out)
     check_function("progress", progress)
+    longest = max((spec.trial_folder(trials) for spec in specs), key=len)
+    check_run_dir(out, "durability-trials-", deepest=longest)  # the server would find it late
     relay = (
         (lambda done, total, item: progress(done, total, Trial.from_json(item)))
         if progress
@@ -140,7 +149,7 @@ def run_trials(
         specs=[asdict(s) for s in specs],
         trials=trials,
         out=str(out) if out else None,
-    )
+    )  # a LabError or RunFailed in the server comes back as itself
     return [Trial.from_json(r) for r in results]
 
 
@@ -164,6 +173,8 @@ def durability_matrix(
 
 def clean_run_seconds(spec: DurabilitySpec, out: Path | str | None = None) -> float:
     """Wall time of one clean run (no kill) of the spec's graph, measured inside the worker."""
+    check_instance("spec", spec, DurabilitySpec, "a DurabilitySpec")
+    check_run_dir(check_folder("out", out), "durability-clean-")
     return server.call(
         "labkit.studies.durability.trials:clean_run_seconds",
         spec=asdict(spec),
@@ -174,6 +185,8 @@ def clean_run_seconds(spec: DurabilitySpec, out: Path | str | None = None) -> fl
 def describe_checkpoints(trial: Trial, at_kill: bool = True) -> dict:
     """The trial's `checkpoints` and `writes`, decoded through LangGraph's API in a worker:
     as the kill left them (a copy taken before recovery), or as recovery left them."""
+    check_instance("trial", trial, Trial, "a Trial, one of those run_trials returns")
+    check_bool("at_kill", at_kill)
     return server.call(
         "labkit.studies.durability.trials:describe_checkpoints",
         spec=asdict(trial.spec),

@@ -130,8 +130,7 @@ def run_trials(
     total, done = len(specs) * trials, []
     for spec in specs:
         for n in range(trials):
-            label = f"{spec.graph}.{spec.mode}.{spec.slow_ms}ms.{spec.kill_moment}.{n + 1}"
-            done.append(run_trial(spec, root / label))
+            done.append(run_trial(spec, root / spec.trial_folder(n + 1)))
             if progress:
                 progress(len(done), total, done[-1])
     return done

@@ -13,7 +13,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from labkit.bench import server
-from labkit.bench.errors import LabError, check_bool, check_choice
+from labkit.bench.errors import LabError, check_bool, check_choice, described
 from labkit.bench.folders import new_run_dir
 from labkit.bench.launcher import WorkerProcess, WorkerReport, read_report
 from labkit.bench.ledger import read_ledger
@@ -26,6 +26,7 @@ __all__ = ["INTERRUPT_KILL_POINTS", "KEY_STRATEGIES", "LAYOUTS", "InterruptSpec"
 KEY_STRATEGIES = ("fresh", "stable")  # a new UUID per node run, or the operation id of the input
 LAYOUTS = ("combined", "split")  # create + review in one node, or prepare → approve → execute
 INTERRUPT_KILL_POINTS = ("none", "before_create", "after_create", "paused")
+KEY_FUNCTION = "def operation_key("  # what a reader's key_source must define
 
 
 @dataclass(frozen=True)
@@ -40,6 +41,13 @@ class InterruptSpec:
         check_choice("key strategy", self.key, (*KEY_STRATEGIES, "custom"))
         if (self.key == "custom") != (self.key_source is not None):
             raise LabError("key='custom' goes with key_source, the reader's operation_key code")
+        if self.key_source is not None and (
+            not isinstance(self.key_source, str) or KEY_FUNCTION not in self.key_source
+        ):
+            raise LabError(
+                f"key_source must be a str holding `{KEY_FUNCTION}state):`, "
+                f"not {described(self.key_source)}"
+            )
         check_choice("layout", self.layout, LAYOUTS)
         check_bool("cross_process", self.cross_process)
         check_choice("kill point", self.kill_at, INTERRUPT_KILL_POINTS)
