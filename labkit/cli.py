@@ -5,24 +5,31 @@ Bad input ends with exit status 2 and one line on stderr that names the valid ch
 
 from __future__ import annotations
 
-import argparse
-import json
-import os
 import sys
-import textwrap
-from collections.abc import Callable, Sequence
 
-from labkit.bench.errors import LabError, check_int
-from labkit.bench.folders import clean_runs
-from labkit.bench.server import ServerError
-from labkit.bench.snapshot import snapshot_folder
-from labkit.keypress import read_key
-from labkit.studies.commit_window.orders import NO_KILL, ORDERS, get_order
-from labkit.studies.commit_window.runs import RunFailed, run
-from labkit.studies.commit_window.spec import KILL_MODES
-from labkit.studies.commit_window.sweeps import sweep
-from labkit.studies.durability.experiment import MAX_SLOW_MS, MAX_TRIALS
-from labkit.studies.durability.pitfalls import PITFALLS, run_pitfall
+try:  # a Ctrl-C while Python loads labkit (its first tenth of a second) is one line too
+    import argparse
+    import errno
+    import json
+    import os
+    import re
+    import textwrap
+    from collections.abc import Callable, Sequence
+
+    from labkit.bench.errors import LabError, RunFailed, check_int
+    from labkit.bench.folders import clean_runs
+    from labkit.bench.server import ServerError
+    from labkit.bench.snapshot import snapshot_folder
+    from labkit.keypress import read_key
+    from labkit.studies.commit_window.orders import NO_KILL, ORDERS, get_order
+    from labkit.studies.commit_window.runs import run
+    from labkit.studies.commit_window.spec import KILL_MODES
+    from labkit.studies.commit_window.sweeps import sweep
+    from labkit.studies.durability.experiment import MAX_SLOW_MS, MAX_TRIALS
+    from labkit.studies.durability.pitfalls import PITFALLS, run_pitfall
+except KeyboardInterrupt:
+    print("labkit: interrupted before it started; nothing ran", file=sys.stderr)
+    raise SystemExit(130) from None
 
 __all__ = ["main"]
 
@@ -38,10 +45,9 @@ def whole_number(what: str, low: int, high: int) -> Callable[[str], int]:
     """An argparse type: the text as a whole number from `low` to `high`, or one clear line."""
 
     def parse(text: str) -> int:
-        try:
-            value: object = int(text)
-        except ValueError:
-            value = text  # "2.5" or "many": check_int refuses it and names the bounds
+        # Plain ASCII digits only: int() would also take "1_0", " 2" and "٣" (an Arabic 3).
+        # Anything else ("2.5", "many") goes to check_int as text, which refuses it.
+        value: object = int(text) if re.fullmatch(r"-?[0-9]+", text) else text
         try:
             return check_int(what, value, low, high)
         except LabError as error:
@@ -272,7 +278,7 @@ def cmd_pitfall(args: argparse.Namespace) -> None:
     print(f"  study 004 saw: {PITFALLS[args.name].study_said}")
 
 
-def cmd_clean(args: argparse.Namespace) -> None:
+def cmd_clean(args: argparse.Namespace) -> int:
     done = clean_runs(dry_run=args.dry_run)
     verb = "would remove" if args.dry_run else "removed"
     print(f"{verb} {len(done.removed)} run folders ({done.size / 1e6:.1f} MB) from {done.home}")
@@ -280,7 +286,16 @@ def cmd_clean(args: argparse.Namespace) -> None:
         print(f"left {len(done.in_use)} whose run goes on: {', '.join(done.in_use)}")
     if done.not_ours:
         print(f"left {len(done.not_ours)} that labkit did not make: {', '.join(done.not_ours)}")
+    if done.stuck:
+        sys.stdout.flush()  # the summary first, then what went wrong
+        cannot = "cannot remove" if args.dry_run else "could not remove"
+        print(f"labkit: error: {cannot} {'; '.join(done.stuck)}", file=sys.stderr)
+        return 2
+    return 0
 
+
+# How a write to stdout fails when it goes to a full disk, /dev/full or a device in trouble.
+OUTPUT_ERRORS = (errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EIO)
 
 COMMANDS = {
     "orders": cmd_orders,
@@ -298,27 +313,34 @@ COMMANDS = {
 def main(argv: Sequence[str] | None = None) -> int:
     try:
         args = build_parser().parse_args(argv)
-        if args.command == "step" and sys.stdin is None:
-            raise LabError("labkit step reads your keys from stdin, and stdin is closed")
-        COMMANDS[args.command](args)
+        if args.command == "step":  # checked before a worker starts
+            if sys.stdin is None:
+                raise LabError("labkit step reads your keys from stdin, and stdin is closed")
+            if sys.stdout is None:
+                raise LabError("labkit step shows the files on stdout, and stdout is closed")
+        status = COMMANDS[args.command](args) or 0
         if sys.stdout is not None:
             sys.stdout.flush()  # a reader that has gone shows here, not at exit as a traceback
+        return status
     except BrokenPipeError:  # `labkit orders | head -1`: the reader has what it wanted
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # nothing left to flush
         return 141  # 128 + SIGPIPE: what a shell reports for `cat` stopped the same way
-    except LabError as error:
+    except (LabError, RunFailed) as error:  # bad input, or a disk that filled during a run
         print(f"labkit: error: {error}", file=sys.stderr)
         return 2
     except ServerError as error:
         print(f"labkit: the trial server failed: {error}", file=sys.stderr)
         return 1
-    except RunFailed as error:  # the parent could not go on: a full disk, most often
-        print(f"labkit: the run failed: {error}", file=sys.stderr)
-        return 1
+    except OSError as error:  # labkit names the files it fails on: this is stdout (> /dev/full)
+        if error.filename is not None or error.errno not in OUTPUT_ERRORS:
+            raise
+        if sys.stdout is not None:  # what is left in its buffer could not be written either
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        print(f"labkit: error: cannot write the output: {error.strerror}", file=sys.stderr)
+        return 2
     except EOFError:
         print("labkit: input ended; the worker was killed and reaped", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
         print("labkit: interrupted; every worker was killed and reaped", file=sys.stderr)
         return 130
-    return 0

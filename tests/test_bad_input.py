@@ -18,7 +18,13 @@ from labkit.studies.commit_window.receiver import deliver_all
 from labkit.studies.commit_window.spec import RunSpec
 from labkit.studies.commit_window.stepping import StepSession
 from labkit.studies.commit_window.sweeps import sweep
-from labkit.studies.durability.experiment import DurabilitySpec, durability_matrix, run_trials
+from labkit.studies.durability.experiment import (
+    DurabilitySpec,
+    clean_run_seconds,
+    describe_checkpoints,
+    durability_matrix,
+    run_trials,
+)
 from labkit.studies.durability.pitfalls import run_pitfall
 from labkit.studies.interrupt_resume.experiment import InterruptSpec, run_interrupt
 
@@ -79,6 +85,15 @@ def cli(*args, cwd, **options):
         (("durability", "--trials", "0"), "trials must be a whole number from 1 to 500, not 0"),
         (("durability", "--trials", "501"), "trials must be a whole number from 1 to 500"),
         (("durability", "--trials", "many"), "trials must be a whole number from 1 to 500"),
+        *[  # int() takes these as 10, 2 and 3: a typo or a stray space would pass unnoticed
+            (
+                ("durability", "--trials", bad),
+                f"trials must be a whole number from 1 to 500, not {bad!r}",
+            )
+            for bad in ("1_0", " 2", "\u0663")
+        ],
+        (("run", "atomic", "--out", ""), "out must name a folder, not ''"),
+        (("sweep", "--out", ""), "out must name a folder, not ''"),
         (("durability", "--slow-ms", "-1"), "slow-ms must be a whole number from 0 to 5000"),
         (("durability", "--slow-ms", "0.5"), "slow-ms must be a whole number from 0 to 5000"),
         (("durability", "--slow-ms", "9999"), "slow-ms must be a whole number from 0 to 5000"),
@@ -180,6 +195,31 @@ def nothing_starts(tmp_path, monkeypatch):
         (lambda: deliver_all("op-1"), "deliveries must be .key, payload. pairs of str"),
         (lambda: deliver_all([("op-1", "v1")], out=1), OUT),
         (lambda: lk.clean_runs(dry_run="no"), "dry_run must be True or False, not 'no'"),
+        (lambda: lk.execute(None), "spec must be a RunSpec, such as RunSpec.'atomic'"),
+        (lambda: lk.execute("x"), "spec must be a RunSpec, such as .*, not 'x'"),
+        (lambda: lk.run("atomic", out="a\0b"), "out must be a folder path without a NUL"),
+        (lambda: sweep(out="a\0b"), "out must be a folder path without a NUL"),
+        (lambda: run_trials([DurabilitySpec()], 1, out="a\0b"), "without a NUL"),
+        (lambda: lk.run("atomic", out=""), "out must name a folder, not ''"),
+        (lambda: sweep(out=""), "out must name a folder, not ''"),
+        (lambda: StepSession("atomic", out=""), "out must name a folder, not ''"),
+        (lambda: run_trials([DurabilitySpec()], 1, out=""), "out must name a folder, not ''"),
+        (lambda: run_trials([DurabilitySpec()], 1, out="/"), "output folder / already exists"),
+        (
+            lambda: run_trials([DurabilitySpec()], 1, out="/etc/passwd/x"),
+            "cannot make the output folder /etc/passwd/x: Not a directory .*is a file",
+        ),
+        (lambda: lk.runs_home(1), "room_for must be the name of a folder .*, not 1"),
+        (
+            lambda: run_interrupt("custom", key_source=1),
+            "key_source must be a str holding `def operation_key.state.:`, not 1",
+        ),
+        (
+            lambda: run_interrupt("custom", key_source="return 'k'"),
+            "key_source must be a str holding `def operation_key",
+        ),
+        (lambda: clean_run_seconds("linear"), "spec must be a DurabilitySpec, not 'linear'"),
+        (lambda: describe_checkpoints(None), "trial must be a Trial, one of those run_trials"),
     ],
 )
 def test_api_refuses_bad_values_before_anything_starts(nothing_starts, call, names):
@@ -258,3 +298,103 @@ def test_cli_output_into_head_1_shows_the_first_line_and_no_traceback(tmp_path):
     )
     assert done.stdout.startswith("order ") and done.stdout.count("\n") == 1
     assert done.stderr == ""
+
+
+def test_a_bad_value_found_in_the_trial_server_comes_back_as_a_lab_error(tmp_path):
+    """The trial server's own checks (here: an `out` that exists) reach the caller as the
+    LabError they are, not as a ServerError: `except lk.LabError` catches them."""
+    spec = {"graph": "linear", "mode": "sync"}
+    with pytest.raises(lk.LabError, match=f"output folder {tmp_path} already exists"):
+        server.call(
+            "labkit.studies.durability.trials:run_trials", specs=[spec], trials=1, out=str(tmp_path)
+        )
+
+
+def test_the_server_passes_a_run_failed_back_as_itself():
+    error = server.as_error("RunFailed: the run could not go on: no room left on the disk", "")
+    assert type(error) is lk.RunFailed and str(error).startswith("the run could not go on")
+    error = server.as_error("labkit.bench.errors.LabError: too long", "did not start")
+    assert type(error) is lk.LabError and str(error) == "too long"
+    error = server.as_error("ValueError: boom", "")
+    assert type(error) is server.ServerError and str(error) == "ValueError: boom"
+
+
+def test_a_step_session_used_out_of_turn_says_so_in_one_line(tmp_path, no_leftover_workers):
+    with StepSession("effect_first", out=tmp_path / "run") as session:
+        with pytest.raises(
+            lk.LabError, match="cannot recover: the worker is still paused at 'start'"
+        ):
+            session.recover()
+        assert session.kill() == "start"
+        for action in (session.proceed, session.kill):
+            with pytest.raises(lk.LabError, match="the worker was killed at 'start'; recover"):
+                action()
+        first = session.recover()
+        saved = (tmp_path / "run" / "results.json").read_text()
+        with pytest.raises(lk.LabError, match="recovered already"):
+            session.recover()
+        assert session.result is first
+        assert (tmp_path / "run" / "results.json").read_text() == saved  # not run twice
+    with pytest.raises(lk.LabError, match="cannot proceed: this step session is closed"):
+        session.proceed()
+
+
+def shell(command: str, tmp_path) -> subprocess.CompletedProcess:
+    """`command` in bash, with `labkit` meaning this Python's `-m labkit`, TMPDIR in tmp_path."""
+    labkit = f"{sys.executable} -m labkit"
+    return subprocess.run(
+        ["bash", "-c", command.replace("labkit", labkit, 1)],
+        cwd=tmp_path,
+        env={**os.environ, "TMPDIR": str(tmp_path)},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+
+
+@pytest.mark.parametrize("command", ["orders", "run atomic --json", "run atomic"])
+def test_output_to_a_full_device_is_one_line_and_every_worker_is_reaped(
+    tmp_path, command, no_leftover_workers
+):
+    done = shell(f"labkit {command} > /dev/full", tmp_path)
+    assert done.returncode == 2
+    assert done.stderr == "labkit: error: cannot write the output: No space left on device\n"
+
+
+def test_step_with_stdout_closed_is_refused_before_a_worker_starts(tmp_path):
+    done = shell("labkit step effect_first >&-", tmp_path)
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert done.stderr == (
+        "labkit: error: labkit step shows the files on stdout, and stdout is closed\n"
+    )
+    assert list(tmp_path.iterdir()) == []  # no run folder, not even the runs home
+
+
+CTRL_C_WHILE_IMPORTING = """
+import sys
+
+class CtrlC:  # a Ctrl-C that lands while Python loads labkit's modules
+    def find_spec(self, name, path=None, target=None):
+        if name == "labkit.bench.folders":
+            raise KeyboardInterrupt
+
+sys.meta_path.insert(0, CtrlC())
+sys.argv = ["labkit", "sweep"]
+from labkit.cli import main  # what the `labkit` console script does
+
+sys.exit(main())
+"""
+
+
+def test_ctrl_c_while_labkit_loads_is_one_line_and_status_130(tmp_path):
+    done = subprocess.run(
+        [sys.executable, "-c", CTRL_C_WHILE_IMPORTING],
+        cwd=tmp_path,
+        env={**os.environ, "TMPDIR": str(tmp_path)},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 130
+    assert done.stderr == "labkit: interrupted before it started; nothing ran\n"
+    assert list(tmp_path.iterdir()) == []

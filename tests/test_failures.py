@@ -131,8 +131,11 @@ def labkit_with_limited_files(tmp_path, limit_bytes: int) -> subprocess.Complete
 
 
 def assert_failed_without_an_outcome(done: subprocess.CompletedProcess, run_dir) -> None:
-    assert done.returncode == 1 and done.stdout == ""
-    assert done.stderr.count("\n") == 1 and "no room left on the disk" in done.stderr
+    """A full disk is a hostile environment, not a fault of labkit's: status 2, one line that
+    says what is wrong and where, as for any other bad place to write."""
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr.startswith("labkit: error: the run could not go on: no room left on")
+    assert done.stderr.count("\n") == 1 and str(run_dir) in done.stderr
     assert "Traceback" not in done.stderr
     results = run_dir / "results.json"
     if results.exists():  # written if there was room for it: it says failed, nothing else

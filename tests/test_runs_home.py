@@ -5,6 +5,7 @@ place to write is one clear line (status 2 in the CLI), with nothing written."""
 from __future__ import annotations
 
 import os
+import shlex
 import shutil
 import subprocess
 import sys
@@ -32,6 +33,37 @@ def labkit(*args: str, tmpdir: Path | str, **options: object) -> subprocess.Comp
         timeout=120,
         **options,
     )
+
+
+SEEN_AS = "/srv"  # where user 65534 finds a test's folder: pytest's own temp is root's alone
+
+
+def labkit_as_nobody(
+    folder: Path, *args: str, tmpdir: str = SEEN_AS
+) -> subprocess.CompletedProcess:
+    """`python -m labkit ARGS` as user 65534, in a mount namespace of its own in which `folder`
+    is bind-mounted on /srv (which anyone may enter); the mount vanishes with the namespace."""
+    if not AS_ROOT or not shutil.which("unshare"):
+        pytest.skip("needs root and unshare to run labkit as another user")
+    folder.chmod(0o755)
+    labkit = shlex.join([sys.executable, "-m", "labkit", *args])
+    user = f"setpriv --reuid={NOBODY} --regid={NOBODY} --clear-groups"
+    done = subprocess.run(
+        [
+            "unshare",
+            "-m",
+            "sh",
+            "-c",
+            f"mount --bind {folder} {SEEN_AS} || exit 97\n"
+            f"cd / && TMPDIR={tmpdir} exec {user} {labkit}",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    if done.returncode == 97:
+        pytest.skip("this machine does not let us bind-mount a folder")
+    return done
 
 
 def assert_one_clear_line(done: subprocess.CompletedProcess, *words: str) -> None:
@@ -76,6 +108,17 @@ def tmpdir_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 def test_a_new_home_is_made_private(tmpdir_env):
     assert lk.runs_home() == home_in(tmpdir_env)
     assert home_in(tmpdir_env).stat().st_mode & 0o777 == 0o700
+
+
+def test_clean_passes_over_a_fifo_planted_as_a_marker(tmpdir_env):
+    """A FIFO named like the marker would block a plain open() forever: clean must not hang."""
+    planted = home_in(tmpdir_env) / "commit-window-planted"
+    planted.mkdir(parents=True)
+    os.mkfifo(planted / MARKER)
+    done = labkit("clean", tmpdir=tmpdir_env)
+    assert done.returncode == 0, done.stderr
+    assert "left 1 that labkit did not make: commit-window-planted" in done.stdout
+    assert tree(home_in(tmpdir_env)) == ["commit-window-planted", f"commit-window-planted/{MARKER}"]
 
 
 def test_a_symlinked_home_is_neither_cleaned_through_nor_written_through(tmp_path, tmpdir_env):
@@ -208,6 +251,30 @@ def test_two_cleans_at_once_remove_everything_once_without_a_traceback(tmpdir_en
     assert sum(removed) == 60  # each folder removed by one of them; the other left it be
 
 
+def test_clean_goes_on_past_a_folder_it_cannot_remove_and_names_it_in_full(tmp_path):
+    """As a user who cannot empty a `chmod 500` folder inside a run folder: that run folder is
+    left whole and named with its full path; the other run folders are removed all the same."""
+    tmpdir = tmp_path / "tmp"
+    home = tmpdir / f"labkit-runs-{NOBODY}"
+    stuck = marked_run(home, "commit-window-a-stuck")
+    (stuck / "sub").mkdir()
+    (stuck / "sub" / "kept").write_text("x")
+    marked_run(home, "commit-window-b-fine")
+    for path in (tmpdir, *tmpdir.rglob("*")):
+        os.chown(path, NOBODY, NOBODY)
+    home.chmod(0o700)
+    (stuck / "sub").chmod(0o500)
+    before = tree(stuck)
+    done = labkit_as_nobody(tmpdir, "clean")
+    assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr
+    assert done.stdout.startswith("removed 1 run folders"), done.stdout
+    seen = f"{SEEN_AS}/{home.name}/{stuck.name}"
+    assert (
+        done.stderr == f"labkit: error: could not remove {seen} (Permission denied: {seen}/sub)\n"
+    )
+    assert tree(home) == [stuck.name, *(f"{stuck.name}/{p}" for p in before)]  # left whole
+
+
 # --- the server's warm-up folder is a run folder like any other
 
 
@@ -299,6 +366,30 @@ def test_a_permission_denied_out_or_tmpdir_is_one_line(tmp_path):
     assert list(shut.iterdir()) == []
 
 
+@pytest.mark.parametrize("command", [("durability", "--trials", "1"), ("sweep",)])
+def test_a_tmpdir_too_deep_for_the_deepest_run_is_one_line_before_anything_starts(
+    tmp_path, command
+):
+    """Deep enough for a run folder in the home, not for a trial or a sweep's run inside one:
+    refused before the trial server starts or a folder is made, as `run` is for its own."""
+    deep = long_folder(tmp_path, 345)  # room for the home's folders, not the runs in them
+    done = labkit(*command, tmpdir=deep)
+    assert_one_clear_line(done, str(deep), "too long for SQLite")
+    assert list(deep.iterdir()) == []
+
+
+@pytest.mark.parametrize("length", [375, 395])
+def test_a_sweep_out_too_deep_for_its_runs_is_refused_before_any_run(tmp_path, tmpdir_env, length):
+    root = long_folder(tmp_path / "deep", length - 20)
+    out = root / ("s" * (length - len(str(root)) - 1))
+    done = labkit("sweep", "--out", str(out), tmpdir=tmpdir_env)
+    assert_one_clear_line(done, f"the output folder {out}", "too long for SQLite")
+    assert list(root.iterdir()) == [] and list(tmpdir_env.iterdir()) == []
+    with pytest.raises(lk.LabError, match="too long for SQLite"):
+        lk.sweep(out=out)
+    assert list(root.iterdir()) == []
+
+
 @pytest.mark.parametrize("problem", ["missing", "file", "too long"])
 def test_an_unusable_tmpdir_is_one_line_never_a_fallback(tmp_path, problem):
     bad = tmp_path / "gone"
@@ -323,6 +414,24 @@ def unshared(script: str) -> subprocess.CompletedProcess:
     if "MOUNT-FAILED" in done.stdout:
         pytest.skip("this machine does not let us mount a tmpfs")
     return done
+
+
+@pytest.mark.parametrize(
+    "command", ["durability --trials 2", "interrupt", "pitfall unknown_thread"]
+)
+def test_a_full_tmpdir_as_the_trial_server_starts_is_one_line(tmp_path, command):
+    """The server's warm-up writes in the runs home; on a full disk it fails with a traceback
+    of its own, which the reader must not see: one line that says the temp directory is full."""
+    mount = tmp_path / "mnt"
+    mount.mkdir()
+    done = unshared(
+        f"T={mount}; mount -t tmpfs -o size=64k tmpfs $T || {{ echo MOUNT-FAILED; exit; }}\n"
+        "dd if=/dev/zero of=$T/fill bs=1k count=40 2>/dev/null\n"
+        f"cd / && TMPDIR=$T {sys.executable} -m labkit {command}; echo status=$?"
+    )
+    assert "status=2" in done.stdout, done
+    assert done.stderr.count("\n") == 1 and "Traceback" not in done.stderr, done.stderr
+    assert done.stderr.startswith(f"labkit: error: the temp directory {mount} is full")
 
 
 @pytest.mark.parametrize(

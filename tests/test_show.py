@@ -10,7 +10,10 @@ import sys
 import pytest
 
 import labkit as lk
+from labkit import views
 from labkit.bench.snapshot import read_tables, snapshot_folder
+from labkit.views import durability, interrupt_resume
+from tests.test_runs_home import SEEN_AS, labkit_as_nobody
 
 QUOTED = '"say ""hi"""'  # the table say "hi", its name quoted for SQL
 
@@ -23,6 +26,12 @@ def show(folder, cwd):
         text=True,
         timeout=60,
     )
+
+
+def assert_one_line(done, says):
+    assert done.returncode == 2 and done.stdout == "", done.stderr
+    assert done.stderr.count("\n") == 1 and "Traceback" not in done.stderr, done.stderr
+    assert done.stderr.startswith("labkit: error: ") and says in done.stderr, done.stderr
 
 
 def make_db(path, *statements):
@@ -85,3 +94,85 @@ def test_show_of_a_missing_folder_or_a_file(tmp_path):
         assert done.returncode == 2 and done.stdout == ""
         expected = f"{tmp_path / given} {says}; give a run folder, one that holds *.db files"
         assert done.stderr == f"labkit: error: {expected}\n"
+
+
+def corrupt(folder):
+    """A SQLite file whose header is good and whose pages are overwritten."""
+    make_db(folder / "broken.db", "CREATE TABLE t (x)", "INSERT INTO t VALUES (1)")
+    with open(folder / "broken.db", "r+b") as file:
+        file.seek(100)
+        file.write(b"\xff" * 3000)
+
+
+def test_a_corrupted_database_is_one_line_that_names_it_in_the_cli_and_the_api(tmp_path):
+    folder = tmp_path / "run"
+    folder.mkdir()
+    corrupt(folder)
+    says = f"cannot read {folder / 'broken.db'}: SQLite says: database disk image is malformed"
+    assert_one_line(show(folder, tmp_path), says)
+    for view in (snapshot_folder, views.show_folder):
+        with pytest.raises(lk.LabError, match=re.escape(says)):
+            view(folder)
+
+
+@pytest.mark.parametrize(
+    ("make", "says"),
+    [
+        ("unreadable", "cannot read {run}/a.db: SQLite says: unable to open database file"),
+        (
+            "wal in a read-only folder",
+            "cannot read {run}/a.db: SQLite says: attempt to write a readonly database",
+        ),
+        ("unlistable", "cannot read the folder {run}: Permission denied"),  # not "no *.db"
+    ],
+)
+def test_a_database_the_reader_may_not_open_is_one_line(tmp_path, make, says):
+    folder = tmp_path / "run"
+    folder.mkdir(mode=0o755)  # root's: another user may read it, not write in it
+    journal = "WAL" if make == "wal in a read-only folder" else "DELETE"
+    make_db(folder / "a.db", f"PRAGMA journal_mode={journal}", "CREATE TABLE t (x)")
+    if make == "unreadable":
+        (folder / "a.db").chmod(0o600)
+    elif make == "unlistable":
+        folder.chmod(0o711)
+    done = labkit_as_nobody(tmp_path, "show", f"{SEEN_AS}/run")
+    assert_one_line(done, says.format(run=f"{SEEN_AS}/run"))
+
+
+@pytest.fixture(scope="module")
+def a_run(tmp_path_factory):
+    return lk.run("atomic", out=tmp_path_factory.mktemp("show") / "run")
+
+
+@pytest.mark.parametrize(
+    ("show_it", "says"),
+    [
+        (
+            lambda r: views.show_run(None),
+            "result must be a RunResult .what lk.run returns., not None",
+        ),
+        (lambda r: views.show_run(r.summary()), "result must be a RunResult .*, not a dict"),
+        (lambda r: views.show_timeline("x"), "result must be a RunResult .*, not 'x'"),
+        (lambda r: views.show_folder(None), "run_dir must be a folder path, not None"),
+        (lambda r: views.show_snapshot(r), "snapshot must be a Snapshot .*, not a RunResult"),
+        (lambda r: views.show_study_table(r), "results must be a list of RunResult"),
+        (lambda r: views.show_sweep("x"), "results must be a list of RunResult .*, not 'x'"),
+        (lambda r: views.show_sweep([r, None]), "results must be a list of RunResult"),
+        (lambda r: views.show_deliveries(None, r.after), "answers must be the answers deliver_all"),
+        (lambda r: durability.show_trials(None), "trials must be a list of Trial"),
+        (lambda r: durability.show_checkpoints({}), "described must be what describe_checkpoints"),
+        (lambda r: durability.show_pitfall("nope", {}), "unknown pitfall 'nope'; choose one of"),
+        (
+            lambda r: durability.show_pitfall("unknown_thread", {}),
+            "report must be what run_pitfall.'unknown_thread'. returns, not {}",
+        ),
+        (
+            lambda r: interrupt_resume.show_interrupt({}),
+            "result must be what run_interrupt returns",
+        ),
+        (lambda r: interrupt_resume.show_interrupt_table([{}]), "each result must be what"),
+    ],
+)
+def test_every_show_function_refuses_a_wrong_argument_in_one_line(a_run, show_it, says):
+    with pytest.raises(lk.LabError, match=says):
+        show_it(a_run)
