@@ -14,6 +14,7 @@ import pytest
 
 import labkit as lk
 from labkit.bench import server
+from labkit.bench.launcher import read_report
 from labkit.studies.commit_window.outcome import OUTCOMES
 from labkit.studies.durability.experiment import DurabilitySpec, run_trials
 from labkit.studies.interrupt_resume.experiment import run_interrupt
@@ -169,3 +170,12 @@ def test_a_disk_that_fills_up_mid_run_fails_the_run_in_one_line(tmp_path):
         assert_failed_without_an_outcome(done, disk / "run")
     finally:
         subprocess.run(["umount", str(disk)], check=True)
+
+
+def test_a_worker_report_cut_short_by_a_full_disk_reads_as_no_report(tmp_path):
+    """On a full disk `gate.report` can leave `<role>.json` empty or half-written; the trial
+    then reads as the worker's failure, not as a JSONDecodeError of the trial server's."""
+    (tmp_path / "recovery.json").write_text("")
+    (tmp_path / "first.json").write_text('{"resumed": tr')
+    assert read_report(tmp_path, "recovery") == read_report(tmp_path, "first") == {}
+    assert read_report(tmp_path, "missing") == {}

@@ -94,9 +94,12 @@ def kill_all_workers() -> None:
 
 
 def read_report(run_dir: Path, role: str) -> dict:
-    """What a worker left in `<role>.json` (`gate.report`); empty if it died before."""
-    path = Path(run_dir) / f"{role}.json"
-    return json.loads(path.read_text()) if path.exists() else {}
+    """What a worker left in `<role>.json` (`gate.report`); empty if it died before writing it
+    whole (a full disk leaves it cut short): its exit status then says what went wrong."""
+    try:
+        return json.loads((Path(run_dir) / f"{role}.json").read_text())
+    except (FileNotFoundError, json.JSONDecodeError):
+        return {}
 
 
 class ForkedChild:
