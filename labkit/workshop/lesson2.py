@@ -17,12 +17,12 @@ from collections.abc import Callable
 from labkit.bench.gate import EXIT_CODE
 from labkit.bench.launcher import WorkerReport
 from labkit.bench.trace import read_trace
+from labkit.studies.commit_window.learner import LEARNER_FILE
 from labkit.studies.commit_window.orders import STUDY_000_CASES
 from labkit.studies.commit_window.outcome import describe_state
 from labkit.studies.commit_window.runs import RunResult, execute, run
 from labkit.studies.commit_window.spec import RunSpec
 from labkit.studies.commit_window.stores import PAYLOAD
-from labkit.studies.commit_window.worker import LEARNER_FILE
 from labkit.workshop.checks import (
     Exercise,
     Measured,
