@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -48,6 +50,39 @@ def run_python(code: str) -> object:
     )
     assert done.returncode == 0, done.stderr
     return json.loads(done.stdout.splitlines()[-1])
+
+
+AS_ROOT = os.getuid() == 0
+NOBODY = 65534  # the user `nobody`: permission cases run as it, since root may write anywhere
+SEEN_AS = "/srv"  # where user 65534 finds a test's folder: pytest's own temp is root's alone
+
+
+def labkit_as_nobody(
+    folder: Path, *args: str, tmpdir: str = SEEN_AS
+) -> subprocess.CompletedProcess:
+    """`python -m labkit ARGS` as user 65534, in a mount namespace of its own in which `folder`
+    is bind-mounted on /srv (which anyone may enter); the mount vanishes with the namespace."""
+    if not AS_ROOT or not shutil.which("unshare"):
+        pytest.skip("needs root and unshare to run labkit as another user")
+    folder.chmod(0o755)
+    labkit = shlex.join([sys.executable, "-m", "labkit", *args])
+    user = f"setpriv --reuid={NOBODY} --regid={NOBODY} --clear-groups"
+    done = subprocess.run(
+        [
+            "unshare",
+            "-m",
+            "sh",
+            "-c",
+            f"mount --bind {folder} {SEEN_AS} || exit 97\n"
+            f"cd / && TMPDIR={tmpdir} exec {user} {labkit}",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    if done.returncode == 97:
+        pytest.skip("this machine does not let us bind-mount a folder")
+    return done
 
 
 @pytest.fixture(scope="session", autouse=True)

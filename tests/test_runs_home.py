@@ -5,7 +5,6 @@ place to write is one clear line (status 2 in the CLI), with nothing written."""
 from __future__ import annotations
 
 import os
-import shlex
 import shutil
 import subprocess
 import sys
@@ -17,9 +16,7 @@ import pytest
 import labkit as lk
 from labkit.bench.folders import MARKER, RUN_DIR_MAX, new_run_dir, release_run_dir
 from labkit.studies.commit_window.stepping import StepSession
-
-AS_ROOT = os.getuid() == 0
-NOBODY = 65534
+from tests.conftest import AS_ROOT, NOBODY, SEEN_AS, labkit_as_nobody
 
 
 def labkit(*args: str, tmpdir: Path | str, **options: object) -> subprocess.CompletedProcess:
@@ -33,37 +30,6 @@ def labkit(*args: str, tmpdir: Path | str, **options: object) -> subprocess.Comp
         timeout=120,
         **options,
     )
-
-
-SEEN_AS = "/srv"  # where user 65534 finds a test's folder: pytest's own temp is root's alone
-
-
-def labkit_as_nobody(
-    folder: Path, *args: str, tmpdir: str = SEEN_AS
-) -> subprocess.CompletedProcess:
-    """`python -m labkit ARGS` as user 65534, in a mount namespace of its own in which `folder`
-    is bind-mounted on /srv (which anyone may enter); the mount vanishes with the namespace."""
-    if not AS_ROOT or not shutil.which("unshare"):
-        pytest.skip("needs root and unshare to run labkit as another user")
-    folder.chmod(0o755)
-    labkit = shlex.join([sys.executable, "-m", "labkit", *args])
-    user = f"setpriv --reuid={NOBODY} --regid={NOBODY} --clear-groups"
-    done = subprocess.run(
-        [
-            "unshare",
-            "-m",
-            "sh",
-            "-c",
-            f"mount --bind {folder} {SEEN_AS} || exit 97\n"
-            f"cd / && TMPDIR={tmpdir} exec {user} {labkit}",
-        ],
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    if done.returncode == 97:
-        pytest.skip("this machine does not let us bind-mount a folder")
-    return done
 
 
 def assert_one_clear_line(done: subprocess.CompletedProcess, *words: str) -> None:
@@ -354,15 +320,14 @@ def test_a_bad_out_is_one_line_and_nothing_is_written(tmp_path, tmpdir_env, out,
 
 @pytest.mark.skipif(not AS_ROOT, reason="runs the CLI as another user (needs root)")
 def test_a_permission_denied_out_or_tmpdir_is_one_line(tmp_path):
+    """As user 65534, with the test's folder reachable (bind-mounted on /srv) and only `shut`
+    closed to it: the refusal is about `shut` itself, not a folder it cannot even reach."""
     shut = tmp_path / "shut"
     shut.mkdir(mode=0o755)  # root's: another user may look, not write
-    for args, tmpdir in (
-        (("run", "atomic", "--out", str(shut / "run")), shut),
-        (("run", "atomic"), shut),
-        (("clean",), shut),
-    ):
-        done = labkit(*args, tmpdir=tmpdir, user=NOBODY, group=NOBODY)
-        assert_one_clear_line(done, str(shut), "Permission denied")
+    seen = f"{SEEN_AS}/shut"
+    for args in (("run", "atomic", "--out", f"{seen}/run"), ("run", "atomic"), ("clean",)):
+        done = labkit_as_nobody(tmp_path, *args, tmpdir=seen)
+        assert_one_clear_line(done, seen, "Permission denied")
     assert list(shut.iterdir()) == []
 
 

@@ -13,7 +13,7 @@ import labkit as lk
 from labkit import views
 from labkit.bench.snapshot import read_tables, snapshot_folder
 from labkit.views import durability, interrupt_resume
-from tests.test_runs_home import SEEN_AS, labkit_as_nobody
+from tests.conftest import SEEN_AS, labkit_as_nobody
 
 QUOTED = '"say ""hi"""'  # the table say "hi", its name quoted for SQL
 
