@@ -398,3 +398,9 @@ def test_ctrl_c_while_labkit_loads_is_one_line_and_status_130(tmp_path):
     assert done.returncode == 130
     assert done.stderr == "labkit: interrupted before it started; nothing ran\n"
     assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize(("source", "name"), [(1, "my_step"), ("def my_step(c, e, g): pass", None)])
+def test_a_readers_step_must_be_source_text_and_a_name(source, name):
+    with pytest.raises(lk.LabError, match="step_source and step_name must be"):
+        lk.RunSpec("idempotent", step_source=source, step_name=name)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from labkit.bench.errors import check_choice, check_folder, check_number
+from labkit.bench.errors import LabError, check_choice, check_folder, check_number
 from labkit.studies.commit_window.orders import NO_KILL, WriteOrder, get_order
 
 __all__ = ["KILL_MODES", "MAX_TIMEOUT", "RunSpec"]
@@ -31,6 +31,11 @@ class RunSpec:
             get_order(self.order).check_kill_point(self.kill_at)
         else:
             get_order(self.order)
+            if not isinstance(self.step_source, str) or not isinstance(self.step_name, str):
+                raise LabError(
+                    "step_source and step_name must be a step's source and its function's "
+                    f"name, both str; not {self.step_source!r} and {self.step_name!r}"
+                )
         check_choice("kill mode", self.kill_mode, KILL_MODES)
         check_folder("out", self.out)
         check_number("timeout", self.timeout, 0, MAX_TIMEOUT)
