@@ -27,6 +27,7 @@ try:  # a Ctrl-C while Python loads labkit (its first tenth of a second) is one 
     from labkit.studies.commit_window.sweeps import sweep
     from labkit.studies.durability.experiment import MAX_SLOW_MS, MAX_TRIALS
     from labkit.studies.durability.pitfalls import PITFALLS, run_pitfall
+    from labkit.studies.unknown_outcome.spec import FAULTS, STRATEGIES
 except KeyboardInterrupt:
     print("labkit: interrupted before it started; nothing ran", file=sys.stderr)
     raise SystemExit(130) from None
@@ -112,6 +113,22 @@ def build_parser() -> Parser:
         help="none, before_create, after_create or paused (needs --cross-process)",
     )
     ir.add_argument("--json", action="store_true", help="print one JSON object")
+
+    call = commands.add_parser("call", help="lesson 5: a remote call whose outcome is unknown")
+    call.add_argument("--strategy", default="reconcile", help=f"one of: {', '.join(STRATEGIES)}")
+    call.add_argument("--fault", default="reply_lost", help=f"one of: {', '.join(FAULTS)}")
+    call.add_argument(
+        "--timeout", type=float, default=0.2, help="seconds the caller waits for a reply"
+    )
+    call.add_argument("--out", help="a new folder for the run (default: a new temporary folder)")
+    call.add_argument("--json", action="store_true", help="print one JSON object")
+
+    calls = commands.add_parser("call-sweep", help="lesson 5: every strategy under every fault")
+    calls.add_argument(
+        "--timeout", type=float, default=0.2, help="seconds the caller waits for a reply"
+    )
+    calls.add_argument("--out", help="a new folder for the sweep (default: a new temporary folder)")
+    calls.add_argument("--json", action="store_true", help="print a JSON list")
 
     gallery = commands.add_parser("pitfall", help="reproduce one of study 004's errors live")
     gallery.add_argument("name", help="one of: " + ", ".join(PITFALLS))
@@ -259,6 +276,27 @@ def cmd_interrupt(args: argparse.Namespace) -> None:
     print(format_interrupt(result))
 
 
+def cmd_call(args: argparse.Namespace) -> None:
+    from labkit.studies.unknown_outcome.experiment import run_call
+    from labkit.views.text import format_call
+
+    result = run_call(args.strategy, args.fault, args.timeout, args.out)
+    print(json.dumps(result.summary()) if args.json else format_call(result))
+
+
+def cmd_call_sweep(args: argparse.Namespace) -> None:
+    from labkit.studies.unknown_outcome.experiment import sweep_calls
+    from labkit.views.text import format_call_sweep
+
+    bar, advance = progress_bar("calls", "call")
+    with bar:
+        results = sweep_calls(timeout=args.timeout, out=args.out, progress=advance)
+    if args.json:
+        print(json.dumps([r.summary() for r in results], indent=1))
+    else:
+        print(format_call_sweep(results))
+
+
 def cmd_pitfall(args: argparse.Namespace) -> None:
     report = run_pitfall(args.name)
     print(PITFALLS[args.name].title)
@@ -306,6 +344,8 @@ COMMANDS = {
     "durability": cmd_durability,
     "pitfall": cmd_pitfall,
     "interrupt": cmd_interrupt,
+    "call": cmd_call,
+    "call-sweep": cmd_call_sweep,
     "clean": cmd_clean,
 }
 

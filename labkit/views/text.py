@@ -11,10 +11,15 @@ from labkit.studies.commit_window.runs import RunResult
 from labkit.views.tables import row_marks
 
 __all__ = [
+    "CALL_COLUMNS",
     "INTERRUPT_COLUMNS",
+    "call_rows",
+    "format_call",
+    "format_call_sweep",
     "format_grid",
     "format_interrupt",
     "format_records",
+    "op_text",
     "format_run",
     "format_snapshot",
     "format_sweep",
@@ -163,3 +168,68 @@ def format_interrupt(result: Mapping) -> str:
             f"run folder: {result['run_dir']}",
         ]
     )
+
+
+CALL_COLUMNS = ("strategy", "fault", "jepsen (caller saw)", "tickets", "checkpoint", "outcome")
+
+
+def call_rows(results: Sequence) -> list[tuple]:
+    """Lesson 5's table, one row per call (`CallResult`), under CALL_COLUMNS: what the caller
+    saw (each op's Jepsen type) beside what the service's file and the checkpoint hold."""
+    from labkit.studies.unknown_outcome.outcome import FAILED
+
+    return [
+        (
+            r.spec.strategy,
+            r.spec.fault,
+            " → ".join(map(op_text, r.ops)) or "-",
+            len(r.tickets),
+            r.status or "-",
+            f"{FAILED}: {r.failure}" if r.failure else r.outcome,
+        )
+        for r in results
+    ]
+
+
+def op_text(op: dict) -> str:
+    """One Jepsen op in a few words: "create info", "read ok: none", "create ok: #2"."""
+    if op["type"] != "ok":
+        return f"{op['f']} {op['type']}"
+    return f"{op['f']} ok: " + ("none" if op["value"] is None else f"#{op['value']}")
+
+
+def format_call(result: object) -> str:
+    """One call and its recovery: the row, the Jepsen history, the service's tickets."""
+    from labkit.studies.unknown_outcome.outcome import JEPSEN_TYPES, OUTCOMES
+
+    ops = [
+        (op["process"], op["f"], op["key"], op["type"], op["value"], op["error"] or "")
+        for op in result.ops
+    ] or [("(no calls)", "", "", "", "", "")]
+    tickets = result.tickets or [("(no rows)", "", "", "")]
+    return "\n".join(
+        [
+            f"outcome: {result.outcome.upper()}: {OUTCOMES[result.outcome]}",
+            *([f"why: {result.failure}"] if result.failure else []),
+            "",
+            format_grid(CALL_COLUMNS, call_rows([result])),
+            "",
+            "history.jsonl · every call as Jepsen records it",
+            format_grid(("process", "f", "key", "type", "value", "error"), ops),
+            "  " + "; ".join(f"{kind}: {text}" for kind, text in JEPSEN_TYPES.items()),
+            "",
+            f"service {result.service_dir.name}/tickets.db · ticket (tenant {result.tenant})",
+            format_grid(("id", "tenant", "op_key", "payload"), tickets),
+            "",
+            f"run folder: {result.run_dir}",
+        ]
+    )
+
+
+def format_call_sweep(results: Sequence) -> str:
+    """Every strategy under every fault, one row each, then what each outcome word means."""
+    from labkit.studies.unknown_outcome.outcome import OUTCOMES
+
+    seen = dict.fromkeys(r.outcome for r in results)
+    words = "\n".join(f"  {word}: {OUTCOMES[word]}" for word in seen)
+    return format_grid(CALL_COLUMNS, call_rows(results)) + "\n\n" + words

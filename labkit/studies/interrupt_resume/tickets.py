@@ -57,6 +57,13 @@ class Tickets:
             self.conn.execute("ROLLBACK")
             raise
 
+    def find(self, tenant: str, op_key: str) -> int | None:
+        """The ticket id this operation got, or None if the service never created it."""
+        row = self.conn.execute(
+            "SELECT id FROM ticket WHERE tenant=? AND op_key=?", (tenant, op_key)
+        ).fetchone()
+        return row[0] if row else None
+
     def rows(self) -> list[tuple]:
         return self.conn.execute(
             "SELECT id, tenant, op_key, payload FROM ticket ORDER BY id"

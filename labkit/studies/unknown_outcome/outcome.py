@@ -1,0 +1,61 @@
+"""Name what a call and its recovery left behind: the Jepsen history, and the outcome's word.
+
+Jepsen (jepsen.io) records every operation as an invoke and a completion: `ok` (it happened),
+`fail` (it did not), or `info` (unknown: it may or may not have happened). A process that died
+before its answer leaves an invoke without a completion: that op is `info` too. A timeout is
+`info`, never `fail`: the service may well have done the work.
+"""
+
+from __future__ import annotations
+
+from labkit.studies.commit_window.outcome import FAILED
+
+__all__ = ["FAILED", "JEPSEN_TYPES", "OUTCOMES", "classify", "jepsen_ops"]
+
+JEPSEN_TYPES = {
+    "ok": "it happened, and the caller saw the answer",
+    "fail": "it did not happen: the service said no",
+    "info": "unknown: it may or may not have happened (a timeout, a cut connection, a kill)",
+}
+OUTCOMES = {
+    "consistent": "the workflow's belief matches the service: one ticket and status done, "
+    "answered the first time (or failed with no ticket)",
+    "unknown-resolved": "the first call's outcome was unknown (info); recovery settled it: "
+    "one ticket, and the workflow has it",
+    "duplicate": "two or more tickets for one operation: a retry ran the effect again",
+    "orphan": "a ticket exists that the workflow believes failed: nobody follows it up, and a "
+    "later retry would make a second",
+    "lost": "the workflow says done, but the service holds no ticket",
+    "unresolved": "the outcome is still unknown after recovery: someone has to look",
+    FAILED: "a process did not do what the run planned (an error, a timeout): no outcome",
+}
+
+
+def jepsen_ops(history: list[dict]) -> list[dict]:
+    """One op per invoke, in order: its process, f, key, type and value. An invoke whose
+    process never completed it (killed) is `info`, with why."""
+    ops: list[dict] = []
+    pending: dict[str, dict] = {}
+    for line in history:
+        if line["type"] == "invoke":
+            op = {"process": line["process"], "f": line["f"], "key": line["key"]}
+            op.update(type="info", value=None, error="the process died before the answer")
+            pending[line["process"]] = op
+            ops.append(op)
+        elif line["process"] in pending:
+            op = pending.pop(line["process"])
+            op.update(type=line["type"], value=line.get("value"), error=line.get("error"))
+    return ops
+
+
+def classify(tickets: int, status: str | None, first_unknown: bool) -> str:
+    """One word for the service's tickets against the caller's checkpoint (see OUTCOMES)."""
+    if tickets > 1:
+        return "duplicate"
+    if status == "unknown" or status is None:
+        return "unresolved"
+    if status == "failed":
+        return "orphan" if tickets else "consistent"
+    if tickets == 0:
+        return "lost"
+    return "unknown-resolved" if first_unknown else "consistent"

@@ -1,0 +1,56 @@
+"""A reader's choice for one call, checked and frozen: how the caller recovers, what goes wrong."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from labkit.bench.errors import LabError, check_choice, check_folder, check_number, described
+
+__all__ = ["FAULTS", "MAX_TIMEOUT", "STRATEGIES", "CallSpec"]
+
+STRATEGIES = {
+    "new_key": "retry under a new key: the service cannot know it is the same operation",
+    "same_key": "retry under the same key: the service returns the original ticket",
+    "reconcile": "look the key up first; create under the same key only if it is not there",
+    "give_up": "mark the call failed and move on, without asking the service",
+}
+FAULTS = {
+    "none": "nothing goes wrong: the reply comes back in time",
+    "caller_killed": "the caller is killed right after it sent the request",
+    "service_killed": "the service is killed after its commit, before its reply",
+    "reply_lost": "the service commits, but its reply comes after the caller gave up",
+    "still_working": "the caller's timeout fires while the service is still working",
+}
+MAX_TIMEOUT = 60.0  # seconds the caller waits for a reply; more than any lesson needs
+CUSTOM = "custom"  # a reader's own recovery (the exercises), given as its source
+
+
+@dataclass(frozen=True)
+class CallSpec:
+    """One call and its recovery. Invalid values raise LabError naming the valid choices."""
+
+    strategy: str = "reconcile"
+    fault: str = "reply_lost"
+    timeout: float = 0.2  # seconds the caller waits for the service's reply
+    out: Path | None = None  # a folder that must not exist yet; None: a new temporary folder
+    recover_source: str | None = None  # a reader's recovery function (strategy "custom")
+
+    def __post_init__(self) -> None:
+        if (self.strategy == CUSTOM) != (self.recover_source is not None):
+            raise LabError("strategy='custom' goes with recover_source, the reader's recovery code")
+        if self.recover_source is None:
+            check_choice("strategy", self.strategy, STRATEGIES)
+        elif not isinstance(self.recover_source, str):
+            raise LabError(
+                f"recover_source must be a str holding a function, not "
+                f"{described(self.recover_source)}"
+            )
+        check_choice("fault", self.fault, FAULTS)
+        check_number("timeout", self.timeout, 0, MAX_TIMEOUT)
+        check_folder("out", self.out)
+
+    @property
+    def label(self) -> str:
+        """`reconcile.reply_lost`: the trial's folder in a sweep, and its tenant at the service."""
+        return f"{self.strategy}.{self.fault}"
