@@ -27,6 +27,7 @@ try:  # a Ctrl-C while Python loads labkit (its first tenth of a second) is one 
     from labkit.studies.commit_window.sweeps import sweep
     from labkit.studies.durability.experiment import MAX_SLOW_MS, MAX_TRIALS
     from labkit.studies.durability.pitfalls import PITFALLS, run_pitfall
+    from labkit.studies.unknown_outcome.outbox import CONSUMERS, OUTBOX_KILL_POINTS
     from labkit.studies.unknown_outcome.spec import FAULTS, STRATEGIES
 except KeyboardInterrupt:
     print("labkit: interrupted before it started; nothing ran", file=sys.stderr)
@@ -130,6 +131,15 @@ def build_parser() -> Parser:
     calls.add_argument("--out", help="a new folder for the sweep (default: a new temporary folder)")
     calls.add_argument("--json", action="store_true", help="print a JSON list")
 
+    box = commands.add_parser("outbox", help="lesson 5: the outbox relay delivers twice")
+    box.add_argument("--consumer", default="plain", help=f"one of: {', '.join(CONSUMERS)}")
+    how = box.add_mutually_exclusive_group()
+    how.add_argument("--kill-at", default="none", help=f"one of: {', '.join(OUTBOX_KILL_POINTS)}")
+    how.add_argument("--sweep", action="store_true", help="every kill point, both consumers")
+    how.add_argument("--step", action="store_true", help="pause at each boundary: Enter, k, q")
+    box.add_argument("--out", help="a new folder for the run (default: a new temporary folder)")
+    box.add_argument("--json", action="store_true", help="print JSON")
+
     gallery = commands.add_parser("pitfall", help="reproduce one of study 004's errors live")
     gallery.add_argument("name", help="one of: " + ", ".join(PITFALLS))
 
@@ -195,29 +205,38 @@ STEP_KEYS = "Enter or c: continue · k: kill -9 here · q: quit (kills and reaps
 def cmd_step(args: argparse.Namespace, answer: Callable[[str], str] = read_key) -> None:
     """For a projector: show the files at each stop; one key goes on, kills there, or quits."""
     from labkit.studies.commit_window.stepping import StepSession
-    from labkit.views.text import format_run, format_snapshot
+    from labkit.views.text import format_run
 
     order = get_order(args.order)
     with StepSession(order.name, args.out) as session:
         print(f"{order.name}: {order.summary}")
         print(f"kill points: {' → '.join(order.kill_points)}")
         print(f"keys: {STEP_KEYS}")
-        while not session.finished:
-            print(f"\n=== paused at {session.paused_at!r}; the files hold now:")
-            print(format_snapshot(session.state()))
-            choice = answer("Enter/c, k or q > ").strip().lower()
-            if choice in ("", "c"):
-                if session.proceed() is None:
-                    print("The worker finished its step; recovering in a fresh process ...")
-            elif choice == "k":
-                print(f"SIGKILL at {session.kill()!r}; recovering in a fresh process ...")
-            elif choice == "q":
-                session.close()
-                print(f"Quit: the worker was killed and reaped. Run folder: {session.run_dir}")
-                return
-            else:
-                print(f"{choice!r} is not one of the keys. {STEP_KEYS}")
-        print("\n" + format_run(session.recover()))
+        if step_through(session, answer):
+            print("\n" + format_run(session.recover()))
+
+
+def step_through(session: object, answer: Callable[[str], str]) -> bool:
+    """Show the files at each stop of a step session (commit window or outbox) and act on one
+    key; False if the reader quit (the worker killed and reaped), True when recovery is next."""
+    from labkit.views.text import format_snapshot
+
+    while not session.finished:
+        print(f"\n=== paused at {session.paused_at!r}; the files hold now:")
+        print(format_snapshot(session.state()))
+        choice = answer("Enter/c, k or q > ").strip().lower()
+        if choice in ("", "c"):
+            if session.proceed() is None:
+                print("The worker finished its step; recovering in a fresh process ...")
+        elif choice == "k":
+            print(f"SIGKILL at {session.kill()!r}; recovering in a fresh process ...")
+        elif choice == "q":
+            session.close()
+            print(f"Quit: the worker was killed and reaped. Run folder: {session.run_dir}")
+            return False
+        else:
+            print(f"{choice!r} is not one of the keys. {STEP_KEYS}")
+    return True
 
 
 def cmd_durability(args: argparse.Namespace) -> None:
@@ -297,6 +316,40 @@ def cmd_call_sweep(args: argparse.Namespace) -> None:
         print(format_call_sweep(results))
 
 
+def cmd_outbox(args: argparse.Namespace, answer: Callable[[str], str] = read_key) -> None:
+    from labkit.studies.unknown_outcome.outbox import OutboxSpec, execute_outbox, outbox_sweep
+    from labkit.views.outbox import format_outbox, format_outbox_sweep
+
+    spec = OutboxSpec(args.consumer, args.kill_at, args.out)  # bad input: one line, status 2
+    if args.sweep:
+        if args.consumer != "plain":
+            raise LabError("--sweep runs both consumers; leave out --consumer")
+        bar, advance = progress_bar("outbox sweep", "run")
+        with bar:
+            results = outbox_sweep(args.out, progress=advance)
+        print(
+            json.dumps([r.summary() for r in results], indent=1)
+            if args.json
+            else format_outbox_sweep(results)
+        )
+        return
+    if args.step:
+        if args.json:
+            raise LabError("--step shows the files as it goes; it prints no JSON")
+        from labkit.studies.unknown_outcome.outbox_step import STOPS, OutboxStepSession
+
+        with OutboxStepSession(args.consumer, args.out) as session:
+            print(f"{args.consumer} consumer: {CONSUMERS[args.consumer]}")
+            for stage, points in STOPS.items():
+                print(f"{stage} stops at: {' → '.join(points)}")
+            print(f"keys: {STEP_KEYS}")
+            if step_through(session, answer):
+                print("\n" + format_outbox(session.recover()))
+        return
+    result = execute_outbox(spec)
+    print(json.dumps(result.summary()) if args.json else format_outbox(result))
+
+
 def cmd_pitfall(args: argparse.Namespace) -> None:
     report = run_pitfall(args.name)
     print(PITFALLS[args.name].title)
@@ -344,6 +397,7 @@ COMMANDS = {
     "durability": cmd_durability,
     "pitfall": cmd_pitfall,
     "interrupt": cmd_interrupt,
+    "outbox": cmd_outbox,
     "call": cmd_call,
     "call-sweep": cmd_call_sweep,
     "clean": cmd_clean,
@@ -353,7 +407,7 @@ COMMANDS = {
 def main(argv: Sequence[str] | None = None) -> int:
     try:
         args = build_parser().parse_args(argv)
-        if args.command == "step":  # checked before a worker starts
+        if args.command == "step" or getattr(args, "step", False):  # before a worker starts
             if sys.stdin is None:
                 raise LabError("labkit step reads your keys from stdin, and stdin is closed")
             if sys.stdout is None:

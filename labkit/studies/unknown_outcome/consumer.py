@@ -1,0 +1,33 @@
+"""The consumer: one delivery of one message, in a process of its own.
+
+The relay starts one per delivery (entry `labkit.studies.unknown_outcome.consumer:consume`).
+A `plain` consumer applies the effect every time it is handed the message; a `dedupe` consumer
+first notes the message in its inbox, keyed (subscriber, message_id), in the same transaction
+as the effect: a redelivery finds the inbox row and changes nothing, and a kill before the
+commit leaves neither. Worker-side: standard library only.
+"""
+
+from __future__ import annotations
+
+from labkit.bench.gate import Gate, report
+from labkit.bench.trace import Trace
+from labkit.studies.unknown_outcome.outbox_files import CONSUMER_FILE, SUBSCRIBER, ConsumerStore
+
+__all__ = ["consume"]
+
+
+def consume(job: dict) -> None:
+    """Take in the job's message; report whether its effect was applied this time."""
+    trace = Trace(job["run_dir"], job["role"])
+    trace.event("start", message_id=job["message_id"], dedupe=job["dedupe"])
+    gate = Gate(trace, job)
+    consumer = ConsumerStore(job["run_dir"], CONSUMER_FILE, trace)
+    with consumer:
+        applied = not job["dedupe"] or consumer.take_in(SUBSCRIBER, job["message_id"])
+        if applied:
+            consumer.apply(job["message_id"], job["payload"])
+        else:
+            trace.event("seen", message_id=job["message_id"], reason="in the inbox already")
+    gate("consumer_committed")
+    report(job, applied=applied)
+    trace.event("exit", code=0)

@@ -1,0 +1,303 @@
+"""Lesson 5, the outbox: a message committed with the business row, delivered at least once.
+
+A run: the producer commits an order and its outbox row in one transaction; the relay delivers
+the message to a consumer process and then marks it sent; one process dies at the kill point
+(SIGKILL, from its parent); a fresh relay recovers. The files say what happened: how often the
+effect took place at the consumer, for a `plain` consumer and one that deduplicates with its
+inbox (`dedupe`). Every process is its own fresh interpreter; the run keeps everything in its
+folder (the files, the trace, each process's output, before.json, after.json, results.json).
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+from labkit.bench.errors import (
+    check_choice,
+    check_folder,
+    check_function,
+    check_instance,
+    check_number,
+)
+from labkit.bench.folders import holds_run_dirs, new_run_dir
+from labkit.bench.launcher import WorkerProcess, WorkerReport, read_report
+from labkit.bench.snapshot import Snapshot, take_snapshot
+from labkit.bench.trace import Trace, read_trace
+from labkit.studies.commit_window.outcome import FAILED, worker_failure
+from labkit.studies.commit_window.runs import failing_run
+from labkit.studies.unknown_outcome.outbox_files import FILES, create_files
+
+__all__ = [
+    "CONSUMERS",
+    "OUTBOX_KILL_POINTS",
+    "OUTBOX_OUTCOMES",
+    "OutboxResult",
+    "OutboxSpec",
+    "execute_outbox",
+    "outbox_counts",
+    "outbox_state_word",
+    "outbox_sweep",
+    "run_outbox",
+]
+
+CONSUMERS = {
+    "plain": "applies the effect every time the message is delivered",
+    "dedupe": "notes (subscriber, message_id) in its inbox in the effect's transaction; "
+    "a redelivery changes nothing",
+}
+# Every kill point, in the order a run passes them: which process dies there, and what has
+# happened when it does.
+OUTBOX_KILL_POINTS = {
+    "none": ("nobody", "no kill: every process runs to its end"),
+    "in_transaction": ("producer", "order and outbox row written, not committed"),
+    "committed": ("producer", "order and outbox row committed together"),
+    "before_deliver": ("relay", "the relay read the unsent message, delivered nothing yet"),
+    "consumer_committed": ("consumer", "the consumer committed its effect; no answer yet"),
+    "after_deliver": ("relay", "the consumer answered; the message is not marked sent"),
+    "after_mark": ("relay", "the message is marked sent"),
+}
+OUTBOX_OUTCOMES = {
+    "consistent": "the order's message took effect exactly once at the consumer",
+    "duplicate": "the message took effect more than once: a redelivery was applied again",
+    "lost": "an order whose message never took effect at the consumer",
+    "nothing": "no order and no effect: the producer's one transaction never committed",
+    FAILED: "a process did not do what the run planned (an error or a timeout): no outcome",
+}
+STAGES = ("producer", "relay", "recovery")  # the processes the runner starts, in turn
+ENTRIES = {
+    "producer": "labkit.studies.unknown_outcome.producer:produce",
+    "relay": "labkit.studies.unknown_outcome.relay:relay",
+    "recovery": "labkit.studies.unknown_outcome.relay:relay",
+}
+MAX_TIMEOUT = 3600
+
+
+@dataclass(frozen=True)
+class OutboxSpec:
+    """One outbox run. Invalid values raise LabError naming the valid choices."""
+
+    consumer: str = "plain"
+    kill_at: str = "none"
+    out: Path | None = None  # a folder that must not exist yet; None: a new one in the runs home
+    timeout: float = 10.0  # seconds each process may take before its parent kills it
+
+    def __post_init__(self) -> None:
+        check_choice("consumer", self.consumer, CONSUMERS)
+        check_choice("kill point", self.kill_at, OUTBOX_KILL_POINTS)
+        check_folder("out", self.out)
+        check_number("timeout", self.timeout, 0, MAX_TIMEOUT)
+
+    @property
+    def dies(self) -> str:
+        """The process that dies at the kill point (producer, relay, consumer, nobody)."""
+        return OUTBOX_KILL_POINTS[self.kill_at][0]
+
+    @property
+    def label(self) -> str:
+        return f"{self.consumer}.{self.kill_at}"
+
+    def kill_for(self, role: str) -> str | None:
+        """The kill point if the process of `role` is the one planned to die there: the
+        producer, the first relay (never the recovering one), or the first relay's first
+        consumer."""
+        victim = "relay-consumer-1" if self.dies == "consumer" else self.dies
+        return self.kill_at if role == victim else None
+
+    def job(self, stage: str) -> dict:
+        consumer_kill = (
+            "consumer_committed" if stage == "relay" and self.dies == "consumer" else None
+        )
+        return {
+            "dedupe": self.consumer == "dedupe",
+            "consumer_kill_at": consumer_kill,
+            "timeout": self.timeout,
+        }
+
+
+def outbox_counts(snapshot: Snapshot) -> dict[str, int]:
+    """The few numbers a reader compares: orders, outbox rows and how many are marked sent,
+    effects at the consumer, inbox rows."""
+    outbox = snapshot.table("outbox").rows
+    return {
+        "orders": len(snapshot.table("orders").rows),
+        "outbox": len(outbox),
+        "sent": sum(row[3] for row in outbox),
+        "effects": len(snapshot.table("effects").rows),
+        "inbox": len(snapshot.table("inbox").rows),
+    }
+
+
+def outbox_state_word(snapshot: Snapshot) -> str:
+    """The word for what the files hold (see OUTBOX_OUTCOMES), message by message."""
+    effects = Counter(row[1] for row in snapshot.table("effects").rows)
+    messages = [row[1] for row in snapshot.table("outbox").rows]
+    if any(effects[m] > 1 for m in messages):
+        return "duplicate"
+    if any(effects[m] == 0 for m in messages) or not messages and snapshot.table("orders").rows:
+        return "lost"
+    return "consistent" if messages else "nothing"
+
+
+def snapshot_json(snapshot: Snapshot) -> dict:
+    """The counts and every table's columns and rows (Snapshot.to_json counts study 000's)."""
+    return {**outbox_counts(snapshot), **asdict(snapshot)}
+
+
+@dataclass
+class OutboxResult:
+    spec: OutboxSpec
+    run_dir: Path
+    workers: dict[str, WorkerReport]  # every process, in the order it started
+    before: Snapshot  # after the kill, before the recovering relay
+    after: Snapshot
+    deliveries: int  # how many times a relay handed the message to a consumer
+    outcome: str
+    failure: str | None = None
+    killed: str | None = None  # the role of the process that died at the point
+
+    def summary(self) -> dict:
+        return {
+            "consumer": self.spec.consumer,
+            "kill_at": self.spec.kill_at,
+            "killed": self.killed,
+            "before": outbox_counts(self.before),
+            "after": outbox_counts(self.after),
+            "deliveries": self.deliveries,
+            "exits": {role: w.exit_code for role, w in self.workers.items()},
+            "outcome": self.outcome,
+            "failure": self.failure,
+            "run_dir": str(self.run_dir),
+        }
+
+    def to_json(self) -> dict:
+        return {
+            **self.summary(),
+            "workers": {role: w.to_json() for role, w in self.workers.items()},
+            "snapshots": {"before": snapshot_json(self.before), "after": snapshot_json(self.after)},
+        }
+
+    def trace(self) -> list[dict]:
+        """Every event of every process of the run, as they were written."""
+        return read_trace(self.run_dir)
+
+
+def prepare_outbox(spec: OutboxSpec) -> Path:
+    """A new run folder with both files empty, and the trace's first event."""
+    run_dir = new_run_dir(spec.out, prefix="outbox-")
+    with failing_run(run_dir):
+        create_files(run_dir)
+        trace = Trace(run_dir, "setup")
+        trace.event("created", rows=take_snapshot(run_dir, FILES).rows)
+        trace.close()
+    return run_dir
+
+
+def stage_worker(spec: OutboxSpec, run_dir: Path, stage: str, **plan: object) -> WorkerProcess:
+    """The process of one stage: the producer, the relay, or the recovering relay."""
+    entry = ENTRIES[stage]
+    return WorkerProcess(run_dir, stage, entry, spec.job(stage), timeout=spec.timeout, **plan)
+
+
+def run_stage(spec: OutboxSpec, run_dir: Path, stage: str) -> WorkerReport:
+    """Run one stage to its end, or to its planned kill point, where its parent SIGKILLs it."""
+    kill_at = spec.kill_for(stage)
+    with stage_worker(spec, run_dir, stage, pause_at=(kill_at,) if kill_at else ()) as worker:
+        worker.finish(kill_at=kill_at)
+    return worker.report()
+
+
+def with_consumers(run_dir: Path, stages: dict[str, WorkerReport]) -> dict[str, WorkerReport]:
+    """Every process in the order it started: each relay followed by the consumers it started,
+    as it saw them (a killed relay left no word of them; they had answered, or it would not
+    have reached its kill point)."""
+    workers = {}
+    for role, report in stages.items():
+        workers[role] = report
+        for seen in read_report(run_dir, role).get("deliveries", []):
+            fields = {k: v for k, v in seen.items() if k != "applied"}
+            workers[fields["role"]] = WorkerReport(**fields)
+    return workers
+
+
+def conclude(spec: OutboxSpec, run_dir: Path, first: dict[str, WorkerReport]) -> OutboxResult:
+    """After the kill: snapshot, recover with a fresh relay, snapshot, classify, save."""
+    with failing_run(run_dir):
+        before = take_snapshot(run_dir, FILES)
+        first["recovery"] = run_stage(spec, run_dir, "recovery")
+        after = take_snapshot(run_dir, FILES)
+        workers = with_consumers(run_dir, first)
+        failure = next(
+            (
+                why
+                for role, report in workers.items()
+                if (why := worker_failure(report, spec.kill_for(role)))
+            ),
+            None,
+        )
+        killed = next((r for r, w in workers.items() if w.killed_at == spec.kill_at), None)
+        events = read_trace(run_dir)
+        result = OutboxResult(
+            spec,
+            run_dir,
+            workers,
+            before,
+            after,
+            deliveries=sum(e["event"] == "deliver" for e in events),
+            outcome=FAILED if failure else outbox_state_word(after),
+            failure=failure,
+            killed=killed,
+        )
+        for name, data in (
+            ("before", snapshot_json(before)),
+            ("after", snapshot_json(after)),
+            ("results", result.to_json()),
+        ):
+            (run_dir / f"{name}.json").write_text(json.dumps(data, indent=2))
+    return result
+
+
+@holds_run_dirs
+def execute_outbox(spec: OutboxSpec) -> OutboxResult:
+    """Producer, relay (one of them killed at the spec's point), recovery: the files read back."""
+    check_instance("spec", spec, OutboxSpec, "an OutboxSpec, such as OutboxSpec('dedupe')")
+    run_dir = prepare_outbox(spec)
+    with failing_run(run_dir):
+        first = {stage: run_stage(spec, run_dir, stage) for stage in STAGES[:2]}
+    return conclude(spec, run_dir, first)
+
+
+def run_outbox(
+    consumer: str = "plain",
+    kill_at: str = "none",
+    out: Path | str | None = None,
+    timeout: float = 10.0,
+) -> OutboxResult:
+    """Kill one process at `kill_at`, recover with a fresh relay, classify what the consumer did:
+    run_outbox("plain", "after_deliver") → duplicate; run_outbox("dedupe", ...) → consistent."""
+    return execute_outbox(OutboxSpec(consumer, kill_at, check_folder("out", out), timeout))
+
+
+Progress = Callable[[int, int, OutboxResult], None]
+
+
+@holds_run_dirs
+def outbox_sweep(
+    out: Path | str | None = None, progress: Progress | None = None
+) -> list[OutboxResult]:
+    """Every kill point for both consumers, one run each in a folder of its own under one
+    sweep folder (`plain.after_deliver`, ...); `progress(done, total, result)` after each."""
+    check_function("progress", progress)
+    specs = [(c, p) for c in CONSUMERS for p in OUTBOX_KILL_POINTS]
+    longest = max((OutboxSpec(c, p).label for c, p in specs), key=len)
+    root = new_run_dir(check_folder("out", out), prefix="outbox-sweep-", deepest=longest)
+    results = []
+    for consumer, point in specs:
+        spec = OutboxSpec(consumer, point)
+        results.append(execute_outbox(OutboxSpec(consumer, point, root / spec.label)))
+        if progress:
+            progress(len(results), len(specs), results[-1])
+    return results

@@ -1,0 +1,38 @@
+"""The producer: one business operation that commits its order and its outbox row together.
+
+Started by the outbox runner (entry `labkit.studies.unknown_outcome.producer:produce`). The
+message id is made here, once, and stored with the message: every later delivery of it, by any
+relay process, carries the same id, so a consumer can recognise a redelivery. Worker-side:
+standard library only.
+"""
+
+from __future__ import annotations
+
+import json
+import uuid
+
+from labkit.bench.gate import Gate
+from labkit.bench.trace import Trace
+from labkit.studies.unknown_outcome.outbox_files import (
+    BUSINESS_FILE,
+    ITEM,
+    ORDER_KEY,
+    BusinessStore,
+)
+
+__all__ = ["produce"]
+
+
+def produce(job: dict) -> None:
+    """Commit the order and the message about it in one transaction on business.db."""
+    trace = Trace(job["run_dir"], job["role"])
+    trace.event("start")
+    gate = Gate(trace, job)
+    business = BusinessStore(job["run_dir"], BUSINESS_FILE, trace)
+    with business:
+        business.add_order(ORDER_KEY, ITEM)
+        payload = json.dumps({"order_key": ORDER_KEY, "item": ITEM})
+        business.add_message(f"msg-{uuid.uuid4().hex[:8]}", payload)
+        gate("in_transaction")
+    gate("committed")
+    trace.event("exit", code=0)

@@ -1,0 +1,270 @@
+"""Views of outbox runs: the counts before and after recovery, the sweep, and a timeline with
+a lane for the producer, the relay and the consumer, drawn from the trace.
+
+Text for the terminal (`format_*`) and HTML for a notebook (`*_html`) show the same table; an
+outcome is always a word with its meaning, never a colour alone. matplotlib is loaded only by
+`outbox_timeline`, so the command line never pays for it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from html import escape
+
+from labkit.bench.errors import check_instance, check_items
+from labkit.studies.unknown_outcome.outbox import (
+    OUTBOX_KILL_POINTS,
+    OUTBOX_OUTCOMES,
+    OutboxResult,
+    outbox_counts,
+)
+from labkit.views.palette import KILL_COLOUR, NEUTRAL
+from labkit.views.tables import CELL, failure_note, grid_html, outcome_word, snapshot_html
+from labkit.views.text import format_grid, format_snapshot, process_exits
+
+__all__ = [
+    "OUTBOX_COLUMNS",
+    "format_outbox",
+    "format_outbox_sweep",
+    "outbox_html",
+    "outbox_rows",
+    "outbox_sweep_html",
+    "outbox_timeline",
+]
+
+OUTBOX_COLUMNS = (
+    "consumer",
+    "kill at",
+    "who died",
+    "orders",
+    "sent before → after",
+    "deliveries",
+    "effects before → after",
+    "inbox after",
+    "outcome",
+)
+LANES = ("consumer", "relay", "producer")  # bottom to top
+FILE_COLOURS = {"business.db": "#56B4E9", "consumer.db": "#E69F00"}  # sky blue, orange
+
+
+def checked(result: object) -> OutboxResult:
+    return check_instance("result", result, OutboxResult, "an OutboxResult (from run_outbox)")
+
+
+def outbox_rows(results: Sequence[OutboxResult]) -> list[tuple]:
+    """One row per run under OUTBOX_COLUMNS, for text and HTML alike."""
+    rows = []
+    for r in results:
+        before, after = outbox_counts(r.before), outbox_counts(r.after)
+        rows.append(
+            (
+                r.spec.consumer,
+                r.spec.kill_at,
+                r.killed or "nobody",
+                after["orders"],
+                f"{before['sent']} → {after['sent']}",
+                r.deliveries,
+                f"{before['effects']} → {after['effects']}",
+                after["inbox"],
+                r.outcome,
+            )
+        )
+    return rows
+
+
+def outcome_line(result: OutboxResult) -> str:
+    why = f" (why: {result.failure})" if result.failure else ""
+    return f"{result.outcome.upper()}: {OUTBOX_OUTCOMES[result.outcome]}{why}"
+
+
+def format_outbox(result: OutboxResult) -> str:
+    """One run: what died where, its row of the table, how each process ended, the files."""
+    r = checked(result)
+    dies, what = OUTBOX_KILL_POINTS[r.spec.kill_at]
+    head = "no kill" if dies == "nobody" else f"{dies} killed at {r.spec.kill_at} ({what})"
+    lines = [
+        f"{r.spec.consumer} consumer, {head}",
+        f"  processes: {process_exits(r.summary()['exits'])}",
+        f"  outcome: {outcome_line(r)}",
+        f"  run folder: {r.run_dir}",
+        "",
+        format_grid(OUTBOX_COLUMNS, outbox_rows([r])),
+    ]
+    after = format_snapshot(r.after, r.before, by="recovery")
+    return "\n".join(lines) + "\n\nThe files after recovery:\n\n" + after
+
+
+def legend_lines() -> list[str]:
+    return [f"  {word}: {meaning}" for word, meaning in OUTBOX_OUTCOMES.items()]
+
+
+def format_outbox_sweep(results: Sequence[OutboxResult]) -> str:
+    """Every run of a sweep, one line each, and what each outcome word means."""
+    results = check_items("results", results, OutboxResult, "a list of OutboxResult")
+    table = format_grid(OUTBOX_COLUMNS, outbox_rows(results))
+    return table + "\n\nOutcomes:\n" + "\n".join(legend_lines())
+
+
+def outbox_html(result: OutboxResult) -> str:
+    """A run: the kill, the outcome in words, the table row, the files before and after."""
+    r = checked(result)
+    dies, what = OUTBOX_KILL_POINTS[r.spec.kill_at]
+    head = "no kill" if dies == "nobody" else f"<b>{dies}</b> killed at <b>{r.spec.kill_at}</b>"
+    return (
+        f"<div><p><b>{r.spec.consumer}</b> consumer, {head} ({escape(what)}).<br>"
+        f"Processes: {escape(process_exits(r.summary()['exits']))}</p>"
+        f"<p>{outcome_word(r.outcome)} {escape(OUTBOX_OUTCOMES[r.outcome])}"
+        f"{failure_note(r.failure)}</p>"
+        f"{grid_html(OUTBOX_COLUMNS, outbox_rows([r]))}"
+        f"<p><b>Before recovery</b></p>{snapshot_html(r.before)}"
+        f"<p><b>After recovery</b> (a fresh relay ran)</p>{snapshot_html(r.after, r.before)}"
+        f"<p style='color:#555'>Run folder: <code>{escape(str(r.run_dir))}</code></p></div>"
+    )
+
+
+def outbox_sweep_html(results: Sequence[OutboxResult]) -> str:
+    """The sweep as a table; the outcome cell carries its word, and the words are explained."""
+    results = check_items("results", results, OutboxResult, "a list of OutboxResult")
+    head = "".join(f'<th style="{CELL}">{escape(h)}</th>' for h in OUTBOX_COLUMNS)
+    body = "".join(
+        "<tr>"
+        + "".join(f'<td style="{CELL}">{escape(str(v))}</td>' for v in row[:-1])
+        + f'<td style="{CELL}">{outcome_word(r.outcome)}{failure_note(r.failure)}</td></tr>'
+        for r, row in zip(results, outbox_rows(results), strict=True)
+    )
+    table = f'<table style="border-collapse:collapse"><tr>{head}</tr>{body}</table>'
+    legend = "".join(f"<li>{outcome_word(w)} {escape(m)}</li>" for w, m in OUTBOX_OUTCOMES.items())
+    return f"{table}<ul style='list-style:none;padding:0'>{legend}</ul>"
+
+
+def lane_of(role: str) -> str | None:
+    """The lane a process is drawn in: the producer, a relay (first or recovering), a consumer."""
+    if "consumer" in role:
+        return "consumer"
+    return {"producer": "producer", "relay": "relay", "recovery": "relay"}.get(role)
+
+
+def outbox_timeline(result: OutboxResult) -> object:
+    """A matplotlib Figure: one lane each for producer, relay and consumer; each process a
+    line from its start to its end, its transactions as bars, each delivery an arrow from the
+    relay to the consumer it started, a kill as a cross with the word SIGKILL."""
+    from matplotlib.figure import Figure  # the notebook's only: the CLI never loads it
+
+    events = [e for e in checked(result).trace() if lane_of(e["role"])]
+    start = events[0]["t_ns"] if events else 0
+    y = {lane: i + 1 for i, lane in enumerate(LANES)}
+
+    def ms(event: dict) -> float:
+        return (event["t_ns"] - start) / 1e6
+
+    fig = Figure(figsize=(10, 3.6))
+    ax = fig.subplots()
+    processes: dict[int, list[dict]] = {}
+    for e in events:
+        processes.setdefault(e["pid"], []).append(e)
+    for mine in processes.values():
+        draw_process(ax, mine, y[lane_of(mine[0]["role"])], ms)
+    for e in events:
+        if e["event"] == "deliver":
+            to = next(
+                (
+                    c
+                    for c in events
+                    if c["event"] == "start"
+                    and c["t_ns"] > e["t_ns"]
+                    and lane_of(c["role"]) == "consumer"
+                ),
+                None,
+            )
+            if to is not None:
+                ax.annotate(
+                    "",
+                    (ms(to), y["consumer"]),
+                    (ms(e), y["relay"]),
+                    arrowprops={"arrowstyle": "->", "color": "#555555"},
+                )
+    ax.set_yticks(list(y.values()), list(y))
+    ax.set_ylim(0.4, len(y) + 0.8)
+    ax.set_xlabel("milliseconds since the producer started (CLOCK_MONOTONIC, from the trace)")
+    ax.grid(axis="x", alpha=0.3)
+    ax.margins(x=0.08)
+    handles = [
+        ax.plot([], [], lw=8, color=c, label=f"transaction on {f}")[0]
+        for f, c in FILE_COLOURS.items()
+    ]
+    fig.legend(handles=handles, loc="lower center", ncol=2, fontsize=8)
+    fig.tight_layout(rect=(0, 0.08, 1, 1))
+    return fig
+
+
+def draw_process(ax: object, mine: list[dict], lane: int, ms: object) -> None:
+    """One process in its lane: its lifetime, transactions, kill points, and how it ended."""
+    ax.plot([ms(mine[0]), ms(mine[-1])], [lane] * 2, color="#BBBBBB", lw=1, zorder=0)
+    ax.annotate(
+        mine[0]["role"],
+        (ms(mine[0]), lane),
+        xytext=(0, -14),
+        fontsize=7,
+        textcoords="offset points",
+        color="#555555",
+    )
+    begun: dict[str, dict] = {}
+    for e in mine:
+        if e["event"] == "begin":
+            begun[e["file"]] = e
+        elif e["event"] == "commit":
+            ax.plot(
+                [ms(begun.pop(e["file"])), ms(e)],
+                [lane] * 2,
+                lw=8,
+                solid_capstyle="butt",
+                color=FILE_COLOURS.get(e["file"], NEUTRAL),
+            )
+            what = " + ".join(w["table"] for w in e["writes"]) or "nothing new"
+            ax.plot(ms(e), lane, "D", color="black", ms=5)
+            ax.annotate(
+                f"COMMIT {what}",
+                (ms(e), lane),
+                xytext=(-4, 8),
+                fontsize=7,
+                textcoords="offset points",
+            )
+        elif e["event"] in ("point", "seen", "unconfirmed"):
+            label = {
+                "point": e.get("point"),
+                "seen": "in inbox already: skip",
+                "unconfirmed": "no answer: left unsent",
+            }[e["event"]]
+            ax.plot(ms(e), lane, "|", color="#555555", ms=12)
+            ax.annotate(
+                label,
+                (ms(e), lane),
+                xytext=(-2, 16),
+                rotation=25,
+                fontsize=7,
+                textcoords="offset points",
+                color="#555555",
+            )
+        elif e["event"] == "kill":
+            ax.plot(ms(e), lane, "X", color=KILL_COLOUR, ms=12)
+            ax.annotate(
+                f"SIGKILL at {e['point']}",
+                (ms(e), lane),
+                xytext=(-20, -16),
+                textcoords="offset points",
+                color=KILL_COLOUR,
+                fontsize=8,
+                fontweight="bold",
+            )
+    for file, e in begun.items():  # a transaction that never ended: the process died inside
+        ax.plot(
+            [ms(e), ms(mine[-1])],
+            [lane] * 2,
+            lw=8,
+            alpha=0.35,
+            solid_capstyle="butt",
+            color=FILE_COLOURS.get(file, NEUTRAL),
+        )
+        ax.annotate(
+            "never committed", (ms(e), lane), xytext=(0, 8), fontsize=7, textcoords="offset points"
+        )

@@ -1,0 +1,282 @@
+"""Lesson 5, the outbox: real producer, relay and consumer processes, real SIGKILLs, the files
+read back through a connection of the test's own (read-only, opened afresh)."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import sqlite3
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import pytest
+
+from labkit.bench.errors import LabError
+from labkit.studies.unknown_outcome.outbox import (
+    CONSUMERS,
+    OUTBOX_KILL_POINTS,
+    OutboxResult,
+    OutboxSpec,
+    execute_outbox,
+    outbox_sweep,
+    run_outbox,
+)
+from labkit.studies.unknown_outcome.outbox_step import OutboxStepSession
+from tests.conftest import processes_mentioning
+
+# (kill point) -> who dies, then per consumer: (orders, sent, effects, inbox) after the kill,
+# the same after recovery, deliveries, outcome
+PLAIN = {
+    "none": ((1, 1, 1, 0), (1, 1, 1, 0), 1, "consistent"),
+    "in_transaction": ((0, 0, 0, 0), (0, 0, 0, 0), 0, "nothing"),
+    "committed": ((1, 1, 1, 0), (1, 1, 1, 0), 1, "consistent"),
+    "before_deliver": ((1, 0, 0, 0), (1, 1, 1, 0), 1, "consistent"),
+    "consumer_committed": ((1, 0, 1, 0), (1, 1, 2, 0), 2, "duplicate"),
+    "after_deliver": ((1, 0, 1, 0), (1, 1, 2, 0), 2, "duplicate"),
+    "after_mark": ((1, 1, 1, 0), (1, 1, 1, 0), 1, "consistent"),
+}
+DEDUPE = {
+    "none": ((1, 1, 1, 1), (1, 1, 1, 1), 1, "consistent"),
+    "in_transaction": ((0, 0, 0, 0), (0, 0, 0, 0), 0, "nothing"),
+    "committed": ((1, 1, 1, 1), (1, 1, 1, 1), 1, "consistent"),
+    "before_deliver": ((1, 0, 0, 0), (1, 1, 1, 1), 1, "consistent"),
+    "consumer_committed": ((1, 0, 1, 1), (1, 1, 1, 1), 2, "consistent"),
+    "after_deliver": ((1, 0, 1, 1), (1, 1, 1, 1), 2, "consistent"),
+    "after_mark": ((1, 1, 1, 1), (1, 1, 1, 1), 1, "consistent"),
+}
+EXPECTED = {"plain": PLAIN, "dedupe": DEDUPE}
+VICTIM = {"producer": "producer", "relay": "relay", "consumer": "relay-consumer-1"}
+
+
+def read_back(run_dir: Path) -> dict[str, list[tuple]]:
+    """Every row of the four tables, through a new read-only connection per file."""
+    rows = {}
+    for file, tables in (
+        ("business.db", ("orders", "outbox")),
+        ("consumer.db", ("effects", "inbox")),
+    ):
+        uri = f"{(run_dir / file).as_uri()}?mode=ro"
+        with contextlib.closing(sqlite3.connect(uri, uri=True)) as db:
+            for table in tables:
+                rows[table] = db.execute(f"SELECT * FROM {table} ORDER BY id").fetchall()
+    return rows
+
+
+def counts(rows: dict[str, list[tuple]]) -> tuple[int, int, int, int]:
+    sent = sum(row[3] for row in rows["outbox"])
+    return len(rows["orders"]), sent, len(rows["effects"]), len(rows["inbox"])
+
+
+def test_the_expected_table_covers_every_kill_point_and_consumer():
+    assert set(EXPECTED) == set(CONSUMERS)
+    assert all(set(table) == set(OUTBOX_KILL_POINTS) for table in EXPECTED.values())
+
+
+@pytest.mark.parametrize("consumer", list(CONSUMERS))
+@pytest.mark.parametrize("kill_at", list(OUTBOX_KILL_POINTS))
+def test_every_kill_point_for_both_consumers(tmp_path, no_leftover_workers, consumer, kill_at):
+    result = run_outbox(consumer, kill_at, out=tmp_path / "run")
+    before, after, deliveries, outcome = EXPECTED[consumer][kill_at]
+    rows = read_back(tmp_path / "run")
+    assert counts(rows) == after
+    assert result.after.table("effects").rows == [list(row) for row in rows["effects"]]
+    summary = result.summary()
+    b = summary["before"]
+    assert (b["orders"], b["sent"], b["effects"], b["inbox"]) == before
+    assert (summary["deliveries"], summary["outcome"], summary["failure"]) == (
+        deliveries,
+        outcome,
+        None,
+    )
+    dies = OUTBOX_KILL_POINTS[kill_at][0]
+    if dies == "nobody":
+        assert set(summary["exits"].values()) == {0} and summary["killed"] is None
+    else:  # a real SIGKILL of the planned process, and every other process ended by itself
+        assert summary["killed"] == VICTIM[dies]
+        assert summary["exits"][VICTIM[dies]] == -9
+        assert [c for r, c in summary["exits"].items() if r != VICTIM[dies]] == [0] * (
+            len(summary["exits"]) - 1
+        )
+    # one message id, made once by the producer, carried by every delivery
+    ids = {row[1] for row in rows["outbox"]} | {row[1] for row in rows["effects"]}
+    assert len(ids) == (1 if rows["orders"] else 0)
+    if consumer == "dedupe" and rows["orders"]:
+        assert [row[1:] for row in rows["inbox"]] == [("shipping", ids.pop())]
+
+
+def test_the_redelivery_is_in_the_trace_and_the_recovering_relay_made_it(tmp_path):
+    result = run_outbox("plain", "after_deliver", out=tmp_path / "run")
+    deliveries = [e for e in result.trace() if e["event"] == "deliver"]
+    assert [e["role"] for e in deliveries] == ["relay", "recovery"]
+    assert len({e["message_id"] for e in deliveries}) == 1
+    assert [e["pid"] for e in deliveries][0] == result.workers["relay"].pid
+    assert deliveries[1]["pid"] == result.workers["recovery"].pid != result.workers["relay"].pid
+    saved = json.loads((tmp_path / "run" / "results.json").read_text())
+    assert saved["outcome"] == "duplicate" and saved["after"]["effects"] == 2
+
+
+def test_a_dedupe_consumer_seeing_a_redelivery_says_so_and_changes_nothing(tmp_path):
+    result = run_outbox("dedupe", "consumer_committed", out=tmp_path / "run")
+    seen = [e for e in result.trace() if e["event"] == "seen"]
+    assert [e["role"] for e in seen] == ["recovery-consumer-1"]
+    unconfirmed = [e for e in result.trace() if e["event"] == "unconfirmed"]
+    assert [e["role"] for e in unconfirmed] == ["relay"]  # the relay never heard back
+
+
+@pytest.fixture
+def private_tmpdir(tmp_path, monkeypatch) -> Path:
+    """A temp directory of this test's own: whatever lands there came from this test."""
+    home = tmp_path / "tmpdir"
+    home.mkdir()
+    monkeypatch.setenv("TMPDIR", str(home))
+    monkeypatch.setattr(tempfile, "tempdir", str(home))
+    return home
+
+
+def test_nothing_is_written_outside_the_run_folder(tmp_path, private_tmpdir):
+    home = private_tmpdir
+    run_outbox("plain", "after_deliver", out=tmp_path / "run")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["run", "tmpdir"]
+    assert list(home.iterdir()) == []
+    names = {p.name for p in (tmp_path / "run").iterdir()}
+    assert {"business.db", "consumer.db", "trace.jsonl", "results.json", "before.json"} <= names
+    assert {"relay.stdout", "relay-consumer-1.stderr", "recovery-consumer-1.stdout"} <= names
+
+
+def test_a_run_without_out_goes_to_a_new_folder_in_the_runs_home():
+    result = run_outbox("dedupe")
+    home = Path(os.environ["TMPDIR"]) / f"labkit-runs-{os.getuid()}"
+    assert result.run_dir.parent == home and result.run_dir.name.startswith("outbox-")
+
+
+BAD = [
+    ({"consumer": "fancy"}, "unknown consumer 'fancy'; choose one of: plain, dedupe"),
+    ({"kill_at": "after_send"}, "unknown kill point 'after_send'; choose one of: none,"),
+    ({"timeout": 0}, "timeout must be a number above 0"),
+    ({"out": ""}, "out must name a folder"),
+]
+
+
+@pytest.mark.parametrize(("kwargs", "message"), BAD)
+def test_bad_input_is_one_line_naming_the_choices(private_tmpdir, kwargs, message):
+    with pytest.raises(LabError, match="^" + message.replace("(", r"\(").replace(")", r"\)")):
+        run_outbox(**kwargs)
+    with pytest.raises(LabError, match="^" + message.replace("(", r"\(").replace(")", r"\)")):
+        OutboxSpec(**kwargs)
+    assert list(private_tmpdir.iterdir()) == []  # no runs home, no run folder
+
+
+def test_an_existing_out_folder_is_refused_and_left_alone(tmp_path):
+    (tmp_path / "taken").mkdir()
+    with pytest.raises(LabError, match="already exists"):
+        run_outbox(out=tmp_path / "taken")
+    assert list((tmp_path / "taken").iterdir()) == []
+    with pytest.raises(LabError, match="spec must be an OutboxSpec"):
+        execute_outbox("plain")
+
+
+def labkit_cli(*args: str, stdin: str = "") -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "labkit", *args],
+        capture_output=True,
+        text=True,
+        input=stdin,
+        timeout=120,
+    )
+
+
+@pytest.mark.parametrize(
+    ("args", "says"),
+    [
+        (["--consumer", "fancy"], "unknown consumer 'fancy'; choose one of: plain, dedupe"),
+        (["--kill-at", "later"], "choose one of: none, in_transaction, committed,"),
+        (["--kill-at", "after_mark", "--sweep"], "not allowed with argument --kill-at"),
+        (["--sweep", "--consumer", "dedupe"], "--sweep runs both consumers"),
+        (["--step", "--json"], "--step shows the files as it goes"),
+    ],
+)
+def test_cli_bad_input_is_status_2_and_one_line(tmp_path, args, says):
+    done = labkit_cli("outbox", *args, "--out", str(tmp_path / "run"))
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.count("\n") == 1 and says in done.stderr and done.stdout == ""
+    assert not (tmp_path / "run").exists()
+
+
+def test_cli_run_json_and_text(tmp_path):
+    done = labkit_cli(
+        "outbox", "--kill-at", "after_deliver", "--json", "--out", str(tmp_path / "a")
+    )
+    assert done.returncode == 0, done.stderr
+    summary = json.loads(done.stdout)
+    assert (summary["outcome"], summary["after"]["effects"], summary["exits"]["relay"]) == (
+        "duplicate",
+        2,
+        -9,
+    )
+    text = labkit_cli(
+        "outbox", "--consumer", "dedupe", "--kill-at", "after_deliver", "--out", str(tmp_path / "b")
+    )
+    assert text.returncode == 0, text.stderr
+    assert "outcome: CONSISTENT: the order's message took effect exactly once" in text.stdout
+    assert "relay: killed by SIGKILL" in text.stdout and "consumer.db · inbox" in text.stdout
+
+
+def test_cli_sweep_classifies_every_kill_point_for_both_consumers(tmp_path):
+    done = labkit_cli("outbox", "--sweep", "--json", "--out", str(tmp_path / "sweep"))
+    assert done.returncode == 0, done.stderr
+    got = {(r["consumer"], r["kill_at"]): r["outcome"] for r in json.loads(done.stdout)}
+    assert got == {(c, p): EXPECTED[c][p][3] for c in CONSUMERS for p in OUTBOX_KILL_POINTS}
+
+
+def test_cli_step_pauses_at_each_boundary_and_kills_on_k(tmp_path):
+    done = labkit_cli("outbox", "--step", "--out", str(tmp_path / "run"), stdin="c\nc\nc\nk\n")
+    assert done.returncode == 0, done.stderr
+    paused = [line for line in done.stdout.splitlines() if line.startswith("=== paused at")]
+    assert [p.split("'")[1] for p in paused] == [
+        "in_transaction",
+        "committed",
+        "before_deliver",
+        "after_deliver",
+    ]
+    assert "SIGKILL at 'after_deliver'" in done.stdout
+    assert counts(read_back(tmp_path / "run")) == (1, 1, 2, 0)
+
+
+def test_step_session_kills_the_producer_inside_its_transaction(tmp_path, no_leftover_workers):
+    with OutboxStepSession("dedupe", tmp_path / "run") as session:
+        assert (session.stage, session.paused_at) == ("producer", "in_transaction")
+        assert session.kill() == "in_transaction"
+        with pytest.raises(LabError, match="no process is paused"):
+            session.proceed()
+        result = session.recover()
+        with pytest.raises(LabError, match="recovered already"):
+            session.recover()
+    assert isinstance(result, OutboxResult)
+    assert (result.outcome, result.killed) == ("nothing", "producer")
+    assert counts(read_back(tmp_path / "run")) == (0, 0, 0, 0)
+
+
+def test_step_session_closed_while_paused_reaps_the_relay(tmp_path):
+    session = OutboxStepSession("plain", tmp_path / "run")
+    session.proceed()
+    assert session.proceed() == "before_deliver"
+    relay = session.worker.proc.pid
+    session.close()
+    assert not Path(f"/proc/{relay}").exists()
+    assert processes_mentioning(str(tmp_path)) == []
+    with pytest.raises(LabError, match="closed"):
+        session.kill()
+
+
+def test_sweep_folders_and_outcomes(tmp_path):
+    seen = []
+    results = outbox_sweep(tmp_path / "sweep", progress=lambda d, t, r: seen.append((d, t)))
+    assert seen[-1] == (14, 14) and len(results) == 14
+    assert sorted(p.name for p in (tmp_path / "sweep").iterdir()) == sorted(
+        r.spec.label for r in results
+    )
+    words = {r.outcome for r in results}
+    assert words == {"consistent", "duplicate", "nothing"}
