@@ -31,6 +31,10 @@ _HOMES = {
     "run_trials": "labkit.studies.durability.experiment",
     "run_interrupt": "labkit.studies.interrupt_resume.experiment",
     "run_pitfall": "labkit.studies.durability.pitfalls",
+    "CallSpec": "labkit.studies.unknown_outcome.spec",
+    "run_call": "labkit.studies.unknown_outcome.experiment",
+    "sweep_calls": "labkit.studies.unknown_outcome.experiment",
+    "CallStepSession": "labkit.studies.unknown_outcome.stepping",
     "clean_runs": "labkit.bench.folders",
     "runs_home": "labkit.bench.folders",
 }

@@ -230,3 +230,33 @@ def test_one_lab_serves_many_trials_with_one_service(tmp_path):
             assert result.outcome == "unknown-resolved"
         assert lab.service.worker.proc.pid == pid
     assert processes_mentioning(str(tmp_path)) == []
+
+
+def test_step_mode_pauses_at_each_point_and_a_kill_there_is_recovered(tmp_path):
+    from labkit.studies.unknown_outcome.stepping import CallStepSession
+
+    with CallStepSession("reconcile", "none", out=tmp_path / "step") as session:
+        assert session.paused_at == "intent_saved"
+        assert session.state().table("intent").rows[0][2] == "unknown"
+        assert session.proceed() == "sent"
+        assert session.kill() == "sent"
+        with pytest.raises(LabError, match="the caller was killed at 'sent'"):
+            session.proceed()
+        result = session.recover()
+    assert result.outcome == "unknown-resolved" and result.ops[0]["type"] == "info"
+    assert len(result.tickets) == 1 and result.status == "done"
+    assert processes_mentioning(str(tmp_path)) == []
+
+
+def test_the_views_show_the_jepsen_column_beside_the_service_rows(sweep):
+    from labkit.views.unknown_outcome import call_html, call_sweep_html, timeline_figure
+
+    result = sweep["new_key", "reply_lost"]
+    html = call_html(result)
+    assert "what the caller saw" in html and "what the service holds" in html
+    assert html.count("job-17:open-ticket:v1:retry-") == 2  # the Jepsen op and the ticket
+    matrix = call_sweep_html(list(sweep.values()))
+    assert all(word in matrix for word in ("DUPLICATE", "ORPHAN", "UNKNOWN-RESOLVED"))
+    assert "a ticket exists that the workflow believes failed" in matrix
+    labels = [t.get_text() for t in timeline_figure(result).axes[0].texts]
+    assert "create info" in labels and "holds the reply" in labels

@@ -21,7 +21,7 @@ from collections.abc import Callable
 from urllib.parse import urlencode
 
 from labkit.bench.gate import Gate
-from labkit.bench.trace import Trace, append_json_line
+from labkit.bench.trace import MONOTONIC_NS, Trace, append_json_line
 
 __all__ = [
     "CALLER_FILE",
@@ -92,7 +92,8 @@ class TicketService:
 
     def note(self, kind: str, f: str, op_key: str, **fields: object) -> None:
         """One Jepsen op line: invoke, then ok / fail / info, fsynced before the next step."""
-        record = {"process": self.role, "type": kind, "f": f, "key": op_key, **fields}
+        record = {"t_ns": MONOTONIC_NS(), "process": self.role, "type": kind, "f": f}
+        record.update(key=op_key, **fields)
         append_json_line(self._history, record)
 
 

@@ -29,7 +29,7 @@ from labkit.bench.errors import (
 )
 from labkit.bench.folders import holds_run_dirs, new_run_dir
 from labkit.bench.launcher import WorkerProcess, WorkerReport
-from labkit.bench.snapshot import read_tables
+from labkit.bench.snapshot import Table, read_tables
 from labkit.bench.trace import read_json_lines, read_trace
 from labkit.studies.commit_window.outcome import error_line, worker_failure
 from labkit.studies.commit_window.runs import failing_run
@@ -41,6 +41,7 @@ from labkit.studies.unknown_outcome.spec import FAULTS, MAX_TIMEOUT, STRATEGIES,
 
 __all__ = [
     "KEY",
+    "SERVICE_DIR",
     "TITLE",
     "CallLab",
     "CallResult",
@@ -109,9 +110,15 @@ class ServiceProcess:
 
     def tickets(self, tenant: str) -> list[list]:
         """The service's rows for `tenant`, read through a new read-only connection."""
+        return self.ticket_table(tenant).rows
+
+    def ticket_table(self, tenant: str) -> Table:
+        """The service's ticket table, only the rows of `tenant` (a sweep's trials share it)."""
         path = self.folder / TICKETS_FILE
-        rows = read_tables(path)["ticket"].rows if path.exists() else []
-        return [row for row in rows if row[1] == tenant]
+        if not path.exists():  # no request has reached the service yet
+            return Table(["id", "tenant", "op_key", "payload"], [])
+        table = read_tables(path)["ticket"]
+        return Table(table.columns, [row for row in table.rows if row[1] == tenant])
 
     def close(self) -> None:
         if self.worker is not None:
@@ -196,8 +203,8 @@ class CallLab:
             "timeout": spec.timeout,
             "recover_source": spec.recover_source,
         }
-        timeout = spec.timeout + WORKER_TIMEOUT
-        return WorkerProcess(run_dir, role, CALLER_ENTRY, job, timeout=timeout, **plan)
+        plan.setdefault("timeout", spec.timeout + WORKER_TIMEOUT)
+        return WorkerProcess(run_dir, role, CALLER_ENTRY, job, **plan)
 
     def first_caller(self, spec: CallSpec, run_dir: Path, **plan: object) -> WorkerProcess:
         """The first caller, with the fault's kill: it exits right after sending."""

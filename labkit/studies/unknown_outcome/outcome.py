@@ -32,19 +32,22 @@ OUTCOMES = {
 
 
 def jepsen_ops(history: list[dict]) -> list[dict]:
-    """One op per invoke, in order: its process, f, key, type and value. An invoke whose
-    process never completed it (killed) is `info`, with why."""
+    """One op per invoke, in order: its process, f, key, type, value, error, and when it
+    started and ended (`end_ns` None: never). An invoke its process never completed (killed)
+    is `info`, with why."""
     ops: list[dict] = []
     pending: dict[str, dict] = {}
     for line in history:
         if line["type"] == "invoke":
             op = {"process": line["process"], "f": line["f"], "key": line["key"]}
             op.update(type="info", value=None, error="the process died before the answer")
+            op.update(start_ns=line.get("t_ns"), end_ns=None)
             pending[line["process"]] = op
             ops.append(op)
         elif line["process"] in pending:
             op = pending.pop(line["process"])
             op.update(type=line["type"], value=line.get("value"), error=line.get("error"))
+            op.update(end_ns=line.get("t_ns"))
     return ops
 
 

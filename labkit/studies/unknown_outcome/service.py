@@ -122,6 +122,7 @@ class Handler(BaseHTTPRequestHandler):
                 holds.hold(tenant)
             tickets = Tickets(self.server.folder)
             try:
+                known = tickets.find(tenant, op_key)  # only to name the event: new or original
                 ticket = tickets.create(tenant, op_key, title)
             except PayloadConflict as refusal:
                 trace.event("refused", op_key=op_key, reason=str(refusal))
@@ -129,7 +130,7 @@ class Handler(BaseHTTPRequestHandler):
                 return
             finally:
                 tickets.close()
-            trace.event("commit", op_key=op_key, ticket=ticket)
+            trace.event("commit" if known is None else "original", op_key=op_key, ticket=ticket)
             gate_plan = {"exit_at": KILL_POINT if fault == "service_killed" else None}
             Gate(trace, gate_plan)(KILL_POINT)  # service_killed: os._exit(91) right here
             if fault == "reply_lost":

@@ -1,0 +1,280 @@
+"""Lesson 5's views: what the caller saw (the Jepsen column) beside what the service's file and
+the caller's checkpoint hold, the strategies side by side, the sweep, a timeline with the
+caller and service lanes, and a panel. They read `CallResult`s and traces, nothing else."""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Sequence
+from html import escape
+
+import ipywidgets as widgets
+from matplotlib.figure import Figure
+
+from labkit.bench.errors import check_items
+from labkit.bench.snapshot import Table
+from labkit.studies.unknown_outcome.experiment import CallResult, check_result, run_call
+from labkit.studies.unknown_outcome.outcome import JEPSEN_TYPES, OUTCOMES
+from labkit.studies.unknown_outcome.spec import FAULTS, STRATEGIES
+from labkit.views import show_html
+from labkit.views.palette import KILL_COLOUR, NEUTRAL, OUTCOME_COLOURS
+from labkit.views.panel import shows_errors
+from labkit.views.tables import CELL, table_html
+from labkit.views.text import CALL_COLUMNS, call_rows, op_text
+
+__all__ = [
+    "CallPanel",
+    "call_html",
+    "call_sweep_html",
+    "show_call",
+    "show_call_sweep",
+    "show_call_timeline",
+    "show_calls",
+    "strategies_html",
+    "timeline_figure",
+]
+
+COLOURS = {  # Okabe-Ito, as every outcome of the lab; the word always goes with it
+    **OUTCOME_COLOURS,
+    "unknown-resolved": "#56B4E9",  # sky blue
+    "orphan": "#E69F00",  # orange
+    "unresolved": "#000000",
+}
+JEPSEN_COLOURS = {"ok": "#009E73", "fail": "#0072B2", "info": "#E69F00"}
+RESULTS = "a list of CallResult (what sweep_calls returns)"
+
+
+def badge(outcome: str) -> str:
+    colour = COLOURS.get(outcome, NEUTRAL)
+    return (
+        f'<span style="background:{colour};color:white;padding:2px 8px;border-radius:4px;'
+        f'font-weight:bold">{escape(outcome.upper())}</span>'
+    )
+
+
+def outcome_line(result: CallResult) -> str:
+    why = f"<br><b>Why:</b> <code>{escape(result.failure)}</code>" if result.failure else ""
+    return f"<p>{badge(result.outcome)} {escape(OUTCOMES[result.outcome])}{why}</p>"
+
+
+def jepsen_table(result: CallResult) -> Table:
+    rows = [[op["process"], op["f"], op["key"], op["type"], op["value"]] for op in result.ops]
+    return Table(["process", "f", "key", "jepsen", "value"], rows)
+
+
+def call_html(result: CallResult) -> str:
+    """The outcome, then the Jepsen column beside the service's tickets and the checkpoint."""
+    ticket_table = Table(["id", "tenant", "op_key", "payload"], result.tickets)
+    checkpoint = Table(["op_key", "title", "status", "ticket"], result.checkpoint)
+    parts = [
+        table_html("what the caller saw · history.jsonl", jepsen_table(result)),
+        table_html(f"what the service holds · tickets.db ({result.tenant})", ticket_table),
+        table_html("what the workflow believes · caller.db", checkpoint),
+    ]
+    legend = "; ".join(f"<b>{k}</b>: {escape(v)}" for k, v in JEPSEN_TYPES.items())
+    return (
+        outcome_line(result)
+        + f'<div style="display:flex;flex-wrap:wrap">{"".join(parts)}</div>'
+        + f"<small>{legend}</small>"
+    )
+
+
+def strategies_html(results: Sequence[CallResult]) -> str:
+    """One row per call: strategy, fault, the Jepsen column, tickets, checkpoint, outcome."""
+    head = "".join(f'<th style="{CELL}">{escape(c)}</th>' for c in CALL_COLUMNS)
+    body = ""
+    for result, row in zip(results, call_rows(results), strict=True):
+        cells = "".join(f'<td style="{CELL}">{escape(str(v))}</td>' for v in row[:-1])
+        word = badge(result.outcome) + (
+            f"<br><small>{escape(result.failure)}</small>" if result.failure else ""
+        )
+        body += f'<tr>{cells}<td style="{CELL}">{word}</td></tr>'
+    words = dict.fromkeys(r.outcome for r in results)
+    meaning = "".join(f"<li>{badge(w)} {escape(OUTCOMES[w])}</li>" for w in words)
+    return (
+        f'<table style="border-collapse:collapse"><tr>{head}</tr>{body}</table>'
+        f'<ul style="list-style:none;padding-left:0">{meaning}</ul>'
+    )
+
+
+def call_sweep_html(results: Sequence[CallResult]) -> str:
+    """The sweep as a matrix: strategies down, faults across; each cell its word and counts."""
+    cells = {(r.spec.strategy, r.spec.fault): r for r in results}
+    strategies = [s for s in STRATEGIES if any(k[0] == s for k in cells)]
+    faults = [f for f in FAULTS if any(k[1] == f for k in cells)]
+    head = "".join(f'<th style="{CELL}">{escape(f)}</th>' for f in faults)
+    rows = ""
+    for strategy in strategies:
+        row = f'<th style="{CELL}">{escape(strategy)}</th>'
+        for fault in faults:
+            r = cells.get((strategy, fault))
+            text = (
+                f"{badge(r.outcome)}<br><small>{len(r.tickets)} ticket"
+                f"{'s' * (len(r.tickets) != 1)} · {escape(str(r.status))}</small>"
+                if r
+                else ""
+            )
+            row += f'<td style="{CELL}">{text}</td>'
+        rows += f"<tr>{row}</tr>"
+    words = dict.fromkeys(r.outcome for r in results)
+    meaning = "".join(f"<li>{badge(w)} {escape(OUTCOMES[w])}</li>" for w in words)
+    return (
+        f'<table style="border-collapse:collapse"><tr><th style="{CELL}">strategy \\ fault</th>'
+        f'{head}</tr>{rows}</table><ul style="list-style:none;padding-left:0">{meaning}</ul>'
+    )
+
+
+LANES = {"caller": 3, "recovery": 2, "service": 1}
+SERVICE_LABELS = {
+    "request": lambda e: f"{e['f']} {e['op_key'].rsplit(':', 1)[-1]}",
+    "working": lambda e: "still working",
+    "commit": lambda e: f"COMMIT #{e['ticket']}",
+    "original": lambda e: f"#{e['ticket']} again",
+    "holding reply": lambda e: "holds the reply",
+    "reply": lambda e: "reply",
+    "reply lost": lambda e: "reply lost",
+    "refused": lambda e: "409 refused",
+}
+
+
+def lane(event: dict) -> str:
+    return "service" if event["role"].startswith("service") else event["role"]
+
+
+def timeline_figure(result: CallResult) -> Figure:
+    """Caller, recovery and service lanes on one clock (the trace's CLOCK_MONOTONIC): each
+    call a bar from invoke to its answer, coloured and named by its Jepsen type (an `info`
+    bar is hatched: no answer came), the service's requests and commits, kills as crosses."""
+    events = [e for e in result.events() if e["role"] in LANES or lane(e) == "service"]
+    start = min(e["t_ns"] for e in events)
+
+    def ms(t_ns: int) -> float:
+        return (t_ns - start) / 1e6
+
+    fig = Figure(figsize=(10, 4.2))
+    ax = fig.subplots()
+    placed: dict[tuple[str, bool], int] = {}
+
+    def label(role: str, text: str, x: float, above: bool, **style: object) -> None:
+        """A label above or below its lane, each next one a step further out: events come
+        within a millisecond of each other and their words must not overlap."""
+        n = placed[role, above] = placed.get((role, above), -1) + 1
+        dy = (0.2 + 0.13 * (n % 3)) * (1 if above else -1)
+        style = {"fontsize": 7, **style}
+        ax.annotate(text, (x, LANES[role] + dy), va="center", **style)
+
+    ends = {
+        r: max(ms(e["t_ns"]) for e in events if lane(e) == r)
+        for r in LANES
+        if any(lane(e) == r for e in events)
+    }
+    for role, y in LANES.items():
+        if role in ends:
+            ax.plot([0, ends[role]], [y, y], color="#BBBBBB", lw=1, zorder=0)
+    for op in result.ops:
+        y = LANES[op["process"]]
+        end = ms(op["end_ns"]) if op["end_ns"] else ends[op["process"]]
+        colour = JEPSEN_COLOURS[op["type"]]
+        ax.barh(
+            y,
+            end - ms(op["start_ns"]),
+            left=ms(op["start_ns"]),
+            height=0.35,
+            color=colour,
+            alpha=0.8,
+            hatch="//" if op["type"] == "info" else None,
+            label=f"{op['type']}: {JEPSEN_TYPES[op['type']].split(':')[0]}",
+        )
+        label(op["process"], op_text(op), ms(op["start_ns"]), above=True, fontsize=8)
+    for e in events:
+        y, x = LANES[lane(e)], ms(e["t_ns"])
+        if e["event"] == "kill":
+            how = "os._exit(91)" if e.get("mode") == "exit" else "SIGKILL"
+            ax.plot(x, y, "X", color=KILL_COLOUR, ms=12)
+            label(lane(e), f"{how} at {e['point']}", x, above=False, color=KILL_COLOUR)
+        elif lane(e) == "service" and e["event"] in SERVICE_LABELS:
+            ax.plot(x, y, "D" if e["event"] == "commit" else "|", color="black", ms=7)
+            shown = sum(placed.get(("service", side), -1) + 1 for side in (True, False))
+            label("service", SERVICE_LABELS[e["event"]](e), x, above=shown % 2 == 0)
+        elif e["event"] == "checkpoint":
+            ax.plot(x, y, "s", color="#56B4E9", ms=6)
+            label(lane(e), f"intent {e['status']}", x, above=False)
+    handles = {h.get_label(): h for h in ax.get_legend_handles_labels()[0]}
+    if handles:
+        ax.legend(handles.values(), handles.keys(), loc="upper right", fontsize=7)
+    ax.set_yticks(list(LANES.values()), ["first caller", "recovering caller", "ticket service"])
+    ax.set_ylim(0.2, 3.8)
+    ax.set_xlabel("milliseconds since the first event (CLOCK_MONOTONIC, from the traces)")
+    ax.margins(x=0.1)
+    ax.grid(axis="x", alpha=0.3)
+    fig.tight_layout()
+    return fig
+
+
+def png(figure: Figure) -> bytes:
+    buffer = io.BytesIO()
+    figure.savefig(buffer, format="png", dpi=80)
+    return buffer.getvalue()
+
+
+def show_call(result: CallResult) -> None:
+    """The outcome, the Jepsen column beside the service's tickets and the checkpoint."""
+    show_html(call_html(check_result(result)))
+
+
+def show_calls(results: Sequence[CallResult]) -> None:
+    """Calls side by side, one row each (the four strategies under one fault, say)."""
+    show_html(strategies_html(check_items("results", results, CallResult, RESULTS)))
+
+
+def show_call_sweep(results: Sequence[CallResult]) -> None:
+    """Every strategy under every fault, as a matrix of outcome words."""
+    show_html(call_sweep_html(check_items("results", results, CallResult, RESULTS)))
+
+
+def show_call_timeline(result: CallResult) -> None:
+    """The call's timeline: the caller, the recovering caller and the service."""
+    from IPython.display import Image, display
+
+    display(Image(png(timeline_figure(check_result(result)))))
+
+
+class CallPanel(widgets.VBox):
+    """Strategy, fault, Run: then the outcome, the Jepsen column beside the service's file
+    and the checkpoint, and the timeline. Runs start on a click only."""
+
+    def __init__(self, strategy: str = "reconcile", fault: str = "reply_lost") -> None:
+        self.result: CallResult | None = None
+        self.error: Exception | None = None
+        self.strategy = widgets.Dropdown(
+            options=list(STRATEGIES), value=strategy, description="strategy"
+        )
+        self.fault = widgets.Dropdown(options=list(FAULTS), value=fault, description="fault")
+        self.run_button = widgets.Button(description="Run", button_style="primary", icon="play")
+        self.status = widgets.HTML("Pick a strategy and a fault, then click Run.")
+        self.error_line = widgets.HTML()
+        self.tables = widgets.HTML()
+        self.image = widgets.Image(format="png")
+        self.run_button.on_click(self._on_run)
+        controls = widgets.HBox([self.strategy, self.fault, self.run_button])
+        super().__init__([controls, self.status, self.error_line, self.tables, self.image])
+        self.add_class("labkit-call-panel")
+
+    @shows_errors
+    def _on_run(self, _button: widgets.Button | None = None) -> None:
+        self.run_button.disabled = True
+        self.status.value = (
+            f"Running <b>{self.strategy.value}</b> under <b>{self.fault.value}</b>: "
+            f"{escape(FAULTS[self.fault.value])} ..."
+        )
+        try:
+            self.result = run_call(self.strategy.value, self.fault.value)
+            self.status.value = f"Done. Folder: <code>{escape(str(self.result.run_dir))}</code>"
+            self.tables.value = call_html(self.result)
+            self.image.value = png(timeline_figure(self.result))
+        finally:
+            self.run_button.disabled = False
+
+    def click(self) -> None:
+        """Same as clicking Run (for scripts and tests)."""
+        self.run_button.click()
