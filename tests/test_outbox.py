@@ -280,3 +280,81 @@ def test_sweep_folders_and_outcomes(tmp_path):
     )
     words = {r.outcome for r in results}
     assert words == {"consistent", "duplicate", "nothing"}
+
+
+SOLUTION = """def consume(db, subscriber, message_id, payload):
+    new = db.execute(
+        "INSERT OR IGNORE INTO inbox(subscriber, message_id) VALUES(?, ?)",
+        (subscriber, message_id),
+    ).rowcount
+    if new:
+        db.execute("INSERT INTO effects(message_id, payload) VALUES(?, ?)", (message_id, payload))
+"""
+EFFECT = (
+    'db.execute("INSERT INTO effects(message_id, payload) VALUES(?, ?)", (message_id, payload))'
+)
+
+
+def test_the_idempotent_consumer_exercise_judges_real_runs():
+    from labkit.workshop.outbox_exercise import STARTER, idempotent_consumer
+
+    assert idempotent_consumer.check(STARTER).status == "not attempted"
+    assert idempotent_consumer.check(SOLUTION).status == "correct"
+    plain = STARTER + '    print("applied", message_id)\n'
+    verdict = idempotent_consumer.check(plain)
+    assert verdict.status == "incorrect" and "holds 2 effect rows for it, not 1" in verdict.message
+    never = STARTER.replace(EFFECT, "pass")
+    assert "holds 0 effect rows" in idempotent_consumer.check(never).message
+    first_only = STARTER.replace(
+        f"    {EFFECT}",
+        f'    if not db.execute("SELECT 1 FROM effects").fetchone():\n        {EFFECT}',
+    )
+    verdict = idempotent_consumer.check(first_only)
+    assert verdict.status == "incorrect" and "two different messages" in verdict.message
+    by_subscriber = SOLUTION.replace("(subscriber, message_id),", "(subscriber, 'any'),")
+    assert idempotent_consumer.check(by_subscriber).status == "incorrect"
+    typo = idempotent_consumer.check(SOLUTION.replace("if new:", "if nwe:"))
+    assert typo.status == "error" and "NameError" in typo.message and "line 6" in typo.message
+
+
+def test_views_say_the_outcome_in_words_and_draw_a_lane_per_process(tmp_path):
+    from labkit.views.outbox import format_outbox_sweep, outbox_html, outbox_timeline
+
+    result = run_outbox("plain", "after_deliver", out=tmp_path / "run")
+    html = outbox_html(result)
+    assert "DUPLICATE" in html and "took effect more than once" in html
+    assert "duplicate: the message took effect more than once" in format_outbox_sweep([result])
+    figure = outbox_timeline(result)
+    axis = figure.axes[0]
+    assert [t.get_text() for t in axis.get_yticklabels()] == ["consumer", "relay", "producer"]
+    labels = [t.get_text() for t in axis.texts]
+    assert "SIGKILL at after_deliver" in labels
+    assert {"relay", "recovery", "recovery-consumer-1", "producer"} <= set(labels)
+    arrows = [a for a in axis.texts if getattr(a, "arrow_patch", None) is not None]
+    assert len(arrows) == 2  # one delivery by the first relay, one by the recovering relay
+    with pytest.raises(LabError, match="result must be an OutboxResult"):
+        outbox_html({"outcome": "duplicate"})
+
+
+@pytest.mark.parametrize("worker", ["producer", "relay", "consumer"])
+def test_the_outbox_workers_import_only_the_standard_library_and_labkit(worker):
+    from labkit.bench.launcher import LABKIT_ROOT
+
+    probe = (
+        f"import sys, labkit.studies.unknown_outcome.{worker}; "
+        "print(' '.join(m.split('.')[0] for m in sys.modules))"
+    )
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-I",
+            "-S",
+            "-c",
+            f"import sys; sys.path.insert(0, {LABKIT_ROOT!r}); {probe}",
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    top_level = set(done.stdout.split()) - {"__main__", "labkit"}
+    assert top_level <= set(sys.stdlib_module_names) | set(sys.builtin_module_names)

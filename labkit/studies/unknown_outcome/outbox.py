@@ -17,10 +17,12 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from labkit.bench.errors import (
+    LabError,
     check_choice,
     check_folder,
     check_function,
     check_instance,
+    check_int,
     check_number,
 )
 from labkit.bench.folders import holds_run_dirs, new_run_dir
@@ -74,6 +76,8 @@ ENTRIES = {
     "recovery": "labkit.studies.unknown_outcome.relay:relay",
 }
 MAX_TIMEOUT = 3600
+MAX_ORDERS = 5
+YOURS = "yours"  # the consumer is a reader's function (an exercise)
 
 
 @dataclass(frozen=True)
@@ -84,12 +88,19 @@ class OutboxSpec:
     kill_at: str = "none"
     out: Path | None = None  # a folder that must not exist yet; None: a new one in the runs home
     timeout: float = 10.0  # seconds each process may take before its parent kills it
+    orders: int = 1  # business operations the producer commits, each with its own message
+    consumer_source: str | None = None  # a reader's consumer (exercises): consumer "yours"
+    consumer_name: str = "consume"  # the function in consumer_source
 
     def __post_init__(self) -> None:
-        check_choice("consumer", self.consumer, CONSUMERS)
+        check_choice("consumer", self.consumer, (*CONSUMERS, YOURS))
+        if (self.consumer == YOURS) != (self.consumer_source is not None):
+            raise LabError(f"consumer={YOURS!r} goes with consumer_source, the reader's code")
+        check_instance("consumer_source", self.consumer_source, str | None, "source text or None")
         check_choice("kill point", self.kill_at, OUTBOX_KILL_POINTS)
         check_folder("out", self.out)
         check_number("timeout", self.timeout, 0, MAX_TIMEOUT)
+        check_int("orders", self.orders, 1, MAX_ORDERS)
 
     @property
     def dies(self) -> str:
@@ -115,6 +126,12 @@ class OutboxSpec:
             "dedupe": self.consumer == "dedupe",
             "consumer_kill_at": consumer_kill,
             "timeout": self.timeout,
+            "orders": self.orders,
+            **(
+                {"source": self.consumer_source, "name": self.consumer_name}
+                if self.consumer_source
+                else {}
+            ),
         }
 
 

@@ -24,15 +24,17 @@ __all__ = ["produce"]
 
 
 def produce(job: dict) -> None:
-    """Commit the order and the message about it in one transaction on business.db."""
+    """Commit the order(s) and the message about each in one transaction on business.db."""
     trace = Trace(job["run_dir"], job["role"])
     trace.event("start")
     gate = Gate(trace, job)
     business = BusinessStore(job["run_dir"], BUSINESS_FILE, trace)
     with business:
-        business.add_order(ORDER_KEY, ITEM)
-        payload = json.dumps({"order_key": ORDER_KEY, "item": ITEM})
-        business.add_message(f"msg-{uuid.uuid4().hex[:8]}", payload)
+        for number in range(1, job["orders"] + 1):
+            order_key = ORDER_KEY if number == 1 else f"{ORDER_KEY}.{number}"
+            business.add_order(order_key, ITEM)
+            payload = json.dumps({"order_key": order_key, "item": ITEM})
+            business.add_message(f"msg-{uuid.uuid4().hex[:8]}", payload)
         gate("in_transaction")
     gate("committed")
     trace.event("exit", code=0)

@@ -28,7 +28,12 @@ def deliver(job: dict, number: int, message_id: str, payload: str) -> dict:
         job["run_dir"],
         f"{job['role']}-consumer-{number}",
         CONSUMER_ENTRY,
-        {"message_id": message_id, "payload": payload, "dedupe": job["dedupe"]},
+        {
+            "message_id": message_id,
+            "payload": payload,
+            "dedupe": job["dedupe"],
+            **{k: job[k] for k in ("source", "name") if k in job},
+        },
         pause_at=(kill_at,) if kill_at else (),
         timeout=job["timeout"],
     )
