@@ -30,6 +30,9 @@ __all__ = [
     "outbox_rows",
     "outbox_sweep_html",
     "outbox_timeline",
+    "show_outbox",
+    "show_outbox_sweep",
+    "show_outbox_timeline",
 ]
 
 OUTBOX_COLUMNS = (
@@ -209,6 +212,7 @@ def draw_process(ax: object, mine: list[dict], lane: int, ms: object) -> None:
         color="#555555",
     )
     begun: dict[str, dict] = {}
+    marks = 0
     for e in mine:
         if e["event"] == "begin":
             begun[e["file"]] = e
@@ -236,10 +240,11 @@ def draw_process(ax: object, mine: list[dict], lane: int, ms: object) -> None:
                 "unconfirmed": "no answer: left unsent",
             }[e["event"]]
             ax.plot(ms(e), lane, "|", color="#555555", ms=12)
+            marks += 1  # boundaries come close together: every other label sits higher
             ax.annotate(
                 label,
                 (ms(e), lane),
-                xytext=(-2, 16),
+                xytext=(-2, 16 + 12 * (marks % 2)),
                 rotation=25,
                 fontsize=7,
                 textcoords="offset points",
@@ -250,7 +255,7 @@ def draw_process(ax: object, mine: list[dict], lane: int, ms: object) -> None:
             ax.annotate(
                 f"SIGKILL at {e['point']}",
                 (ms(e), lane),
-                xytext=(-20, -16),
+                xytext=(-20, -26),
                 textcoords="offset points",
                 color=KILL_COLOUR,
                 fontsize=8,
@@ -268,3 +273,28 @@ def draw_process(ax: object, mine: list[dict], lane: int, ms: object) -> None:
         ax.annotate(
             "never committed", (ms(e), lane), xytext=(0, 8), fontsize=7, textcoords="offset points"
         )
+
+
+def show_outbox(result: OutboxResult) -> None:
+    """Display a run in the notebook (`outbox_html`)."""
+    from labkit.views import show_html
+
+    show_html(outbox_html(result))
+
+
+def show_outbox_sweep(results: Sequence[OutboxResult]) -> None:
+    """Display a sweep in the notebook (`outbox_sweep_html`)."""
+    from labkit.views import show_html
+
+    show_html(outbox_sweep_html(results))
+
+
+def show_outbox_timeline(result: OutboxResult) -> None:
+    """Display the run's timeline as a picture, whatever matplotlib backend the kernel has."""
+    import io
+
+    from IPython.display import Image, display
+
+    buffer = io.BytesIO()
+    outbox_timeline(result).savefig(buffer, format="png", dpi=80)
+    display(Image(buffer.getvalue()))
