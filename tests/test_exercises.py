@@ -18,11 +18,17 @@ from wrong_answers import ERRORS, RIGHT, WRONG, key
 from labkit.bench.errors import LabError
 from labkit.studies.commit_window.stores import KEY, PAYLOAD
 from labkit.studies.durability.experiment import DURABILITY_MODES, DurabilitySpec, Trial
-from labkit.workshop import lesson1, lesson2, lesson3, lesson4
+from labkit.workshop import lesson1, lesson2, lesson3, lesson4, lesson5
 from labkit.workshop.checks import Measured, Verdict
 
 ROOT = Path(__file__).resolve().parent.parent
-LESSONS = {"lesson1": lesson1, "lesson2": lesson2, "lesson3": lesson3, "lesson4": lesson4}
+LESSONS = {
+    "lesson1": lesson1,
+    "lesson2": lesson2,
+    "lesson3": lesson3,
+    "lesson4": lesson4,
+    "lesson5": lesson5,
+}
 EXERCISES = {
     ex.name: ex for lesson in LESSONS.values() for ex in map(lesson.__dict__.get, lesson.__all__)
 }
@@ -62,7 +68,7 @@ def lesson_sources(exercise_name: str) -> list[str]:
 def test_the_catalogue_holds_five_wrong_answers_for_every_exercise():
     assert set(WRONG) == set(EXERCISES) and set(RIGHT) == set(EXERCISES)
     assert all(len(WRONG[name]) >= 5 for name in EXERCISES), {n: len(w) for n, w in WRONG.items()}
-    assert len(EXERCISES) == 8
+    assert len(EXERCISES) == 10
 
 
 @pytest.mark.parametrize("name", list(EXERCISES))
@@ -170,6 +176,8 @@ def no_runs(monkeypatch):
         (lesson3, "interrupt_case"),
         (lesson4, "sync_trial"),
         (lesson4, "run_trials"),
+        (lesson5, "measure_tickets"),
+        (lesson5, "run_recovery"),
     ]:
         monkeypatch.setattr(lesson, name, started)
 
@@ -183,6 +191,7 @@ GARBAGE = ["x", ["consistent", "lost"], "two", 2.5, True, "", {"a": 1}, -1]
         ("lesson2.predict_five_cases", "one of: consistent, duplicate, lost"),
         ("lesson3.predict_kills", "a whole number"),
         ("lesson4.predict_sync_trial", "a whole number"),
+        ("lesson5.predict_tickets", "a whole number"),
     ],
 )
 def test_a_garbage_prediction_gets_a_form_message_that_runs_and_reveals_nothing(

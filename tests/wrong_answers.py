@@ -77,6 +77,18 @@ def in_a_thread(body: str) -> str:
     return IN_A_THREAD.format("".join(f"    {line}\n" for line in body.splitlines()))
 
 
+def tickets_after(new_key: object, same_key: object, reconcile: object, give_up: object) -> dict:
+    """Lesson 5's prediction: tickets per strategy after a lost reply."""
+    return {"new_key": new_key, "same_key": same_key, "reconcile": reconcile, "give_up": give_up}
+
+
+def recovery(body: str) -> str:
+    """A lesson-5 recovery's source from its body (four-space indented lines)."""
+    return "def recover(intent, service):\n" + "".join(
+        f"    {line}\n" for line in body.strip("\n").splitlines()
+    )
+
+
 WRONG: dict[str, dict[str, tuple[object, str]]] = {
     "lesson1.find_the_window": {
         "the duplicate's point": ({"effect"}, "killed at effect, recovery left done=1 and 1"),
@@ -399,6 +411,54 @@ WRONG: dict[str, dict[str, tuple[object, str]]] = {
             "a whole number, written in digits; not checkpoints = 'four' (nothing was run)",
         ),
     },
+    "lesson5.predict_tickets": {
+        "a timeout means nothing happened": (
+            tickets_after(1, 1, 1, 0),
+            "new_key: you said 1, the real run gave 2",
+        ),
+        "all one": (tickets_after(1, 1, 1, 1), "new_key: you said 1"),
+        "giving up makes none": (tickets_after(2, 1, 1, 0), "give_up: you said 0"),
+        "a retry is a retry": (tickets_after(2, 2, 1, 1), "same_key: you said 2"),
+        "the look-up creates another": (tickets_after(2, 1, 2, 1), "reconcile: you said 2"),
+        "every strategy twice": (tickets_after(2, 2, 2, 2), "1 of your 4 predictions match"),
+        "as words": (
+            tickets_after("two", 1, 1, 1),
+            "a whole number, written in digits; not new_key = 'two' (nothing was run)",
+        ),
+    },
+    "lesson5.recover_unknown": {
+        "a new key": (
+            recovery('return service.create(intent["op_key"] + ":2", intent["title"])'),
+            "after caller_killed (the caller is killed right after it sent the request): "
+            "2 tickets at the service and the checkpoint says done: duplicate",
+        ),
+        "give up, saying why": (
+            recovery('print("timed out: giving up")\nreturn None'),
+            "1 ticket at the service and the checkpoint says failed: orphan",
+        ),
+        "look up only": (
+            recovery('return service.lookup(intent["op_key"])'),
+            "the checkpoint says failed: orphan",
+        ),
+        "a new key when the look-up finds nothing": (
+            recovery(
+                'found = service.lookup(intent["op_key"])\n'
+                'return found or service.create(intent["op_key"] + ":2", intent["title"])'
+            ),
+            "2 tickets at the service and the checkpoint says done: duplicate",
+        ),
+        "a key with the time in it": (
+            recovery(
+                "import time\n"
+                'return service.create(f"{intent[\'op_key\']}:{time.time()}", intent["title"])'
+            ),
+            ": duplicate",
+        ),
+        "the right call, a made-up ticket": (
+            recovery('service.create(intent["op_key"], intent["title"])\nreturn 1'),
+            "the workflow recorded ticket 1, but the service holds #2",
+        ),
+    },
 }
 
 RIGHT: dict[str, dict[str, object]] = {
@@ -494,6 +554,30 @@ RIGHT: dict[str, dict[str, object]] = {
     "lesson4.choose_durability": {"shouted, with spaces": " SYNC "},
     "lesson4.predict_sync_trial": {
         "as text, with units": {"Checkpoints": "4", "ledger lines": "9 lines"},
+    },
+    "lesson5.predict_tickets": {
+        "as one writes them": {
+            "New Key": "2 tickets",
+            "same-key": "1",
+            "reconcile": 1.0,
+            "GIVE_UP": [1],
+        },
+    },
+    "lesson5.recover_unknown": {
+        "retry under the same key": recovery(
+            'return service.create(intent["op_key"], intent["title"])'
+        ),
+        "look up, or create, in one line": recovery(
+            'return service.lookup(intent["op_key"]) or '
+            'service.create(intent["op_key"], intent["title"])'
+        ),
+        "another name, helpers inside": (
+            "def settle(intent, service):\n"
+            "    key = intent['op_key']\n"
+            "    def known():\n"
+            "        return service.lookup(key)\n"
+            "    return known() if known() is not None else service.create(key, intent['title'])\n"
+        ),
     },
 }
 

@@ -47,6 +47,7 @@ __all__ = [
     "CallResult",
     "ServiceProcess",
     "run_call",
+    "run_specs",
     "sweep_calls",
 ]
 
@@ -115,9 +116,10 @@ class ServiceProcess:
     def ticket_table(self, tenant: str) -> Table:
         """The service's ticket table, only the rows of `tenant` (a sweep's trials share it)."""
         path = self.folder / TICKETS_FILE
-        if not path.exists():  # no request has reached the service yet
+        tables = read_tables(path) if path.exists() else {}
+        if "ticket" not in tables:  # no request has reached the service (or made the table) yet
             return Table(["id", "tenant", "op_key", "payload"], [])
-        table = read_tables(path)["ticket"]
+        table = tables["ticket"]
         return Table(table.columns, [row for row in table.rows if row[1] == tenant])
 
     def close(self) -> None:
@@ -302,6 +304,14 @@ def sweep_calls(
         check_number("timeout", timeout, 0, MAX_TIMEOUT),
     )
     check_function("progress", progress)
+    return run_specs(specs, out, progress)
+
+
+@holds_run_dirs
+def run_specs(
+    specs: list[CallSpec], out: Path | str | None = None, progress: Progress | None = None
+) -> list[CallResult]:
+    """Run each spec in turn against one service, each trial in a folder named by its label."""
     longest = max((spec.label for spec in specs), key=len)
     root = new_run_dir(check_folder("out", out), prefix="unknown-outcome-sweep-", deepest=longest)
     results = []
