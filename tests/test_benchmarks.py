@@ -26,6 +26,11 @@ def test_engine_benchmark_prints_its_ratio_and_sweep_time():
     assert "ratio trial / two bare starts" in out and "whole sweep, exit mode" in out
 
 
+def test_call_benchmark_prints_its_ratio_and_sweep_time():
+    out = bench("bench_call.py", "--rounds", "1")
+    assert "ratio call / SQLite trial" in out and "whole call sweep, 20 trials" in out
+
+
 def test_durability_benchmark_prints_its_ratio_and_matrix_time():
     out = bench("bench_durability.py", "--rounds", "1", "--forked", "3")
     assert "ratio fresh / forked" in out and "24-kill matrix" in out
