@@ -260,3 +260,19 @@ def test_the_views_show_the_jepsen_column_beside_the_service_rows(sweep):
     assert "a ticket exists that the workflow believes failed" in matrix
     labels = [t.get_text() for t in timeline_figure(result).axes[0].texts]
     assert "create info" in labels and "holds the reply" in labels
+
+
+def test_the_caller_and_the_service_import_only_the_standard_library_and_labkit():
+    probe = (
+        "import sys, labkit.studies.unknown_outcome.caller, labkit.studies.unknown_outcome.service;"
+        " print(' '.join(m.split('.')[0] for m in sys.modules))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-S", "-c", probe],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        check=True,
+    )
+    top_level = set(done.stdout.split()) - {"__main__", "labkit"}
+    assert top_level <= set(sys.stdlib_module_names) | set(sys.builtin_module_names)
