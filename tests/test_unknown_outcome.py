@@ -276,3 +276,25 @@ def test_the_caller_and_the_service_import_only_the_standard_library_and_labkit(
     )
     top_level = set(done.stdout.split()) - {"__main__", "labkit"}
     assert top_level <= set(sys.stdlib_module_names) | set(sys.builtin_module_names)
+
+
+def test_a_service_ends_when_its_parent_is_killed(tmp_path):
+    """A kernel killed with a step session open (a failed cell, a restart) leaves no service."""
+    code = (
+        "import sys, time; from pathlib import Path\n"
+        "from labkit.studies.unknown_outcome.experiment import ServiceProcess\n"
+        "service = ServiceProcess(Path(sys.argv[1])).start()\n"
+        "print(service.worker.proc.pid, flush=True)\n"
+        "time.sleep(60)\n"
+    )
+    parent = subprocess.Popen(
+        [sys.executable, "-c", code, str(tmp_path / "service")], stdout=subprocess.PIPE, cwd=ROOT
+    )
+    pid = int(parent.stdout.readline())
+    parent.kill()  # SIGKILL: no finally, no atexit, nothing of the parent's runs
+    parent.wait()
+    parent.stdout.close()
+    deadline = time.monotonic() + 10
+    while processes_mentioning(str(tmp_path)) and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert processes_mentioning(str(tmp_path)) == [], f"service {pid} outlived its parent"

@@ -14,7 +14,8 @@ A fault comes with the request (header `X-Labkit-Fault`), so one service serves 
 `service_killed` ends the process after the commit, before the reply (the gate's exit 91);
 `reply_lost` holds the reply after the commit, `still_working` holds the work before it,
 until the tenant's next request is answered (the caller has given up by then) or the lab
-asks for quiet. Every event goes to the folder's trace with its tenant. Standard library only.
+asks for quiet. Every event goes to the folder's trace with its tenant. It ends by itself when
+its parent has gone. Standard library only.
 """
 
 from __future__ import annotations
@@ -184,4 +185,13 @@ def serve(job: dict) -> None:
     os.replace(draft, os.path.join(folder, PORT_FILE))  # never read half-written
     trace.event("listening", host=HOST, port=port)
     Gate(trace, job)("listening")  # the parent reads the port while the service waits here
+    threading.Thread(target=end_with_parent, args=(job["resume_fd"],), daemon=True).start()
     server.serve_forever()
+
+
+def end_with_parent(resume_fd: int) -> None:
+    """End the service when the parent has gone (its end of the resume pipe closes, however it
+    died: a killed kernel never kills its service), so no service outlives its lab."""
+    while os.read(resume_fd, 64):
+        pass
+    os._exit(0)
