@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from labkit.bench.errors import check_int
+from labkit.bench.launcher import WorkerReport
 
 __all__ = [
     "OPEN",
@@ -34,6 +35,7 @@ __all__ = [
     "Verdict",
     "also_in",
     "code_error",
+    "worker_error",
     "each",
     "is_open",
     "judge_predictions",
@@ -162,6 +164,27 @@ def code_error(error: str, line: int | None, source: str) -> str:
     if line is None or not 0 < line <= len(lines):
         return f"your code raised {error}"
     return f"your code raised {error}, at line {line}: {lines[line - 1].strip()}"
+
+
+OWN_SOURCE_ONLY = (
+    "a name from another cell is not there: only the function's own source runs in the "
+    "worker, so define helpers and constants inside it"
+)
+
+
+def worker_error(
+    worker: WorkerReport, source: str, reader_file: str, planned: Iterable[int] = (0,)
+) -> str | None:
+    """The reader's error if a worker that ran their code died of it (the traceback's last line,
+    at their line), or None if it ended as `planned` (its exit status: 0, or a planned kill)."""
+    if worker.exit_code in planned and not worker.timed_out:
+        return None
+    if worker.timed_out:
+        return f"the {worker.role} worker did not finish in time (an endless loop?)"
+    lines = worker.stderr.strip().splitlines() or [f"exit status {worker.exit_code}"]
+    frames = re.findall(rf'File "{re.escape(reader_file)}", line (\d+)', worker.stderr)
+    error = code_error(lines[-1], int(frames[-1]) if frames else None, source)
+    return f"{error} ({OWN_SOURCE_ONLY})" if lines[-1].startswith("NameError") else error
 
 
 def normalized(source: str) -> str:

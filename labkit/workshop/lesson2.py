@@ -10,12 +10,10 @@ stderr, the files) tell a wrong step from an error in the reader's code, shown a
 from __future__ import annotations
 
 import json
-import re
 import signal
 from collections.abc import Callable
 
 from labkit.bench.gate import EXIT_CODE
-from labkit.bench.launcher import WorkerReport
 from labkit.bench.trace import read_trace
 from labkit.studies.commit_window.learner import LEARNER_FILE
 from labkit.studies.commit_window.orders import STUDY_000_CASES
@@ -28,11 +26,11 @@ from labkit.workshop.checks import (
     Measured,
     ReaderCodeError,
     Verdict,
-    code_error,
     each,
     judge_predictions,
     one_of,
     source_of,
+    worker_error,
 )
 
 __all__ = ["bug_hunt", "predict_five_cases", "safe_step"]
@@ -54,25 +52,7 @@ def judge_five_cases(predicted: object) -> Verdict:
     return judge_predictions(predicted, cases, each(study_000_case), outcome)
 
 
-READER_FRAME = re.compile(rf'File "{re.escape(LEARNER_FILE)}", line (\d+)')
-
-
-def raised(worker: WorkerReport, source: str) -> str | None:
-    """The reader's error if this worker died of it (its traceback's last line, their line)."""
-    if worker.exit_code in (0, EXIT_CODE, -signal.SIGKILL) and not worker.timed_out:
-        return None
-    if worker.timed_out:
-        return f"the {worker.role} worker did not finish in time (an endless loop?)"
-    lines = worker.stderr.strip().splitlines() or [f"exit status {worker.exit_code}"]
-    frames = READER_FRAME.findall(worker.stderr)
-    error = code_error(lines[-1], int(frames[-1]) if frames else None, source)
-    return f"{error} ({OWN_SOURCE_ONLY})" if lines[-1].startswith("NameError") else error
-
-
-OWN_SOURCE_ONLY = (
-    "a name from another cell is not there: only the function's own source runs in the "
-    "worker, so define helpers and constants inside it; KEY and PAYLOAD are given"
-)
+KILLED = (0, EXIT_CODE, -signal.SIGKILL)  # a first worker's end: clean, or killed as planned
 
 
 def unwatched(run: RunResult) -> str | None:
@@ -124,7 +104,7 @@ def judge_step(answer: Callable | str) -> Verdict:
         return execute(RunSpec("idempotent", point, step_source=source, step_name=name))
 
     clean = run()
-    error = raised(clean.first, source)
+    error = worker_error(clean.first, source, LEARNER_FILE)
     if error:
         raise ReaderCodeError(error, str(clean.run_dir))
     receipts = clean.before.table("receipts").rows
@@ -148,9 +128,12 @@ def judge_step(answer: Callable | str) -> Verdict:
         r = run(point)
         at = f"killed at `{point}`, when the files held {describe_state(r.before)}"
         if r.first.exit_code != EXIT_CODE:
-            why = raised(r.first, source) or "it did not reach that point this time"
+            why = (
+                worker_error(r.first, source, LEARNER_FILE, KILLED)
+                or "it did not reach that point this time"
+            )
             return Verdict("incorrect", f"{at}: {why}; a step must commit the same way every run")
-        error = raised(r.recovery, source)
+        error = worker_error(r.recovery, source, LEARNER_FILE)
         if error:
             return Verdict(
                 "incorrect",

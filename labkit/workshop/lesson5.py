@@ -4,16 +4,17 @@ own process, with real kills and timeouts, and reads back both sides.
 
     lesson5.predict_tickets.check(tickets_after)   # .hint(), .solution()
     lesson5.recover_unknown.check(recover)
+    lesson5.idempotent_consumer.check(consume)
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 
-from labkit.bench.launcher import WorkerReport
 from labkit.studies.unknown_outcome.caller import LEARNER_FILE
+from labkit.studies.unknown_outcome.consumer import READER_FILE as CONSUMER_FILE
 from labkit.studies.unknown_outcome.experiment import CallResult, run_specs
+from labkit.studies.unknown_outcome.outbox import YOURS, OutboxResult, OutboxSpec, execute_outbox
 from labkit.studies.unknown_outcome.outcome import OUTCOMES
 from labkit.studies.unknown_outcome.spec import FAULTS, STRATEGIES, CallSpec
 from labkit.workshop.checks import (
@@ -22,13 +23,13 @@ from labkit.workshop.checks import (
     Measured,
     ReaderCodeError,
     Verdict,
-    code_error,
     judge_predictions,
     no_verdict,
     source_of,
+    worker_error,
 )
 
-__all__ = ["predict_tickets", "recover_unknown"]
+__all__ = ["idempotent_consumer", "predict_tickets", "recover_unknown"]
 
 PREDICTED_FAULT = "reply_lost"
 CRASHES = tuple(fault for fault in FAULTS if fault != "none")  # each leaves the outcome unknown
@@ -50,23 +51,6 @@ def measure_tickets(strategies: list[str]) -> dict[str, Measured]:
 
 def judge_tickets(predicted: object) -> Verdict:
     return judge_predictions(predicted, STRATEGIES, measure_tickets, WHOLE_NUMBER)
-
-
-READER_FRAME = re.compile(rf'File "{re.escape(LEARNER_FILE)}", line (\d+)')
-
-
-def raised(worker: WorkerReport, source: str) -> str | None:
-    """The reader's error if the recovering caller died of it, with their line."""
-    if worker.exit_code == 0 and not worker.timed_out:
-        return None
-    if worker.timed_out:
-        return "your recovery did not finish in time (an endless loop?)"
-    lines = worker.stderr.strip().splitlines() or [f"exit status {worker.exit_code}"]
-    frames = READER_FRAME.findall(worker.stderr)
-    error = code_error(lines[-1], int(frames[-1]) if frames else None, source)
-    if lines[-1].startswith("NameError"):
-        error += " (only the function's own source runs in the recovering caller)"
-    return error
 
 
 def what_went_wrong(result: CallResult) -> str | None:
@@ -94,7 +78,7 @@ def judge_recovery(answer: Callable | str) -> Verdict:
     source, _ = source_of(answer)
     results = run_recovery(source)
     for result in results:
-        error = raised(result.recovery, source)
+        error = worker_error(result.recovery, source, LEARNER_FILE)
         if error:
             raise ReaderCodeError(error, str(result.run_dir))
         if result.failure:
@@ -150,5 +134,83 @@ recover_unknown = Exercise(
         "Ask the service by the intent's own key (service.lookup) and, only if it has "
         "nothing, create under that same key: if the first call lands later, the service "
         "returns the same ticket.",
+    ],
+)
+
+
+# --- the outbox: make the consumer idempotent ----------------------------------------------
+
+CONSUMER_STARTER = """def consume(db, subscriber, message_id, payload):
+    # db: a connection to consumer.db, inside the transaction this delivery commits in.
+    # Tables: effects(message_id, payload) and inbox(subscriber, message_id),
+    #         the inbox with UNIQUE(subscriber, message_id).
+    db.execute("INSERT INTO effects(message_id, payload) VALUES(?, ?)", (message_id, payload))
+"""
+
+
+def effects(result: OutboxResult) -> list[str]:
+    """The message id of every effect row, as the file holds it after recovery."""
+    return [row[1] for row in result.after.table("effects").rows]
+
+
+def run_outbox_case(source: str, name: str, **plan: object) -> OutboxResult:
+    """One real outbox run with the reader's consumer; their error, if any, as theirs."""
+    spec = OutboxSpec(YOURS, consumer_source=source, consumer_name=name, **plan)
+    result = execute_outbox(spec)
+    consumers = [w for w in result.workers.values() if "consumer" in w.role]
+    error = next(
+        (e for w in consumers if (e := worker_error(w, source, CONSUMER_FILE, (0, -9)))), None
+    )
+    if error:
+        raise ReaderCodeError(error, str(result.run_dir))
+    return result
+
+
+def judge_consumer(answer: Callable | str) -> Verdict:
+    """A redelivery after a kill must change nothing; two messages must both take effect."""
+    source, name = source_of(answer)
+    redelivered = run_outbox_case(source, name, kill_at="after_deliver")
+    if redelivered.failure:
+        return no_verdict("the run with a kill", redelivered.failure, str(redelivered.run_dir))
+    seen = effects(redelivered)
+    if len(seen) != 1:
+        return Verdict(
+            "incorrect",
+            f"the relay was killed after delivering the message and before marking it sent; a "
+            f"fresh relay delivered it again ({redelivered.deliveries} deliveries in all), and "
+            f"consumer.db holds {len(seen)} effect rows for it, not 1",
+            str(redelivered.run_dir),
+        )
+    two = run_outbox_case(source, name, orders=2)
+    if two.failure:
+        return no_verdict("the run with two orders", two.failure, str(two.run_dir))
+    messages = [row[1] for row in two.after.table("outbox").rows]
+    if sorted(effects(two)) != sorted(messages):
+        return Verdict(
+            "incorrect",
+            f"the redelivery was handled, but two different messages ({', '.join(messages)}), "
+            f"each delivered once, left {len(effects(two))} effect rows, not one each: "
+            "what does your consumer recognise a message by?",
+            str(two.run_dir),
+        )
+    return Verdict(
+        "correct",
+        "the redelivery after the kill left one effect, and two messages left one each",
+        str(redelivered.run_dir),
+    )
+
+
+idempotent_consumer = Exercise(
+    name="lesson5.idempotent_consumer",
+    solution_file="05_idempotent_consumer.py",
+    starter=CONSUMER_STARTER,
+    judge=judge_consumer,
+    code=True,
+    hints=[
+        "The relay may deliver the same message twice; the message id is the same both times.",
+        "Before the effect, note (subscriber, message_id) in the inbox; its UNIQUE constraint "
+        "tells you whether the message was there already.",
+        "INSERT OR IGNORE INTO inbox(...) and then look at the cursor's rowcount: 1 means new, "
+        "0 means a redelivery, so skip the effect. Both statements are in one transaction.",
     ],
 )
