@@ -282,41 +282,6 @@ def test_sweep_folders_and_outcomes(tmp_path):
     assert words == {"consistent", "duplicate", "nothing"}
 
 
-SOLUTION = """def consume(db, subscriber, message_id, payload):
-    new = db.execute(
-        "INSERT OR IGNORE INTO inbox(subscriber, message_id) VALUES(?, ?)",
-        (subscriber, message_id),
-    ).rowcount
-    if new:
-        db.execute("INSERT INTO effects(message_id, payload) VALUES(?, ?)", (message_id, payload))
-"""
-EFFECT = (
-    'db.execute("INSERT INTO effects(message_id, payload) VALUES(?, ?)", (message_id, payload))'
-)
-
-
-def test_the_idempotent_consumer_exercise_judges_real_runs():
-    from labkit.workshop.outbox_exercise import STARTER, idempotent_consumer
-
-    assert idempotent_consumer.check(STARTER).status == "not attempted"
-    assert idempotent_consumer.check(SOLUTION).status == "correct"
-    plain = STARTER + '    print("applied", message_id)\n'
-    verdict = idempotent_consumer.check(plain)
-    assert verdict.status == "incorrect" and "holds 2 effect rows for it, not 1" in verdict.message
-    never = STARTER.replace(EFFECT, "pass")
-    assert "holds 0 effect rows" in idempotent_consumer.check(never).message
-    first_only = STARTER.replace(
-        f"    {EFFECT}",
-        f'    if not db.execute("SELECT 1 FROM effects").fetchone():\n        {EFFECT}',
-    )
-    verdict = idempotent_consumer.check(first_only)
-    assert verdict.status == "incorrect" and "two different messages" in verdict.message
-    by_subscriber = SOLUTION.replace("(subscriber, message_id),", "(subscriber, 'any'),")
-    assert idempotent_consumer.check(by_subscriber).status == "incorrect"
-    typo = idempotent_consumer.check(SOLUTION.replace("if new:", "if nwe:"))
-    assert typo.status == "error" and "NameError" in typo.message and "line 6" in typo.message
-
-
 def test_views_say_the_outcome_in_words_and_draw_a_lane_per_process(tmp_path):
     from labkit.views.outbox import format_outbox_sweep, outbox_html, outbox_timeline
 

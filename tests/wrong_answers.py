@@ -89,6 +89,22 @@ def recovery(body: str) -> str:
     )
 
 
+def consumer(body: str) -> str:
+    """A consumer's source from its body (four-space indented lines)."""
+    return "def consume(db, subscriber, message_id, payload):\n" + "".join(
+        f"    {line}\n" for line in body.strip("\n").splitlines()
+    )
+
+
+EFFECT = (
+    'db.execute("INSERT INTO effects(message_id, payload) VALUES(?, ?)", (message_id, payload))'
+)
+INBOX = (
+    'new = db.execute("INSERT OR IGNORE INTO inbox(subscriber, message_id) VALUES(?, ?)",'
+    " (subscriber, message_id)).rowcount"
+)
+
+
 WRONG: dict[str, dict[str, tuple[object, str]]] = {
     "lesson1.find_the_window": {
         "the duplicate's point": ({"effect"}, "killed at effect, recovery left done=1 and 1"),
@@ -459,6 +475,29 @@ WRONG: dict[str, dict[str, tuple[object, str]]] = {
             "the workflow recorded ticket 1, but the service holds #2",
         ),
     },
+    "lesson5.idempotent_consumer": {
+        "the effect every time, a print beside it": (
+            consumer(f'print("applied", message_id)\n{EFFECT}'),
+            "holds 2 effect rows for it, not 1",
+        ),
+        "never applies": (consumer("pass"), "holds 0 effect rows"),
+        "only while nothing took effect yet": (
+            consumer(f'if not db.execute("SELECT 1 FROM effects").fetchone():\n    {EFFECT}'),
+            "two different messages",
+        ),
+        "an inbox keyed on the subscriber alone": (
+            consumer(
+                'new = db.execute("INSERT OR IGNORE INTO inbox(subscriber, message_id) '
+                "VALUES(?, ?)\", (subscriber, 'any')).rowcount\n"
+                f"if new:\n    {EFFECT}"
+            ),
+            "two different messages",
+        ),
+        "the inbox noted, the effect applied anyway": (
+            consumer(f"{INBOX}\n{EFFECT}"),
+            "holds 2 effect rows for it, not 1",
+        ),
+    },
 }
 
 RIGHT: dict[str, dict[str, object]] = {
@@ -579,6 +618,15 @@ RIGHT: dict[str, dict[str, object]] = {
             "    return known() if known() is not None else service.create(key, intent['title'])\n"
         ),
     },
+    "lesson5.idempotent_consumer": {
+        "look for the message's effect first": consumer(
+            'if not db.execute("SELECT 1 FROM effects WHERE message_id=?", (message_id,))'
+            f".fetchone():\n    {EFFECT}"
+        ),
+        "the inbox, written as the solution is, and a print": consumer(
+            f"{INBOX}\nprint('new' if new else 'seen', message_id)\nif new:\n    {EFFECT}"
+        ),
+    },
 }
 
 # Answers whose code cannot do its job as written: judged "error", with a fragment of the
@@ -607,5 +655,18 @@ ERRORS: dict[str, dict[str, tuple[object, str]]] = {
     "lesson3.operation_key": {
         "sys.exit": (key("import sys\nsys.exit()"), "raised SystemExit, at line 3: sys.exit()"),
         "os._exit": (key("import os\nos._exit(0)"), "at line 3: os._exit(0)"),
+    },
+    "lesson5.idempotent_consumer": {
+        "a typo in the name": (
+            consumer(f"{INBOX}\nif nwe:\n    {EFFECT}"),
+            "NameError",
+        ),
+        "an inbox without OR IGNORE: a redelivery raises": (
+            consumer(
+                'db.execute("INSERT INTO inbox(subscriber, message_id) VALUES(?, ?)",'
+                f" (subscriber, message_id))\n{EFFECT}"
+            ),
+            "IntegrityError",
+        ),
     },
 }
