@@ -183,32 +183,45 @@ class WorkerProcess:
     def start(self) -> WorkerProcess:
         self._started = time.monotonic()
         _LIVE.add(self)  # from here on kill_all_workers() reaps it, whatever is interrupted
-        if self.start_mode == "fresh":
-            self._start_fresh()
-        else:
-            self._start_forked()
-            spares.refill()  # the next spare is forked now, while this worker runs
+        try:
+            if self.start_mode == "fresh":
+                self._start_fresh()
+            else:
+                self._start_forked()
+                spares.refill()  # the next spare is forked now, while this worker runs
+        except BaseException:  # a Ctrl-C held back until the worker was ours lands here
+            self.close()
+            raise
         return self
 
     def _start_fresh(self) -> None:
         notify_r, notify_w = os.pipe()
         resume_r, resume_w = os.pipe()
         job = {**self.job, "notify_fd": notify_w, "resume_fd": resume_r}
-        with (
-            open(self.output_path("stdout"), "wb") as out,
-            open(self.output_path("stderr"), "wb") as err,
-        ):
-            self.proc = subprocess.Popen(
-                isolated_python("-S", "-c", FRESH_MAIN, self.entry, json.dumps(job), *WORKER_PATH),
-                cwd=self.run_dir,
-                stdout=out,
-                stderr=err,
-                pass_fds=(notify_w, resume_r),
-                start_new_session=True,  # a Ctrl-C reaches the parent only; the parent reaps
-            )
-        os.close(notify_w)
-        os.close(resume_r)
-        self._notify, self._resume = notify_r, resume_w
+        # A Ctrl-C waits until the worker is ours (its pid and pipes known): landing inside
+        # Popen, it would leave a worker nobody reaps. (The worker starts with SIGINT held too,
+        # which it never needs: it runs in a session of its own and dies by SIGKILL.)
+        held = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+        try:
+            with (
+                open(self.output_path("stdout"), "wb") as out,
+                open(self.output_path("stderr"), "wb") as err,
+            ):
+                self.proc = subprocess.Popen(
+                    isolated_python(
+                        "-S", "-c", FRESH_MAIN, self.entry, json.dumps(job), *WORKER_PATH
+                    ),
+                    cwd=self.run_dir,
+                    stdout=out,
+                    stderr=err,
+                    pass_fds=(notify_w, resume_r),
+                    start_new_session=True,  # a Ctrl-C reaches the parent only; the parent reaps
+                )
+            os.close(notify_w)
+            os.close(resume_r)
+            self._notify, self._resume = notify_r, resume_w
+        finally:
+            signal.pthread_sigmask(signal.SIG_SETMASK, held)
 
     def _start_forked(self) -> None:
         if not FORKING_ALLOWED:
@@ -308,7 +321,11 @@ class WorkerProcess:
         )
 
     def __enter__(self) -> WorkerProcess:
-        return self.start()
+        try:
+            return self.start()
+        except BaseException:  # `with` calls __exit__ only once __enter__ has returned
+            self.close()
+            raise
 
     def __exit__(self, *exc: object) -> None:
         self.close()

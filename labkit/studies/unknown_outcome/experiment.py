@@ -127,7 +127,11 @@ class ServiceProcess:
             self.worker.close()
 
     def __enter__(self) -> ServiceProcess:
-        return self.start()
+        try:
+            return self.start()
+        except BaseException:  # a Ctrl-C while it starts: `with` would not call __exit__
+            self.close()
+            raise
 
     def __exit__(self, *exc: object) -> None:
         self.close()
@@ -258,7 +262,7 @@ class CallLab:
         return self.recover(spec, run_dir, process.report())
 
     def __enter__(self) -> CallLab:
-        self.service.start()
+        self.service.__enter__()
         return self
 
     def __exit__(self, *exc: object) -> None:
