@@ -36,6 +36,7 @@ _HOMES = {
     "OUTBOX_OUTCOMES": "labkit.studies.unknown_outcome.outbox",
     "run_outbox": "labkit.studies.unknown_outcome.outbox",
     "outbox_sweep": "labkit.studies.unknown_outcome.outbox",
+    "run_outbox_graph": "labkit.studies.unknown_outcome.outbox_replay",
     "OutboxStepSession": "labkit.studies.unknown_outcome.outbox_step",
     "CallSpec": "labkit.studies.unknown_outcome.spec",
     "run_call": "labkit.studies.unknown_outcome.experiment",

@@ -137,6 +137,9 @@ def build_parser() -> Parser:
     how.add_argument("--kill-at", default="none", help=f"one of: {', '.join(OUTBOX_KILL_POINTS)}")
     how.add_argument("--sweep", action="store_true", help="every kill point, both consumers")
     how.add_argument("--step", action="store_true", help="pause at each boundary: Enter, k, q")
+    how.add_argument(
+        "--graph", action="store_true", help="a LangGraph node writes the outbox row; replay it"
+    )
     box.add_argument("--out", help="a new folder for the run (default: a new temporary folder)")
     box.add_argument("--json", action="store_true", help="print JSON")
 
@@ -332,6 +335,23 @@ def cmd_outbox(args: argparse.Namespace, answer: Callable[[str], str] = read_key
             if args.json
             else format_outbox_sweep(results)
         )
+        return
+    if args.graph:
+        from labkit.studies.unknown_outcome.outbox_replay import run_outbox_graph
+        from labkit.views.text import process_exits
+
+        r = run_outbox_graph(args.consumer, args.out)
+        if args.json:
+            print(json.dumps(r))
+            return
+        wrote = ["order + message" if ln["wrote_order"] else "nothing" for ln in r["ledger"]]
+        print(f"{args.consumer} consumer, graph killed after its node committed")
+        print(f"  node runs (ledger): {r['node_runs']}, writing: {', then '.join(wrote)}")
+        print(f"  processes: {process_exits(r['exits'])}")
+        a, n = r["after"], r["deliveries"]
+        print(f"  outbox rows {a['outbox']} · deliveries {n} · effects {a['effects']}")
+        print(f"  outcome: {r['outcome']}" + (f" ({r['failure']})" if r["failure"] else ""))
+        print(f"  run folder: {r['run_dir']}")
         return
     if args.step:
         if args.json:

@@ -196,6 +196,9 @@ def labkit_cli(*args: str, stdin: str = "") -> subprocess.CompletedProcess:
         (["--kill-at", "after_mark", "--sweep"], "not allowed with argument --kill-at"),
         (["--sweep", "--consumer", "dedupe"], "--sweep runs both consumers"),
         (["--step", "--json"], "--step shows the files as it goes"),
+        (["--graph", "--kill-at", "committed"], "not allowed with argument --graph"),
+        (["--graph", "--step"], "not allowed with argument --graph"),
+        (["--sweep", "--graph"], "not allowed with argument --sweep"),
     ],
 )
 def test_cli_bad_input_is_status_2_and_one_line(tmp_path, args, says):
@@ -323,3 +326,99 @@ def test_the_outbox_workers_import_only_the_standard_library_and_labkit(worker):
     )
     top_level = set(done.stdout.split()) - {"__main__", "labkit"}
     assert top_level <= set(sys.stdlib_module_names) | set(sys.builtin_module_names)
+
+
+# The LangGraph variant: the node writes the outbox row; its replay after a kill adds nothing.
+
+
+def ledger_lines(run_dir: Path) -> list[dict]:
+    return [json.loads(line) for line in (run_dir / "ledger.jsonl").read_text().splitlines()]
+
+
+@pytest.mark.parametrize("consumer", list(CONSUMERS))
+def test_the_graph_node_runs_twice_and_the_message_takes_effect_once(
+    tmp_path, no_leftover_workers, consumer
+):
+    from labkit import run_outbox_graph
+
+    result = run_outbox_graph(consumer, out=tmp_path / "run")
+    lines = ledger_lines(tmp_path / "run")
+    # the replay: the node ran in the killed worker and again in the resuming one
+    assert [line["node"] for line in lines] == ["place_order", "place_order"]
+    assert lines[0]["pid"] != lines[1]["pid"]
+    assert [(ln["wrote_order"], ln["wrote_message"]) for ln in lines] == [
+        (True, True),
+        (False, False),
+    ]
+    assert result["found_next"] == ["place_order"]  # LangGraph had not saved the node's result
+    rows = read_back(tmp_path / "run")
+    assert len(rows["orders"]) == len(rows["outbox"]) == len(rows["effects"]) == 1
+    assert rows["outbox"][0][3] == 1  # marked sent
+    assert rows["effects"][0][1] == rows["outbox"][0][1]  # the message the node wrote
+    assert len(rows["inbox"]) == (1 if consumer == "dedupe" else 0)
+    trace = [json.loads(line) for line in (tmp_path / "run" / "trace.jsonl").open()]
+    assert [e["role"] for e in trace if e["event"] == "deliver"] == ["relay"]
+    assert result["exits"] == {"graph": -9, "resume": 0, "relay": 0, "relay-consumer-1": 0}
+    assert (result["node_runs"], result["deliveries"], result["outcome"]) == (2, 1, "consistent")
+    assert (result["after"]["outbox"], result["after"]["effects"]) == (1, 1)
+    assert result["before_relay"]["sent"] == 0 and result["failure"] is None
+    for line in lines:  # both graph workers (forks of the trial server) are reaped
+        assert not Path(f"/proc/{line['pid']}").exists()
+
+
+def test_the_graph_run_writes_nothing_outside_its_folder(tmp_path):
+    cwd, tmpdir = tmp_path / "cwd", tmp_path / "tmpdir"
+    cwd.mkdir(), tmpdir.mkdir()
+    done = subprocess.run(
+        [sys.executable, "-m", "labkit", "outbox", "--graph", "--out", str(tmp_path / "run")],
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        env={**os.environ, "TMPDIR": str(tmpdir)},
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "node runs (ledger): 2, writing: order + message, then nothing" in done.stdout
+    assert "outbox rows 1 · deliveries 1 · effects 1" in done.stdout
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["cwd", "run", "tmpdir"]
+    assert list(cwd.iterdir()) == []
+    # the trial server's runs home (its warm-up folder is gone) and nothing else
+    assert [list(home.iterdir()) for home in tmpdir.iterdir()] in ([], [[]])
+    names = {p.name for p in (tmp_path / "run").iterdir()}
+    assert {"business.db", "consumer.db", "checkpoints.db", "ledger.jsonl", "results.json"} <= names
+    assert processes_mentioning(str(tmp_path)) == []
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"consumer": "fancy"}, "unknown consumer 'fancy'; choose one of: plain, dedupe"),
+        ({"timeout": 0}, "timeout must be a number above 0"),
+        ({"out": ""}, "out must name a folder"),
+    ],
+)
+def test_graph_bad_input_is_one_line(private_tmpdir, kwargs, message):
+    from labkit import run_outbox_graph
+
+    with pytest.raises(LabError, match="^" + message):
+        run_outbox_graph(**kwargs)
+    assert list(private_tmpdir.iterdir()) == []
+
+
+def test_graph_out_folder_taken_is_refused_and_left_alone(tmp_path):
+    from labkit import run_outbox_graph
+
+    (tmp_path / "taken").mkdir()
+    with pytest.raises(LabError, match="already exists"):
+        run_outbox_graph(out=tmp_path / "taken")
+    assert list((tmp_path / "taken").iterdir()) == []
+
+
+def test_cli_graph_json(tmp_path):
+    done = labkit_cli(
+        "outbox", "--graph", "--consumer", "dedupe", "--json", "--out", str(tmp_path / "r")
+    )
+    assert done.returncode == 0, done.stderr
+    summary = json.loads(done.stdout)
+    assert (summary["node_runs"], summary["deliveries"], summary["after"]["effects"]) == (2, 1, 1)
+    assert summary["after"]["inbox"] == 1 and summary["killed"] == "graph"

@@ -35,7 +35,11 @@ __all__ = ["ServerError", "call", "serve", "stop"]
 
 # What the server does before it forks anything: import LangGraph and the graph modules (which
 # compile their graphs as they load), then run the durability graphs once (`warm_up`).
-PRELOAD = ("labkit.studies.interrupt_resume.graphs", "labkit.studies.durability.graphs:warm_up")
+PRELOAD = (
+    "labkit.studies.interrupt_resume.graphs",
+    "labkit.studies.unknown_outcome.outbox_graph",
+    "labkit.studies.durability.graphs:warm_up",
+)
 # The server's command line (after `isolated_python`): labkit's folder, then the caller's pid.
 SERVER_MAIN = (
     "import sys; sys.path.insert(0, sys.argv[1]); "
