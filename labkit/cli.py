@@ -123,6 +123,9 @@ def build_parser() -> Parser:
     )
     call.add_argument("--out", help="a new folder for the run (default: a new temporary folder)")
     call.add_argument("--json", action="store_true", help="print one JSON object")
+    call.add_argument(
+        "--step", action="store_true", help="pause the caller at each point: Enter, k, q"
+    )
 
     calls = commands.add_parser("call-sweep", help="lesson 5: every strategy under every fault")
     calls.add_argument(
@@ -298,10 +301,28 @@ def cmd_interrupt(args: argparse.Namespace) -> None:
     print(format_interrupt(result))
 
 
-def cmd_call(args: argparse.Namespace) -> None:
+def cmd_call(args: argparse.Namespace, answer: Callable[[str], str] = read_key) -> None:
     from labkit.studies.unknown_outcome.experiment import run_call
     from labkit.views.text import format_call
 
+    if args.step:
+        from labkit.studies.unknown_outcome.caller import CALLER_POINTS
+        from labkit.studies.unknown_outcome.spec import CallSpec
+        from labkit.studies.unknown_outcome.stepping import CallStepSession
+
+        if args.json:
+            raise LabError("--step shows both sides as it goes; it prints no JSON")
+        if args.timeout != CallSpec.timeout:
+            raise LabError(
+                f"--step waits the caller's usual {CallSpec.timeout} s; leave out --timeout"
+            )
+        with CallStepSession(args.strategy, args.fault, args.out) as session:
+            print(f"{args.strategy} caller, fault {args.fault}: {FAULTS[args.fault]}")
+            print(f"the caller stops at: {' → '.join(CALLER_POINTS)}")
+            print(f"keys: {STEP_KEYS}")
+            if step_through(session, answer):
+                print("\n" + format_call(session.recover()))
+        return
     result = run_call(args.strategy, args.fault, args.timeout, args.out)
     print(json.dumps(result.summary()) if args.json else format_call(result))
 

@@ -220,3 +220,58 @@ def test_the_notebook_shows_the_same_timings_as_a_table_too():
     html = pitfall_html("mistyped_durability", run_pitfall("mistyped_durability"))
     assert "<th" in html and ">b waited ms</th>" in html and ">syncc</td>" in html
     assert "[{" not in html and "{&#x27;" not in html
+
+
+def call_step(tmp_path, capsys, keys, fault="none"):
+    """`labkit call --step --fault FAULT` answered with `keys`, one per prompt; what it printed."""
+    from labkit.cli import cmd_call
+
+    pressed = iter(keys)
+    args = Namespace(
+        strategy="reconcile", fault=fault, timeout=0.2, out=str(tmp_path / "run"), json=False
+    )
+    cmd_call(Namespace(**vars(args), step=True), answer=lambda _: next(pressed))
+    return capsys.readouterr().out
+
+
+def test_call_step_pauses_the_caller_at_each_point_and_kills_on_k(
+    tmp_path, capsys, no_leftover_workers
+):
+    out = call_step(tmp_path, capsys, ["", "k"])
+    assert out.splitlines()[1] == "the caller stops at: intent_saved → sent → answered"
+    paused = [line.split("'")[1] for line in out.splitlines() if line.startswith("=== paused")]
+    assert paused == ["intent_saved", "sent"]
+    assert "caller.db · intent" in out and "service/tickets.db · ticket" in out
+    assert "SIGKILL at 'sent'" in out and "UNKNOWN-RESOLVED" in out
+    trace = read_trace(tmp_path / "run")
+    assert [e["point"] for e in trace if e["event"] == "kill"] == ["sent"]
+    assert any(e["role"] == "recovery" for e in trace)
+
+
+def test_call_step_quit_kills_and_reaps_the_caller_and_recovers_nothing(
+    tmp_path, capsys, no_leftover_workers
+):
+    out = call_step(tmp_path, capsys, ["x", "q"], fault="reply_lost")
+    assert "'x' is not one of the keys" in out and out.count("=== paused at 'intent_saved'") == 2
+    assert "Quit: the worker was killed and reaped" in out and "outcome" not in out
+    assert not any(e["role"] == "recovery" for e in read_trace(tmp_path / "run"))
+
+
+@pytest.mark.parametrize(
+    ("args", "says"),
+    [
+        (["--step", "--json"], "--step shows both sides as it goes"),
+        (["--step", "--timeout", "1"], "--step waits the caller's usual 0.2 s"),
+        (["--step", "--strategy", "hope"], "unknown strategy 'hope'"),
+    ],
+)
+def test_call_step_bad_input_is_status_2_and_one_line(tmp_path, args, says):
+    done = subprocess.run(
+        [sys.executable, "-m", "labkit", "call", *args, "--out", str(tmp_path / "run")],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr.count("\n") == 1 and says in done.stderr
+    assert not (tmp_path / "run").exists()
