@@ -27,7 +27,7 @@ try:  # a Ctrl-C while Python loads labkit (its first tenth of a second) is one 
     from labkit.studies.commit_window.sweeps import sweep
     from labkit.studies.durability.experiment import MAX_SLOW_MS, MAX_TRIALS
     from labkit.studies.durability.pitfalls import PITFALLS, run_pitfall
-    from labkit.studies.unknown_outcome.outbox import CONSUMERS, OUTBOX_KILL_POINTS
+    from labkit.studies.outbox.experiment import CONSUMERS, OUTBOX_KILL_POINTS
     from labkit.studies.unknown_outcome.spec import FAULTS, STRATEGIES
 except KeyboardInterrupt:
     print("labkit: interrupted before it started; nothing ran", file=sys.stderr)
@@ -341,7 +341,7 @@ def cmd_call_sweep(args: argparse.Namespace) -> None:
 
 
 def cmd_outbox(args: argparse.Namespace, answer: Callable[[str], str] = read_key) -> None:
-    from labkit.studies.unknown_outcome.outbox import OutboxSpec, execute_outbox, outbox_sweep
+    from labkit.studies.outbox.experiment import OutboxSpec, execute_outbox, outbox_sweep
     from labkit.views.outbox import format_outbox, format_outbox_sweep
 
     spec = OutboxSpec(args.consumer, args.kill_at, args.out)  # bad input: one line, status 2
@@ -358,7 +358,7 @@ def cmd_outbox(args: argparse.Namespace, answer: Callable[[str], str] = read_key
         )
         return
     if args.graph:
-        from labkit.studies.unknown_outcome.outbox_replay import run_outbox_graph
+        from labkit.studies.outbox.replay import run_outbox_graph
         from labkit.views.text import process_exits
 
         r = run_outbox_graph(args.consumer, args.out)
@@ -377,7 +377,7 @@ def cmd_outbox(args: argparse.Namespace, answer: Callable[[str], str] = read_key
     if args.step:
         if args.json:
             raise LabError("--step shows the files as it goes; it prints no JSON")
-        from labkit.studies.unknown_outcome.outbox_step import STOPS, OutboxStepSession
+        from labkit.studies.outbox.stepping import STOPS, OutboxStepSession
 
         with OutboxStepSession(args.consumer, args.out) as session:
             print(f"{args.consumer} consumer: {CONSUMERS[args.consumer]}")

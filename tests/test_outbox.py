@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from labkit.bench.errors import LabError
-from labkit.studies.unknown_outcome.outbox import (
+from labkit.studies.outbox.experiment import (
     CONSUMERS,
     OUTBOX_KILL_POINTS,
     OutboxResult,
@@ -24,7 +24,7 @@ from labkit.studies.unknown_outcome.outbox import (
     outbox_sweep,
     run_outbox,
 )
-from labkit.studies.unknown_outcome.outbox_step import OutboxStepSession
+from labkit.studies.outbox.stepping import OutboxStepSession
 from tests.conftest import processes_mentioning
 
 # (kill point) -> who dies, then per consumer: (orders, sent, effects, inbox) after the kill,
@@ -309,7 +309,7 @@ def test_the_outbox_workers_import_only_the_standard_library_and_labkit(worker):
     from labkit.bench.launcher import LABKIT_ROOT
 
     probe = (
-        f"import sys, labkit.studies.unknown_outcome.{worker}; "
+        f"import sys, labkit.studies.outbox.{worker}; "
         "print(' '.join(m.split('.')[0] for m in sys.modules))"
     )
     done = subprocess.run(

@@ -161,7 +161,7 @@ def test_the_kernel_side_of_the_langgraph_lessons_never_imports_langgraph():
     statement = (
         "import labkit.studies.durability.experiment, labkit.studies.durability.pitfalls, "
         "labkit.studies.interrupt_resume.experiment, labkit.workshop.lesson3, "
-        "labkit.studies.unknown_outcome.outbox_replay, "
+        "labkit.studies.outbox.replay, "
         "labkit.workshop.lesson4, labkit.views.durability_panel, labkit.views.interrupt_resume"
     )
     assert "langgraph" not in heavy_modules_after(statement)  # it lives in the trial server only

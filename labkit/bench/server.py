@@ -37,7 +37,7 @@ __all__ = ["ServerError", "call", "serve", "stop"]
 # compile their graphs as they load), then run the durability graphs once (`warm_up`).
 PRELOAD = (
     "labkit.studies.interrupt_resume.graphs",
-    "labkit.studies.unknown_outcome.outbox_graph",
+    "labkit.studies.outbox.graph",
     "labkit.studies.durability.graphs:warm_up",
 )
 # The server's command line (after `isolated_python`): labkit's folder, then the caller's pid.

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from html import escape
 
 from labkit.bench.errors import check_instance, check_items
-from labkit.studies.unknown_outcome.outbox import (
+from labkit.studies.outbox.experiment import (
     OUTBOX_KILL_POINTS,
     OUTBOX_OUTCOMES,
     OutboxResult,

@@ -11,10 +11,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from labkit.studies.outbox.consumer import READER_FILE as CONSUMER_FILE
+from labkit.studies.outbox.experiment import YOURS, OutboxResult, OutboxSpec, execute_outbox
 from labkit.studies.unknown_outcome.caller import LEARNER_FILE
-from labkit.studies.unknown_outcome.consumer import READER_FILE as CONSUMER_FILE
 from labkit.studies.unknown_outcome.experiment import CallResult, run_specs
-from labkit.studies.unknown_outcome.outbox import YOURS, OutboxResult, OutboxSpec, execute_outbox
 from labkit.studies.unknown_outcome.outcome import OUTCOMES
 from labkit.studies.unknown_outcome.spec import FAULTS, STRATEGIES, CallSpec
 from labkit.workshop.checks import (

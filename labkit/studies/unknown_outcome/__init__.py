@@ -7,5 +7,6 @@ fault) → `experiment` (starts `service`, the ticket service on 127.0.0.1, once
 sweep, and `caller`, the caller worker, then a fresh caller that recovers) → `outcome` (the
 Jepsen history and the word for what is left); `stepping` pauses the caller at each point.
 
-The outbox half lives beside it, in `outbox.py`, `relay.py` and `consumer.py`.
+The other way out of the unknown outcome, the transactional outbox, is a study of its own:
+`labkit.studies.outbox`, the second half of the same lesson.
 """

@@ -1,6 +1,6 @@
 """The producer: one business operation that commits its order and its outbox row together.
 
-Started by the outbox runner (entry `labkit.studies.unknown_outcome.producer:produce`). The
+Started by the outbox runner (entry `labkit.studies.outbox.producer:produce`). The
 message id is made here, once, and stored with the message: every later delivery of it, by any
 relay process, carries the same id, so a consumer can recognise a redelivery. Worker-side:
 standard library only.
@@ -13,7 +13,7 @@ import uuid
 
 from labkit.bench.gate import Gate
 from labkit.bench.trace import Trace
-from labkit.studies.unknown_outcome.outbox_files import (
+from labkit.studies.outbox.stores import (
     BUSINESS_FILE,
     ITEM,
     ORDER_KEY,

@@ -23,7 +23,7 @@ from labkit.bench.gate import Gate, report
 from labkit.bench.ledger import Ledger
 from labkit.bench.trace import Trace
 from labkit.studies.durability.graphs import open_saver, with_saver
-from labkit.studies.unknown_outcome.outbox_files import (
+from labkit.studies.outbox.stores import (
     BUSINESS_FILE,
     ITEM,
     ORDER_KEY,

@@ -15,14 +15,14 @@ from labkit.bench.errors import LabError, check_folder
 from labkit.bench.folders import release_run_dir
 from labkit.bench.launcher import WorkerProcess, WorkerReport
 from labkit.bench.snapshot import Snapshot, take_snapshot
-from labkit.studies.unknown_outcome.outbox import (
+from labkit.studies.outbox.experiment import (
     OutboxResult,
     OutboxSpec,
     conclude,
     prepare_outbox,
     stage_worker,
 )
-from labkit.studies.unknown_outcome.outbox_files import FILES
+from labkit.studies.outbox.stores import FILES
 
 __all__ = ["STOPS", "OutboxStepSession"]
 

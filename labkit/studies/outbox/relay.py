@@ -1,6 +1,6 @@
 """The relay: deliver every unsent outbox message to the consumer, then mark it sent.
 
-Started by the outbox runner (entry `labkit.studies.unknown_outcome.relay:relay`), and again,
+Started by the outbox runner (entry `labkit.studies.outbox.relay:relay`), and again,
 as a fresh process, to recover. Each delivery is a consumer process of its own, started and
 reaped by the relay; only the consumer's exit tells the relay that the message was taken in.
 The mark comes after that answer, in its own transaction: a relay killed between the two
@@ -14,11 +14,11 @@ from __future__ import annotations
 from labkit.bench.gate import Gate, report
 from labkit.bench.launcher import WorkerProcess, read_report
 from labkit.bench.trace import Trace
-from labkit.studies.unknown_outcome.outbox_files import BUSINESS_FILE, BusinessStore
+from labkit.studies.outbox.stores import BUSINESS_FILE, BusinessStore
 
 __all__ = ["CONSUMER_ENTRY", "relay"]
 
-CONSUMER_ENTRY = "labkit.studies.unknown_outcome.consumer:consume"
+CONSUMER_ENTRY = "labkit.studies.outbox.consumer:consume"
 
 
 def deliver(job: dict, number: int, message_id: str, payload: str) -> dict:

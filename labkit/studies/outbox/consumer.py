@@ -1,6 +1,6 @@
 """The consumer: one delivery of one message, in a process of its own.
 
-The relay starts one per delivery (entry `labkit.studies.unknown_outcome.consumer:consume`).
+The relay starts one per delivery (entry `labkit.studies.outbox.consumer:consume`).
 A `plain` consumer applies the effect every time it is handed the message; a `dedupe` consumer
 first notes the message in its inbox, keyed (subscriber, message_id), in the same transaction
 as the effect: a redelivery finds the inbox row and changes nothing, and a kill before the
@@ -14,7 +14,7 @@ from collections.abc import Callable
 
 from labkit.bench.gate import Gate, report
 from labkit.bench.trace import Trace
-from labkit.studies.unknown_outcome.outbox_files import CONSUMER_FILE, SUBSCRIBER, ConsumerStore
+from labkit.studies.outbox.stores import CONSUMER_FILE, SUBSCRIBER, ConsumerStore
 
 __all__ = ["READER_FILE", "consume"]
 

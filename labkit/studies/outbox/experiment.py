@@ -31,7 +31,7 @@ from labkit.bench.snapshot import Snapshot, take_snapshot
 from labkit.bench.trace import Trace, read_trace
 from labkit.studies.commit_window.outcome import FAILED, worker_failure
 from labkit.studies.commit_window.runs import failing_run
-from labkit.studies.unknown_outcome.outbox_files import FILES, create_files
+from labkit.studies.outbox.stores import FILES, create_files
 
 __all__ = [
     "CONSUMERS",
@@ -71,9 +71,9 @@ OUTBOX_OUTCOMES = {
 }
 STAGES = ("producer", "relay", "recovery")  # the processes the runner starts, in turn
 ENTRIES = {
-    "producer": "labkit.studies.unknown_outcome.producer:produce",
-    "relay": "labkit.studies.unknown_outcome.relay:relay",
-    "recovery": "labkit.studies.unknown_outcome.relay:relay",
+    "producer": "labkit.studies.outbox.producer:produce",
+    "relay": "labkit.studies.outbox.relay:relay",
+    "recovery": "labkit.studies.outbox.relay:relay",
 }
 MAX_TIMEOUT = 3600
 MAX_ORDERS = 5

@@ -1,6 +1,6 @@
 """Lesson 5, the outbox in a LangGraph graph: a replayed node, a single delivery.
 
-A run: a worker forked from the trial server runs the graph (outbox_graph.py) with a
+A run: a worker forked from the trial server runs the graph (graph.py) with a
 SqliteSaver, and its parent SIGKILLs it inside the node, after the node committed the order and
 its outbox row and before LangGraph saved the node's result. A fresh forked worker resumes the
 thread with invoke(None): the node runs again and, its writes keyed, adds nothing. Then the
@@ -24,7 +24,7 @@ from labkit.bench.snapshot import take_snapshot
 from labkit.bench.trace import read_trace
 from labkit.studies.commit_window.outcome import FAILED, worker_failure
 from labkit.studies.commit_window.runs import failing_run
-from labkit.studies.unknown_outcome.outbox import (
+from labkit.studies.outbox.experiment import (
     OutboxSpec,
     outbox_counts,
     outbox_state_word,
@@ -32,12 +32,12 @@ from labkit.studies.unknown_outcome.outbox import (
     run_stage,
     with_consumers,
 )
-from labkit.studies.unknown_outcome.outbox_files import BUSINESS_FILE, FILES
+from labkit.studies.outbox.stores import BUSINESS_FILE, FILES
 
 __all__ = ["GRAPH_KILL_POINT", "run_here", "run_outbox_graph"]
 
 GRAPH_KILL_POINT = "node_committed"  # in the node: its commit done, its result not yet saved
-GRAPH_ENTRY = "labkit.studies.unknown_outcome.outbox_graph:"
+GRAPH_ENTRY = "labkit.studies.outbox.graph:"
 # The order's key is the node's operation key: one order per key, so a replay adds none.
 ONE_ORDER_PER_KEY = "CREATE UNIQUE INDEX order_key ON orders(order_key)"
 
@@ -113,7 +113,7 @@ def run_outbox_graph(
     spec = OutboxSpec(consumer, out=check_folder("out", out), timeout=timeout)  # bad input here
     where = None if spec.out is None else str(spec.out)
     return server.call(
-        "labkit.studies.unknown_outcome.outbox_replay:run_here",
+        "labkit.studies.outbox.replay:run_here",
         consumer=consumer,
         timeout=timeout,
         out=where,
