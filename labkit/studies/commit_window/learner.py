@@ -19,7 +19,6 @@ from collections.abc import Callable, Iterable
 from labkit.bench.gate import Gate
 from labkit.bench.trace import Trace
 from labkit.studies.commit_window.stores import KEY, PAYLOAD, Store
-from labkit.studies.commit_window.worker import Step
 
 __all__ = ["LEARNER_FILE", "CommitWatch", "restart_if_retry", "run", "watch"]
 
@@ -211,8 +210,9 @@ def restart_if_retry(job: dict) -> None:
         restart_here(LATER)
 
 
-def learner_step(source: str, name: str) -> Step:
-    """A step written by a reader (an exercise): its source, run here like the built-in ones."""
+def learner_step(source: str, name: str) -> Callable[[Store, Store, Gate], None]:
+    """A step written by a reader (an exercise): its source, run here like the built-in ones
+    (`worker.Step`; not imported from there: the worker imports this module)."""
     namespace = {"KEY": KEY, "PAYLOAD": PAYLOAD}
     exec(compile(source, LEARNER_FILE, "exec"), namespace)  # the reader's code, in their own lab
     return namespace[name]
