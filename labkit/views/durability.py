@@ -3,7 +3,6 @@ file, and the pitfalls gallery."""
 
 from __future__ import annotations
 
-import io
 from collections.abc import Sequence
 from html import escape
 
@@ -14,6 +13,7 @@ from matplotlib.ticker import MaxNLocator
 from labkit.bench.errors import check_choice, check_items, check_record
 from labkit.studies.durability.experiment import DURABILITY_MODES, Trial
 from labkit.studies.durability.pitfalls import PITFALLS
+from labkit.views.figures import figure_png
 from labkit.views.tables import grid_html
 from labkit.views.text import record_table
 
@@ -118,12 +118,6 @@ def distribution_figure(trials: Sequence[Trial]) -> Figure:
         fig.suptitle(f"{failed} failed trial(s) not shown: see the table", fontsize=10)
     fig.tight_layout()
     return fig
-
-
-def figure_png(fig: Figure) -> bytes:
-    buffer = io.BytesIO()
-    fig.savefig(buffer, format="png", dpi=80)
-    return buffer.getvalue()
 
 
 def checkpoints_html(described: dict) -> str:

@@ -15,7 +15,8 @@ from labkit.studies.durability.experiment import (
     describe_checkpoints,
     run_trials,
 )
-from labkit.views.durability import checkpoints_html, distribution_figure, figure_png, trials_html
+from labkit.views.durability import checkpoints_html, distribution_figure, trials_html
+from labkit.views.figures import figure_png
 from labkit.views.panel import shows_errors
 
 __all__ = ["DurabilityPanel"]

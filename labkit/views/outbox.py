@@ -18,6 +18,7 @@ from labkit.studies.outbox.experiment import (
     OutboxResult,
     outbox_counts,
 )
+from labkit.views.figures import figure_png
 from labkit.views.palette import KILL_COLOUR, NEUTRAL
 from labkit.views.tables import CELL, failure_note, grid_html, outcome_word, snapshot_html
 from labkit.views.text import format_grid, format_snapshot, process_exits
@@ -291,10 +292,6 @@ def show_outbox_sweep(results: Sequence[OutboxResult]) -> None:
 
 def show_outbox_timeline(result: OutboxResult) -> None:
     """Display the run's timeline as a picture, whatever matplotlib backend the kernel has."""
-    import io
-
     from IPython.display import Image, display
 
-    buffer = io.BytesIO()
-    outbox_timeline(result).savefig(buffer, format="png", dpi=80)
-    display(Image(buffer.getvalue()))
+    display(Image(figure_png(outbox_timeline(result))))

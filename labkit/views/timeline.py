@@ -8,11 +8,10 @@ frame is at.
 
 from __future__ import annotations
 
-import io
-
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
+from labkit.views.figures import figure_png
 from labkit.views.palette import FILE_COLOURS, KILL_COLOUR, NEUTRAL, WINDOW_COLOUR
 
 __all__ = ["TimelineFigure", "commit_windows"]
@@ -74,9 +73,7 @@ class TimelineFigure:
     def png(self, index: int | None) -> bytes:
         """The figure with the cursor on event `index`, as PNG bytes (cached per index)."""
         if index not in self._png:
-            buffer = io.BytesIO()
-            self.at(index).fig.savefig(buffer, format="png", dpi=80)
-            self._png[index] = buffer.getvalue()
+            self._png[index] = figure_png(self.at(index).fig)
         return self._png[index]
 
 

@@ -4,7 +4,6 @@ caller and service lanes, and a panel. They read `CallResult`s and traces, nothi
 
 from __future__ import annotations
 
-import io
 from collections.abc import Sequence
 from html import escape
 
@@ -17,6 +16,7 @@ from labkit.studies.unknown_outcome.experiment import CallResult, check_result, 
 from labkit.studies.unknown_outcome.outcome import JEPSEN_TYPES, OUTCOMES
 from labkit.studies.unknown_outcome.spec import FAULTS, STRATEGIES
 from labkit.views import show_html
+from labkit.views.figures import figure_png
 from labkit.views.palette import KILL_COLOUR, NEUTRAL, OUTCOME_COLOURS
 from labkit.views.panel import shows_errors
 from labkit.views.tables import CELL, table_html
@@ -211,12 +211,6 @@ def timeline_figure(result: CallResult) -> Figure:
     return fig
 
 
-def png(figure: Figure) -> bytes:
-    buffer = io.BytesIO()
-    figure.savefig(buffer, format="png", dpi=80)
-    return buffer.getvalue()
-
-
 def show_call(result: CallResult) -> None:
     """The outcome, the Jepsen column beside the service's tickets and the checkpoint."""
     show_html(call_html(check_result(result)))
@@ -236,7 +230,7 @@ def show_call_timeline(result: CallResult) -> None:
     """The call's timeline: the caller, the recovering caller and the service."""
     from IPython.display import Image, display
 
-    display(Image(png(timeline_figure(check_result(result)))))
+    display(Image(figure_png(timeline_figure(check_result(result)))))
 
 
 class CallPanel(widgets.VBox):
@@ -271,7 +265,7 @@ class CallPanel(widgets.VBox):
             self.result = run_call(self.strategy.value, self.fault.value)
             self.status.value = f"Done. Folder: <code>{escape(str(self.result.run_dir))}</code>"
             self.tables.value = call_html(self.result)
-            self.image.value = png(timeline_figure(self.result))
+            self.image.value = figure_png(timeline_figure(self.result))
         finally:
             self.run_button.disabled = False
 
