@@ -9,7 +9,7 @@ import ipywidgets as widgets
 from IPython.display import HTML, display
 
 from labkit.bench.errors import check_items, check_record
-from labkit.studies.commit_window.outcome import FAILED
+from labkit.bench.failures import FAILED
 from labkit.studies.interrupt_resume.experiment import (
     INTERRUPT_KILL_POINTS,
     KEY_STRATEGIES,

@@ -9,9 +9,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from html import escape
 
+from labkit.bench.failures import FAILED
 from labkit.bench.snapshot import Snapshot, Table
 from labkit.studies.commit_window.orders import NO_KILL, ORDERS, STUDY_000_REPORTED
-from labkit.studies.commit_window.outcome import FAILED, OUTCOMES
+from labkit.studies.commit_window.outcome import OUTCOMES
 from labkit.studies.commit_window.runs import RunResult
 from labkit.views.palette import outcome_colour
 

@@ -10,22 +10,20 @@ its results.json says "failed" if it can still be written: nothing claims an out
 
 from __future__ import annotations
 
-import contextlib
-import errno
 import json
 import platform
 import sqlite3
-from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 from labkit.bench.errors import RunFailed, check_folder, check_instance
+from labkit.bench.failures import failing_run, worker_failure
 from labkit.bench.folders import holds_run_dirs, new_run_dir
 from labkit.bench.launcher import WorkerProcess, WorkerReport
 from labkit.bench.snapshot import Snapshot, take_snapshot
 from labkit.bench.trace import Trace
 from labkit.studies.commit_window.orders import NO_KILL
-from labkit.studies.commit_window.outcome import FAILED, classify, worker_failure
+from labkit.studies.commit_window.outcome import classify
 from labkit.studies.commit_window.spec import RunSpec
 from labkit.studies.commit_window.stores import create_files
 
@@ -77,37 +75,6 @@ class RunResult:
             "snapshots": {"before": self.before.to_json(), "after": self.after.to_json()},
             "versions": {"python": platform.python_version(), "sqlite": sqlite3.sqlite_version},
         }
-
-
-NO_ROOM = (errno.ENOSPC, errno.EFBIG, errno.EDQUOT)  # a full disk, a file size limit, a quota
-SQLITE_NO_ROOM = ("SQLITE_FULL", "SQLITE_IOERR_WRITE")  # how SQLite reports them (EFBIG: IOERR)
-
-
-def parent_error(error: OSError | sqlite3.Error) -> str:
-    """What stopped the parent, in one line; a full disk (ENOSPC) and a file over the size
-    limit (EFBIG) read alike: there is no room to write."""
-    if isinstance(error, OSError) and error.errno in NO_ROOM:
-        where = f" for {error.filename}" if error.filename else ""
-        return f"no room left on the disk{where} ({error.strerror})"
-    if getattr(error, "sqlite_errorname", None) in SQLITE_NO_ROOM:
-        return f"no room left on the disk (SQLite: {error})"
-    return f"{type(error).__name__}: {error}"
-
-
-@contextlib.contextmanager
-def failing_run(run_dir: Path) -> Iterator[None]:
-    """Turn a file error in the parent into RunFailed, after marking the run folder failed."""
-    try:
-        yield
-    except (OSError, sqlite3.Error) as error:
-        reason = f"the run could not go on: {parent_error(error)}"
-        results = run_dir / "results.json"
-        try:
-            results.write_text(json.dumps({"outcome": FAILED, "failure": reason}))
-        except OSError:  # no room even for that: at least no half-written file may remain
-            with contextlib.suppress(OSError):
-                results.unlink(missing_ok=True)
-        raise RunFailed(f"{reason}; run folder: {run_dir}") from None
 
 
 def note_created_files(run_dir: Path, created: Snapshot) -> None:

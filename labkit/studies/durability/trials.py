@@ -13,11 +13,10 @@ import shutil
 import sqlite3
 from pathlib import Path
 
+from labkit.bench.failures import failing_run, worker_failure
 from labkit.bench.folders import new_run_dir
 from labkit.bench.launcher import WorkerProcess, read_report
 from labkit.bench.ledger import LEDGER_FILE, read_ledger, rerun_nodes
-from labkit.studies.commit_window.outcome import worker_failure
-from labkit.studies.commit_window.runs import failing_run
 from labkit.studies.durability.experiment import (
     BASELINE_LINES,
     DurabilitySpec,

@@ -14,11 +14,11 @@ from pathlib import Path
 
 from labkit.bench import server
 from labkit.bench.errors import LabError, check_bool, check_choice, described
+from labkit.bench.failures import FAILED, worker_failure
 from labkit.bench.folders import new_run_dir
 from labkit.bench.launcher import WorkerProcess, WorkerReport, read_report
 from labkit.bench.ledger import read_ledger
 from labkit.bench.snapshot import read_tables
-from labkit.studies.commit_window.outcome import FAILED, worker_failure
 from labkit.studies.interrupt_resume.tickets import TICKETS_FILE
 
 __all__ = ["INTERRUPT_KILL_POINTS", "KEY_STRATEGIES", "LAYOUTS", "InterruptSpec", "run_interrupt"]

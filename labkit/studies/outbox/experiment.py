@@ -25,12 +25,11 @@ from labkit.bench.errors import (
     check_int,
     check_number,
 )
+from labkit.bench.failures import FAILED, failing_run, worker_failure
 from labkit.bench.folders import holds_run_dirs, new_run_dir
 from labkit.bench.launcher import WorkerProcess, WorkerReport, read_report
 from labkit.bench.snapshot import Snapshot, take_snapshot
 from labkit.bench.trace import Trace, read_trace
-from labkit.studies.commit_window.outcome import FAILED, worker_failure
-from labkit.studies.commit_window.runs import failing_run
 from labkit.studies.outbox.stores import FILES, create_files
 
 __all__ = [

@@ -18,12 +18,11 @@ from pathlib import Path
 
 from labkit.bench import server
 from labkit.bench.errors import check_folder
+from labkit.bench.failures import FAILED, failing_run, worker_failure
 from labkit.bench.launcher import WorkerProcess, WorkerReport, read_report
 from labkit.bench.ledger import read_ledger
 from labkit.bench.snapshot import take_snapshot
 from labkit.bench.trace import read_trace
-from labkit.studies.commit_window.outcome import FAILED, worker_failure
-from labkit.studies.commit_window.runs import failing_run
 from labkit.studies.outbox.experiment import (
     OutboxSpec,
     outbox_counts,

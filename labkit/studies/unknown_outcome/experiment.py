@@ -27,12 +27,11 @@ from labkit.bench.errors import (
     check_instance,
     check_number,
 )
+from labkit.bench.failures import error_line, failing_run, worker_failure
 from labkit.bench.folders import holds_run_dirs, new_run_dir
 from labkit.bench.launcher import WorkerProcess, WorkerReport
 from labkit.bench.snapshot import Table, read_tables
 from labkit.bench.trace import read_json_lines, read_trace
-from labkit.studies.commit_window.outcome import error_line, worker_failure
-from labkit.studies.commit_window.runs import failing_run
 from labkit.studies.interrupt_resume.tickets import TICKETS_FILE
 from labkit.studies.unknown_outcome.caller import CALLER_FILE, HISTORY_FILE
 from labkit.studies.unknown_outcome.outcome import FAILED, classify, jepsen_ops

@@ -8,7 +8,7 @@ before its answer leaves an invoke without a completion: that op is `info` too. 
 
 from __future__ import annotations
 
-from labkit.studies.commit_window.outcome import FAILED
+from labkit.bench.failures import FAILED
 
 __all__ = ["FAILED", "JEPSEN_TYPES", "OUTCOMES", "classify", "jepsen_ops"]
 
