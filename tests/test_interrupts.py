@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from labkit.bench.launcher import WorkerProcess
+from labkit.bench.tickets import PayloadConflict, Tickets
 from labkit.studies.interrupt_resume.experiment import run_interrupt
-from labkit.studies.interrupt_resume.tickets import PayloadConflict, Tickets
 
 
 @pytest.mark.parametrize(
@@ -70,7 +70,7 @@ def test_two_processes_racing_with_one_key_leave_one_ticket(tmp_path):
         WorkerProcess(
             tmp_path,
             f"racer{i}",
-            "labkit.studies.interrupt_resume.tickets:create_when_told",
+            "labkit.bench.tickets:create_when_told",
             job,
             pause_at=("ready",),
         )

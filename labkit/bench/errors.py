@@ -16,6 +16,7 @@ from typing import TypeVar
 T = TypeVar("T")
 
 __all__ = [
+    "MAX_TIMEOUT",
     "LabError",
     "RunFailed",
     "check_bool",
@@ -30,6 +31,9 @@ __all__ = [
     "check_record",
     "described",
 ]
+
+
+MAX_TIMEOUT = 3600  # seconds: an hour is more than any worker needs, even paused for a class
 
 
 class LabError(ValueError):

@@ -14,8 +14,9 @@ from pathlib import Path
 from labkit.bench.errors import LabError, check_folder
 from labkit.bench.folders import holds_run_dirs, new_run_dir
 from labkit.bench.snapshot import Snapshot, take_snapshot
+from labkit.bench.tickets import PayloadConflict
 from labkit.bench.trace import Trace
-from labkit.studies.commit_window.stores import PayloadConflict, Store, create_files
+from labkit.studies.commit_window.stores import Store, create_files
 
 __all__ = ["Delivery", "deliver_all"]
 

@@ -5,13 +5,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from labkit.bench.errors import LabError, check_choice, check_folder, check_number
+from labkit.bench.errors import MAX_TIMEOUT, LabError, check_choice, check_folder, check_number
 from labkit.studies.commit_window.orders import NO_KILL, WriteOrder, get_order
 
-__all__ = ["KILL_MODES", "MAX_TIMEOUT", "RunSpec"]
+__all__ = ["KILL_MODES", "RunSpec"]
 
 KILL_MODES = ("exit", "sigkill")  # os._exit(91) inside the worker, or SIGKILL from the parent
-MAX_TIMEOUT = 3600  # seconds: an hour is more than any worker needs, even paused for a class
 
 
 @dataclass(frozen=True)

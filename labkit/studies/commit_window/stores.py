@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import sqlite3
 
+from labkit.bench.tickets import PayloadConflict
 from labkit.bench.trace import Trace
 
 __all__ = [
@@ -33,10 +34,6 @@ RECEIPTS_SCHEMA = """
 CREATE TABLE receipts(id INTEGER PRIMARY KEY, op_key TEXT NOT NULL, payload TEXT NOT NULL);
 """
 UNIQUE_KEY = "CREATE UNIQUE INDEX receipt_key ON receipts(op_key);"
-
-
-class PayloadConflict(Exception):
-    """The receiver already holds this operation key with a different payload."""
 
 
 def connect(path: str | os.PathLike) -> sqlite3.Connection:

@@ -14,6 +14,7 @@ from pathlib import Path
 
 from labkit.bench import server
 from labkit.bench.errors import (
+    MAX_TIMEOUT,
     LabError,
     check_bool,
     check_choice,
@@ -26,7 +27,6 @@ from labkit.bench.errors import (
 )
 from labkit.bench.folders import check_run_dir
 from labkit.bench.launcher import START_MODES
-from labkit.studies.commit_window.spec import MAX_TIMEOUT
 
 __all__ = [
     "DURABILITY_MODES",

@@ -9,21 +9,22 @@ SIGKILL. A worker reports what it saw in `<role>.json`; the parent reads it from
 from __future__ import annotations
 
 import operator
-import os
-import sqlite3
 import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Annotated, TypedDict
 
-from langgraph.checkpoint.base import BaseCheckpointSaver
-from langgraph.checkpoint.sqlite import SqliteSaver
 from langgraph.errors import EmptyInputError
 from langgraph.graph import END, START, StateGraph
 from langgraph.graph.state import CompiledStateGraph
 from langgraph.runtime import Runtime
 
+from labkit.bench.checkpoints import (
+    checkpoint_report,
+    open_saver,
+    with_saver,
+)
 from labkit.bench.folders import scratch_run_dir
 from labkit.bench.gate import Gate, report
 from labkit.bench.ledger import Ledger
@@ -35,32 +36,11 @@ NodeHook = Callable[[str], None]
 
 GRAPH_NODES = {"linear": ("a", "b", "c", "d"), "parallel": ("start", "p1", "p2", "p3", "join")}
 TARGET_NODE = {"linear": "c", "parallel": "p3"}
-CHECKPOINT_FILE = "checkpoints.db"
 CONFIG = {"configurable": {"thread_id": "study-004"}}
 
 
 class State(TypedDict):
     log: Annotated[list[str], operator.add]
-
-
-class SlowSqliteSaver(SqliteSaver):
-    """A SqliteSaver whose put() sleeps first: a stand-in for a checkpointer across a network."""
-
-    def __init__(self, conn: sqlite3.Connection, delay_ms: int) -> None:
-        super().__init__(conn)
-        self.delay_s = delay_ms / 1000
-
-    def put(self, *args, **kwargs):  # the saver's own signature
-        time.sleep(self.delay_s)
-        return super().put(*args, **kwargs)
-
-
-def open_saver(run_dir: str, slow_ms: int = 0, timeout: float = 5.0) -> SqliteSaver:
-    """This process's own connection to the checkpoint file (opened after the fork); `timeout`
-    is how long SQLite waits for another writer's lock before `database is locked`."""
-    path = os.path.join(run_dir, CHECKPOINT_FILE)
-    conn = sqlite3.connect(path, timeout=timeout, check_same_thread=False)
-    return SlowSqliteSaver(conn, slow_ms) if slow_ms else SqliteSaver(conn)
 
 
 def ignore(node: str) -> None:
@@ -115,11 +95,6 @@ def build(graph: str) -> CompiledStateGraph:
 # finds them ready (building and compiling costs a fresh worker about 10 ms) and only attaches
 # its own checkpointer connection.
 SHAPES = {graph: build(graph) for graph in GRAPH_NODES}
-
-
-def with_saver(shape: CompiledStateGraph, saver: BaseCheckpointSaver) -> CompiledStateGraph:
-    """A graph compiled once (without a checkpointer), on this process's own checkpointer."""
-    return shape.copy({"checkpointer": saver})
 
 
 def compiled(job: dict) -> CompiledStateGraph:
@@ -186,44 +161,3 @@ def describe(job: dict) -> None:
     """Decode the checkpoint file through LangGraph's own API, for the views."""
     saver = open_saver(job["run_dir"])
     report(job, **checkpoint_report(with_saver(SHAPES[job["graph"]], saver), saver, CONFIG))
-
-
-def checkpoint_report(graph: CompiledStateGraph, saver: SqliteSaver, config: dict) -> dict:
-    """A thread's checkpoints (from `get_state_history`) and `writes` rows (decoded with the
-    saver's own serializer). Writes whose checkpoint was never saved are flagged: recovery
-    ignores them."""
-    checkpoints = [
-        {
-            "checkpoint_id": snap.config["configurable"]["checkpoint_id"],
-            "step": snap.metadata.get("step"),
-            "source": snap.metadata.get("source"),
-            "next": list(snap.next),
-            "interrupts": [repr(i.value) for task in snap.tasks for i in task.interrupts],
-        }
-        for snap in graph.get_state_history(config)
-    ]
-    saved = {c["checkpoint_id"] for c in checkpoints}
-    rows = (
-        saver.conn.execute(
-            "SELECT checkpoint_id, task_id, idx, channel, type, value FROM writes ORDER BY rowid"
-        ).fetchall()
-        if has_table(saver.conn, "writes")
-        else []
-    )
-    writes = [
-        {
-            "checkpoint_id": cid,
-            "task_id": task[:8],
-            "idx": idx,
-            "channel": channel,
-            "value": repr(saver.serde.loads_typed((kind, value))),
-            "checkpoint_saved": cid in saved,
-        }
-        for cid, task, idx, channel, kind, value in rows
-    ]
-    return {"checkpoints": checkpoints, "writes": writes}
-
-
-def has_table(conn: sqlite3.Connection, name: str) -> bool:
-    query = "SELECT 1 FROM sqlite_master WHERE type='table' AND name=?"
-    return conn.execute(query, (name,)).fetchone() is not None

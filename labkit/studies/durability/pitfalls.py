@@ -94,8 +94,9 @@ def invoke_parallel(
     **options: object,
 ) -> dict:
     """Invoke the parallel graph, with this process's own SqliteSaver (or none at all)."""
+    from labkit.bench.checkpoints import open_saver, with_saver
     from labkit.bench.ledger import Ledger
-    from labkit.studies.durability.graphs import SHAPES, RunContext, open_saver, with_saver
+    from labkit.studies.durability.graphs import SHAPES, RunContext
 
     graph = SHAPES["parallel"]
     if checkpointer:
@@ -127,9 +128,9 @@ def checkpoint_during_and_durability(job: dict) -> None:
 
 def hold_write_lock(job: dict) -> None:
     """The first writer: a write transaction left open, as a half-dead old process would."""
+    from labkit.bench.checkpoints import CHECKPOINT_FILE
     from labkit.bench.gate import Gate
     from labkit.bench.trace import Trace
-    from labkit.studies.durability.graphs import CHECKPOINT_FILE
 
     invoke_parallel(job, {"log": []}, THREAD)  # creates the tables
     conn = sqlite3.connect(os.path.join(job["run_dir"], CHECKPOINT_FILE), isolation_level=None)
@@ -144,8 +145,9 @@ def write_while_locked(job: dict) -> None:
 
 def timed_modes(job: dict) -> None:
     """Each spelling on a 100 ms checkpointer: does node b wait for the checkpoint after a?"""
+    from labkit.bench.checkpoints import open_saver, with_saver
     from labkit.bench.ledger import Ledger, read_ledger
-    from labkit.studies.durability.graphs import SHAPES, RunContext, open_saver, with_saver
+    from labkit.studies.durability.graphs import SHAPES, RunContext
 
     def gap_before_b(mode: str) -> dict:
         folder = os.path.join(job["run_dir"], mode)

@@ -13,6 +13,7 @@ import shutil
 import sqlite3
 from pathlib import Path
 
+from labkit.bench.checkpoints import CHECKPOINT_FILE
 from labkit.bench.failures import failing_run, worker_failure
 from labkit.bench.folders import new_run_dir
 from labkit.bench.launcher import WorkerProcess, read_report
@@ -23,7 +24,7 @@ from labkit.studies.durability.experiment import (
     Progress,
     Trial,
 )
-from labkit.studies.durability.graphs import CHECKPOINT_FILE, TARGET_NODE
+from labkit.studies.durability.graphs import TARGET_NODE
 
 __all__ = ["clean_run_seconds", "describe_checkpoints", "run_trial", "run_trials"]
 

@@ -19,7 +19,7 @@ from labkit.bench.folders import new_run_dir
 from labkit.bench.launcher import WorkerProcess, WorkerReport, read_report
 from labkit.bench.ledger import read_ledger
 from labkit.bench.snapshot import read_tables
-from labkit.studies.interrupt_resume.tickets import TICKETS_FILE
+from labkit.bench.tickets import TICKETS_FILE
 
 __all__ = ["INTERRUPT_KILL_POINTS", "KEY_STRATEGIES", "LAYOUTS", "InterruptSpec", "run_interrupt"]
 

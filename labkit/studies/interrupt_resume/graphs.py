@@ -21,11 +21,11 @@ from langgraph.graph.state import CompiledStateGraph
 from langgraph.runtime import Runtime
 from langgraph.types import Command, interrupt
 
+from labkit.bench.checkpoints import checkpoint_report, open_saver, with_saver
 from labkit.bench.gate import Gate, report
 from labkit.bench.ledger import Ledger
+from labkit.bench.tickets import Tickets
 from labkit.bench.trace import Trace
-from labkit.studies.durability.graphs import checkpoint_report, open_saver, with_saver
-from labkit.studies.interrupt_resume.tickets import Tickets
 
 __all__ = ["first_process", "resume_process", "same_process"]
 

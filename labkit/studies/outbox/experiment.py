@@ -17,6 +17,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from labkit.bench.errors import (
+    MAX_TIMEOUT,
     LabError,
     check_choice,
     check_folder,
@@ -74,7 +75,6 @@ ENTRIES = {
     "relay": "labkit.studies.outbox.relay:relay",
     "recovery": "labkit.studies.outbox.relay:relay",
 }
-MAX_TIMEOUT = 3600
 MAX_ORDERS = 5
 YOURS = "yours"  # the consumer is a reader's function (an exercise)
 

@@ -19,10 +19,10 @@ from langgraph.graph import END, START, StateGraph
 from langgraph.graph.state import CompiledStateGraph
 from langgraph.runtime import Runtime
 
+from labkit.bench.checkpoints import open_saver, with_saver
 from labkit.bench.gate import Gate, report
 from labkit.bench.ledger import Ledger
 from labkit.bench.trace import Trace
-from labkit.studies.durability.graphs import open_saver, with_saver
 from labkit.studies.outbox.stores import (
     BUSINESS_FILE,
     ITEM,

@@ -31,8 +31,8 @@ from labkit.bench.failures import error_line, failing_run, worker_failure
 from labkit.bench.folders import holds_run_dirs, new_run_dir
 from labkit.bench.launcher import WorkerProcess, WorkerReport
 from labkit.bench.snapshot import Table, read_tables
+from labkit.bench.tickets import TICKETS_FILE
 from labkit.bench.trace import read_json_lines, read_trace
-from labkit.studies.interrupt_resume.tickets import TICKETS_FILE
 from labkit.studies.unknown_outcome.caller import CALLER_FILE, HISTORY_FILE
 from labkit.studies.unknown_outcome.outcome import FAILED, classify, jepsen_ops
 from labkit.studies.unknown_outcome.service import HOST, PORT_FILE

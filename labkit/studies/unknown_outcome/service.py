@@ -28,8 +28,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qs, urlsplit
 
 from labkit.bench.gate import Gate
+from labkit.bench.tickets import PayloadConflict, Tickets
 from labkit.bench.trace import Trace
-from labkit.studies.interrupt_resume.tickets import PayloadConflict, Tickets
 
 __all__ = ["FAULT_HEADER", "HOST", "PORT_FILE", "serve"]
 

@@ -1,4 +1,5 @@
-"""Study 001's ticket service: the receiver that recognises an operation by its key.
+"""A receiver that recognises an operation by its key: study 001's ticket service, and the
+ticket service of lesson 5 (which serves it over HTTP).
 
 `UNIQUE(tenant, op_key)`; the canonical payload (sorted JSON) is stored with the ticket. The
 same tenant, key and payload return the original ticket id; the same key with another
@@ -13,11 +14,15 @@ import json
 import os
 import sqlite3
 
-from labkit.studies.commit_window.stores import PayloadConflict
-
 __all__ = ["TICKETS_FILE", "PayloadConflict", "Tickets"]
 
 TICKETS_FILE = "tickets.db"
+
+
+class PayloadConflict(Exception):
+    """The receiver already holds this operation key with a different payload."""
+
+
 SCHEMA = """CREATE TABLE IF NOT EXISTS ticket (
     id INTEGER PRIMARY KEY AUTOINCREMENT,
     tenant TEXT NOT NULL, op_key TEXT NOT NULL, payload TEXT NOT NULL,
