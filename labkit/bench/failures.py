@@ -15,13 +15,20 @@ import json
 import re
 import signal
 import sqlite3
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from labkit.bench.errors import RunFailed
 from labkit.bench.launcher import WorkerReport
 
-__all__ = ["FAILED", "error_line", "failing_run", "parent_error", "worker_failure"]
+__all__ = [
+    "FAILED",
+    "error_line",
+    "failing_run",
+    "first_failure",
+    "parent_error",
+    "worker_failure",
+]
 
 FAILED = "failed"  # the word for a run that claims no outcome
 FRAME = re.compile(r'^\s*File "([^"]*)", line (\d+)', re.MULTILINE)  # a traceback's frame
@@ -51,6 +58,14 @@ def worker_failure(worker: WorkerReport, planned_kill: str | None = None) -> str
         name = signal.Signals(-code).name if -code in signal.valid_signals() else -code
         return f"{worker.role} worker died of signal {name}: {error_line(worker.stderr)}"
     return f"{worker.role} worker exited {code}: {error_line(worker.stderr)}"
+
+
+def first_failure(plans: Iterable[tuple[WorkerReport, str | None]]) -> str | None:
+    """Why a run failed: the first of its workers (each with its planned kill point, or None)
+    that did not do what was planned; None if every one did."""
+    return next(
+        (why for worker, planned in plans if (why := worker_failure(worker, planned))), None
+    )
 
 
 NO_ROOM = (errno.ENOSPC, errno.EFBIG, errno.EDQUOT)  # a full disk, a file size limit, a quota

@@ -15,6 +15,7 @@ from __future__ import annotations
 import errno
 import fcntl
 import functools
+import json
 import os
 import shutil
 import stat
@@ -34,6 +35,7 @@ __all__ = [
     "check_run_dir",
     "clean_runs",
     "holds_run_dirs",
+    "keep_json",
     "new_run_dir",
     "release_run_dir",
     "runs_home",
@@ -194,6 +196,12 @@ def release_run_dir(folder: Path) -> None:
     marker = _in_use.pop(Path(folder), None)
     if marker is not None:
         os.close(marker)
+
+
+def keep_json(run_dir: Path, **documents: object) -> None:
+    """Leave each document in the run folder as `<name>.json`, indented for a reader's eyes."""
+    for name, data in documents.items():
+        (Path(run_dir) / f"{name}.json").write_text(json.dumps(data, indent=2))
 
 
 def holds_run_dirs(function: Function) -> Function:

@@ -10,15 +10,14 @@ its results.json says "failed" if it can still be written: nothing claims an out
 
 from __future__ import annotations
 
-import json
 import platform
 import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
 
 from labkit.bench.errors import RunFailed, check_folder, check_instance
-from labkit.bench.failures import failing_run, worker_failure
-from labkit.bench.folders import holds_run_dirs, new_run_dir
+from labkit.bench.failures import failing_run, first_failure
+from labkit.bench.folders import holds_run_dirs, keep_json, new_run_dir
 from labkit.bench.launcher import WorkerProcess, WorkerReport
 from labkit.bench.snapshot import Snapshot, take_snapshot
 from labkit.bench.trace import Trace
@@ -139,15 +138,10 @@ def recover(spec: RunSpec, run_dir: Path, first: WorkerReport) -> RunResult:
         before = take_snapshot(run_dir, files)
         recovery = recovery_worker(spec, run_dir)
         after = take_snapshot(run_dir, files)
-        failure = worker_failure(first, planned_kill) or worker_failure(recovery)
+        failure = first_failure([(first, planned_kill), (recovery, None)])
         outcome = classify(after, failure)
         result = RunResult(spec, run_dir, first, before, recovery, after, outcome, failure)
-        for name, data in (
-            ("before", before.to_json()),
-            ("after", after.to_json()),
-            ("results", result.to_json()),
-        ):
-            (run_dir / f"{name}.json").write_text(json.dumps(data, indent=2))
+        keep_json(run_dir, before=before.to_json(), after=after.to_json(), results=result.to_json())
     return result
 
 

@@ -8,14 +8,13 @@ the ledger reading happen here too, so a whole matrix is one call from the kerne
 
 from __future__ import annotations
 
-import json
 import shutil
 import sqlite3
 from pathlib import Path
 
 from labkit.bench.checkpoints import CHECKPOINT_FILE
-from labkit.bench.failures import failing_run, worker_failure
-from labkit.bench.folders import new_run_dir
+from labkit.bench.failures import failing_run, first_failure
+from labkit.bench.folders import keep_json, new_run_dir
 from labkit.bench.launcher import WorkerProcess, read_report
 from labkit.bench.ledger import LEDGER_FILE, read_ledger, rerun_nodes
 from labkit.studies.durability.experiment import (
@@ -99,7 +98,7 @@ def kill_and_recover(spec: DurabilitySpec, run_dir: Path) -> Trial:
     recovered = read_report(run_dir, "recovery")
     lines = read_ledger(run_dir)
     phases = {(ln["node"], ln["phase"]) for ln in at_kill}
-    failure = worker_failure(first.report(), point) or worker_failure(recovery.report())
+    failure = first_failure([(first.report(), point), (recovery.report(), None)])
     trial = Trial(
         spec=spec,
         run_dir=str(run_dir),
@@ -116,7 +115,7 @@ def kill_and_recover(spec: DurabilitySpec, run_dir: Path) -> Trial:
         pids=[first.proc.pid, recovery.proc.pid],
         failure=failure,
     )
-    (run_dir / "results.json").write_text(json.dumps(trial.summary(), indent=2))
+    keep_json(run_dir, results=trial.summary())
     return trial
 
 

@@ -8,14 +8,13 @@ The ledger records every ticket the node got back, so the figures survive any ki
 
 from __future__ import annotations
 
-import json
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from labkit.bench import server
 from labkit.bench.errors import LabError, check_bool, check_choice, described
 from labkit.bench.failures import FAILED, worker_failure
-from labkit.bench.folders import new_run_dir
+from labkit.bench.folders import keep_json, new_run_dir
 from labkit.bench.launcher import WorkerProcess, WorkerReport, read_report
 from labkit.bench.ledger import read_ledger
 from labkit.bench.snapshot import read_tables
@@ -124,7 +123,7 @@ def run_here(spec: dict, out: str | None = None) -> dict:
         "recover": reports.get("recover", {}),
         "run_dir": str(run_dir),
     }
-    (run_dir / "results.json").write_text(json.dumps(result, indent=2))
+    keep_json(run_dir, results=result)
     return result
 
 

@@ -10,7 +10,6 @@ folder (the files, the trace, each process's output, before.json, after.json, re
 
 from __future__ import annotations
 
-import json
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
@@ -26,8 +25,8 @@ from labkit.bench.errors import (
     check_int,
     check_number,
 )
-from labkit.bench.failures import FAILED, failing_run, worker_failure
-from labkit.bench.folders import holds_run_dirs, new_run_dir
+from labkit.bench.failures import FAILED, failing_run, first_failure
+from labkit.bench.folders import holds_run_dirs, keep_json, new_run_dir
 from labkit.bench.launcher import WorkerProcess, WorkerReport, read_report
 from labkit.bench.snapshot import Snapshot, take_snapshot
 from labkit.bench.trace import Trace, read_trace
@@ -246,14 +245,7 @@ def conclude(spec: OutboxSpec, run_dir: Path, first: dict[str, WorkerReport]) ->
         first["recovery"] = run_stage(spec, run_dir, "recovery")
         after = take_snapshot(run_dir, FILES)
         workers = with_consumers(run_dir, first)
-        failure = next(
-            (
-                why
-                for role, report in workers.items()
-                if (why := worker_failure(report, spec.kill_for(role)))
-            ),
-            None,
-        )
+        failure = first_failure((report, spec.kill_for(role)) for role, report in workers.items())
         killed = next((r for r, w in workers.items() if w.killed_at == spec.kill_at), None)
         events = read_trace(run_dir)
         result = OutboxResult(
@@ -267,12 +259,12 @@ def conclude(spec: OutboxSpec, run_dir: Path, first: dict[str, WorkerReport]) ->
             failure=failure,
             killed=killed,
         )
-        for name, data in (
-            ("before", snapshot_json(before)),
-            ("after", snapshot_json(after)),
-            ("results", result.to_json()),
-        ):
-            (run_dir / f"{name}.json").write_text(json.dumps(data, indent=2))
+        keep_json(
+            run_dir,
+            before=snapshot_json(before),
+            after=snapshot_json(after),
+            results=result.to_json(),
+        )
     return result
 
 

@@ -12,13 +12,13 @@ kernel's side: it never imports LangGraph (the graph runs in the trial server).
 from __future__ import annotations
 
 import contextlib
-import json
 import sqlite3
 from pathlib import Path
 
 from labkit.bench import server
 from labkit.bench.errors import check_folder
-from labkit.bench.failures import FAILED, failing_run, worker_failure
+from labkit.bench.failures import FAILED, failing_run, first_failure
+from labkit.bench.folders import keep_json
 from labkit.bench.launcher import WorkerProcess, WorkerReport, read_report
 from labkit.bench.ledger import read_ledger
 from labkit.bench.snapshot import take_snapshot
@@ -73,14 +73,8 @@ def run_here(consumer: str, timeout: float, out: str | None = None) -> dict:
         stages["relay"] = run_stage(spec, run_dir, "relay")
         after = take_snapshot(run_dir, FILES)
         workers = with_consumers(run_dir, stages)
-        failure = next(
-            (
-                why
-                for role, report in workers.items()
-                if (why := worker_failure(report, GRAPH_KILL_POINT if role == "graph" else None))
-            ),
-            None,
-        )
+        plans = ((w, GRAPH_KILL_POINT if role == "graph" else None) for role, w in workers.items())
+        failure = first_failure(plans)
         ledger = [
             {k: line[k] for k in ("pid", "wrote_order", "wrote_message")}
             for line in read_ledger(run_dir)
@@ -99,7 +93,7 @@ def run_here(consumer: str, timeout: float, out: str | None = None) -> dict:
             "failure": failure,
             "run_dir": str(run_dir),
         }
-        (run_dir / "results.json").write_text(json.dumps(result, indent=2))
+        keep_json(run_dir, results=result)
     return result
 
 

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import contextlib
 import http.client
-import json
 import platform
 import sqlite3
 from collections.abc import Callable, Iterable
@@ -27,8 +26,8 @@ from labkit.bench.errors import (
     check_instance,
     check_number,
 )
-from labkit.bench.failures import error_line, failing_run, worker_failure
-from labkit.bench.folders import holds_run_dirs, new_run_dir
+from labkit.bench.failures import error_line, failing_run, first_failure
+from labkit.bench.folders import holds_run_dirs, keep_json, new_run_dir
 from labkit.bench.launcher import WorkerProcess, WorkerReport
 from labkit.bench.snapshot import Table, read_tables
 from labkit.bench.tickets import TICKETS_FILE
@@ -230,7 +229,7 @@ class CallLab:
             checkpoint = read_tables(caller_db)["intent"].rows if caller_db.exists() else []
             ops = jepsen_ops(read_json_lines(run_dir / HISTORY_FILE))
             planned = first.killed_at if first.killed_at else None
-            failure = worker_failure(first, planned) or worker_failure(recovery)
+            failure = first_failure([(first, planned), (recovery, None)])
             if not failure and restarted != (spec.fault == "service_killed"):
                 failure = "the ticket service was not killed by the fault planned for it"
                 failure = "the ticket service died unplanned" if restarted else failure
@@ -251,7 +250,7 @@ class CallLab:
                 outcome,
                 failure,
             )
-            (run_dir / "results.json").write_text(json.dumps(result.to_json(), indent=2))
+            keep_json(run_dir, results=result.to_json())
         return result
 
     def trial(self, spec: CallSpec, run_dir: Path) -> CallResult:
