@@ -52,6 +52,25 @@ def run_python(code: str) -> object:
     return json.loads(done.stdout.splitlines()[-1])
 
 
+STDLIB = set(sys.stdlib_module_names) | set(sys.builtin_module_names)
+
+
+def worker_imports(*modules: str) -> set[str]:
+    """The top-level modules loaded by importing `modules` in an interpreter started as a
+    worker starts (`-I -S`, only labkit's folder on the path): a worker's start is the hot
+    path, so this must stay the standard library and labkit."""
+    from labkit.bench.launcher import LABKIT_ROOT
+
+    code = (
+        f"import sys; sys.path.insert(0, {LABKIT_ROOT!r}); import {', '.join(modules)}; "
+        "print(' '.join(m.split('.')[0] for m in sys.modules))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-I", "-S", "-c", code], capture_output=True, text=True, check=True
+    )
+    return set(done.stdout.split()) - {"__main__"}
+
+
 AS_ROOT = os.getuid() == 0
 NOBODY = 65534  # the user `nobody`: permission cases run as it, since root may write anywhere
 SEEN_AS = "/srv"  # where user 65534 finds a test's folder: pytest's own temp is root's alone

@@ -25,7 +25,7 @@ from labkit.studies.outbox.experiment import (
     run_outbox,
 )
 from labkit.studies.outbox.stepping import OutboxStepSession
-from tests.conftest import processes_mentioning
+from tests.conftest import STDLIB, processes_mentioning, worker_imports
 
 # (kill point) -> who dies, then per consumer: (orders, sent, effects, inbox) after the kill,
 # the same after recovery, deliveries, outcome
@@ -306,26 +306,7 @@ def test_views_say_the_outcome_in_words_and_draw_a_lane_per_process(tmp_path):
 
 @pytest.mark.parametrize("worker", ["producer", "relay", "consumer"])
 def test_the_outbox_workers_import_only_the_standard_library_and_labkit(worker):
-    from labkit.bench.launcher import LABKIT_ROOT
-
-    probe = (
-        f"import sys, labkit.studies.outbox.{worker}; "
-        "print(' '.join(m.split('.')[0] for m in sys.modules))"
-    )
-    done = subprocess.run(
-        [
-            sys.executable,
-            "-I",
-            "-S",
-            "-c",
-            f"import sys; sys.path.insert(0, {LABKIT_ROOT!r}); {probe}",
-        ],
-        capture_output=True,
-        text=True,
-        check=True,
-    )
-    top_level = set(done.stdout.split()) - {"__main__", "labkit"}
-    assert top_level <= set(sys.stdlib_module_names) | set(sys.builtin_module_names)
+    assert worker_imports(f"labkit.studies.outbox.{worker}") - {"labkit"} <= STDLIB
 
 
 # The LangGraph variant: the node writes the outbox row; its replay after a kill adds nothing.

@@ -11,10 +11,9 @@ import time
 from pathlib import Path
 
 import labkit as lk
-from labkit.bench.launcher import LABKIT_ROOT
 from labkit.studies.commit_window.runs import order_worker
 from labkit.studies.commit_window.stores import create_files
-from tests.conftest import processes_mentioning
+from tests.conftest import STDLIB, processes_mentioning, worker_imports
 
 
 def test_recorded_pids_are_gone_after_a_run(tmp_path, no_leftover_workers):
@@ -128,20 +127,9 @@ def test_labkit_clean_removes_the_kept_run_folders_and_nothing_else(tmp_path):
 
 
 def test_worker_imports_only_the_standard_library_and_labkit():
-    probe = (
-        "import sys, labkit.studies.commit_window.worker; "
-        "print(' '.join(m.split('.')[0] for m in sys.modules))"
-    )
-    done = subprocess.run(
-        [sys.executable, "-S", "-c", probe],
-        capture_output=True,
-        text=True,
-        env={**os.environ, "PYTHONPATH": LABKIT_ROOT},
-        check=True,
-    )
-    top_level = set(done.stdout.split()) - {"__main__"}
-    assert "labkit" in top_level
-    assert top_level - {"labkit"} <= set(sys.stdlib_module_names) | set(sys.builtin_module_names)
+    loaded = worker_imports("labkit.studies.commit_window.worker")
+    assert "labkit" in loaded
+    assert loaded - {"labkit"} <= STDLIB
 
 
 def heavy_modules_after(statement: str) -> str:

@@ -15,7 +15,6 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import processes_mentioning
 
 from labkit.bench.errors import LabError
 from labkit.studies.unknown_outcome.experiment import (
@@ -28,6 +27,7 @@ from labkit.studies.unknown_outcome.experiment import (
 )
 from labkit.studies.unknown_outcome.outcome import jepsen_ops
 from labkit.studies.unknown_outcome.spec import FAULTS, STRATEGIES, CallSpec
+from tests.conftest import STDLIB, processes_mentioning, worker_imports
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -263,19 +263,10 @@ def test_the_views_show_the_jepsen_column_beside_the_service_rows(sweep):
 
 
 def test_the_caller_and_the_service_import_only_the_standard_library_and_labkit():
-    probe = (
-        "import sys, labkit.studies.unknown_outcome.caller, labkit.studies.unknown_outcome.service;"
-        " print(' '.join(m.split('.')[0] for m in sys.modules))"
+    loaded = worker_imports(
+        "labkit.studies.unknown_outcome.caller", "labkit.studies.unknown_outcome.service"
     )
-    done = subprocess.run(
-        [sys.executable, "-S", "-c", probe],
-        capture_output=True,
-        text=True,
-        env={**os.environ, "PYTHONPATH": str(ROOT)},
-        check=True,
-    )
-    top_level = set(done.stdout.split()) - {"__main__", "labkit"}
-    assert top_level <= set(sys.stdlib_module_names) | set(sys.builtin_module_names)
+    assert loaded - {"labkit"} <= STDLIB
 
 
 def test_a_service_ends_when_its_parent_is_killed(tmp_path):
