@@ -94,7 +94,7 @@ def test_step_pauses_at_each_point_and_kills_on_k(tmp_path):
 
 def step(tmp_path, capsys, keys):
     """`labkit step effect_first` answered with `keys`, one per prompt; what it printed."""
-    from labkit.cli import cmd_step
+    from labkit.cli.commit_window import cmd_step
 
     pressed = iter(keys)
     cmd_step(
@@ -224,7 +224,7 @@ def test_the_notebook_shows_the_same_timings_as_a_table_too():
 
 def call_step(tmp_path, capsys, keys, fault="none"):
     """`labkit call --step --fault FAULT` answered with `keys`, one per prompt; what it printed."""
-    from labkit.cli import cmd_call
+    from labkit.cli.unknown_outcome import cmd_call
 
     pressed = iter(keys)
     args = Namespace(

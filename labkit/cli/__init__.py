@@ -1,0 +1,89 @@
+"""`labkit` on the command line: the same runs as the notebooks, for instructors and scripts.
+
+Each study's commands live in a module of their own here (`register` adds them to the parser);
+this module only parses and turns every way a run can fail into one line and an exit status.
+Bad input ends with exit status 2 and one line on stderr that names the valid choices.
+"""
+
+from __future__ import annotations
+
+import sys
+
+try:  # a Ctrl-C while Python loads labkit (its first tenth of a second) is one line too
+    import errno
+    import os
+    from collections.abc import Sequence
+
+    from labkit.bench.errors import LabError, RunFailed
+    from labkit.bench.server import ServerError
+    from labkit.cli import (
+        commit_window,
+        durability,
+        housekeeping,
+        interrupt_resume,
+        outbox,
+        unknown_outcome,
+    )
+    from labkit.cli.common import Parser
+except KeyboardInterrupt:
+    print("labkit: interrupted before it started; nothing ran", file=sys.stderr)
+    raise SystemExit(130) from None
+
+__all__ = ["build_parser", "main"]
+
+# The command groups in the order `labkit --help` lists them: the lessons', then housekeeping.
+GROUPS = (
+    commit_window,
+    durability,
+    interrupt_resume,
+    unknown_outcome,
+    outbox,
+    housekeeping,
+)
+
+# How a write to stdout fails when it goes to a full disk, /dev/full or a device in trouble.
+OUTPUT_ERRORS = (errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EIO)
+
+
+def build_parser() -> Parser:
+    parser = Parser(prog="labkit", description=__doc__.splitlines()[0])
+    commands = parser.add_subparsers(dest="command", required=True, parser_class=Parser)
+    for group in GROUPS:
+        group.register(commands)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    try:
+        args = build_parser().parse_args(argv)
+        if getattr(args, "step", False):  # step mode reads keys: check before a worker starts
+            if sys.stdin is None:
+                raise LabError("labkit step reads your keys from stdin, and stdin is closed")
+            if sys.stdout is None:
+                raise LabError("labkit step shows the files on stdout, and stdout is closed")
+        status = args.handler(args) or 0
+        if sys.stdout is not None:
+            sys.stdout.flush()  # a reader that has gone shows here, not at exit as a traceback
+        return status
+    except BrokenPipeError:  # `labkit orders | head -1`: the reader has what it wanted
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # nothing left to flush
+        return 141  # 128 + SIGPIPE: what a shell reports for `cat` stopped the same way
+    except (LabError, RunFailed) as error:  # bad input, or a disk that filled during a run
+        print(f"labkit: error: {error}", file=sys.stderr)
+        return 2
+    except ServerError as error:
+        print(f"labkit: the trial server failed: {error}", file=sys.stderr)
+        return 1
+    except OSError as error:  # labkit names the files it fails on: this is stdout (> /dev/full)
+        if error.filename is not None or error.errno not in OUTPUT_ERRORS:
+            raise
+        if sys.stdout is not None:  # what is left in its buffer could not be written either
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        print(f"labkit: error: cannot write the output: {error.strerror}", file=sys.stderr)
+        return 2
+    except EOFError:
+        print("labkit: input ended; the worker was killed and reaped", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print("labkit: interrupted; every worker was killed and reaped", file=sys.stderr)
+        return 130

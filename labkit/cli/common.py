@@ -1,0 +1,86 @@
+"""What every group of `labkit` commands shares: the parser, number arguments, progress bars,
+JSON output and the step loop a projector drives with one key at a time."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import sys
+from collections.abc import Callable
+
+from labkit.bench.errors import LabError, check_int
+
+__all__ = [
+    "STEP_KEYS",
+    "Parser",
+    "print_json",
+    "progress_bar",
+    "step_through",
+    "whole_number",
+]
+
+STEP_KEYS = "Enter or c: continue · k: kill -9 here · q: quit (kills and reaps the worker)"
+
+
+class Parser(argparse.ArgumentParser):
+    """argparse, but a usage error is one line, like every other bad input here."""
+
+    def error(self, message: str) -> None:
+        raise LabError(message)
+
+
+def whole_number(what: str, low: int, high: int) -> Callable[[str], int]:
+    """An argparse type: the text as a whole number from `low` to `high`, or one clear line."""
+
+    def parse(text: str) -> int:
+        # Plain ASCII digits only: int() would also take "1_0", " 2" and "٣" (an Arabic 3).
+        # Anything else ("2.5", "many") goes to check_int as text, which refuses it.
+        value: object = int(text) if re.fullmatch(r"-?[0-9]+", text) else text
+        try:
+            return check_int(what, value, low, high)
+        except LabError as error:
+            raise argparse.ArgumentTypeError(str(error)) from None
+
+    return parse
+
+
+def print_json(value: object) -> None:
+    """One run as one line of JSON; a list of runs one item a line, for `jq` and diffs."""
+    print(json.dumps(value, indent=1 if isinstance(value, list) else None))
+
+
+def progress_bar(desc: str, unit: str) -> tuple[object, Callable[[int, int, object], None]]:
+    """A terminal progress bar (on stderr) and the `progress(done, total, item)` that moves it."""
+    from tqdm import tqdm
+
+    bar = tqdm(desc=desc, unit=unit, file=sys.stderr, disable=None)
+
+    def advance(done: int, total: int, _item: object) -> None:
+        bar.total = total
+        bar.update(done - bar.n)
+
+    return bar, advance
+
+
+def step_through(session: object, answer: Callable[[str], str]) -> bool:
+    """Show the files at each stop of a step session (any study's) and act on one key; False
+    if the reader quit (the worker killed and reaped), True when recovery is next."""
+    from labkit.views.text import format_snapshot
+
+    while not session.finished:
+        print(f"\n=== paused at {session.paused_at!r}; the files hold now:")
+        print(format_snapshot(session.state()))
+        choice = answer("Enter/c, k or q > ").strip().lower()
+        if choice in ("", "c"):
+            if session.proceed() is None:
+                print("The worker finished its step; recovering in a fresh process ...")
+        elif choice == "k":
+            print(f"SIGKILL at {session.kill()!r}; recovering in a fresh process ...")
+        elif choice == "q":
+            session.close()
+            print(f"Quit: the worker was killed and reaped. Run folder: {session.run_dir}")
+            return False
+        else:
+            print(f"{choice!r} is not one of the keys. {STEP_KEYS}")
+    return True

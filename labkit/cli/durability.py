@@ -1,0 +1,101 @@
+"""Lesson 4 on the command line: SIGKILL inside a LangGraph node, and study 004's pitfalls."""
+
+from __future__ import annotations
+
+import argparse
+import textwrap
+
+from labkit.cli.common import print_json, progress_bar, whole_number
+from labkit.studies.durability.experiment import MAX_SLOW_MS, MAX_TRIALS
+from labkit.studies.durability.pitfalls import PITFALLS, run_pitfall
+
+__all__ = ["register"]
+
+TRIAL_COLUMNS = (
+    "trial",
+    "first exit",
+    "checkpoints",
+    "writes",
+    "writes of unsaved checkpoints",
+    "resumed",
+    "ledger/clean",
+    "ran twice",
+    "failed (no outcome)",
+)
+
+
+def register(commands: argparse._SubParsersAction) -> None:
+    lg = commands.add_parser("durability", help="study 004: SIGKILL inside a LangGraph node")
+    lg.add_argument("--graph", default="linear", help="linear or parallel")
+    lg.add_argument("--mode", default="sync", help="LangGraph durability: sync, async or exit")
+    lg.add_argument(
+        "--slow-ms",
+        type=whole_number("slow-ms", 0, MAX_SLOW_MS),
+        default=0,
+        help=f"delay every checkpoint put() by this many ms, 0 to {MAX_SLOW_MS} (default 0)",
+    )
+    lg.add_argument(
+        "--kill-moment",
+        default="target_starts",
+        help="target_starts, or others_done (parallel: after p1 and p2 finish)",
+    )
+    lg.add_argument(
+        "--trials",
+        type=whole_number("trials", 1, MAX_TRIALS),
+        default=4,
+        help=f"kill-and-recover trials, 1 to {MAX_TRIALS} (default 4)",
+    )
+    lg.add_argument("--json", action="store_true", help="print a JSON list, one object a trial")
+    lg.set_defaults(handler=cmd_durability)
+
+    gallery = commands.add_parser("pitfall", help="reproduce one of study 004's errors live")
+    gallery.add_argument("name", help="one of: " + ", ".join(PITFALLS))
+    gallery.set_defaults(handler=cmd_pitfall)
+
+
+def cmd_durability(args: argparse.Namespace) -> None:
+    from labkit.studies.durability.experiment import DurabilitySpec, run_trials
+
+    spec = DurabilitySpec(args.graph, args.mode, args.slow_ms, args.kill_moment)
+    bar, advance = progress_bar("trials", "kill")
+    with bar:
+        trials = run_trials([spec], args.trials, progress=advance)
+    if args.json:
+        print_json([t.summary() for t in trials])
+        return
+    from labkit.views.text import format_grid
+
+    rows = [
+        (
+            n + 1,
+            t.first_exit,
+            t.checkpoints,
+            t.writes,
+            t.orphan_writes,
+            "yes" if t.resumed else "no",
+            f"{t.ledger_lines}/{t.baseline_lines}",
+            " ".join(t.rerun_nodes) or "-",
+            f"FAILED: {t.failure}" if t.failure else "-",
+        )
+        for n, t in enumerate(trials)
+    ]
+    print(format_grid(TRIAL_COLUMNS, rows))
+
+
+def cmd_pitfall(args: argparse.Namespace) -> None:
+    report = run_pitfall(args.name)
+    print(PITFALLS[args.name].title)
+    raised = report["raised"]
+    outcome = report["outcome"]
+    if raised:
+        print(f"  today: {raised['type']}: {raised['message']}")
+    elif isinstance(outcome, list):  # one record per case, e.g. each durability spelling
+        from labkit.views.text import format_records
+
+        print("  today: no exception; outcome:\n")
+        print(textwrap.indent(format_records(outcome), "    ") + "\n")
+    else:
+        print(f"  today: no exception; outcome {outcome}")
+    for warning in report["warnings"]:
+        print(f"  warning: {warning}")
+    print(f"  study 004 saw: {PITFALLS[args.name].study_said}")

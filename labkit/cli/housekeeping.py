@@ -1,0 +1,43 @@
+"""Commands about run folders, whichever study made them: print one, clean them all up."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from labkit.bench.folders import clean_runs
+from labkit.bench.snapshot import snapshot_folder
+
+__all__ = ["register"]
+
+
+def register(commands: argparse._SubParsersAction) -> None:
+    clean = commands.add_parser("clean", help="remove every run folder kept in the temp directory")
+    clean.add_argument("--dry-run", action="store_true", help="only say what would be removed")
+    clean.set_defaults(handler=cmd_clean)
+
+    show = commands.add_parser("show", help="print every table of a run folder's SQLite files")
+    show.add_argument("run_dir")
+    show.set_defaults(handler=cmd_show)
+
+
+def cmd_show(args: argparse.Namespace) -> None:
+    from labkit.views.text import format_snapshot
+
+    print(format_snapshot(snapshot_folder(args.run_dir)))
+
+
+def cmd_clean(args: argparse.Namespace) -> int:
+    done = clean_runs(dry_run=args.dry_run)
+    verb = "would remove" if args.dry_run else "removed"
+    print(f"{verb} {len(done.removed)} run folders ({done.size / 1e6:.1f} MB) from {done.home}")
+    if done.in_use:
+        print(f"left {len(done.in_use)} whose run goes on: {', '.join(done.in_use)}")
+    if done.not_ours:
+        print(f"left {len(done.not_ours)} that labkit did not make: {', '.join(done.not_ours)}")
+    if done.stuck:
+        sys.stdout.flush()  # the summary first, then what went wrong
+        cannot = "cannot remove" if args.dry_run else "could not remove"
+        print(f"labkit: error: {cannot} {'; '.join(done.stuck)}", file=sys.stderr)
+        return 2
+    return 0

@@ -1,0 +1,96 @@
+"""Lesson 5's outbox on the command line: one run, the sweep, step mode, the LangGraph replay."""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable
+
+from labkit.bench.errors import LabError
+from labkit.cli.common import STEP_KEYS, print_json, progress_bar, step_through
+from labkit.keypress import read_key
+from labkit.studies.outbox.experiment import CONSUMERS, OUTBOX_KILL_POINTS
+
+__all__ = ["register"]
+
+
+def register(commands: argparse._SubParsersAction) -> None:
+    box = commands.add_parser("outbox", help="lesson 5: the outbox relay delivers twice")
+    box.add_argument("--consumer", default="plain", help=f"one of: {', '.join(CONSUMERS)}")
+    how = box.add_mutually_exclusive_group()
+    how.add_argument("--kill-at", default="none", help=f"one of: {', '.join(OUTBOX_KILL_POINTS)}")
+    how.add_argument("--sweep", action="store_true", help="every kill point, both consumers")
+    how.add_argument("--step", action="store_true", help="pause at each boundary: Enter, k, q")
+    how.add_argument(
+        "--graph", action="store_true", help="a LangGraph node writes the outbox row; replay it"
+    )
+    box.add_argument("--out", help="a new folder for the run (default: a new temporary folder)")
+    box.add_argument("--json", action="store_true", help="print JSON")
+    box.set_defaults(handler=cmd_outbox)
+
+
+def cmd_outbox(args: argparse.Namespace, answer: Callable[[str], str] = read_key) -> None:
+    from labkit.studies.outbox.experiment import OutboxSpec, execute_outbox
+
+    spec = OutboxSpec(args.consumer, args.kill_at, args.out)  # bad input: one line, status 2
+    if args.sweep:
+        show_sweep(args)
+    elif args.graph:
+        show_graph_replay(args)
+    elif args.step:
+        step_outbox(args, answer)
+    else:
+        from labkit.views.outbox import format_outbox
+
+        result = execute_outbox(spec)
+        if args.json:
+            print_json(result.summary())
+        else:
+            print(format_outbox(result))
+
+
+def show_sweep(args: argparse.Namespace) -> None:
+    from labkit.studies.outbox.experiment import outbox_sweep
+    from labkit.views.outbox import format_outbox_sweep
+
+    if args.consumer != "plain":
+        raise LabError("--sweep runs both consumers; leave out --consumer")
+    bar, advance = progress_bar("outbox sweep", "run")
+    with bar:
+        results = outbox_sweep(args.out, progress=advance)
+    if args.json:
+        print_json([r.summary() for r in results])
+    else:
+        print(format_outbox_sweep(results))
+
+
+def show_graph_replay(args: argparse.Namespace) -> None:
+    from labkit.studies.outbox.replay import run_outbox_graph
+    from labkit.views.text import process_exits
+
+    r = run_outbox_graph(args.consumer, args.out)
+    if args.json:
+        print_json(r)
+        return
+    wrote = ["order + message" if ln["wrote_order"] else "nothing" for ln in r["ledger"]]
+    print(f"{args.consumer} consumer, graph killed after its node committed")
+    print(f"  node runs (ledger): {r['node_runs']}, writing: {', then '.join(wrote)}")
+    print(f"  processes: {process_exits(r['exits'])}")
+    a, n = r["after"], r["deliveries"]
+    print(f"  outbox rows {a['outbox']} · deliveries {n} · effects {a['effects']}")
+    print(f"  outcome: {r['outcome']}" + (f" ({r['failure']})" if r["failure"] else ""))
+    print(f"  run folder: {r['run_dir']}")
+
+
+def step_outbox(args: argparse.Namespace, answer: Callable[[str], str]) -> None:
+    from labkit.studies.outbox.stepping import STOPS, OutboxStepSession
+    from labkit.views.outbox import format_outbox
+
+    if args.json:
+        raise LabError("--step shows the files as it goes; it prints no JSON")
+    with OutboxStepSession(args.consumer, args.out) as session:
+        print(f"{args.consumer} consumer: {CONSUMERS[args.consumer]}")
+        for stage, points in STOPS.items():
+            print(f"{stage} stops at: {' → '.join(points)}")
+        print(f"keys: {STEP_KEYS}")
+        if step_through(session, answer):
+            print("\n" + format_outbox(session.recover()))

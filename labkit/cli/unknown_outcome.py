@@ -1,0 +1,78 @@
+"""Lesson 5 on the command line: a remote call whose outcome is unknown, one or every way."""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable
+
+from labkit.bench.errors import LabError
+from labkit.cli.common import STEP_KEYS, print_json, progress_bar, step_through
+from labkit.keypress import read_key
+from labkit.studies.unknown_outcome.spec import FAULTS, STRATEGIES
+
+__all__ = ["register"]
+
+
+def register(commands: argparse._SubParsersAction) -> None:
+    call = commands.add_parser("call", help="lesson 5: a remote call whose outcome is unknown")
+    call.add_argument("--strategy", default="reconcile", help=f"one of: {', '.join(STRATEGIES)}")
+    call.add_argument("--fault", default="reply_lost", help=f"one of: {', '.join(FAULTS)}")
+    call.add_argument(
+        "--timeout", type=float, default=0.2, help="seconds the caller waits for a reply"
+    )
+    call.add_argument("--out", help="a new folder for the run (default: a new temporary folder)")
+    call.add_argument("--json", action="store_true", help="print one JSON object")
+    call.add_argument(
+        "--step", action="store_true", help="pause the caller at each point: Enter, k, q"
+    )
+    call.set_defaults(handler=cmd_call)
+
+    calls = commands.add_parser("call-sweep", help="lesson 5: every strategy under every fault")
+    calls.add_argument(
+        "--timeout", type=float, default=0.2, help="seconds the caller waits for a reply"
+    )
+    calls.add_argument("--out", help="a new folder for the sweep (default: a new temporary folder)")
+    calls.add_argument("--json", action="store_true", help="print a JSON list")
+    calls.set_defaults(handler=cmd_call_sweep)
+
+
+def cmd_call(args: argparse.Namespace, answer: Callable[[str], str] = read_key) -> None:
+    from labkit.studies.unknown_outcome.experiment import run_call
+    from labkit.views.text import format_call
+
+    if args.step:
+        from labkit.studies.unknown_outcome.caller import CALLER_POINTS
+        from labkit.studies.unknown_outcome.spec import CallSpec
+        from labkit.studies.unknown_outcome.stepping import CallStepSession
+
+        if args.json:
+            raise LabError("--step shows both sides as it goes; it prints no JSON")
+        if args.timeout != CallSpec.timeout:
+            raise LabError(
+                f"--step waits the caller's usual {CallSpec.timeout} s; leave out --timeout"
+            )
+        with CallStepSession(args.strategy, args.fault, args.out) as session:
+            print(f"{args.strategy} caller, fault {args.fault}: {FAULTS[args.fault]}")
+            print(f"the caller stops at: {' → '.join(CALLER_POINTS)}")
+            print(f"keys: {STEP_KEYS}")
+            if step_through(session, answer):
+                print("\n" + format_call(session.recover()))
+        return
+    result = run_call(args.strategy, args.fault, args.timeout, args.out)
+    if args.json:
+        print_json(result.summary())
+    else:
+        print(format_call(result))
+
+
+def cmd_call_sweep(args: argparse.Namespace) -> None:
+    from labkit.studies.unknown_outcome.experiment import sweep_calls
+    from labkit.views.text import format_call_sweep
+
+    bar, advance = progress_bar("calls", "call")
+    with bar:
+        results = sweep_calls(timeout=args.timeout, out=args.out, progress=advance)
+    if args.json:
+        print_json([r.summary() for r in results])
+    else:
+        print(format_call_sweep(results))
