@@ -419,3 +419,71 @@ def test_a_read_only_or_full_tmpdir_is_one_line(tmp_path, setup, words):
     assert done.stderr.startswith("labkit: error: cannot make ") and words in done.stderr
     assert str(mount) in done.stderr
     assert "commit-window" not in done.stdout  # no half-made run folder is left
+
+
+def finished_run(megabytes: int, made_at: float) -> Path:
+    """A run folder in the home, as a finished run leaves it: `megabytes` of files (its marker
+    included), made at `made_at` (seconds since the epoch), released for clean and prune."""
+    folder = new_run_dir(None, "pruned-")
+    marker = (folder / MARKER).stat().st_size
+    (folder / "data.bin").write_bytes(b"\0" * max(0, megabytes * 1_000_000 - marker))
+    release_run_dir(folder)
+    os.utime(folder / MARKER, (made_at, made_at))
+    return folder
+
+
+@pytest.fixture
+def pruning(tmpdir_env, monkeypatch):
+    """The runs home with pruning to 2 MB, and this process never pruned yet."""
+    monkeypatch.setenv("LABKIT_RUNS_KEEP_MB", "0")  # no prune while the runs are laid out
+    monkeypatch.setattr("labkit.bench.folders._pruned_at", None)
+    held_before = set(lk.bench.folders._in_use)
+    yield monkeypatch
+    for folder in set(lk.bench.folders._in_use) - held_before:  # the runs "running" here
+        release_run_dir(folder)
+
+
+def test_a_new_run_prunes_the_oldest_finished_runs_beyond_the_size_kept(pruning):
+    old, older, newest = (finished_run(1, t) for t in (2_000, 1_000, 3_000))
+    running = new_run_dir(None, "running-")  # in use: never pruned, whatever its age
+    os.utime(running / MARKER, (10, 10))
+    pruning.setenv("LABKIT_RUNS_KEEP_MB", "2")
+    made = new_run_dir(None, "new-")
+    assert made.exists() and running.exists() and newest.exists() and old.exists()
+    assert not older.exists()  # 1 MB + 1 MB kept, the third oldest finished run went
+    assert lk.clean_runs(dry_run=True).home_size >= 2_000_000
+
+
+def test_once_a_run_does_not_fit_every_older_one_goes_too(pruning):
+    small_oldest, big, newest = (finished_run(mb, t) for mb, t in ((0, 1), (3, 2), (1, 3)))
+    pruning.setenv("LABKIT_RUNS_KEEP_MB", "2")
+    new_run_dir(None, "new-")
+    assert newest.exists() and not big.exists() and not small_oldest.exists()
+
+
+def test_pruning_looks_at_most_once_in_a_while_and_can_be_turned_off(pruning):
+    pruning.setenv("LABKIT_RUNS_KEEP_MB", "1")
+    assert lk.bench.folders.prune_runs() is not None
+    first = finished_run(2, 1)
+    assert lk.bench.folders.prune_runs() is None and first.exists()  # too soon: a sweep's runs
+    pruning.setattr("labkit.bench.folders._pruned_at", None)
+    pruning.setenv("LABKIT_RUNS_KEEP_MB", "0")
+    assert lk.bench.folders.prune_runs() is None and first.exists()
+
+
+@pytest.mark.parametrize("value", ["lots", "-5", "1.5", "２"])
+def test_a_bad_size_to_keep_is_one_line_before_any_folder_is_made(tmpdir_env, monkeypatch, value):
+    monkeypatch.setenv("LABKIT_RUNS_KEEP_MB", value)
+    before = tree(tmpdir_env)
+    done = labkit("run", "atomic", tmpdir=tmpdir_env)
+    assert_one_clear_line(done, "LABKIT_RUNS_KEEP_MB", "whole number of megabytes")
+    assert tree(tmpdir_env) == before
+
+
+def test_clean_dry_run_says_how_big_the_home_is_and_how_it_is_pruned(tmpdir_env):
+    marked_run(home_in(tmpdir_env), "commit-window-a")
+    (home_in(tmpdir_env) / "commit-window-a" / "big.bin").write_bytes(b"\0" * 1_500_000)
+    done = labkit("clean", "--dry-run", tmpdir=tmpdir_env)
+    assert done.returncode == 0, done.stderr
+    assert "the runs home holds 1.5 MB; new runs prune it to the newest 200 MB" in done.stdout
+    assert (home_in(tmpdir_env) / "commit-window-a").exists()

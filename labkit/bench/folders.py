@@ -4,6 +4,10 @@ A run writes only inside its own folder, and leaves it there for the reader to l
 folders pile up over a workshop; keeping them under one home per user (`labkit-runs-<uid>`)
 lets `labkit clean` remove them all without touching anything else.
 
+A workshop day fills the home fast (a participant's session leaves 100 MB or more), so making a
+run folder there also prunes it: the newest finished runs are kept up to a size (200 MB, or
+`LABKIT_RUNS_KEEP_MB`), older ones go, at most once in `PRUNE_EVERY` seconds.
+
 The temp directory is shared (/tmp), so the home is used only if it is a real folder of the
 caller's that no one else can write to: anyone else's folder, or a link, could lead the runs,
 and `clean`, somewhere else. Each folder made there carries a marker, `.labkit-run` (`clean`
@@ -12,6 +16,7 @@ removes nothing without it), locked while its run goes on (`clean` leaves it alo
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import fcntl
 import functools
@@ -21,13 +26,14 @@ import shutil
 import stat
 import tempfile
 import threading
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TypeVar
 
-from labkit.bench.errors import LabError, check_bool, check_instance
+from labkit.bench.errors import LabError, check_bool, check_instance, check_int
 
 __all__ = [
     "MARKER",
@@ -37,8 +43,10 @@ __all__ = [
     "holds_run_dirs",
     "keep_json",
     "new_run_dir",
+    "prune_runs",
     "release_run_dir",
     "runs_home",
+    "runs_keep_bytes",
     "scratch_run_dir",
     "temp_dir",
 ]
@@ -47,9 +55,13 @@ MARKER = ".labkit-run"
 SQLITE_PATH_MAX = 503  # SQLite opens no file whose path, with "-journal" added, tops 512 bytes
 DEEPEST_BELOW_RUN = 100  # room under a run folder: <trial>/at-kill/checkpoints.db-journal
 RUN_DIR_MAX = SQLITE_PATH_MAX - DEEPEST_BELOW_RUN
+KEEP_MB_VARIABLE = "LABKIT_RUNS_KEEP_MB"
+KEEP_MB_DEFAULT = 200
+PRUNE_EVERY = 30.0  # seconds: a sweep of hundreds of runs walks the home once, not per run
 
 _in_use: dict[Path, int] = {}  # this process's runs that go on: folder → its locked marker
 _scopes = threading.local()  # per thread: the folders each @holds_run_dirs call has made
+_pruned_at: float | None = None  # when this process last pruned the runs home (monotonic)
 
 Function = TypeVar("Function", bound=Callable)
 
@@ -127,6 +139,7 @@ def check_run_dir(out: Path | str | None, prefix: str, deepest: str = "") -> Non
     """Refuse, before anything is made, a run folder that `new_run_dir` could not make, or one
     too deep for SQLite to open the files of `deepest`, the longest folder to be made in it."""
     if out is None:
+        runs_keep_bytes()  # a bad LABKIT_RUNS_KEEP_MB: one line before anything is made
         runs_home(room_for=os.path.join(f"{prefix}{'x' * 8}", deepest))  # mkdtemp adds 8
         return
     path = Path(out)
@@ -161,6 +174,7 @@ def new_run_dir(out: Path | str | None, prefix: str = "commit-window-", deepest:
             raise LabError(cannot_make("the output folder", path, error)) from None
         return path.resolve()
     home = runs_home()
+    prune_runs()
     try:
         folder = Path(tempfile.mkdtemp(prefix=prefix, dir=home))
     except OSError as error:
@@ -236,25 +250,31 @@ def scratch_run_dir(prefix: str) -> Iterator[Path]:
 @dataclass
 class Cleaning:
     """What `clean_runs` did in `home`: the run folders it removed (or would) and their size in
-    bytes, and what it left: folders whose run goes on, entries labkit did not make, and run
-    folders it may not remove (each as "path (why: where)")."""
+    bytes, the newest it kept, and what it left: folders whose run goes on, entries labkit did
+    not make, and run folders it may not remove (each as "path (why: where)"). `home_size`:
+    bytes in every run folder the home held before."""
 
     home: Path
     removed: list[str] = field(default_factory=list)
     size: int = 0
+    kept: list[str] = field(default_factory=list)
     in_use: list[str] = field(default_factory=list)
     not_ours: list[str] = field(default_factory=list)
     stuck: list[str] = field(default_factory=list)
+    home_size: int = 0
 
 
-def clean_runs(dry_run: bool = False) -> Cleaning:
+def clean_runs(dry_run: bool = False, keep_bytes: int = 0) -> Cleaning:
     """Remove every run folder in `runs_home()` that carries labkit's marker and whose run is
-    over. It never follows a link and leaves everything else (folders given as `out` are the
-    caller's, and live elsewhere); another `clean` at the same time is harmless."""
+    over, but the newest ones that together take at most `keep_bytes`. It never follows a link
+    and leaves everything else (folders given as `out` are the caller's, and live elsewhere);
+    another `clean` at the same time is harmless."""
     check_bool("dry_run", dry_run)  # "no" would count as true: a dry run the caller did not want
+    check_int("keep_bytes", keep_bytes, 0, 1 << 62)
     home = runs_home()
     done = Cleaning(home)
-    for name in sorted(os.listdir(home)):
+    room = keep_bytes  # what the newest finished runs may still take; once one does not fit,
+    for name in newest_first(home):  # every older one goes too
         folder = home / name
         marker = open_marker(folder)
         if marker is None:
@@ -262,6 +282,8 @@ def clean_runs(dry_run: bool = False) -> Cleaning:
                 done.not_ours.append(name)
             continue
         try:
+            size = folder_size(folder)
+            done.home_size += size
             try:
                 fcntl.flock(marker, fcntl.LOCK_EX | fcntl.LOCK_NB)
             except BlockingIOError:
@@ -269,11 +291,16 @@ def clean_runs(dry_run: bool = False) -> Cleaning:
                 continue
             if os.fstat(marker).st_nlink == 0:  # another clean removed it while we waited
                 continue
+            if size <= room:
+                room -= size
+                done.kept.append(name)
+                continue
+            room = 0
             blocked = what_blocks_removal(folder)
             if blocked:  # left whole, rather than half-removed
                 done.stuck.append(f"{folder} ({blocked})")
                 continue
-            done.size += folder_size(folder)
+            done.size += size
             if not dry_run:
                 try:
                     remove_run_dir(folder)
@@ -284,6 +311,43 @@ def clean_runs(dry_run: bool = False) -> Cleaning:
         finally:
             os.close(marker)
     return done
+
+
+def newest_first(home: Path) -> list[str]:
+    """The home's entries, the newest run first (by its marker's time: when it was made)."""
+
+    def made_at(name: str) -> float:
+        try:
+            return os.lstat(home / name / MARKER).st_mtime
+        except OSError:
+            return 0.0
+
+    return sorted(os.listdir(home), key=made_at, reverse=True)
+
+
+def runs_keep_bytes() -> int:
+    """How much the newest finished runs may take before older ones are pruned: 200 MB unless
+    LABKIT_RUNS_KEEP_MB says otherwise (0 turns pruning off)."""
+    text = os.environ.get(KEEP_MB_VARIABLE, str(KEEP_MB_DEFAULT)).strip()
+    if not text.isascii() or not text.isdigit():
+        raise LabError(
+            f"{KEEP_MB_VARIABLE}={text!r}: give a whole number of megabytes "
+            f"(default {KEEP_MB_DEFAULT}; 0 keeps every run)"
+        )
+    return int(text) * 1_000_000
+
+
+def prune_runs() -> Cleaning | None:
+    """Keep the runs home small: remove the oldest finished runs beyond `runs_keep_bytes()`.
+    At most once in PRUNE_EVERY seconds per process; None when it did not look (too soon, or
+    pruning is off). A folder it cannot remove is left for `labkit clean` to name."""
+    global _pruned_at
+    keep = runs_keep_bytes()
+    now = time.monotonic()
+    if keep == 0 or (_pruned_at is not None and now - _pruned_at < PRUNE_EVERY):
+        return None
+    _pruned_at = now
+    return clean_runs(keep_bytes=keep)
 
 
 def open_marker(folder: Path) -> int | None:
@@ -319,12 +383,14 @@ def what_blocks_removal(folder: Path) -> str | None:
 
 
 def folder_size(folder: Path) -> int:
-    """Bytes in the folder's files, links not followed."""
-    return sum(
-        os.lstat(os.path.join(top, name)).st_size
-        for top, _, names in os.walk(folder)
-        for name in names
-    )
+    """Bytes in the folder's files, links not followed; a file that goes while we count (a
+    journal a running worker removes) counts as nothing."""
+    size = 0
+    for top, _, names in os.walk(folder):
+        for name in names:
+            with contextlib.suppress(FileNotFoundError):
+                size += os.lstat(os.path.join(top, name)).st_size
+    return size
 
 
 def remove_run_dir(folder: Path) -> None:

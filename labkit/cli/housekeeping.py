@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from labkit.bench.folders import clean_runs
+from labkit.bench.folders import KEEP_MB_VARIABLE, clean_runs, runs_keep_bytes
 from labkit.bench.snapshot import snapshot_folder
 
 __all__ = ["register"]
@@ -29,6 +29,14 @@ def cmd_show(args: argparse.Namespace) -> None:
 
 def cmd_clean(args: argparse.Namespace) -> int:
     done = clean_runs(dry_run=args.dry_run)
+    if args.dry_run:
+        keep = runs_keep_bytes()
+        pruning = (
+            f"new runs prune it to the newest {keep / 1e6:.0f} MB ({KEEP_MB_VARIABLE})"
+            if keep
+            else f"pruning is off ({KEEP_MB_VARIABLE}=0)"
+        )
+        print(f"the runs home holds {done.home_size / 1e6:.1f} MB; {pruning}")
     verb = "would remove" if args.dry_run else "removed"
     print(f"{verb} {len(done.removed)} run folders ({done.size / 1e6:.1f} MB) from {done.home}")
     if done.in_use:
