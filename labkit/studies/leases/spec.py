@@ -1,0 +1,82 @@
+"""A reader's choice for one race, checked and frozen: how a worker claims, how long the first
+worker is frozen, how long a lease lasts."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from labkit.bench.errors import (
+    MAX_TIMEOUT,
+    LabError,
+    check_choice,
+    check_folder,
+    check_instance,
+    check_int,
+    check_number,
+)
+
+__all__ = ["MAX_MS", "METHODS", "STOP_POINTS", "ClaimSpec"]
+
+METHODS = {
+    "select_then_update": "SELECT the state, then UPDATE it in a second statement",
+    "conditional_update": "one UPDATE ... WHERE state='open': one wins; no lease",
+    "lease": "one UPDATE claims an open task or an expired lease and takes a new token; "
+    "the receiver does not check the token",
+    "lease_with_fence": "the same lease claim; the receiver refuses a token lower than the "
+    "highest it accepted, in the write's own transaction",
+    "renew_by_name": "the lease claim, renewed before the write by the worker's name (its "
+    "replacement has the same name); the receiver does not check the token",
+}
+FENCED = ("lease_with_fence",)  # the methods whose receiver checks the token
+LEASED = ("lease", "lease_with_fence", "renew_by_name")
+# Where the first worker is frozen: after it read the state (select_then_update), else after
+# its claim committed, before its write.
+STOP_POINTS = {method: "claimed" for method in METHODS} | {"select_then_update": "checked"}
+MAX_MS = 60_000  # lab milliseconds: a minute of the lab's clock is more than any lesson needs
+YOURS = "yours"  # a reader's claim or receiver (the exercises)
+
+
+@dataclass(frozen=True)
+class ClaimSpec:
+    """One race. Invalid values raise LabError naming the valid choices."""
+
+    method: str = "lease_with_fence"
+    pause_ms: int = 300  # how long (lab time) the first worker stays frozen
+    lease_ms: int = 200  # how long a claim's lease lasts (lab time)
+    out: Path | None = None  # a folder that must not exist yet; None: a new one in the runs home
+    timeout: float = 10.0  # seconds each worker may take before the parent kills it
+    claim_source: str | None = None  # a reader's claim function (an exercise)
+    receive_source: str | None = None  # a reader's receiver function (an exercise)
+
+    def __post_init__(self) -> None:
+        check_choice("claim method", self.method, METHODS)
+        check_int("pause_ms", self.pause_ms, 0, MAX_MS)
+        check_int("lease_ms", self.lease_ms, 1, MAX_MS)
+        check_folder("out", self.out)
+        check_number("timeout", self.timeout, 0, MAX_TIMEOUT)
+        for what in ("claim_source", "receive_source"):
+            check_instance(what, getattr(self, what), str | None, "source text or None")
+        if self.claim_source and self.method not in LEASED:
+            raise LabError(f"a claim of yours goes with a lease method: {', '.join(LEASED)}")
+
+    @property
+    def fenced(self) -> bool:
+        return self.method in FENCED
+
+    @property
+    def leased(self) -> bool:
+        return self.method in LEASED
+
+    @property
+    def label(self) -> str:
+        """`lease_with_fence.p300.l200`: a trial's folder in a sweep."""
+        return f"{self.method}.p{self.pause_ms}.l{self.lease_ms}"
+
+    @property
+    def arrival_ms(self) -> int:
+        """When the second worker tries to claim: the moment the first one's lease runs out,
+        if it does while the first is frozen; otherwise halfway through the pause."""
+        if self.leased and self.pause_ms >= self.lease_ms:
+            return self.lease_ms
+        return self.pause_ms // 2

@@ -1,0 +1,110 @@
+"""One worker: claim the task, write the document through the receiver, mark the task done.
+
+It reads the time from the lab's clock, stops at its points when its parent asks (`Gate`), and
+dies with its parent: a worker frozen by SIGSTOP cannot notice that its parent has gone, so
+Linux kills it then (`spares.die_with`). A reader's claim or receiver runs here in place of the
+built-in one, with a point before each of its statements that opens a transaction: the
+moments where another worker can come between two of its transactions. Worker-side: standard
+library only.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Callable
+
+from labkit.bench.gate import Gate, report
+from labkit.bench.spares import die_with
+from labkit.bench.trace import Trace
+from labkit.studies.leases.stores import (
+    CLAIMS,
+    RECEIVER_FILE,
+    TASKS_FILE,
+    connect,
+    finish,
+    lab_now,
+    receive_fenced,
+    receive_unfenced,
+    refuse,
+    renew_by_name,
+)
+
+__all__ = ["CLAIM_FILE", "RECEIVE_FILE", "run_worker", "statement_point"]
+
+CLAIM_FILE = "<your claim>"  # a reader's code's file name in a traceback (the judge finds it)
+RECEIVE_FILE = "<your receiver>"
+
+
+def statement_point(part: str, number: int) -> str:
+    """The point before a reader's `number`th statement run outside a transaction."""
+    return f"{part} statement {number}"
+
+
+def readers(source: str, file: str, part: str, db: sqlite3.Connection, gate: Gate) -> Callable:
+    """The reader's function from `source`, called with a point before each of its statements
+    that runs outside a transaction (the lab may freeze the worker there)."""
+    namespace: dict = {}
+    exec(compile(source, file, "exec"), namespace)  # the reader's own lab
+    function = next(  # the first function the source defines, as the check reads it
+        v
+        for v in namespace.values()
+        if getattr(v, "__code__", None) and v.__code__.co_filename == file
+    )
+    seen = 0
+
+    def before(sql: str) -> None:
+        nonlocal seen
+        if not db.in_transaction:
+            seen += 1
+            gate(statement_point(part, seen))
+
+    def call(*args: object) -> object:
+        db.set_trace_callback(before)
+        try:
+            return function(db, *args)
+        finally:
+            db.set_trace_callback(None)
+
+    return call
+
+
+def run_worker(job: dict) -> None:
+    """Claim, (renew), write, finish; each step in the trace with the lab's time."""
+    die_with(job["parent"])
+    run_dir, method, me, lease_ms = job["run_dir"], job["method"], job["name"], job["lease_ms"]
+    trace = Trace(run_dir, job["role"])
+    trace.event("start", worker=me, method=method, lab_ms=lab_now(run_dir))
+    gate = Gate(trace, job)
+    tasks, receiver = connect(run_dir, TASKS_FILE), connect(run_dir, RECEIVER_FILE)
+    if job.get("claim_source"):
+        claim = readers(job["claim_source"], CLAIM_FILE, "claim", tasks, gate)
+        fence = claim(me, lab_now(run_dir), lease_ms)
+    else:
+        fence = CLAIMS[method](tasks, me, lab_now(run_dir), lease_ms, gate)
+    now = lab_now(run_dir)
+    trace.event("claim", won=fence is not None, fence=fence, lab_ms=now, lease_ms=lease_ms)
+    if fence is None:
+        report(job, claimed=False)
+        return
+    gate("claimed")
+    if method == "renew_by_name":
+        renewed = renew_by_name(tasks, me, lab_now(run_dir), lease_ms)
+        trace.event("renew", held=renewed, lab_ms=lab_now(run_dir), lease_ms=lease_ms)
+        if not renewed:
+            report(job, claimed=True, fence=fence, renewed=False)
+            return
+    body = f"report written by {job['role']} under token {fence}"
+    if job.get("receive_source"):
+        applied = bool(
+            readers(job["receive_source"], RECEIVE_FILE, "receive", receiver, gate)(me, fence, body)
+        )
+        if not applied:
+            refuse(receiver, me, fence)
+    else:
+        receive = receive_fenced if job["fenced"] else receive_unfenced
+        applied = receive(receiver, me, fence, body)
+    trace.event("write", applied=applied, fence=fence, lab_ms=lab_now(run_dir))
+    gate("written")
+    done = finish(tasks, fence)
+    trace.event("done", marked=done, fence=fence, lab_ms=lab_now(run_dir))
+    report(job, claimed=True, fence=fence, applied=applied, done=done)
