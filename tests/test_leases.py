@@ -1,0 +1,266 @@
+"""Lesson 6, two workers and one task: real worker processes race for one task row under a
+schedule the lab forces (the first frozen by SIGSTOP at its point, the lab's clock moved on,
+the second run, the first thawed), so every outcome happens on every run. The files say what
+happened; every process is reaped, even a frozen one whose parent is killed; bad input is one
+line."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from labkit.bench.errors import LabError
+from labkit.bench.trace import read_trace
+from labkit.studies.leases.experiment import Race, execute_claim, run_claim, sweep_claims
+from labkit.studies.leases.spec import METHODS, ClaimSpec
+from labkit.studies.leases.stepping import ClaimStepSession
+from tests.conftest import STDLIB, processes_mentioning, worker_imports
+
+ROOT = Path(__file__).resolve().parent.parent
+LEASE = 200
+PAUSES = (100, 200, 300)  # shorter than the lease, equal to it (it has expired), longer
+# method → outcome for a pause shorter than the lease, and for one as long or longer
+EXPECTED = {
+    "select_then_update": ("both_ran", "both_ran"),
+    "conditional_update": ("one_winner", "one_winner"),
+    "lease": ("one_winner", "lost_update"),
+    "lease_with_fence": ("one_winner", "refused_late_write"),
+    "renew_by_name": ("one_winner", "lost_update"),
+}
+
+
+@pytest.fixture(scope="module")
+def sweep(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("leases") / "sweep"
+    results = sweep_claims(pauses=PAUSES, leases=(LEASE,), out=folder)
+    assert processes_mentioning(str(folder)) == []  # every worker reaped, none left frozen
+    return {(r.spec.method, r.spec.pause_ms): r for r in results}
+
+
+def rows(result, table):
+    return result.after.table(table).rows
+
+
+def test_the_expected_table_covers_every_method():
+    assert set(EXPECTED) == set(METHODS)
+
+
+@pytest.mark.parametrize("pause", PAUSES)
+@pytest.mark.parametrize("method", list(METHODS))
+def test_every_method_under_every_pause_ends_as_it_must(sweep, method, pause):
+    r = sweep[method, pause]
+    assert r.failure is None, r.failure
+    assert r.stopped and r.outcome == EXPECTED[method][pause >= LEASE]
+    assert {role: w.exit_code for role, w in r.workers.items()} == {"w1": 0, "w2": 0}
+    saved = json.loads((r.run_dir / "results.json").read_text())
+    assert saved["outcome"] == r.outcome and saved["stop_at"] == r.stop_at
+
+
+def test_select_then_update_lets_both_claim_with_the_same_token(sweep):
+    r = sweep["select_then_update", 300]
+    assert r.stop_at == "checked"  # frozen after its SELECT read 'open', before its UPDATE
+    assert [row[1] for row in rows(r, "applied")] == ["w2", "w1"]
+    assert r.reports["w1"]["fence"] == r.reports["w2"]["fence"] == 33
+    assert rows(r, "task") == [["job-17", "done", "w1", 33, None]]
+
+
+def test_a_conditional_claim_has_one_winner_and_no_lease(sweep):
+    r = sweep["conditional_update", 300]
+    assert r.reports["w2"] == {"claimed": False}
+    assert rows(r, "task") == [["job-17", "done", "w1", 33, None]]
+    assert [row[1:3] for row in rows(r, "applied")] == [["w1", 33]]
+
+
+def test_a_lease_without_a_fence_lets_the_late_write_overwrite_the_newer_one(sweep):
+    r = sweep["lease", 300]
+    assert [row[1:3] for row in rows(r, "applied")] == [["w2", 34], ["w1", 33]]
+    assert rows(r, "document") == [["report-17", "report written by w1 under token 33", "w1", 33]]
+    assert rows(r, "task") == [["job-17", "done", "w2", 34, LEASE + LEASE]]
+    assert r.reports["w1"]["done"] is False and rows(r, "refused") == []
+
+
+def test_the_fence_refuses_token_33_after_34_in_the_receiver(sweep):
+    for pause in (200, 300):  # at pause == lease the lease has expired: now >= lease_until
+        r = sweep["lease_with_fence", pause]
+        assert [row[1:3] for row in rows(r, "applied")] == [["w2", 34]]
+        assert [row[1:] for row in rows(r, "refused")] == [["w1", 33, 34]]
+        assert rows(r, "document")[0][2:] == ["w2", 34]
+        assert r.reports["w1"] == {"claimed": True, "fence": 33, "applied": False, "done": False}
+    short = sweep["lease_with_fence", 100]
+    assert short.reports["w2"] == {"claimed": False} and rows(short, "refused") == []
+
+
+def test_renewing_by_name_extends_the_replacements_lease_and_the_stale_write_lands(sweep):
+    r = sweep["renew_by_name", 300]
+    renewals = [e for e in r.trace() if e["event"] == "renew"]
+    assert [(e["role"], e["held"], e["lab_ms"]) for e in renewals] == [
+        ("w2", True, LEASE),
+        ("w1", True, 300),
+    ]
+    # w2 took the task at 200 with a lease to 400; w1's heartbeat, under the same name, moved it
+    assert rows(r, "task") == [["job-17", "done", "worker-a", 34, 300 + LEASE]]
+    assert rows(r, "document")[0][3] == 33
+
+
+def test_the_schedule_is_in_the_trace_on_the_labs_clock(sweep):
+    r = sweep["lease_with_fence", 300]
+    events = [(e["role"], e["event"], e.get("lab_ms")) for e in r.trace()]
+    wanted = [
+        ("w1", "claim", 0),
+        ("lab", "stop", 0),
+        ("lab", "clock", LEASE),
+        ("w2", "claim", LEASE),
+        ("w2", "write", LEASE),
+        ("w2", "done", LEASE),
+        ("lab", "clock", 300),
+        ("lab", "cont", 300),
+        ("w1", "write", 300),
+        ("w1", "done", 300),
+    ]
+    assert [
+        e for e in events if e[1] in {"claim", "stop", "clock", "write", "done", "cont"}
+    ] == wanted
+    stop = next(e for e in r.trace() if e["event"] == "stop")
+    assert stop["pid"] == r.workers["w1"].pid
+
+
+def test_a_frozen_worker_is_really_stopped_until_it_is_thawed(tmp_path):
+    (tmp_path / "run").mkdir()
+    with Race(ClaimSpec("lease_with_fence", 300, LEASE), tmp_path / "run") as race:
+        moves = iter(race.steps())
+        next(moves)  # w1 stands at 'claimed'
+        next(moves)  # it has been frozen
+        state = Path(f"/proc/{race.first.proc.pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+        assert state == "T"  # stopped, by SIGSTOP
+        for _ in moves:
+            pass
+        assert race.result().outcome == "refused_late_write"
+    assert processes_mentioning(str(tmp_path)) == []
+
+
+def test_an_error_in_the_middle_of_the_schedule_kills_the_frozen_worker(tmp_path):
+    (tmp_path / "run").mkdir()
+    with pytest.raises(KeyboardInterrupt), Race(ClaimSpec("lease"), tmp_path / "run") as race:
+        moves = iter(race.steps())
+        next(moves)
+        next(moves)  # frozen now
+        raise KeyboardInterrupt  # a Ctrl-C while w1 is frozen
+    assert race.first.proc.returncode == -signal.SIGKILL
+    assert processes_mentioning(str(tmp_path)) == []
+
+
+def test_a_frozen_worker_dies_with_its_parent(tmp_path):
+    """A kernel killed while a worker is frozen: the worker cannot notice (it is stopped), so
+    Linux kills it when its parent dies."""
+    code = (
+        "import sys, time\n"
+        "from labkit.studies.leases.stepping import ClaimStepSession\n"
+        "session = ClaimStepSession(out=sys.argv[1])\n"
+        "session.proceed()\n"  # w1 frozen now
+        "print(session.worker.proc.pid, flush=True)\n"
+        "time.sleep(60)\n"
+    )
+    parent = subprocess.Popen(
+        [sys.executable, "-c", code, str(tmp_path / "run")], stdout=subprocess.PIPE, cwd=ROOT
+    )
+    pid = int(parent.stdout.readline())
+    state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    assert state == "T"
+    parent.kill()  # SIGKILL: no finally, no atexit, nothing of the parent's runs
+    parent.wait()
+    parent.stdout.close()
+    deadline = time.monotonic() + 10
+    while processes_mentioning(str(tmp_path)) and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert processes_mentioning(str(tmp_path)) == [], f"frozen worker {pid} outlived its parent"
+
+
+def test_step_mode_moves_one_step_at_a_time_and_a_kill_lets_the_lease_run_out(tmp_path):
+    with ClaimStepSession("lease", 300, LEASE, out=tmp_path / "run") as session:
+        assert session.paused_at.startswith("w1 stands at 'claimed'")
+        assert session.state().table("task").rows == [["job-17", "claimed", "w1", 33, LEASE]]
+        assert session.proceed().startswith("next: the clock moves to 200 ms")
+        assert session.kill().startswith("next: the clock moves")  # w1 dies frozen
+        with pytest.raises(LabError, match="cannot proceed: the first worker"):
+            session.proceed()
+        result = session.recover()
+    assert result.failure is None and result.outcome == "one_winner"
+    assert result.workers["w1"].exit_code == -signal.SIGKILL
+    assert [row[1:3] for row in rows(result, "applied")] == [["w2", 34]]
+    assert processes_mentioning(str(tmp_path)) == []
+
+
+def test_step_mode_closed_while_frozen_reaps_both(tmp_path):
+    session = ClaimStepSession("lease_with_fence", out=tmp_path / "run")
+    session.proceed()
+    pid = session.worker.proc.pid
+    session.close()
+    assert session.worker.proc.returncode == -signal.SIGKILL
+    assert not os.path.exists(f"/proc/{pid}/stat") or processes_mentioning(str(tmp_path)) == []
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"method": "optimistic"}, "unknown claim method 'optimistic'; choose one of: select_then"),
+        ({"pause_ms": -1}, "pause_ms must be a whole number from 0 to 60000, not -1"),
+        ({"lease_ms": 0}, "lease_ms must be a whole number from 1 to 60000, not 0"),
+        ({"lease_ms": True}, "lease_ms must be a whole number"),
+        ({"pause_ms": 2.5}, "pause_ms must be a whole number"),
+        ({"timeout": 0}, "timeout must be a number above 0"),
+    ],
+)
+def test_bad_input_is_one_line_naming_the_choices(tmp_path, kwargs, message):
+    with pytest.raises(LabError, match=message):
+        run_claim(**kwargs, out=tmp_path / "run")
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_bad_sweep_input_is_one_line(tmp_path):
+    with pytest.raises(LabError, match="pauses must be a list of whole numbers"):
+        sweep_claims(pauses=300, out=tmp_path / "s")
+    with pytest.raises(LabError, match="claim methods must be a list of"):
+        sweep_claims(methods="lease", out=tmp_path / "s")
+    with pytest.raises(LabError, match="unknown claim method 'x'"):
+        sweep_claims(methods=["x"], out=tmp_path / "s")
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_an_existing_out_folder_is_refused_and_left_alone(tmp_path):
+    (tmp_path / "taken").mkdir()
+    (tmp_path / "taken" / "mine.txt").write_text("keep")
+    with pytest.raises(LabError, match="already exists"):
+        run_claim(out=tmp_path / "taken")
+    assert [p.name for p in (tmp_path / "taken").iterdir()] == ["mine.txt"]
+
+
+def test_nothing_is_written_outside_the_run_folder(tmp_path, monkeypatch):
+    temp, cwd = tmp_path / "temp", tmp_path / "cwd"
+    temp.mkdir()
+    cwd.mkdir()
+    monkeypatch.setenv("TMPDIR", str(temp))
+    monkeypatch.chdir(cwd)
+    result = run_claim("lease", out=tmp_path / "run")
+    assert list(temp.iterdir()) == [] and list(cwd.iterdir()) == []
+    names = sorted(p.name for p in result.run_dir.iterdir())
+    assert names == sorted(
+        ["clock", "receiver.db", "tasks.db", "trace.jsonl", "results.json"]
+        + [f"w{n}.{kind}" for n in (1, 2) for kind in ("json", "stdout", "stderr")]
+    )
+
+
+def test_the_worker_imports_only_the_standard_library_and_labkit():
+    assert worker_imports("labkit.studies.leases.worker") - {"labkit"} <= STDLIB
+
+
+def test_a_run_without_out_goes_to_the_runs_home():
+    result = execute_claim(ClaimSpec("conditional_update", 50, 100))
+    assert result.run_dir.name.startswith("leases-") and result.outcome == "one_winner"
+    assert read_trace(result.run_dir)[0]["role"] == "w1"
