@@ -39,6 +39,7 @@ PRELOAD = (
     "labkit.studies.interrupt_resume.graphs",
     "labkit.studies.outbox.graph",
     "labkit.studies.durability.graphs:warm_up",
+    "labkit.studies.retries.warm:warm_up",
 )
 # The server's command line (after `isolated_python`): labkit's folder, then the caller's pid.
 SERVER_MAIN = (

@@ -1,0 +1,83 @@
+"""Lesson 8, the first checkpoint (issue #8764) as a distribution: hundreds of trials per mode,
+each a real process killed at its first node's first line and a fresh one that recovers.
+
+Runs only inside the trial server, as study 004's trials do: both workers of a trial are
+forked spares (`bench/spares.py`), so a trial costs tens of milliseconds, not seconds.
+"""
+
+from __future__ import annotations
+
+import signal
+import time
+from collections import Counter
+from collections.abc import Callable
+from pathlib import Path
+
+from labkit.bench.failures import failing_run, first_failure, worker_failure
+from labkit.bench.folders import keep_json, new_run_dir
+from labkit.bench.launcher import read_report
+from labkit.bench.ledger import read_ledger
+from labkit.studies.retries.runs import forked, saved_checkpoints
+from labkit.studies.retries.spec import FirstCheckpointSpec
+
+__all__ = ["first_checkpoint_trials", "one_trial"]
+
+Progress = Callable[[int, int, dict], None]
+
+
+def saved_word(rows: list[dict]) -> str:
+    """What the file held at the kill, in one word: "nothing", "input", "input+loop", ..."""
+    return "+".join(row["source"] for row in rows) or "nothing"
+
+
+def one_trial(spec: FirstCheckpointSpec, run_dir: Path) -> dict:
+    """Accept a run, crash at its first node, read the file as the crash left it, recover."""
+    started = time.perf_counter()
+    job = {"mode": spec.mode}
+    with failing_run(run_dir):
+        with forked(run_dir, "first", "first_checkpoint:accept_and_crash", job, spec.timeout) as w:
+            w.wait()
+        at_kill = saved_checkpoints(run_dir)
+        with forked(run_dir, "recovery", "first_checkpoint:recover", job, spec.timeout) as r:
+            r.wait()
+        first = w.report()
+        crashed = first.exit_code == -signal.SIGKILL and not first.timed_out
+        accepted = any(line["phase"] == "accepted" for line in read_ledger(run_dir))
+        resumed = read_report(run_dir, "recovery").get("resumed", False)
+        return {
+            "saved": saved_word(at_kill),
+            "accepted": accepted,
+            "resumed": resumed,
+            "lost": accepted and not resumed,
+            "ms": round((time.perf_counter() - started) * 1000, 1),
+            "failure": (None if crashed else worker_failure(first) or "the node did not crash")
+            or first_failure([(r.report(), None)]),
+            "run_dir": str(run_dir),
+        }
+
+
+def first_checkpoint_trials(
+    spec: dict, out: str | None = None, progress: Progress | None = None
+) -> dict:
+    """`spec.trials` trials of one durability mode, one after another, each in its folder."""
+    spec = FirstCheckpointSpec(**spec)
+    root = new_run_dir(out, prefix=f"first-checkpoint-{spec.mode}-")
+    started = time.perf_counter()
+    trials = []
+    for n in range(1, spec.trials + 1):
+        trials.append(one_trial(spec, new_run_dir(root / f"trial-{n}")))
+        if progress:
+            progress(n, spec.trials, trials[-1])
+    counted = [t for t in trials if not t["failure"]]
+    result = {
+        "mode": spec.mode,
+        "trials": spec.trials,
+        "saved": dict(Counter(t["saved"] for t in counted).most_common()),
+        "lost": sum(t["lost"] for t in counted),
+        "failed": len(trials) - len(counted),
+        "seconds": round(time.perf_counter() - started, 2),
+        "runs": trials,
+        "run_dir": str(root),
+    }
+    keep_json(root, results={k: v for k, v in result.items() if k != "runs"})
+    return result

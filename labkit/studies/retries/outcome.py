@@ -1,0 +1,29 @@
+"""What lesson 8's files show, in words: per order, per refund, per stopped run.
+
+Standard library only: the trial server computes these from the ledger and the payment
+service's rows, and the views and the exercises read them back.
+"""
+
+from __future__ import annotations
+
+__all__ = ["ORDER_OUTCOMES", "order_outcome"]
+
+ORDER_OUTCOMES = {
+    "charged once": "one new charge, and the run ended with its receipt",
+    "duplicate": "more than one new charge for one order",
+    "charged, run failed": "the card was charged, yet the run failed: its caller thinks not",
+    "never charged": "the run ended with a receipt, but that charge is another order's",
+    "declined": "no charge, and the run failed with the decline",
+    "failed": "no charge, and the run failed",
+}
+
+
+def order_outcome(new_charges: int, receipt: int | None, error: str | None) -> str:
+    """One order's word from its new charges and how its run ended."""
+    if new_charges > 1:
+        return "duplicate"
+    if new_charges == 1:
+        return "charged, run failed" if error else "charged once"
+    if error:
+        return "declined" if error.startswith("CardDeclined") else "failed"
+    return "never charged" if receipt is not None else "failed"

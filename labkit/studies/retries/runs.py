@@ -1,0 +1,236 @@
+"""Lesson 8's runs as the trial server runs them: each section's workers, forked from the server,
+then what the files hold: the ledger (what ran), the payment service (what was charged) and the
+checkpoint file (what LangGraph saved). One call from the kernel per run; results are dicts.
+
+Runs only inside the trial server (its workers import LangGraph; this module does not itself).
+"""
+
+from __future__ import annotations
+
+import json
+import signal
+import subprocess
+from collections import Counter
+from pathlib import Path
+
+from labkit.bench.failures import failing_run, first_failure, worker_failure
+from labkit.bench.folders import keep_json, new_run_dir
+from labkit.bench.launcher import WorkerProcess, WorkerReport, read_report
+from labkit.bench.ledger import read_ledger, rerun_nodes
+from labkit.bench.snapshot import read_tables
+from labkit.bench.tickets import TICKETS_FILE
+from labkit.studies.retries.outcome import order_outcome
+from labkit.studies.retries.spec import DrainSpec, FunctionalSpec, HandlerSpec, RetrySpec
+
+__all__ = [
+    "forked",
+    "run_drain",
+    "run_functional",
+    "run_handler",
+    "run_retry",
+    "saved_checkpoints",
+]
+
+CHECKPOINT_FILE = "checkpoints.db"  # bench/checkpoints.py's name (that module imports LangGraph)
+ENTRIES = "labkit.studies.retries."
+
+
+def forked(run_dir: Path, role: str, entry: str, job: dict, timeout: float, **plan: object):
+    """A worker forked from this server, running `entry` of one of lesson 8's modules."""
+    return WorkerProcess(
+        run_dir, role, ENTRIES + entry, job, timeout=timeout, start_mode="fork", **plan
+    )
+
+
+def saved_checkpoints(run_dir: Path | str) -> list[dict]:
+    """The `checkpoints` rows as the file holds them now: each one's step and source ("input"
+    is the accepted input, "loop" a finished step), in the order they were saved."""
+    path = Path(run_dir) / CHECKPOINT_FILE
+    table = read_tables(path).get("checkpoints") if path.exists() else None
+    if table is None:  # no file, or a saver that never made its tables
+        return []
+    metadata = table.columns.index("metadata")
+    found = [json.loads(row[metadata]) for row in table.rows]
+    return [{"step": m.get("step"), "source": m.get("source")} for m in found]
+
+
+def charges(run_dir: Path) -> list[dict]:
+    """The payment service's rows: every charge or refund it holds, with its key."""
+    path = run_dir / TICKETS_FILE
+    rows = read_tables(path)["ticket"].rows if path.exists() else []
+    return [{"id": r[0], "key": r[2], "what": json.loads(r[3])["title"]} for r in rows]
+
+
+def roles_of(*workers: WorkerProcess) -> dict[int, str]:
+    return {w.proc.pid: w.role for w in workers}
+
+
+def run_retry(spec: dict, out: str | None = None) -> dict:
+    """Each order's run through the payment node under the spec's policy and key."""
+    spec = RetrySpec(**spec)
+    run_dir = new_run_dir(out, prefix="retry-")
+    with failing_run(run_dir):
+        job = {"spec": spec.to_json()}
+        with forked(run_dir, "charges", "payments:charge_orders", job, spec.timeout) as worker:
+            worker.wait()
+        ended = read_report(run_dir, "charges").get("orders", {})
+        lines = read_ledger(run_dir)
+        orders = []
+        for order in [f"order-{n}" for n in range(1, spec.orders + 1)]:
+            mine = [line for line in lines if line.get("order") == order]
+            new = sum(bool(line.get("new")) for line in mine)
+            end = ended.get(order, {"receipt": None, "error": "the worker left no report"})
+            orders.append(
+                {
+                    "order": order,
+                    "attempts": len(mine),
+                    "new_charges": new,
+                    "keys": [line.get("key") for line in mine],
+                    **end,
+                    "outcome": order_outcome(new, end["receipt"], end["error"]),
+                }
+            )
+        result = {
+            "spec": spec.to_json(),
+            "orders": orders,
+            "charges": charges(run_dir),
+            "attempts": [
+                {k: line.get(k) for k in ("order", "attempt", "phase", "key", "charge", "new")}
+                for line in lines
+            ],
+            "checkpoints": len(saved_checkpoints(run_dir)),
+            "failure": first_failure([(worker.report(), None)]),
+            "run_dir": str(run_dir),
+        }
+        keep_json(run_dir, results=result)
+    return result
+
+
+def run_handler(spec: dict, out: str | None = None) -> dict:
+    """Issue #9002 across two processes: stop at the interrupt with the refund paid, resume."""
+    spec = HandlerSpec(**spec)
+    run_dir = new_run_dir(out, prefix="handler-")
+    with failing_run(run_dir):
+        job = {"way": spec.way, "keyed": spec.keyed}
+        with forked(run_dir, "first", "handlers:first_process", job, spec.timeout) as first:
+            first.wait()
+        at_interrupt = saved_checkpoints(run_dir)
+        with forked(run_dir, "resume", "handlers:resume_process", job, spec.timeout) as resume:
+            resume.wait()
+        roles = roles_of(first, resume)
+        refunds = [line for line in read_ledger(run_dir) if line["node"] == "refund"]
+        result = {
+            "spec": spec.to_json(),
+            "handler_runs": {
+                role: sum(roles[line["pid"]] == role for line in refunds) for role in roles.values()
+            },
+            "handler_saw": [line["error"] for line in refunds],
+            "refunds": [c for c in charges(run_dir) if c["what"].startswith("refund")],
+            "first": read_report(run_dir, "first"),
+            "resume": read_report(run_dir, "resume"),
+            "checkpoints_at_interrupt": len(at_interrupt),
+            "failure": first_failure([(first.report(), None), (resume.report(), None)]),
+            "run_dir": str(run_dir),
+        }
+        keep_json(run_dir, results=result)
+    return result
+
+
+def stop_while_b_works(first: WorkerProcess, spec: DrainSpec) -> str:
+    """Stop the first process inside b as the spec says; how it ended, in one word."""
+    point = first.wait_for_pause()
+    if point is None:  # it ended, or timed out, before b: the report says why
+        return "no stop"
+    if spec.signal == "kill":
+        first.kill()
+        return "killed"
+    if spec.signal == "term":
+        first.proc.send_signal(signal.SIGTERM)
+    first.resume()
+    if spec.signal == "term":
+        try:
+            first.proc.wait(timeout=spec.grace)
+        except subprocess.TimeoutExpired:
+            first.kill()  # the grace period is over: what an orchestrator does next
+            return "killed after the grace period"
+    code = first.wait()
+    return {0: "exited", -signal.SIGTERM: "terminated by SIGTERM"}.get(code, f"exited {code}")
+
+
+def own_failure(worker: WorkerReport) -> str | None:
+    """A stopped worker fails the run only by its own error or a timeout: a signal, or the
+    kill after the grace period, is how the section stops it."""
+    if worker.timed_out or (worker.exit_code or 0) > 0:
+        return worker_failure(worker)
+    return None
+
+
+def run_drain(spec: dict, out: str | None = None) -> dict:
+    """Stop the graph while b works (drain, SIGTERM + grace, SIGKILL), then resume it."""
+    spec = DrainSpec(**spec)
+    run_dir = new_run_dir(out, prefix="drain-")
+    with failing_run(run_dir):
+        job = {k: v for k, v in spec.to_json().items() if k != "timeout"}
+        point = "inside:b"
+        with forked(
+            run_dir, "first", "drain:first_process", job, spec.timeout, pause_at=(point,)
+        ) as first:
+            ended = stop_while_b_works(first, spec)
+        at_stop = saved_checkpoints(run_dir)
+        with forked(run_dir, "resume", "drain:resume_process", job, spec.timeout) as resume:
+            resume.wait()
+        roles = roles_of(first, resume)
+        lines = read_ledger(run_dir)
+        starts = Counter((roles[ln["pid"]], ln["node"]) for ln in lines if ln["phase"] == "start")
+        first_report = first.report()
+        result = {
+            "spec": {k: v for k, v in spec.to_json().items() if k != "serve_source"},
+            "ended": ended,
+            "first_exit": first_report.exit_code,
+            "checkpoints_at_stop": len(at_stop),
+            "ran": {
+                role: [n for n in ("a", "b", "c", "d") if starts[role, n]]
+                for role in ("first", "resume")
+            },
+            "rerun_nodes": rerun_nodes(lines),
+            "resume": read_report(run_dir, "resume"),
+            "failure": own_failure(first_report) or first_failure([(resume.report(), None)]),
+            "run_dir": str(run_dir),
+        }
+        keep_json(run_dir, results=result)
+    return result
+
+
+def run_functional(spec: dict, out: str | None = None) -> dict:
+    """The functional API killed inside `ship`, resumed in a fresh process."""
+    spec = FunctionalSpec(**spec)
+    run_dir = new_run_dir(out, prefix="functional-")
+    with failing_run(run_dir):
+        job = {"ref_in_task": spec.ref_in_task}
+        point = "inside:ship"
+        with forked(
+            run_dir, "first", "functional:first_process", job, spec.timeout, pause_at=(point,)
+        ) as first:
+            first.finish(kill_at=point)
+        with forked(run_dir, "resume", "functional:resume_process", job, spec.timeout) as resume:
+            resume.wait()
+        roles = roles_of(first, resume)
+        lines = [
+            {"role": roles[ln["pid"]], "node": ln["node"], "phase": ln["phase"], "ref": ln["ref"]}
+            for ln in read_ledger(run_dir)
+        ]
+        runs = Counter(ln["node"] for ln in lines if ln["phase"] in ("top", "ran", "start"))
+        charged = next((ln["ref"] for ln in lines if ln["node"] == "charge"), None)
+        shipped = read_report(run_dir, "resume").get("result", {}).get("shipped_ref")
+        result = {
+            "spec": spec.to_json(),
+            "lines": lines,
+            "runs": {node: runs[node] for node in ("entrypoint", "charge", "ship")},
+            "charged_ref": charged,
+            "shipped_ref": shipped,
+            "charges": charges(run_dir),
+            "failure": first_failure([(first.report(), point), (resume.report(), None)]),
+            "run_dir": str(run_dir),
+        }
+        keep_json(run_dir, results=result)
+    return result

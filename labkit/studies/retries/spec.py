@@ -1,0 +1,181 @@
+"""The reader's choices for lesson 8, checked and frozen before anything starts.
+
+Standard library only: the kernel and the CLI build these, the trial server and its workers
+read them back from JSON. Every wrong value is one LabError line that names the choices.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+
+from labkit.bench.errors import (
+    MAX_TIMEOUT,
+    LabError,
+    check_bool,
+    check_choice,
+    check_int,
+    check_number,
+    described,
+)
+
+__all__ = [
+    "DRAIN_SIGNALS",
+    "FAILURES",
+    "FIRST_MODES",
+    "HANDLER_WAYS",
+    "KEYS",
+    "MAX_FIRST_TRIALS",
+    "POLICIES",
+    "DrainSpec",
+    "FirstCheckpointSpec",
+    "FunctionalSpec",
+    "HandlerSpec",
+    "RetrySpec",
+]
+
+POLICIES = {
+    "none": "no retry policy: the first error fails the run",
+    "default": "RetryPolicy() with LangGraph's own retry_on (default_retry_on)",
+    "every": "RetryPolicy(retry_on=Exception): every exception is retried",
+    "transient": "RetryPolicy(retry_on=(ConnectionError, TimeoutError, NodeTimeoutError))",
+}
+KEYS = {
+    "uuid4": "a new uuid4 per attempt",
+    "attempt": "the order id and runtime.execution_info.node_attempt",
+    "attempt_only": "runtime.execution_info.node_attempt alone",
+    "order": "the order id from the state: the same on every attempt and every resume",
+}
+FAILURES = {
+    "reset": "the charge went through, then the connection was reset (ConnectionResetError)",
+    "timeout": "the charge went through, then reading the reply timed out (TimeoutError)",
+    "bad_reply": "the charge went through, then the reply was not JSON (ValueError)",
+    "declined": "the card is declined before any charge (CardDeclined, a plain Exception)",
+}
+DRAIN_SIGNALS = {
+    "drain": "the node itself calls runtime.control.request_drain() (a shutdown hook would)",
+    "term": "SIGTERM, as an orchestrator sends it, then SIGKILL once the grace period is over",
+    "kill": "SIGKILL: no grace at all",
+}
+HANDLER_WAYS = {
+    "add_node": "add_node('refund_check', ..., error_handler=refund)",
+    "defaults": "StateGraph.set_node_defaults(error_handler=refund)",
+}
+FIRST_MODES = ("sync", "async", "exit")
+MAX_ATTEMPTS = 10
+MAX_FIRST_TRIALS = 2000  # per mode: about 40 ms a trial here
+MAX_WORK_MS = 10_000
+
+
+def check_timeout(timeout: object) -> float:
+    return check_number("timeout", timeout, 0, MAX_TIMEOUT)
+
+
+@dataclass(frozen=True)
+class RetrySpec:
+    """A payment node that fails after (or before) its charge, under a retry policy and a key.
+
+    `fail_times` attempts of each order fail; the next one succeeds. `asynchronous` runs the
+    node as an async node under TimeoutPolicy(run_timeout=...): the first attempt's reply takes
+    longer than that, so it times out after its charge (the `failure` is then not raised)."""
+
+    policy: str = "default"
+    key: str = "uuid4"
+    failure: str = "reset"
+    fail_times: int = 1
+    max_attempts: int = 3
+    orders: int = 2
+    asynchronous: bool = False
+    timeout: float = 30.0
+
+    def __post_init__(self) -> None:
+        check_choice("retry policy", self.policy, POLICIES)
+        check_choice("key", self.key, KEYS)
+        check_choice("failure", self.failure, FAILURES)
+        check_int("fail_times", self.fail_times, 0, MAX_ATTEMPTS)
+        check_int("max_attempts", self.max_attempts, 1, MAX_ATTEMPTS)
+        check_int("orders", self.orders, 1, 5)
+        check_bool("asynchronous", self.asynchronous)
+        check_timeout(self.timeout)
+
+    def to_json(self) -> dict:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class HandlerSpec:
+    """Issue #9002: a node whose error handler refunds, beside a node that fails once."""
+
+    way: str = "add_node"
+    keyed: bool = False  # the refund carries a key made from the order: a re-run adds none
+    timeout: float = 30.0
+
+    def __post_init__(self) -> None:
+        check_choice("error handler way", self.way, HANDLER_WAYS)
+        check_bool("keyed", self.keyed)
+        check_timeout(self.timeout)
+
+    def to_json(self) -> dict:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class DrainSpec:
+    """Stop a running graph a → b → c → d while b works: drain, SIGTERM with a grace period,
+    or SIGKILL; then resume it in a fresh process.
+
+    Every node works `work_ms` after its start. `drain_safe`: the worker turns SIGTERM into
+    `request_drain()` (else SIGTERM's default action ends it at once). `serve_source`: a
+    reader's own way to run the graph in the worker (lesson 8's exercise), instead of the lab's."""
+
+    signal: str = "term"
+    grace: float = 2.0
+    work_ms: int = 300
+    drain_safe: bool = True
+    serve_source: str | None = None
+    timeout: float = 30.0
+
+    def __post_init__(self) -> None:
+        check_choice("signal", self.signal, DRAIN_SIGNALS)
+        check_number("grace", self.grace, 0, 60)
+        check_int("work_ms", self.work_ms, 0, MAX_WORK_MS)
+        check_bool("drain_safe", self.drain_safe)
+        if self.serve_source is not None and not isinstance(self.serve_source, str):
+            raise LabError(
+                f"serve_source must be a str holding a function, not {described(self.serve_source)}"
+            )
+        check_timeout(self.timeout)
+
+    def to_json(self) -> dict:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class FirstCheckpointSpec:
+    """Issue #8764: `trials` runs killed at the first line of their first node, per mode."""
+
+    mode: str = "async"
+    trials: int = 200
+    timeout: float = 30.0
+
+    def __post_init__(self) -> None:
+        check_choice("durability mode", self.mode, FIRST_MODES)
+        check_int("trials", self.trials, 1, MAX_FIRST_TRIALS)
+        check_timeout(self.timeout)
+
+    def to_json(self) -> dict:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class FunctionalSpec:
+    """The functional API killed inside its second task: where the order reference is made."""
+
+    ref_in_task: bool = False
+    timeout: float = 30.0
+
+    def __post_init__(self) -> None:
+        check_bool("ref_in_task", self.ref_in_task)
+        check_timeout(self.timeout)
+
+    def to_json(self) -> dict:
+        return asdict(self)
