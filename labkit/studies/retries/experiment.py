@@ -1,0 +1,132 @@
+"""Lesson 8 from the kernel or the CLI: every section is one call to the trial server, which
+forks the workers and reads their files back. Never imports LangGraph: bad input is refused
+here, in one line, before the server starts.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+from labkit.bench import server
+from labkit.bench.errors import check_choices, check_folder, check_function
+from labkit.bench.folders import check_run_dir
+from labkit.studies.retries.spec import (
+    FIRST_MODES,
+    DrainSpec,
+    FirstCheckpointSpec,
+    FunctionalSpec,
+    HandlerSpec,
+    RetrySpec,
+)
+
+__all__ = [
+    "default_retry_table",
+    "first_checkpoint",
+    "first_checkpoint_modes",
+    "run_drain",
+    "run_functional",
+    "run_handler",
+    "run_retry",
+]
+
+STUDY = "labkit.studies.retries."
+Progress = Callable[[int, int, dict], None]
+
+
+def call(function: str, spec: object, out: Path | str | None, prefix: str, **more) -> dict:
+    """Check the output folder, then run `function` in the trial server on the spec."""
+    out = check_folder("out", out)
+    check_run_dir(out, prefix, deepest="trial-2000/checkpoints.db-journal")
+    return server.call(STUDY + function, spec=spec.to_json(), out=str(out) if out else None, **more)
+
+
+def default_retry_table() -> list[dict]:
+    """Which errors `RetryPolicy()` retries, asked of the installed LangGraph now: one dict per
+    error (its class, an HTTP status where it has one, and `retried`)."""
+    return server.call(STUDY + "payments:default_retry_table")
+
+
+def run_retry(
+    policy: str = "default",
+    key: str = "uuid4",
+    failure: str = "reset",
+    *,
+    fail_times: int = 1,
+    max_attempts: int = 3,
+    orders: int = 2,
+    asynchronous: bool = False,
+    out: Path | str | None = None,
+) -> dict:
+    """Charge each order through a payment node that fails after its charge, retried under
+    `policy` (spec.POLICIES) with the idempotency key `key` (spec.KEYS). `asynchronous`: an
+    async node under TimeoutPolicy whose first reply is late. Per order: attempts, new
+    charges, receipt or error, and its outcome word; every charge the service holds."""
+    spec = RetrySpec(policy, key, failure, fail_times, max_attempts, orders, asynchronous)
+    return call("runs:run_retry", spec, out, "retry-")
+
+
+def run_handler(way: str = "add_node", keyed: bool = False, out: Path | str | None = None) -> dict:
+    """Issue #9002: the error handler refunds; the run stops at an interrupt beside it; a fresh
+    process resumes. How often the handler ran in each process, and the refunds paid."""
+    return call("runs:run_handler", HandlerSpec(way, keyed), out, "handler-")
+
+
+def run_drain(
+    signal: str = "term",
+    *,
+    grace: float = 2.0,
+    work_ms: int = 300,
+    drain_safe: bool = True,
+    serve_source: str | None = None,
+    out: Path | str | None = None,
+) -> dict:
+    """Stop a → b → c → d while b works (spec.DRAIN_SIGNALS), then resume in a fresh process:
+    how the first process ended, what it had saved, which nodes each process ran."""
+    spec = DrainSpec(signal, grace, work_ms, drain_safe, serve_source)
+    return call("runs:run_drain", spec, out, "drain-")
+
+
+def run_functional(ref_in_task: bool = False, out: Path | str | None = None) -> dict:
+    """The functional API, killed inside its `ship` task and resumed: what ran again."""
+    return call("runs:run_functional", FunctionalSpec(ref_in_task), out, "functional-")
+
+
+def first_checkpoint(
+    mode: str = "async",
+    trials: int = 200,
+    out: Path | str | None = None,
+    progress: Progress | None = None,
+) -> dict:
+    """Issue #8764: `trials` accepted runs of one durability mode, each killed at its first
+    node's first line and recovered: what the file held at the kill, how many runs were lost.
+    `progress(done, total, trial)` is called after every trial."""
+    spec = FirstCheckpointSpec(mode, trials)
+    check_function("progress", progress)
+    return call(
+        "distribution:first_checkpoint_trials",
+        spec,
+        out,
+        f"first-checkpoint-{mode}-",
+        **({"progress": progress} if progress else {}),
+    )
+
+
+def first_checkpoint_modes(
+    modes: tuple[str, ...] = FIRST_MODES, trials: int = 200, progress: Progress | None = None
+) -> dict[str, dict]:
+    """`first_checkpoint` for every mode, one after another, each in a new folder of the runs
+    home; `progress(done, total, trial)` counts across all of them."""
+    modes = check_choices("durability mode", modes, FIRST_MODES)
+    specs = [FirstCheckpointSpec(mode, trials) for mode in modes]  # all checked first
+    check_function("progress", progress)
+    results = {}
+    for n, spec in enumerate(specs):
+        relay = None
+        if progress:
+
+            def relay(done: int, total: int, trial: dict, before: int = n * trials) -> None:
+                progress(before + done, len(specs) * trials, trial)
+
+        results[spec.mode] = first_checkpoint(spec.mode, trials, progress=relay)
+    return results

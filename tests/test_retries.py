@@ -1,0 +1,199 @@
+"""Lesson 8: LangGraph's other ways to run a node twice, or not at all. Every test runs real
+graphs in workers forked from the trial server and reads back what the files hold: the ledger
+(what ran), the payment service's rows (what was charged), the checkpoint file, exit codes."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from labkit.bench.errors import LabError
+from labkit.bench.ledger import read_ledger
+from labkit.studies.retries import experiment as lab
+from labkit.studies.retries.spec import RetrySpec
+
+
+def charge_rows(run_dir: str) -> list[tuple]:
+    with sqlite3.connect(Path(run_dir) / "tickets.db") as db:
+        return db.execute("SELECT id, op_key FROM ticket ORDER BY id").fetchall()
+
+
+def by_order(result: dict) -> dict[str, dict]:
+    assert result["failure"] is None, result["failure"]
+    return {order["order"]: order for order in result["orders"]}
+
+
+def test_the_default_retry_policy_is_read_from_the_installed_library():
+    retried = {(row["error"], row["status"]): row["retried"] for row in lab.default_retry_table()}
+    assert retried[("ValueError", None)] is False
+    assert retried[("TimeoutError", None)] is False  # an OSError: not retried by default
+    assert retried[("ConnectionResetError", None)] is True
+    assert retried[("labkit.studies.retries.payments.CardDeclined", None)] is True
+    assert retried[("httpx.HTTPStatusError", 503)] is True
+    assert retried[("httpx.HTTPStatusError", 404)] is False
+    # Not "HTTP only on 5xx": a requests 404's Response is falsy, so it is retried (1.2.24).
+    assert retried[("requests.exceptions.HTTPError", 404)] is True
+    assert retried[("requests.exceptions.ConnectionError", None)] is False
+
+
+def test_a_retry_after_the_charge_charges_again_under_a_new_key(tmp_path):
+    result = lab.run_retry("default", "uuid4", "reset", out=tmp_path / "run")
+    orders = by_order(result)
+    assert [o["attempts"] for o in orders.values()] == [2, 2]  # no crash: LangGraph retried
+    assert [o["outcome"] for o in orders.values()] == ["duplicate", "duplicate"]
+    assert len(charge_rows(result["run_dir"])) == 4
+    attempts = [line["attempt"] for line in read_ledger(result["run_dir"])]
+    assert attempts == [1, 2, 1, 2]  # runtime.execution_info.node_attempt
+    assert json.loads((tmp_path / "run" / "results.json").read_text())["orders"]
+
+
+def test_a_key_from_the_order_charges_once_whatever_the_attempts(tmp_path):
+    result = lab.run_retry("default", "order", "reset", fail_times=2, out=tmp_path / "run")
+    orders = by_order(result)
+    assert [o["attempts"] for o in orders.values()] == [3, 3]
+    assert [o["outcome"] for o in orders.values()] == ["charged once", "charged once"]
+    assert charge_rows(result["run_dir"]) == [(1, "order-1"), (2, "order-2")]
+
+
+def test_node_attempt_in_the_key_charges_per_attempt_and_alone_mixes_orders(tmp_path):
+    per_attempt = by_order(lab.run_retry("default", "attempt", out=tmp_path / "a"))
+    assert per_attempt["order-1"]["keys"] == ["order-1:1", "order-1:2"]
+    assert per_attempt["order-1"]["outcome"] == "duplicate"
+    alone = lab.run_retry("default", "attempt_only", out=tmp_path / "b")
+    orders = by_order(alone)
+    assert orders["order-1"]["outcome"] == "duplicate"  # keys "1" and "2"
+    assert orders["order-2"]["outcome"] == "never charged"  # it got order-1's charges back
+    assert orders["order-2"]["receipt"] == orders["order-1"]["receipt"]
+    assert len(charge_rows(alone["run_dir"])) == 2
+
+
+def test_the_default_policy_leaves_a_charged_order_failed_after_a_timeout_error(tmp_path):
+    orders = by_order(lab.run_retry("default", "order", "timeout", orders=1, out=tmp_path / "r"))
+    assert orders["order-1"]["attempts"] == 1
+    assert orders["order-1"]["outcome"] == "charged, run failed"
+    assert orders["order-1"]["error"].startswith("TimeoutError")
+
+
+def test_retrying_every_exception_retries_a_declined_card(tmp_path):
+    every = by_order(lab.run_retry("every", "order", "declined", orders=1, out=tmp_path / "e"))
+    transient = lab.run_retry("transient", "order", "declined", orders=1, out=tmp_path / "t")
+    assert every["order-1"]["attempts"] == 3 and every["order-1"]["outcome"] == "declined"
+    assert by_order(transient)["order-1"]["attempts"] == 1
+    assert transient["charges"] == [] and not (Path(transient["run_dir"]) / "tickets.db").exists()
+
+
+def test_a_timed_out_async_attempt_had_charged_and_its_retry_charges_again(tmp_path):
+    fresh = by_order(lab.run_retry("default", "uuid4", asynchronous=True, out=tmp_path / "u"))
+    assert [o["new_charges"] for o in fresh.values()] == [2, 2]
+    keyed = lab.run_retry("transient", "order", asynchronous=True, orders=1, out=tmp_path / "k")
+    assert by_order(keyed)["order-1"]["outcome"] == "charged once"
+    unretried = lab.run_retry("none", "order", asynchronous=True, orders=1, out=tmp_path / "n")
+    assert by_order(unretried)["order-1"]["error"].startswith("NodeTimeoutError")
+
+
+@pytest.mark.parametrize("way", ["add_node", "defaults"])
+def test_an_error_handler_runs_again_on_resume_issue_9002(tmp_path, way):
+    result = lab.run_handler(way, keyed=False, out=tmp_path / "run")
+    assert result["failure"] is None, result["failure"]
+    assert result["handler_runs"] == {"first": 1, "resume": 1}
+    assert len(result["refunds"]) == 2 and len(charge_rows(result["run_dir"])) == 2
+    assert result["handler_saw"] == ["ValueError", "str"]  # on resume, the error is a string
+    assert result["resume"]["log"] == ["approved", "refund #2"]  # refund #1's write replaced
+
+
+def test_a_keyed_refund_is_paid_once_though_the_handler_runs_twice(tmp_path):
+    result = lab.run_handler("add_node", keyed=True, out=tmp_path / "run")
+    assert result["handler_runs"] == {"first": 1, "resume": 1}
+    assert charge_rows(result["run_dir"]) == [(1, "refund:order-1")]
+
+
+@pytest.mark.parametrize("signal", ["drain", "term"])
+def test_a_drained_run_saves_b_and_resumes_at_c(tmp_path, signal):
+    result = lab.run_drain(signal, work_ms=100, out=tmp_path / "run")
+    assert result["failure"] is None and result["ended"] == "exited"
+    assert result["first_exit"] == 0 and result["checkpoints_at_stop"] == 4
+    assert result["resume"]["found_next"] == ["c"]
+    assert result["ran"] == {"first": ["a", "b"], "resume": ["c", "d"]}
+    assert result["rerun_nodes"] == []
+
+
+@pytest.mark.parametrize(
+    ("options", "ended", "exit_code"),
+    [
+        ({"signal": "kill"}, "killed", -9),
+        ({"signal": "term", "grace": 0.02}, "killed after the grace period", -9),
+        ({"signal": "term", "drain_safe": False}, "terminated by SIGTERM", -15),
+    ],
+)
+def test_a_run_stopped_without_a_drain_runs_b_again(tmp_path, options, ended, exit_code):
+    result = lab.run_drain(**options, work_ms=100, out=tmp_path / "run")
+    assert result["failure"] is None and result["ended"] == ended
+    assert result["first_exit"] == exit_code and result["checkpoints_at_stop"] == 3
+    assert result["ran"] == {"first": ["a", "b"], "resume": ["b", "c", "d"]}
+    assert result["rerun_nodes"] == ["b"]
+
+
+def test_the_first_checkpoint_sync_keeps_every_accepted_run_exit_none(tmp_path):
+    seen = []
+    sync = lab.first_checkpoint("sync", 15, out=tmp_path / "s", progress=lambda *a: seen.append(a))
+    assert [done for done, _, _ in seen] == list(range(1, 16)) and seen[-1][1] == 15
+    assert sync["saved"] == {"input+loop": 15} and sync["lost"] == 0 and sync["failed"] == 0
+    exit_mode = lab.first_checkpoint("exit", 15, out=tmp_path / "e")
+    assert exit_mode["saved"] == {"nothing": 15} and exit_mode["lost"] == 15
+    trial = Path(exit_mode["runs"][0]["run_dir"])
+    assert [line["phase"] for line in read_ledger(trial)] == ["accepted"]  # the caller's own
+    assert "EmptyInputError" in json.loads((trial / "recovery.json").read_text())["error"]
+
+
+def test_the_first_checkpoint_async_distribution_adds_up(tmp_path):
+    result = lab.first_checkpoint("async", 20, out=tmp_path / "a")
+    assert result["failed"] == 0 and sum(result["saved"].values()) == 20
+    assert set(result["saved"]) <= {"nothing", "input", "input+loop"}
+    assert result["lost"] == result["saved"].get("nothing", 0)
+
+
+def test_the_entrypoint_runs_again_and_a_finished_task_does_not(tmp_path):
+    outside = lab.run_functional(ref_in_task=False, out=tmp_path / "o")
+    assert outside["failure"] is None
+    assert outside["runs"] == {"entrypoint": 2, "charge": 1, "ship": 2}
+    assert outside["charged_ref"] != outside["shipped_ref"]  # made again outside any task
+    assert len(charge_rows(outside["run_dir"])) == 1
+    inside = lab.run_functional(ref_in_task=True, out=tmp_path / "i")
+    assert inside["charged_ref"] == inside["shipped_ref"]
+
+
+@pytest.mark.parametrize(
+    ("call", "says"),
+    [
+        (lambda: RetrySpec(policy="sometimes"), "unknown retry policy 'sometimes'; choose one of"),
+        (lambda: lab.run_retry(key="random"), "unknown key 'random'; choose one of: uuid4"),
+        (lambda: lab.run_drain("hup"), "unknown signal 'hup'; choose one of: drain, term, kill"),
+        (lambda: lab.first_checkpoint("fast"), "unknown durability mode 'fast'"),
+        (lambda: lab.first_checkpoint(trials=0), "trials must be a whole number from 1"),
+        (lambda: lab.run_drain(grace=-1), "grace must be a number above 0"),
+        (lambda: lab.first_checkpoint_modes(("sync", "nope")), "unknown durability mode 'nope'"),
+    ],
+)
+def test_bad_input_is_one_line_before_anything_runs(call, says):
+    with pytest.raises(LabError, match=None) as raised:
+        call()
+    assert says in str(raised.value) and "\n" not in str(raised.value)
+
+
+def test_an_existing_output_folder_is_refused(tmp_path):
+    with pytest.raises(LabError, match="already exists"):
+        lab.run_retry(out=tmp_path)
+
+
+def test_the_kernel_side_of_lesson_8_never_imports_langgraph():
+    probe = (
+        "import sys, labkit.studies.retries.experiment, labkit.studies.retries.outcome; "
+        "print('langgraph' in sys.modules)"
+    )
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "False"
