@@ -1,4 +1,4 @@
-"""Set up the lab and run it, or run its tests. Needs only Python 3.11+ on Linux.
+"""Set up the lab and run it, or run its tests. Needs only Python 3.11+ on Linux or macOS.
 
     python3 tasks.py lab     # set up .venv, then JupyterLab on notebooks/00_start_here.ipynb
     python3 tasks.py test    # set up what is missing, then the whole test suite
@@ -20,6 +20,13 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent
 VENV = ROOT / ".venv"
 BIN = VENV / "bin"
+SUPPORTED = "Commit Window Lab runs on Linux and macOS"
+ON_WINDOWS = (
+    f"{SUPPORTED}; on Windows, run it in WSL 2: in PowerShell "
+    "`wsl --install` (then restart), open Ubuntu, `sudo apt install python3-venv git`, clone "
+    "the repository there and run `python3 tasks.py lab`. Or open the lessons on Binder (the "
+    "links in README.md), with nothing to install."
+)
 PIN = re.compile(r"^\s+- ([A-Za-z0-9_.\-\[\]]+==[^\s#]+)", re.MULTILINE)
 
 
@@ -30,6 +37,9 @@ def pinned_packages() -> list[str]:
 
 def set_up() -> None:
     """Create .venv and install the pinned packages and labkit, unless that is already done."""
+    if sys.platform not in ("linux", "darwin"):
+        windows = sys.platform in ("win32", "cygwin")
+        sys.exit(ON_WINDOWS if windows else f"{SUPPORTED}, not {sys.platform}; or use Binder")
     if sys.version_info < (3, 11):  # noqa: UP036 (this file runs before any venv exists)
         sys.exit(f"Commit Window Lab needs Python 3.11 or newer, not {sys.version.split()[0]}")
     sources = b"".join((ROOT / name).read_bytes() for name in ("environment.yml", "pyproject.toml"))

@@ -8,6 +8,8 @@ import sys
 import tomllib
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parent.parent
 PIN = re.compile(r"^\s+- ([A-Za-z0-9_.\-]+)==(\S+)", re.MULTILINE)
 
@@ -83,3 +85,18 @@ def test_readme_binder_badges_open_existing_lessons():
     targets = re.findall(r"urlpath=lab/tree/([\w/.-]+\.ipynb)", readme)
     lessons = {p.relative_to(ROOT).as_posix() for p in (ROOT / "notebooks").glob("[0-9]*.ipynb")}
     assert set(targets) == lessons
+
+
+@pytest.mark.parametrize(
+    ("platform", "words"),
+    [("win32", ["WSL 2", "wsl --install", "python3 tasks.py lab", "Binder"]), ("aix", ["aix"])],
+)
+def test_tasks_refuses_a_platform_it_cannot_run_on_with_what_to_do(platform, words):
+    done = subprocess.run(
+        [sys.executable, "-c", f"import sys; sys.platform = {platform!r}; import runpy; "
+         "sys.argv = ['tasks.py', 'lab']; runpy.run_path('tasks.py', run_name='__main__')"],
+        cwd=ROOT, capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    assert done.returncode == 1 and "Traceback" not in done.stderr, done.stderr
+    assert done.stderr.startswith("Commit Window Lab runs on Linux and macOS")
+    assert all(word in done.stderr for word in words), done.stderr

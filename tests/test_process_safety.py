@@ -19,6 +19,7 @@ from pathlib import Path
 import pytest
 
 from labkit.bench.launcher import LABKIT_ROOT
+from labkit.bench.portable import AS_ON_MACOS
 from tests.conftest import run_python
 
 MARK = "LABKIT_TEST_MARK"
@@ -45,12 +46,14 @@ def gone_within(seconds: float, value: str, but: tuple[int, ...] = ()) -> list[i
     return left
 
 
-def started(command: list[str], tmp_path: Path, **popen: object) -> subprocess.Popen:
+def started(
+    command: list[str], tmp_path: Path, env: dict | None = None, **popen: object
+) -> subprocess.Popen:
     """A marked process in a session of its own (a signal to it reaches it alone), whose runs
-    go to tmp_path."""
+    go to tmp_path; `env`: more environment variables."""
     return subprocess.Popen(
         command,
-        env={**os.environ, MARK: str(tmp_path), "TMPDIR": str(tmp_path)},
+        env={**os.environ, MARK: str(tmp_path), "TMPDIR": str(tmp_path), **(env or {})},
         text=True,
         start_new_session=True,
         **popen,
@@ -59,6 +62,12 @@ def started(command: list[str], tmp_path: Path, **popen: object) -> subprocess.P
 
 def python(code: str, tmp_path: Path, **popen: object) -> subprocess.Popen:
     return started([sys.executable, "-c", textwrap.dedent(code)], tmp_path, **popen)
+
+
+# Linux, and Linux made to use what the lab does on macOS (no prctl, no /proc, no pidfd).
+PLATFORMS = pytest.mark.parametrize(
+    "platform", [{}, {AS_ON_MACOS: "1"}], ids=["linux", "as-on-macos"]
+)
 
 
 def test_no_process_imports_code_from_the_callers_folder_or_pythonpath(tmp_path):
@@ -181,7 +190,8 @@ def test_restarting_a_dead_server_leaks_no_descriptor_and_no_exit_handler():
     assert after == before
 
 
-def test_a_killed_caller_leaves_no_server_spare_or_worker(tmp_path):
+@PLATFORMS
+def test_a_killed_caller_leaves_no_server_spare_or_worker(tmp_path, platform):
     out = tmp_path / "trials"
     caller = python(
         f"""
@@ -189,6 +199,7 @@ def test_a_killed_caller_leaves_no_server_spare_or_worker(tmp_path):
         run_trials([DurabilitySpec(slow_ms=1000)], 3, out={str(out)!r})
         """,
         tmp_path,
+        env=platform,
     )
     deadline = time.monotonic() + 30
     while not list(out.glob("*/checkpoints.db")) and time.monotonic() < deadline:
@@ -199,3 +210,27 @@ def test_a_killed_caller_leaves_no_server_spare_or_worker(tmp_path):
     caller.send_signal(signal.SIGKILL)
     caller.wait()
     assert gone_within(5, str(tmp_path)) == []
+
+
+@PLATFORMS
+def test_trials_through_the_server_and_fresh_workers_give_the_lessons_outcomes(tmp_path, platform):
+    """What lessons 1 and 4 show, with the platform's own ways to wait, close and die along."""
+    probe = python(
+        """
+        import json
+        from labkit.bench import portable
+        from labkit.studies.commit_window.runs import run
+        from labkit.studies.durability.experiment import DurabilitySpec, run_trials
+        sqlite = run("effect_first", "effect", "exit").summary()
+        [trial] = run_trials([DurabilitySpec()], 1)
+        print(json.dumps([portable.LINUX, sqlite["outcome"], trial.summary()]))
+        """,
+        tmp_path,
+        env=platform,
+        stdout=subprocess.PIPE,
+    )
+    out, _ = probe.communicate(timeout=120)
+    linux, sqlite_outcome, trial = json.loads(out)
+    assert linux is (platform == {}) and sqlite_outcome == "duplicate"
+    assert trial["first_exit"] == -9 and trial["resumed"] and not trial["failure"], trial
+    assert gone_within(5, str(tmp_path), but=(probe.pid,)) == []

@@ -32,6 +32,7 @@ from pathlib import Path
 from labkit.bench import spares
 from labkit.bench.errors import check_choice
 from labkit.bench.gate import EXIT_CODE
+from labkit.bench.portable import pidfd_or_none
 from labkit.bench.trace import Trace
 
 __all__ = [
@@ -105,16 +106,13 @@ def read_report(run_dir: Path, role: str) -> dict:
 class ForkedChild:
     """A forked worker seen through Popen's interface, so the launcher treats both alike.
 
-    It waits on a pidfd, which becomes readable when the process exits; on a kernel older
-    than Linux 5.3 (no pidfd) it polls every 2 ms instead."""
+    It waits on a pidfd, which becomes readable when the process exits; where there is none
+    (macOS, a Linux kernel older than 5.3) it polls every 2 ms instead."""
 
     def __init__(self, pid: int) -> None:
         self.pid = pid
         self.returncode: int | None = None
-        try:
-            self._pidfd: int | None = os.pidfd_open(pid)
-        except OSError:
-            self._pidfd = None
+        self._pidfd = pidfd_or_none(pid)
 
     def poll(self) -> int | None:
         if self.returncode is None:

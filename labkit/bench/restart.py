@@ -73,7 +73,7 @@ def restart_here(seconds_later: float) -> None:
     """Go on in a child process, as after a restart `seconds_later` seconds from now: a new pid
     and parent pid, moved clocks, the next attempt's number in the environment. The parent
     never returns from here: it waits for the child and ends with the child's status."""
-    from labkit.bench.spares import die_with  # ctypes, for prctl: only a retry needs it
+    from labkit.bench.portable import die_with  # ctypes, for prctl: only a retry needs it
 
     sys.stdout.flush()  # nothing buffered may be written twice, once by each process
     sys.stderr.flush()

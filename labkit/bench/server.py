@@ -7,7 +7,7 @@ of it, made ahead of time (`labkit.bench.spares`): a worker starts the moment it
 kernel itself never forks and never imports LangGraph.
 
 Nothing outlives its caller: the server dies with the process that started it, and its spares
-and workers with it (`spares.die_with`); a Ctrl-C while it starts kills it; it ends quietly when
+and workers with it (`portable.die_with`); a Ctrl-C while it starts kills it; it ends quietly when
 its caller closes the pipe or stops reading.
 """
 
@@ -30,6 +30,7 @@ from typing import TextIO
 from labkit.bench import launcher, spares
 from labkit.bench.errors import LabError, RunFailed
 from labkit.bench.folders import holds_run_dirs, runs_home, temp_dir
+from labkit.bench.portable import die_with
 
 __all__ = ["ServerError", "call", "serve", "stop"]
 
@@ -38,7 +39,9 @@ __all__ = ["ServerError", "call", "serve", "stop"]
 PRELOAD = (
     "labkit.studies.interrupt_resume.graphs",
     "labkit.studies.outbox.graph",
+    "labkit.studies.leases.graph",
     "labkit.studies.durability.graphs:warm_up",
+    "labkit.studies.postgres.workers",  # psycopg: lesson 7's workers connect to Postgres
     "labkit.studies.retries.warm:warm_up",
 )
 # The server's command line (after `isolated_python`): labkit's folder, then the caller's pid.
@@ -71,7 +74,7 @@ def as_error(line: str, otherwise: str) -> Exception:
 def serve(caller: int) -> None:
     """The server's loop: one call at a time; Ctrl-C (SIGINT) interrupts the current call only.
     It ends when the `caller` process ends or closes its end of the pipes, leaving nothing."""
-    spares.die_with(caller)
+    die_with(caller)
     signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})  # let through by interruptible()
     for entry in PRELOAD:
         module, _, function = entry.partition(":")

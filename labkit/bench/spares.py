@@ -7,14 +7,13 @@ JSON line; from then on the spare is the worker: its own session, its output in 
 the job's entry function, then `os._exit`. It knew nothing of the job before, so it opens every
 file and SQLite connection of its own after it got it.
 
-A spare dies with the server: Linux SIGKILLs it when the server ends (`die_with`), whether it
-still waits for a job or is a worker in the middle of one.
+A spare dies with the server (`portable.die_with`), whether it still waits for a job or is a
+worker in the middle of one.
 """
 
 from __future__ import annotations
 
 import contextlib
-import functools
 import importlib
 import json
 import os
@@ -22,28 +21,12 @@ import signal
 import sys
 import traceback
 
+from labkit.bench.portable import die_with, open_descriptors
+
 __all__ = ["Spare", "die_with", "drop", "refill", "take"]
 
 KEPT = 2  # a trial takes two workers: the one that is killed, and the recovery
-PR_SET_PDEATHSIG = 1  # prctl(2): the signal this process gets when its parent ends
 _ready: list[Spare] = []
-
-
-@functools.cache
-def libc() -> object:
-    """The C library, for prctl; loaded once in the server, so a spare finds it loaded."""
-    import ctypes  # only the trial server and its spares need it
-
-    return ctypes.CDLL(None, use_errno=True)
-
-
-def die_with(parent: int) -> None:
-    """Have Linux SIGKILL this process the moment `parent` ends (strictly: the thread of it that
-    started this one), and exit now if it has ended already. A killed kernel or CLI so takes its
-    trial server along, and the server its spares and workers, wherever they are in a job."""
-    libc().prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
-    if os.getppid() != parent:
-        os._exit(0)
 
 
 def run_entry(entry: str, job: dict) -> None:
@@ -82,14 +65,11 @@ class Spare:
 
 def close_all_but(*keep: int) -> None:
     """Close every file descriptor but `keep`, as subprocess's close_fds does: a worker must not
-    hold the server's pipes, or another worker's (which would hide its end-of-file). The list
-    comes from /proc, as subprocess's does: `os.closerange` up to the descriptor limit makes
-    one call per number (a million in many containers) where Python was built without
-    close_range, and `os.closerange(0, 0)` closes everything on Python 3.11."""
-    for name in os.listdir("/proc/self/fd"):
-        if int(name) not in keep:
+    hold the server's pipes, or another worker's (which would hide its end-of-file)."""
+    for fd in open_descriptors():
+        if fd not in keep:
             with contextlib.suppress(OSError):  # the listing's own, closed once it returned
-                os.close(int(name))
+                os.close(fd)
 
 
 def become_worker(job_r: int, notify_w: int, resume_r: int) -> None:

@@ -29,6 +29,8 @@ def cmd_show(args: argparse.Namespace) -> None:
 
 def cmd_clean(args: argparse.Namespace) -> int:
     done = clean_runs(dry_run=args.dry_run)
+    verb = "would remove" if args.dry_run else "removed"
+    print(f"{verb} {len(done.removed)} run folders ({done.size / 1e6:.1f} MB) from {done.home}")
     if args.dry_run:
         keep = runs_keep_bytes()
         pruning = (
@@ -37,8 +39,6 @@ def cmd_clean(args: argparse.Namespace) -> int:
             else f"pruning is off ({KEEP_MB_VARIABLE}=0)"
         )
         print(f"the runs home holds {done.home_size / 1e6:.1f} MB; {pruning}")
-    verb = "would remove" if args.dry_run else "removed"
-    print(f"{verb} {len(done.removed)} run folders ({done.size / 1e6:.1f} MB) from {done.home}")
     if done.in_use:
         print(f"left {len(done.in_use)} whose run goes on: {', '.join(done.in_use)}")
     if done.not_ours:
