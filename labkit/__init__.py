@@ -26,6 +26,8 @@ _HOMES = {
     "run": "labkit.studies.commit_window.runs",
     "RunFailed": "labkit.studies.commit_window.runs",
     "sweep": "labkit.studies.commit_window.sweeps",
+    "TOOL_STEPS": "labkit.studies.commit_window.tool_steps",
+    "run_tool_step": "labkit.studies.commit_window.tool_runs",
     "DurabilitySpec": "labkit.studies.durability.experiment",
     "durability_matrix": "labkit.studies.durability.experiment",
     "run_trials": "labkit.studies.durability.experiment",

@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import os
 import sqlite3
+from collections.abc import Mapping
 
 __all__ = ["TICKETS_FILE", "PayloadConflict", "Tickets"]
 
@@ -38,9 +39,13 @@ class Tickets:
         )
         self.conn.execute(SCHEMA)
 
-    def create(self, tenant: str, op_key: str, title: str) -> int:
-        """The ticket for this operation: a new one, or the original on a retry."""
-        payload = json.dumps({"title": title}, sort_keys=True, ensure_ascii=False)
+    def create(
+        self, tenant: str, op_key: str, title: str, details: Mapping[str, object] | None = None
+    ) -> int:
+        """The ticket for this operation: a new one, or the original on a retry. `details`:
+        the request's other fields that affect the result; all are compared, normalised."""
+        fields = {"title": title, **(details or {})}
+        payload = json.dumps(fields, sort_keys=True, ensure_ascii=False)
         self.conn.execute("BEGIN IMMEDIATE")
         try:
             row = self.conn.execute(

@@ -14,6 +14,7 @@ from labkit.bench.errors import check_instance, check_items
 from labkit.bench.snapshot import Snapshot, snapshot_folder
 from labkit.studies.commit_window.receiver import Delivery
 from labkit.studies.commit_window.runs import RunResult
+from labkit.studies.commit_window.tool_runs import ToolRun
 from labkit.views import tables
 
 __all__ = [
@@ -26,6 +27,7 @@ __all__ = [
     "show_study_table",
     "show_sweep",
     "show_timeline",
+    "show_tool_run",
 ]
 
 RESULT = "a RunResult (what lk.run returns)"
@@ -80,6 +82,12 @@ def show_sweep(results: Sequence[RunResult]) -> None:
     """The sweep as a matrix of outcomes: orders down, kill points across."""
     check_items("results", results, RunResult, RESULTS)
     show_html(tables.sweep_html(results))
+
+
+def show_tool_run(result: ToolRun) -> None:
+    """A tool step's run (run_tool_step): the outcome, the files before and after recovery."""
+    check_instance("result", result, ToolRun, "a ToolRun (what run_tool_step returns)")
+    show_html(tables.tool_run_html(result))
 
 
 def show_timeline(result: RunResult) -> None:

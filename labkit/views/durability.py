@@ -23,6 +23,7 @@ __all__ = [
     "pitfall_html",
     "show_checkpoints",
     "show_pitfall",
+    "show_study_figures",
     "show_trials",
     "trials_html",
 ]
@@ -192,3 +193,9 @@ def show_pitfall(name: str, report: dict) -> None:
     check_choice("pitfall", name, PITFALLS)
     check_record("report", report, PITFALL_REPORT, f"what run_pitfall({name!r}) returns")
     display(HTML(pitfall_html(name, report)))
+
+
+def show_study_figures(rows: Sequence[tuple[str, str, str]]) -> None:
+    """Study 004's figures beside today's (the rows `beside_today` computes)."""
+    check_items("rows", rows, tuple, "the rows beside_today returns")
+    display(HTML(grid_html(("figure", "study 004 reported", "today, on this machine"), rows)))

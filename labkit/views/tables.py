@@ -12,8 +12,10 @@ from html import escape
 from labkit.bench.failures import FAILED
 from labkit.bench.snapshot import Snapshot, Table
 from labkit.studies.commit_window.orders import NO_KILL, ORDERS, STUDY_000_REPORTED
-from labkit.studies.commit_window.outcome import OUTCOMES
+from labkit.studies.commit_window.outcome import OUTCOMES, state_word
 from labkit.studies.commit_window.runs import RunResult
+from labkit.studies.commit_window.tool_runs import ToolRun
+from labkit.studies.commit_window.tool_steps import TOOL_STEPS
 from labkit.views.palette import outcome_colour
 
 __all__ = [
@@ -24,7 +26,14 @@ __all__ = [
     "snapshot_html",
     "study_table_html",
     "sweep_html",
+    "tool_run_html",
 ]
+
+TOOL_OUTCOMES = {
+    "unknown": "the checkpoint says pending: the call may or may not have happened, and the "
+    "workflow says so instead of guessing (kept for reconciliation)",
+    "lost": "a job was taken from the queue and never processed: the retry consumed the next one",
+}
 
 MARKS = {"added": "#FFF1C9", "changed": "#DCEEFB"}  # pale yellow, pale blue backgrounds
 CELL = "padding:2px 8px;border:1px solid #ccc;text-align:left;font-family:monospace"
@@ -234,3 +243,27 @@ def deliveries_html(answers: Sequence) -> str:
         for a in answers
     ]
     return grid_html(("op_key", "payload", "receipt id returned", "answer"), rows)
+
+
+def tool_run_html(result: ToolRun) -> str:
+    """A tool step's run: the outcome, the files before and after recovery, and after the
+    reconciliation of an unknown outcome."""
+    s = result.summary()
+    kill = "no kill" if s["kill_at"] == NO_KILL else f"killed at <b>{escape(s['kill_at'])}</b>"
+    meaning = TOOL_OUTCOMES.get(result.outcome) or OUTCOMES.get(result.outcome, "")
+    why = failure_note(result.failure)
+    parts = [
+        f"<p><b>{escape(result.step)}</b> ({escape(TOOL_STEPS[result.step].summary)}), {kill}; "
+        f"exits {escape(str(s['exits']))}.</p>",
+        f"<p>{outcome_word(result.outcome)} {escape(meaning)}{why}</p>",
+        f"<p><b>Before recovery</b></p>{snapshot_html(result.before)}",
+        f"<p><b>After recovery</b></p>{snapshot_html(result.after, result.before)}",
+    ]
+    if result.reconciled is not None:
+        word = outcome_word(state_word(result.reconciled))
+        parts.append(
+            f"<p><b>After reconciliation</b> (a third process looked the operation up in "
+            f"effect.db): {word}</p>{snapshot_html(result.reconciled, result.after)}"
+        )
+    parts.append(f"<p style='color:#555'>Run folder: <code>{escape(s['run_dir'])}</code></p>")
+    return "<div>" + "".join(parts) + "</div>"

@@ -5,12 +5,16 @@ commit that reached a file, however it was written; the worker's own reports (ex
 stderr, the files) tell a wrong step from an error in the reader's code, shown at their line.
 
     lesson2.safe_step.check(my_step)   # .hint(), .solution()
+
+The tool checklist (study 000's three questions) is judged against real crashes of the lab's
+own steps: each crashed in its window and retried in a fresh process.
 """
 
 from __future__ import annotations
 
 import json
 import signal
+import sqlite3
 from collections.abc import Callable
 
 from labkit.bench.gate import EXIT_CODE
@@ -21,19 +25,24 @@ from labkit.studies.commit_window.outcome import describe_state
 from labkit.studies.commit_window.runs import RunResult, execute, run
 from labkit.studies.commit_window.spec import RunSpec
 from labkit.studies.commit_window.stores import PAYLOAD
+from labkit.studies.commit_window.tool_runs import run_tool_step
+from labkit.studies.commit_window.tool_steps import JOBS
 from labkit.workshop.checks import (
     Exercise,
+    Form,
     Measured,
     ReaderCodeError,
     Verdict,
     each,
     judge_predictions,
+    lone,
     one_of,
     source_of,
+    word,
     worker_error,
 )
 
-__all__ = ["bug_hunt", "predict_five_cases", "safe_step"]
+__all__ = ["bug_hunt", "predict_five_cases", "safe_step", "tool_checklist"]
 
 
 def study_000_case(case: str) -> Measured:
@@ -221,5 +230,107 @@ bug_hunt = Exercise(
         "is new on every attempt.",
         "The key must exist before the first attempt and be reused by every retry: the "
         "worker gives you KEY.",
+    ],
+)
+
+
+# The tool checklist: study 000's three questions, for three of the lab's own steps, each
+# crashed where its window is and retried in a fresh process.
+CHECKLIST_STEPS = {"effect_first": "effect", "idempotent": "effect", "queue_pop": "popped"}
+QUESTIONS = ("idempotent", "key", "on_retry")
+ON_RETRY = one_of("duplicate", "original", "next job")
+
+
+def read_checklist_answer(value: object) -> str | None:
+    """yes or no (True, False), none (no key), one of the retry words, or else a key as given."""
+    value = lone(value)
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    said = word(value)
+    if said is None or not said:
+        return None
+    if said in ("yes", "no", "none"):
+        return said
+    if said == "no key":
+        return "none"
+    return ON_RETRY.read(value) or value.strip()
+
+
+CHECKLIST_ANSWER = Form(
+    "yes or no, a key (or none), or one of: duplicate, original, next job",
+    read_checklist_answer,
+)
+
+
+def receiver_key(run_dir: str, file: str) -> str:
+    """The key the receiver recognises a retry by: the op_key of its receipt, if the receipts
+    table holds a UNIQUE index on op_key (read from the file's schema); else none."""
+    db = sqlite3.connect(f"file:{run_dir}/{file}?mode=ro", uri=True)
+    try:
+        unique = db.execute(
+            "SELECT 1 FROM sqlite_master WHERE type='index' AND tbl_name='receipts'"
+            " AND sql LIKE '%UNIQUE%op_key%'"
+        ).fetchone()
+        row = db.execute("SELECT op_key FROM receipts").fetchone()
+    finally:
+        db.close()
+    return row[0] if unique and row else "none"
+
+
+def answer_step(step: str) -> dict[str, Measured]:
+    """One real crash in the step's window and a retry; the three answers it shows."""
+    point = CHECKLIST_STEPS[step]
+    if step == "queue_pop":
+        r = run_tool_step(step, point)
+        run_dir, file, failure = str(r.run_dir), "control.db", r.failure
+        receipts = [row[2] for row in r.after.table("receipts").rows]
+        retry = "next job" if receipts and receipts != [JOBS[0]] else "original"
+        story = f"the retry processed {receipts}; {JOBS[0]} was popped before the kill"
+    else:
+        r = run(step, point)
+        run_dir, file, failure = str(r.run_dir), r.spec.write_order.files[-1], r.failure
+        retry = "duplicate" if r.after.receipts > 1 else "original"
+        story = f"receipts {r.before.receipts} → {r.after.receipts} after the retry"
+    answers = {
+        "idempotent": "yes" if retry == "original" else "no",
+        "key": receiver_key(run_dir, file),
+        "on_retry": retry,
+    }
+    return {q: Measured(answers[q], story, run_dir, failure) for q in QUESTIONS}
+
+
+def measure_checklist(cases: list[str]) -> dict[str, Measured]:
+    """Each step asked about is crashed and retried once, whatever it is asked."""
+    steps = {case.split("/")[0] for case in cases}
+    found = {step: answer_step(step) for step in CHECKLIST_STEPS if step in steps}
+    return {case: found[case.split("/")[0]][case.split("/")[1]] for case in cases}
+
+
+CHECKLIST_CASES = [f"{step}/{q}" for step in CHECKLIST_STEPS for q in QUESTIONS]
+
+tool_checklist = Exercise(
+    "lesson2.tool_checklist",
+    "02_tool_checklist.py",
+    starter="""checklist = {
+    "effect_first/idempotent": "???",
+    "effect_first/key": "???",
+    "effect_first/on_retry": "???",
+    "idempotent/idempotent": "???",
+    "idempotent/key": "???",
+    "idempotent/on_retry": "???",
+    "queue_pop/idempotent": "???",
+    "queue_pop/key": "???",
+    "queue_pop/on_retry": "???",
+}""",
+    judge=lambda answers: judge_predictions(
+        answers, CHECKLIST_CASES, measure_checklist, CHECKLIST_ANSWER
+    ),
+    hints=[
+        "Ask of each step what its receiver does with a second attempt: does it keep one "
+        "result (idempotent), and by what does it know the attempt is the same operation?",
+        "A key counts only if the receiver enforces it: effect_first writes op_key into its "
+        "rows, but nothing stops a second row with the same op_key.",
+        "queue_pop's retry pops again: the first job left the queue with the killed worker. "
+        "The idempotent order's receiver keeps UNIQUE(op_key), the key being KEY.",
     ],
 )

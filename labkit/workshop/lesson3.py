@@ -5,16 +5,28 @@ A key is judged across a restart: computed in a worker, then in another that res
 `labkit.bench.restart`), then a real SIGKILL and a resume in a new process.
 
     lesson3.operation_key.check(operation_key)   # .hint(), .solution()
+
+The release gate (study 001's closing advice) is judged on five real candidate graphs: the
+reader's gate must let through exactly the one that keeps one ticket after a crash and a
+resume, none after a rejected approval, and refuses a changed title under the same operation.
 """
 
 from __future__ import annotations
 
+import json
 import re
+import traceback
 from collections.abc import Callable
 from pathlib import Path
 
 from labkit.bench.folders import holds_run_dirs, new_run_dir
 from labkit.bench.launcher import WorkerProcess, read_report
+from labkit.studies.interrupt_resume.contract import (
+    FIRST_INPUT,
+    TENANT,
+    ask_ticket_service,
+    key_function,
+)
 from labkit.studies.interrupt_resume.experiment import run_interrupt
 from labkit.workshop.checks import (
     WHOLE_NUMBER,
@@ -25,10 +37,11 @@ from labkit.workshop.checks import (
     code_error,
     each,
     judge_predictions,
+    no_verdict,
     source_of,
 )
 
-__all__ = ["operation_key", "predict_kills"]
+__all__ = ["operation_key", "predict_kills", "release_gate"]
 
 
 def interrupt_case(point: str) -> Measured:
@@ -170,5 +183,140 @@ predict_kills = Exercise(
         "With a fresh key every run that reaches the ticket service makes a new ticket; "
         "a process killed at before_create never reached it.",
         "At `paused` the interrupt was saved before the kill: only the resume runs the node again.",
+    ],
+)
+
+
+# The release gate: five candidates (key strategy, layout, a key function for "custom").
+TITLE_IN_KEY = (
+    "def operation_key(state):\n    return f\"{state['operation_id']}/{state['title']}\"\n"
+)
+CANDIDATES = {
+    "fresh UUID, review after the ticket": ("fresh", "combined", None),
+    "stable key, review after the ticket": ("stable", "combined", None),
+    "fresh UUID, approve then execute": ("fresh", "split", None),
+    "title in the key, approve then execute": ("custom", "split", TITLE_IN_KEY),
+    "stable key, approve then execute": ("stable", "split", None),
+}
+RELEASE = "stable key, approve then execute"
+SCENARIOS = ("tickets_after_crash", "tickets_after_rejection", "changed_title")
+GATE_FILE = "<your gate>"
+
+
+class ScenarioFailed(Exception):
+    """A real run of a scenario failed by itself: it says nothing about the reader's gate."""
+
+    def __init__(self, failure: str, run_dir: str) -> None:
+        super().__init__(failure)
+        self.run_dir = run_dir
+
+
+def changed_title(key: str, key_source: str | None) -> str:
+    """The same request sent again with another title: what the ticket service answers."""
+    operation_key = key_function({"key": key, "key_source": key_source})
+    changed = {**FIRST_INPUT, "title": "Printer on fire"}
+    requests = [
+        (TENANT, operation_key(state), json.dumps({"title": state["title"]}))
+        for state in (FIRST_INPUT, changed)
+    ]
+    first, second = ask_ticket_service(requests)[0]
+    if second.refused:
+        return "refused"
+    return "original ticket" if second.ticket_id == first.ticket_id else "new ticket"
+
+
+def run_scenario(candidate: str, scenario: str) -> tuple[object, str | None]:
+    """One scenario on one candidate, for real: its figure and its run folder."""
+    key, layout, source = CANDIDATES[candidate]
+    if scenario == "changed_title":
+        return changed_title(key, source), None
+    crash = scenario == "tickets_after_crash"
+    kill_at = "after_create" if crash else "none"  # the rejection: a person says no, no kill
+    r = run_interrupt(key, layout, crash, kill_at, key_source=source, approval=crash)
+    if r["failure"]:
+        raise ScenarioFailed(r["failure"], r["run_dir"])
+    return r["after_resume"], r["run_dir"]
+
+
+class Trials:
+    """The `trial` a reader's gate calls: each scenario of one candidate, run once."""
+
+    def __init__(self, candidate: str) -> None:
+        self.candidate, self.seen, self.run_dir = candidate, {}, None
+
+    def __call__(self, scenario: str) -> object:
+        if scenario not in SCENARIOS:
+            raise ValueError(f"no scenario {scenario!r}; the scenarios: {', '.join(SCENARIOS)}")
+        if scenario not in self.seen:
+            self.seen[scenario], folder = run_scenario(self.candidate, scenario)
+            self.run_dir = folder or self.run_dir
+        return self.seen[scenario]
+
+    def story(self) -> str:
+        return ", ".join(f"{s} = {self(s)!r}" for s in SCENARIOS)
+
+
+def gate_verdict(gate: Callable, source: str, candidate: str) -> tuple[bool, Trials]:
+    """The reader's gate on one candidate; an error in it is theirs, shown at their line."""
+    trials = Trials(candidate)
+    try:
+        said = gate(trials)
+    except ScenarioFailed:
+        raise
+    except Exception as error:
+        lines = [
+            f.lineno for f in traceback.extract_tb(error.__traceback__) if f.filename == GATE_FILE
+        ]
+        message = f"{type(error).__name__}: {error}"
+        raise ReaderCodeError(code_error(message, lines[-1] if lines else None, source)) from None
+    if not isinstance(said, bool):
+        raise ReaderCodeError(f"your gate must return True or False, not {said!r}")
+    return said, trials
+
+
+def judge_release_gate(answer: Callable | str) -> Verdict:
+    """The reader's gate on every candidate: it must release exactly the one safe graph."""
+    source, name = source_of(answer)
+    namespace: dict = {}
+    try:
+        exec(compile(source, GATE_FILE, "exec"), namespace)
+    except Exception as error:
+        raise ReaderCodeError(
+            code_error(f"{type(error).__name__}: {error}", None, source)
+        ) from None
+    gate = namespace[name]
+    for candidate in CANDIDATES:
+        try:
+            said, trials = gate_verdict(gate, source, candidate)
+        except ScenarioFailed as failed:
+            return no_verdict(f"a real run for “{candidate}”", str(failed), failed.run_dir)
+        if said != (candidate == RELEASE):
+            done = "released" if said else "held back"
+            return Verdict(
+                "incorrect",
+                f"your gate {done} “{candidate}”, whose real runs gave: {trials.story()}",
+                trials.run_dir,
+            )
+    return Verdict(
+        "correct",
+        f"of {len(CANDIDATES)} candidate graphs, your gate released only “{RELEASE}”",
+        trials.run_dir,
+    )
+
+
+release_gate = Exercise(
+    "lesson3.release_gate",
+    "03_release_gate.py",
+    starter="""def release_gate(trial):
+    return True""",
+    judge=judge_release_gate,
+    code=True,
+    hints=[
+        "trial(name) runs one scenario on the candidate for real: tickets_after_crash, "
+        "tickets_after_rejection (numbers of tickets) and changed_title (the service's answer: "
+        "refused, original ticket or new ticket).",
+        "Study 001's gate: one ticket after a resume, zero actions after a rejected approval, "
+        "and a changed parameter under the same operation refused rather than merged.",
+        "Each of the three catches a candidate that the other two let through: ask all three.",
     ],
 )

@@ -36,6 +36,7 @@ __all__ = [
     "MAX_TRIALS",
     "DurabilitySpec",
     "Trial",
+    "clean_run",
     "clean_run_seconds",
     "durability_matrix",
     "describe_checkpoints",
@@ -173,10 +174,16 @@ def durability_matrix(
 
 def clean_run_seconds(spec: DurabilitySpec, out: Path | str | None = None) -> float:
     """Wall time of one clean run (no kill) of the spec's graph, measured inside the worker."""
+    return clean_run(spec, out)["seconds"]
+
+
+def clean_run(spec: DurabilitySpec, out: Path | str | None = None) -> dict:
+    """One clean run (no kill) of the spec's graph: {"seconds": wall time measured inside the
+    worker, "checkpoints": how many it saved}."""
     check_instance("spec", spec, DurabilitySpec, "a DurabilitySpec")
     check_run_dir(check_folder("out", out), "durability-clean-")
     return server.call(
-        "labkit.studies.durability.trials:clean_run_seconds",
+        "labkit.studies.durability.trials:clean_run",
         spec=asdict(spec),
         out=str(out) if out else None,
     )

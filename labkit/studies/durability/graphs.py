@@ -154,7 +154,8 @@ def clean_run(job: dict) -> None:
     graph, hooks = compiled(job), RunContext(Ledger(job["run_dir"]))
     started = time.perf_counter()
     graph.invoke({"log": []}, CONFIG, durability=job["mode"], context=hooks)
-    report(job, seconds=time.perf_counter() - started)
+    seconds = time.perf_counter() - started
+    report(job, seconds=seconds, checkpoints=len(list(graph.checkpointer.list(CONFIG))))
 
 
 def describe(job: dict) -> None:

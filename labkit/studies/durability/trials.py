@@ -25,7 +25,7 @@ from labkit.studies.durability.experiment import (
 )
 from labkit.studies.durability.graphs import TARGET_NODE
 
-__all__ = ["clean_run_seconds", "describe_checkpoints", "run_trial", "run_trials"]
+__all__ = ["clean_run", "describe_checkpoints", "run_trial", "run_trials"]
 
 
 def checkpoint_counts(run_dir: Path) -> tuple[int, int, int]:
@@ -135,13 +135,15 @@ def run_trials(
     return done
 
 
-def clean_run_seconds(spec: dict, out: str | None = None) -> float:
-    """Wall time of one clean run of the graph (no kill), measured inside the worker."""
+def clean_run(spec: dict, out: str | None = None) -> dict:
+    """One clean run of the graph (no kill): its wall time, measured inside the worker, and
+    the checkpoints it saved."""
     spec = DurabilitySpec(**spec)
     run_dir = new_run_dir(out, prefix="durability-clean-")
     with worker(spec, run_dir, "clean", "clean_run") as clean:
         clean.wait()
-    return read_report(run_dir, "clean")["seconds"]
+    return read_report(run_dir, "clean")
+
 
 
 def describe_checkpoints(spec: dict, run_dir: str, at_kill: bool = True) -> dict:

@@ -35,6 +35,7 @@ class InterruptSpec:
     cross_process: bool = False
     kill_at: str = "none"
     key_source: str | None = None  # a reader's `operation_key(state)` (exercises): key "custom"
+    approval: bool = True  # what the person answers at the interrupt: Command(resume=approval)
 
     def __post_init__(self) -> None:
         check_choice("key strategy", self.key, (*KEY_STRATEGIES, "custom"))
@@ -49,6 +50,7 @@ class InterruptSpec:
             )
         check_choice("layout", self.layout, LAYOUTS)
         check_bool("cross_process", self.cross_process)
+        check_bool("approval", self.approval)
         check_choice("kill point", self.kill_at, INTERRUPT_KILL_POINTS)
         if self.kill_at != "none" and not self.cross_process:
             raise LabError("a kill needs cross_process=True: only a fresh process can resume")
@@ -65,7 +67,12 @@ def run_here(spec: dict, out: str | None = None) -> dict:
     """In the trial server: run the spec in forked workers and collect the figures."""
     spec = InterruptSpec(**spec)
     run_dir = new_run_dir(out, prefix="interrupt-")
-    job = {"key": spec.key, "layout": spec.layout, "key_source": spec.key_source}
+    job = {
+        "key": spec.key,
+        "layout": spec.layout,
+        "key_source": spec.key_source,
+        "approval": spec.approval,
+    }
 
     def worker(role: str, entry: str, **plan: object) -> WorkerProcess:
         return WorkerProcess(
@@ -112,6 +119,7 @@ def run_here(spec: dict, out: str | None = None) -> dict:
     result = {
         **asdict(spec),
         "node_calls": len(receipts),
+        "resumes": sum(report.get("resumes", 0) for report in reports.values()),
         "before_resume": before,
         "after_resume": len(tickets),
         "receipts": receipts,
@@ -133,8 +141,10 @@ def run_interrupt(
     cross_process: bool = False,
     kill_at: str = "none",
     key_source: str | None = None,
+    approval: bool = True,
 ) -> dict:
-    """Run study 001's experiment once; the figures as a dict (node_calls, before_resume,
-    after_resume, receipts, outcome, tickets, and what the resuming process found)."""
-    spec = InterruptSpec(key, layout, cross_process, kill_at, key_source)
+    """Run study 001's experiment once; the figures as a dict (node_calls, resumes (how many
+    times the driver sent Command(resume=...)), before_resume, after_resume, receipts, outcome,
+    tickets, and what the resuming process found). `approval=False`: the person rejects."""
+    spec = InterruptSpec(key, layout, cross_process, kill_at, key_source, approval)
     return server.call("labkit.studies.interrupt_resume.experiment:run_here", spec=asdict(spec))

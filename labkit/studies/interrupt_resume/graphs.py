@@ -9,7 +9,6 @@ is appended to the ledger, so the parent can count node runs and receipts after 
 
 from __future__ import annotations
 
-import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TypedDict
@@ -26,12 +25,11 @@ from labkit.bench.gate import Gate, report
 from labkit.bench.ledger import Ledger
 from labkit.bench.tickets import Tickets
 from labkit.bench.trace import Trace
+from labkit.studies.interrupt_resume.contract import FIRST_INPUT, TENANT, key_function
 
 __all__ = ["first_process", "resume_process", "same_process"]
 
 CONFIG = {"configurable": {"thread_id": "workflow-1"}}
-FIRST_INPUT = {"operation_id": "request-42/create-ticket/v1", "title": "Printer offline"}
-TENANT = "team-A"
 
 
 class State(TypedDict, total=False):
@@ -40,17 +38,6 @@ class State(TypedDict, total=False):
     approved: bool
     ticket_id: int
     receipt_seen: bool
-
-
-def key_function(job: dict) -> Callable[[State], str]:
-    """Where the operation key comes from: fresh, stable, or the reader's own function."""
-    if job["key"] == "custom":
-        namespace: dict = {}
-        exec(job["key_source"], namespace)  # the reader's own code, in the reader's own lab
-        return namespace["operation_key"]
-    if job["key"] == "stable":
-        return lambda state: state["operation_id"]
-    return lambda state: str(uuid.uuid4())
 
 
 def no_stop(point: str) -> None:
@@ -141,11 +128,12 @@ def same_process(job: dict) -> None:
     hooks = RunContext.for_job(job)
     paused = graph.invoke(FIRST_INPUT, CONFIG, context=hooks)
     before = len(hooks.tickets.rows())
-    result = graph.invoke(Command(resume=True), CONFIG, context=hooks)
+    result = graph.invoke(Command(resume=job["approval"]), CONFIG, context=hooks)  # one click
     report(
         job,
         paused="__interrupt__" in paused,
         before_resume=before,
+        resumes=1,
         receipt_seen=result.get("receipt_seen"),
     )
 
@@ -166,7 +154,11 @@ def resume_process(job: dict) -> None:
     graph, saver = sqlite_graph(job)
     hooks = RunContext.for_job(job, Gate(Trace(job["run_dir"], job["role"]), job))
 
+    resumes = 0
+
     def resume_with(graph_input: object) -> dict:
+        nonlocal resumes
+        resumes += isinstance(graph_input, Command)
         return graph.invoke(graph_input, CONFIG, durability="sync", context=hooks)
 
     seen = graph.get_state(CONFIG)
@@ -175,17 +167,19 @@ def resume_process(job: dict) -> None:
     if not seen.next and not seen.values:
         report(job, found=found, checkpoints=checkpoints, resumed_how="nothing saved to resume")
         return
+    answer = Command(resume=job["approval"])
     if seen.interrupts:
-        result, how = resume_with(Command(resume=True)), "Command(resume=True)"
+        result, how = resume_with(answer), f"Command(resume={job['approval']})"
     else:  # killed before an interrupt was saved: run again from the last checkpoint
         result, how = resume_with(None), "invoke(None)"
         if "__interrupt__" in result:  # it reached the interrupt this time: the reviewer says yes
-            result = resume_with(Command(resume=True))
-            how += ", then Command(resume=True)"
+            result = resume_with(answer)
+            how += f", then Command(resume={job['approval']})"
     report(
         job,
         found=found,
         checkpoints=checkpoints,
         resumed_how=how,
+        resumes=resumes,
         receipt_seen=result.get("receipt_seen"),
     )
