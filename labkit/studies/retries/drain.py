@@ -4,11 +4,11 @@ The graph a → b → c → d; every node writes ledger `start`, stops at its ki
 may signal it there), works `work_ms`, writes `end`. The worker runs it through a `serve`
 function, as an app would: the lab's turns SIGTERM into `RunControl.request_drain()`, so the
 run stops after b, saved, with `GraphDrained`; a reader's own (the exercise) is their source,
-run here. Every run keeps LangGraph's default durability, "async", as an app that never
-chose one does (a drain saves in every mode). A fresh process then resumes with
-`invoke(None)`. The nodes reach their worker's hooks through a module variable (each
-worker is a process with one job), so a reader's `serve` calls `graph.invoke` exactly as
-an app does. This module imports LangGraph.
+run here. The lab's runs save each step before the next (durability "sync"), so a kill loses
+exactly the step it lands in; a drain saves in every mode (LangGraph's default "async" too,
+which a reader's `serve` may keep). A fresh process then resumes with `invoke(None)`. The
+nodes reach their worker's hooks through a module variable (each worker is a process with one
+job), so a reader's `serve` calls `graph.invoke` exactly as an app does. Imports LangGraph.
 """
 
 from __future__ import annotations
@@ -73,14 +73,14 @@ def serve(graph: CompiledStateGraph, inputs: dict | None, config: dict) -> dict 
     control = RunControl()
     signal.signal(signal.SIGTERM, lambda signum, frame: control.request_drain("SIGTERM"))
     try:
-        return graph.invoke(inputs, config, control=control)
+        return graph.invoke(inputs, config, control=control, durability="sync")
     except GraphDrained:
         return None
 
 
 def plain_serve(graph: CompiledStateGraph, inputs: dict | None, config: dict) -> dict | None:
     """Not drain-safe: SIGTERM's default action ends the process where it stands."""
-    return graph.invoke(inputs, config)
+    return graph.invoke(inputs, config, durability="sync")
 
 
 def readers_serve(source: str) -> Callable:
@@ -112,7 +112,7 @@ def resume_process(job: dict) -> None:
     graph = graph_for(job)
     found = list(graph.get_state(CONFIG).next)
     try:
-        result = graph.invoke(None, CONFIG)
+        result = graph.invoke(None, CONFIG, durability="sync")
     except EmptyInputError as error:
         report(job, found_next=found, resumed=False, error=f"{type(error).__name__}: {error}")
     else:
