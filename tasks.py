@@ -2,6 +2,7 @@
 
     python3 tasks.py lab     # set up .venv, then JupyterLab on notebooks/00_start_here.ipynb
     python3 tasks.py test    # set up what is missing, then the whole test suite
+    python3 tasks.py binder  # write Binder's part of environment.yml and the README's links
 
 The packages and their pins come from environment.yml, the one source of the environment
 (Binder builds the same file with conda). The set-up is skipped when nothing has changed.
@@ -27,12 +28,32 @@ ON_WINDOWS = (
     "the repository there and run `python3 tasks.py lab`. Or open the lessons on Binder (the "
     "links in README.md), with nothing to install."
 )
+# The GitHub repository (owner/name) whose Binder links the README gives: the one place to
+# change in a fork, then run `python3 tasks.py binder`.
+BINDER_REPOSITORY = "commit-window-lab/commit-window-lab"
+BINDER_LINK = re.compile(r"https://mybinder\.org/v2/gh/[\w.-]+/[\w.-]+/")
+DEVELOPMENT = "      # --- development"  # environment.yml's line where Binder's part ends
 PIN = re.compile(r"^\s+- ([A-Za-z0-9_.\-\[\]]+==[^\s#]+)", re.MULTILINE)
 
 
 def pinned_packages() -> list[str]:
     """Every `name==version` line of environment.yml's pip section."""
     return PIN.findall((ROOT / "environment.yml").read_text())
+
+
+def lessons_environment() -> str:
+    """environment.yml down to its development line: what Binder builds, and all it builds."""
+    text = (ROOT / "environment.yml").read_text()
+    return text[: text.index(DEVELOPMENT)]
+
+
+def binder(extra: list[str]) -> None:
+    """Write binder/environment.yml and point every Binder link of the README at
+    BINDER_REPOSITORY."""
+    (ROOT / "binder" / "environment.yml").write_text(lessons_environment())
+    readme = ROOT / "README.md"
+    links = f"https://mybinder.org/v2/gh/{BINDER_REPOSITORY}/"
+    readme.write_text(BINDER_LINK.sub(links, readme.read_text()))
 
 
 def set_up() -> None:
@@ -90,11 +111,12 @@ def test(extra: list[str]) -> None:
 
 
 def main() -> None:
-    commands = {"lab": lab, "test": test}
+    commands = {"lab": lab, "test": test, "binder": binder}
     if len(sys.argv) < 2 or sys.argv[1] not in commands:
         sys.exit(f"usage: python3 tasks.py {{{'|'.join(commands)}}} [extra arguments]")
     os.chdir(ROOT)
-    set_up()
+    if sys.argv[1] != "binder":  # that one only writes two files
+        set_up()
     commands[sys.argv[1]](sys.argv[2:])
 
 

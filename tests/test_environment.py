@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import ast
+import json
 import re
+import runpy
 import subprocess
 import sys
 import tomllib
@@ -18,10 +21,71 @@ def environment_pins() -> dict[str, str]:
     return dict(PIN.findall((ROOT / "environment.yml").read_text()))
 
 
-def test_binder_environment_equals_the_root_one():
-    assert (ROOT / "binder" / "environment.yml").read_bytes() == (
-        ROOT / "environment.yml"
-    ).read_bytes()
+TASKS = runpy.run_path(str(ROOT / "tasks.py"))  # tasks.py's names, without running it
+# What only the tests, benchmarks and contributors use: none of it may reach Binder's image.
+DEVELOPMENT_ONLY = ("pytest", "pytest_timeout", "playwright", "ruff", "pre_commit", "repo2docker")
+DEVELOPMENT_ONLY += ("nbstripout",)
+
+
+def test_binder_environment_is_the_root_one_down_to_its_development_line():
+    binder = (ROOT / "binder" / "environment.yml").read_text()
+    assert binder == TASKS["lessons_environment"](), "run: python3 tasks.py binder"
+    assert "pytest" not in binder and "playwright" not in binder and "uv==" not in binder
+
+
+def test_every_binder_link_opens_the_one_repository_named_in_tasks():
+    readme = (ROOT / "README.md").read_text()
+    links = re.findall(r"https://mybinder\.org/v2/gh/([\w.-]+/[\w.-]+)/", readme)
+    assert links and set(links) == {TASKS["BINDER_REPOSITORY"]}
+
+
+def imported_top_level(source: str) -> set[str]:
+    """The top-level module names a piece of Python imports."""
+    names = set()
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import):
+            names |= {alias.name.split(".")[0] for alias in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.level == 0:
+            names.add(node.module.split(".")[0])
+    return names
+
+
+def lessons_imports() -> set[str]:
+    """What the notebooks and their solutions import (magics and shell lines left out)."""
+    sources = [p.read_text() for p in (ROOT / "notebooks" / "solutions").glob("*.py")]
+    for notebook in (ROOT / "notebooks").rglob("*.ipynb"):
+        for cell in json.loads(notebook.read_text())["cells"]:
+            if cell["cell_type"] == "code":
+                lines = "".join(cell["source"]).splitlines()
+                sources.append("\n".join(ln for ln in lines if not ln.startswith(("%", "!"))))
+    return set().union(*map(imported_top_level, sources)) - set(sys.stdlib_module_names)
+
+
+def test_binders_environment_alone_runs_every_lesson_import_and_holds_no_test_tool(tmp_path):
+    """A new environment of Binder's pins only (as repo2docker builds it, labkit installed as
+    its postBuild does): every labkit module and everything the notebooks import loads, and
+    no development tool is there."""
+    venv, uv = tmp_path / "binder-env", ROOT / ".venv" / "bin" / "uv"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", venv], check=True)
+    pins = PIN.findall(TASKS["lessons_environment"]())
+    install = [uv, "pip", "install", "--quiet", "--python", venv / "bin" / "python"]
+    subprocess.run([*install, *(f"{n}=={v}" for n, v in pins)], check=True, timeout=600)
+    site = next(venv.glob("lib/python3*/site-packages"))
+    (site / "labkit.pth").write_text(str(ROOT) + "\n")  # what postBuild's editable install does
+    probe = f"""
+import importlib, importlib.util, json, pkgutil, labkit
+for module in pkgutil.walk_packages(labkit.__path__, "labkit."):
+    if not module.name.endswith("__main__"):  # that one runs the CLI
+        importlib.import_module(module.name)
+for name in {sorted(lessons_imports())!r}:
+    importlib.import_module(name)
+print(json.dumps([n for n in {DEVELOPMENT_ONLY!r} if importlib.util.find_spec(n)]))
+"""
+    done = subprocess.run(
+        [venv / "bin" / "python", "-c", probe], capture_output=True, text=True, timeout=300
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert json.loads(done.stdout) == []
 
 
 def test_environment_pins_python_and_the_lesson_packages():
