@@ -1,9 +1,20 @@
-"""The notebook panels, driven without a browser: set values, click, read what they show."""
+"""The notebook panels, driven without a browser: set values, click, read what they show.
+
+A click that takes more than a moment runs off the kernel's thread: a test clicks, then waits
+for the panel's job (`panel.job.wait()`) before it reads what the panel shows."""
 
 from __future__ import annotations
 
-import pytest
+import os
+import threading
+import time
+from pathlib import Path
+from types import SimpleNamespace
 
+import pytest
+from conftest import children_of
+
+from labkit.bench import launcher
 from labkit.views.panel import CrashPanel
 from labkit.views.step_panel import StepPanel
 from labkit.views.sweep_panel import SweepPanel
@@ -28,6 +39,7 @@ def test_run_shows_lost_with_done_1_and_no_receipt():
     panel.order.value = "checkpoint_first"
     panel.kill_at.value = "checkpoint"
     panel.click()
+    panel.job.wait()
     assert panel.error is None and not panel.run_button.disabled
     assert panel.result.outcome == "lost"
     assert "LOST" in panel.outcome.value
@@ -38,6 +50,7 @@ def test_run_shows_lost_with_done_1_and_no_receipt():
 def test_timeline_frames_step_through_the_files_states():
     panel = CrashPanel(order="effect_first", kill_at="effect", kill_mode="sigkill")
     panel.click()
+    panel.job.wait()
     frames = panel.timeline.frames
     assert panel.timeline.slider.max == len(frames) - 1 == panel.timeline.slider.value
     first_commit = next(f.index for f in frames if f.event["event"] == "commit")
@@ -59,21 +72,30 @@ def test_errors_are_shown_inside_the_panel(monkeypatch):
 
     monkeypatch.setattr("labkit.views.panel.run", broken)
     panel.click()
+    panel.job.wait()
     assert isinstance(panel.error, OSError) and "disk full" in panel.error_line.value
-    assert not panel.run_button.disabled  # enabled again in `finally`
+    assert "\n" not in panel.error_line.value and "Traceback" not in panel.error_line.value
+    assert panel.status.value.startswith("Failed after")
+    assert not panel.run_button.disabled  # enabled again after the job
+    monkeypatch.undo()  # the panels' thread lives on: the next click runs for real
+    panel.click()
+    panel.job.wait()
+    assert panel.error is None and panel.error_line.value == "" and panel.result is not None
 
 
 def test_step_panel_kill_and_recover():
     panel = StepPanel("effect_first")
     assert panel.continue_button.disabled and panel.recover_button.disabled
     panel.start_button.click()
-    assert "Paused at <b>start</b>" in panel.where.value
+    assert "Paused at <b>start</b>" in panel.status.value
     panel.continue_button.click()
-    assert "Paused at <b>effect</b>" in panel.where.value
+    assert "Paused at <b>effect</b>" in panel.status.value
     assert "job-17:save-report:v1" in panel.files.value  # read live, mid-run
     panel.kill_button.click()
     assert not panel.recover_button.disabled and panel.kill_button.disabled
     panel.recover_button.click()
+    assert panel.start_button.disabled and panel.recover_button.disabled  # while it recovers
+    panel.job.wait()
     assert panel.error is None
     assert panel.session.result.outcome == "duplicate"
     assert panel.session.result.first.exit_code == -9
@@ -88,6 +110,7 @@ def test_step_panel_keeps_its_order_from_start_until_recover():
     panel.kill_button.click()
     assert panel.order.disabled and not panel.start_button.disabled
     panel.recover_button.click()
+    panel.job.wait()
     assert panel.error is None and not panel.order.disabled
     panel.order.value = "atomic"
     panel.start_button.click()
@@ -99,6 +122,7 @@ def test_sweep_panel_fills_the_matrix_and_the_bar():
     panel = SweepPanel()
     panel.modes.value = ("exit",)
     panel.click()
+    panel.job.wait()
     assert panel.error is None
     assert panel.progress.value == panel.progress.max == len(panel.results) == 12
     matrix = panel.matrix.value
@@ -113,6 +137,7 @@ def test_durability_panel_runs_trials_and_decodes_the_last_checkpoint_file():
     panel.graphs.value = ("linear",)
     panel.modes.value = ("sync", "exit")
     panel.click()
+    panel.job.wait()
     assert panel.error is None and not panel.run_button.disabled
     assert [t.spec.mode for t in panel.trials] == ["sync", "exit"]
     assert panel.progress.value == panel.progress.max == 2
@@ -130,8 +155,135 @@ def test_interrupt_panel_kill_needs_a_new_process_and_shows_the_tickets():
     panel.kill_at.value = "after_create"
     panel.key.value = "fresh"
     panel.click()
+    panel.job.wait()
     assert panel.error is None and panel.result["after_resume"] == 3
     assert "3 TICKETS" in panel.output.value
     assert "invoke(None), then Command(resume=True)" in panel.output.value  # no interrupt saved
     panel.process.value = "same process"
     assert panel.kill_at.value == "none" and panel.kill_at.disabled
+
+
+def running_workers() -> list[int]:
+    """This process's children that run a study-000 worker, read from /proc."""
+    mine = children_of(os.getpid())
+    found = []
+    for pid in mine:
+        try:
+            cmdline = Path(f"/proc/{pid}/cmdline").read_bytes()
+        except OSError:
+            continue
+        if b"commit_window.worker" in cmdline:
+            found.append(pid)
+    return found
+
+
+def wait_until(condition, seconds: float = 60.0) -> None:
+    deadline = time.monotonic() + seconds
+    while not condition():
+        assert time.monotonic() < deadline, "the panel's job did not get there in time"
+        time.sleep(0.01)
+
+
+def test_a_sweep_runs_off_the_kernels_thread_and_moves_the_bar(monkeypatch):
+    from labkit.views import sweep_panel
+
+    calls = []
+    real_sweep = sweep_panel.sweep
+
+    def counted_sweep(*args, **kwargs):
+        calls.append(threading.current_thread().name)
+        return real_sweep(*args, **kwargs)
+
+    monkeypatch.setattr(sweep_panel, "sweep", counted_sweep)
+    panel = sweep_panel.SweepPanel()
+    panel.modes.value = ("exit", "sigkill")  # 24 runs: seconds of work
+    seen = []
+    panel.progress.observe(lambda change: seen.append(change["new"]), names="value")
+    started = time.monotonic()
+    panel.click()
+    assert time.monotonic() - started < 1.0  # the click returns while the sweep goes on
+    assert panel.job.running and panel.results == []
+    assert panel.status.value.startswith("Sweeping every order")  # said within the click
+    assert panel.run_button.disabled and not panel.job.stop_button.disabled
+    panel.click()  # a second click while it runs starts nothing
+    panel.job.wait()
+    assert calls == ["labkit-panels"]  # one sweep, on the panels' thread
+    assert panel.error is None and len(panel.results) == 24
+    assert panel.progress.value == panel.progress.max == 24
+    assert len(set(seen)) > 5 and max(seen) == 24  # the bar moved as runs ended
+    assert panel.progress.bar_style == "success" and panel.status.value.startswith("Done in")
+    assert not panel.run_button.disabled and panel.job.stop_button.disabled
+
+
+def test_stop_during_a_sweep_kills_and_reaps_every_worker():
+    from labkit.views.sweep_panel import SweepPanel
+
+    panel = SweepPanel()
+    panel.modes.value = ("exit", "sigkill")
+    panel.click()
+    wait_until(lambda: panel.progress.value >= 2)
+    panel.job.stop_button.click()
+    assert panel.status.value.startswith("Stopping")  # said at once, within the click
+    panel.job.wait()
+    assert panel.job.stopped and panel.error is None
+    assert panel.status.value.startswith("Stopped after")
+    assert "killed and reaped" in panel.status.value
+    assert panel.progress.value < 24 and panel.progress.bar_style == "warning"
+    assert running_workers() == [] and not launcher._LIVE
+    assert panel.results == [] and not panel.run_button.disabled
+    panel.modes.value = ("exit",)
+    panel.click()  # and the next sweep runs whole
+    panel.job.wait()
+    assert len(panel.results) == 12 and not panel.job.stopped
+
+
+def test_stop_during_a_matrix_interrupts_the_trial_server_and_the_next_run_is_whole():
+    from labkit.bench import server, spares
+    from labkit.views.durability_panel import DurabilityPanel
+
+    panel = DurabilityPanel(trials=4)  # 24 kills in the trial server
+    panel.click()
+    wait_until(lambda: panel.progress.value >= 2, seconds=120)
+    panel.job.stop()
+    panel.job.wait()
+    assert panel.job.stopped and panel.error is None and panel.trials == []
+    assert panel.status.value.startswith("Stopped after") and panel.progress.value < 24
+    trial_server = server._server.process.pid
+    assert len(children_of(trial_server)) <= spares.KEPT  # no worker left: spares only
+    panel.count.value = 1
+    panel.click()  # the server answers the next call in step
+    panel.job.wait()
+    assert panel.error is None and len(panel.trials) == 6
+    assert server._server.process.pid == trial_server  # the same server: it lived on
+
+
+def test_an_error_in_a_sweep_is_one_line_in_the_panel(monkeypatch):
+    from labkit.views import sweep_panel
+
+    def failing(modes, progress):
+        spec = SimpleNamespace(label="effect_first.effect.exit")
+        progress(1, 12, SimpleNamespace(spec=spec, outcome="duplicate"))
+        raise OSError("No space left on device")
+
+    monkeypatch.setattr(sweep_panel, "sweep", failing)
+    panel = sweep_panel.SweepPanel()
+    panel.click()
+    panel.job.wait()
+    assert isinstance(panel.error, OSError)
+    assert panel.error_line.value.count("No space left on device") == 1
+    assert "\n" not in panel.error_line.value and panel.progress.bar_style == "danger"
+    assert panel.status.value.startswith("Failed after") and not panel.run_button.disabled
+
+
+def test_a_second_panels_job_waits_its_turn_and_can_be_stopped_before_it_starts():
+    from labkit.views.sweep_panel import SweepPanel
+
+    first, second = SweepPanel(), SweepPanel()
+    first.click()
+    second.click()
+    assert "waiting for another panel's run to end" in second.status.value
+    second.job.stop()
+    first.job.wait()
+    second.job.wait()
+    assert second.job.stopped and second.status.value == "Stopped before it started."
+    assert len(first.results) == 12 and second.results == []

@@ -1,6 +1,8 @@
 """The durability panel: pick graphs, modes, slow checkpointer, kill moment and trials; Run.
 
-By default it runs study 004's whole matrix: both graphs, the three modes, 4 kills each."""
+By default it runs study 004's whole matrix: both graphs, the three modes, 4 kills each. The
+trials run in the trial server, off the kernel's thread (`background.BackgroundJob`); Stop
+interrupts the server's call as Ctrl-C does: its workers killed and reaped."""
 
 from __future__ import annotations
 
@@ -15,9 +17,9 @@ from labkit.studies.durability.experiment import (
     describe_checkpoints,
     run_trials,
 )
+from labkit.views.background import BackgroundJob, Report
 from labkit.views.durability import checkpoints_html, distribution_figure, trials_html
 from labkit.views.figures import figure_png
-from labkit.views.panel import shows_errors
 
 __all__ = ["DurabilityPanel"]
 
@@ -47,7 +49,8 @@ class DurabilityPanel(widgets.VBox):
         self.run_button = widgets.Button(
             description="Run trials", button_style="primary", icon="play"
         )
-        self.progress = widgets.IntProgress(value=0, min=0, max=1, description="kills")
+        self.job = BackgroundJob(self, [self.run_button], unit="kills", stoppable=True)
+        self.progress = self.job.progress
         self.status = widgets.HTML("Each trial: SIGKILL inside the node, then a fresh recovery.")
         self.error_line = widgets.HTML()
         self.plot = widgets.Image(format="png")
@@ -65,7 +68,7 @@ class DurabilityPanel(widgets.VBox):
         super().__init__(
             [
                 controls,
-                widgets.HBox([self.run_button, self.progress]),
+                widgets.HBox([self.run_button, self.job.row]),
                 self.status,
                 self.error_line,
                 self.plot,
@@ -75,39 +78,47 @@ class DurabilityPanel(widgets.VBox):
         )
         self.add_class("labkit-durability-panel")
 
-    def _advance(self, done: int, total: int, trial: Trial) -> None:
-        self.progress.max, self.progress.value = total, done
-        self.status.value = (
-            f"{done}/{total}: {trial.spec.mode}, checkpoints at kill "
-            f"{trial.checkpoints}, ledger {trial.ledger_lines}"
-        )
-
-    @shows_errors
     def _on_run(self, _button: object = None) -> None:
-        self.run_button.disabled = True
-        self.progress.value = 0
-        try:
+        graphs, modes = self.graphs.value or GRAPHS, self.modes.value or DURABILITY_MODES
+        slow_ms, count = self.slow_ms.value, self.count.value
+        moments = {graph: self.moment_for(graph) for graph in graphs}
+
+        def work(report: Report) -> list[Trial]:
             specs = [
-                DurabilitySpec(graph, mode, self.slow_ms.value, self.moment_for(graph))
-                for graph in self.graphs.value or GRAPHS
-                for mode in self.modes.value or DURABILITY_MODES
+                DurabilitySpec(graph, mode, slow_ms, moments[graph])
+                for graph in graphs
+                for mode in modes
             ]
-            self.trials = run_trials(specs, self.count.value, progress=self._advance)
-            self.plot.value = figure_png(distribution_figure(self.trials))
-            self.plot.layout.display = None
-            self.table.value = trials_html(self.trials)
-            last = self.trials[-1]
-            self.checkpoints.value = (
-                f"<p>The checkpoint file of the last trial "
-                f"({last.spec.mode}) as the kill left it:</p>"
-                + checkpoints_html(describe_checkpoints(last))
-            )
-        finally:
-            self.run_button.disabled = False
+
+            def advance(done: int, total: int, trial: Trial) -> None:
+                report(
+                    done,
+                    total,
+                    f"{trial.spec.mode}, checkpoints at kill {trial.checkpoints}, "
+                    f"ledger {trial.ledger_lines}",
+                )
+
+            return run_trials(specs, count, progress=advance)
+
+        kills = len(graphs) * len(modes) * count
+        self.job.start(f"Running {kills} trials, each a SIGKILL inside a node", work, self.show)
+
+    def show(self, trials: list[Trial]) -> None:
+        self.trials = trials
+        self.plot.value = figure_png(distribution_figure(trials))
+        self.plot.layout.display = None
+        self.table.value = trials_html(trials)
+        last = trials[-1]
+        self.checkpoints.value = (
+            f"<p>The checkpoint file of the last trial "
+            f"({last.spec.mode}) as the kill left it:</p>"
+            + checkpoints_html(describe_checkpoints(last))
+        )
 
     def moment_for(self, graph: str) -> str:
         """The kill moment applies to the parallel graph; the linear one dies as `c` starts."""
         return self.kill_moment.value if graph == "parallel" else "target_starts"
 
     def click(self) -> None:
+        """Same as clicking Run trials: they go on after it returns (`self.job.wait()`)."""
         self.run_button.click()

@@ -10,18 +10,26 @@ from IPython.display import HTML, display
 
 from labkit.bench.errors import check_items, check_record
 from labkit.bench.failures import FAILED
+from labkit.studies.interrupt_resume.contract import TicketAnswer
 from labkit.studies.interrupt_resume.experiment import (
     INTERRUPT_KILL_POINTS,
     KEY_STRATEGIES,
     LAYOUTS,
     run_interrupt,
 )
+from labkit.views.background import BackgroundJob
 from labkit.views.durability import checkpoints_html
-from labkit.views.panel import shows_errors
 from labkit.views.tables import grid_html, outcome_badge, outcome_word
 from labkit.views.text import INTERRUPT_COLUMNS, interrupt_rows
 
-__all__ = ["InterruptPanel", "interrupt_html", "show_interrupt", "show_interrupt_table"]
+__all__ = [
+    "InterruptPanel",
+    "interrupt_html",
+    "show_interrupt",
+    "show_interrupt_table",
+    "show_ticket_answers",
+    "ticket_answers_html",
+]
 
 INTERRUPT_KEYS = (  # the figures of run_interrupt's result that the views read
     *("key", "layout", "cross_process", "kill_at", "node_calls", "before_resume"),
@@ -77,6 +85,34 @@ def show_interrupt_table(results: Sequence[dict]) -> None:
     display(HTML(table_html(results)))
 
 
+def ticket_answers_html(answers: Sequence[TicketAnswer], tickets: Sequence[Sequence]) -> str:
+    """What the ticket service answered to each request, then the tickets it holds."""
+    rows = [
+        (
+            a.tenant,
+            a.key,
+            a.body,
+            a.ticket_id or "—",
+            f"refused: {a.refused}" if a.refused else "ok",
+        )
+        for a in answers
+    ]
+    return (
+        grid_html(("tenant", "key", "body as sent", "ticket id returned", "answer"), rows)
+        + "<p><b>tickets.db · ticket</b></p>"
+        + grid_html(
+            ("id", "tenant", "op_key", "payload (normalised)"), tickets or [("(none)",) * 4]
+        )
+    )
+
+
+def show_ticket_answers(answers: Sequence[TicketAnswer], tickets: Sequence[Sequence]) -> None:
+    """The two things ask_ticket_service returns: its answers, and the tickets it holds."""
+    check_items("answers", answers, TicketAnswer, "the answers ask_ticket_service returns first")
+    check_items("tickets", tickets, list, "the ticket rows ask_ticket_service returns second")
+    display(HTML(ticket_answers_html(answers, tickets)))
+
+
 class InterruptPanel(widgets.VBox):
     """Key strategy, layout, same or new process, kill point; Run; the tickets and checkpoints."""
 
@@ -92,8 +128,10 @@ class InterruptPanel(widgets.VBox):
             options=list(INTERRUPT_KILL_POINTS), description="kill at", disabled=True
         )
         self.run_button = widgets.Button(description="Run", button_style="primary", icon="play")
+        self.status = widgets.HTML()
         self.error_line = widgets.HTML()
         self.output = widgets.HTML()
+        self.job = BackgroundJob(self, [self.run_button], unit="run")  # off the kernel's thread
         self.process.observe(self._on_process, names="value")
         self.run_button.on_click(self._on_run)
         super().__init__(
@@ -102,6 +140,8 @@ class InterruptPanel(widgets.VBox):
                 self.layout_choice,
                 self.process,
                 widgets.HBox([self.kill_at, self.run_button]),
+                self.status,
+                self.job.row,
                 self.error_line,
                 self.output,
             ]
@@ -113,19 +153,19 @@ class InterruptPanel(widgets.VBox):
         if self.kill_at.disabled:
             self.kill_at.value = "none"
 
-    @shows_errors
     def _on_run(self, _button: object = None) -> None:
-        self.run_button.disabled = True
-        try:
-            self.result = run_interrupt(
-                self.key.value,
-                self.layout_choice.value,
-                self.process.value == "new process",
-                self.kill_at.value,
-            )
-            self.output.value = interrupt_html(self.result)
-        finally:
-            self.run_button.disabled = False
+        key, layout, kill_at = self.key.value, self.layout_choice.value, self.kill_at.value
+        cross = self.process.value == "new process"
+        self.job.start(
+            f"Running key <b>{key}</b>, {layout}, resumed in a {self.process.value}",
+            lambda _report: run_interrupt(key, layout, cross, kill_at),
+            self.show,
+        )
+
+    def show(self, result: dict) -> None:
+        self.result = result
+        self.output.value = interrupt_html(result)
 
     def click(self) -> None:
+        """Same as clicking Run: the run goes on after it returns (`self.job.wait()`)."""
         self.run_button.click()

@@ -1,9 +1,11 @@
 """The notebook panels: pick, click Run, look. Thin views over labkit's runs and results.
 
-Runs start on a click, never on a value change. The Run button is disabled while a run goes
-and enabled again in `finally`; an error is shown inside the panel, because JupyterLab hides
-errors raised in widget callbacks. Each panel keeps what it shows in plain attributes
-(`result`, `error`, `frames`), which tests read without a browser.
+Runs start on a click, never on a value change. A click that takes more than a moment runs
+off the kernel's thread (`background.BackgroundJob`: a status line at once, a bar, the Run
+button disabled until it ends); a quick one runs in the click, under `shows_errors`. Either
+way an error is shown inside the panel, because JupyterLab hides errors raised in widget
+callbacks. Each panel keeps what it shows in plain attributes (`result`, `error`, `frames`),
+which tests read without a browser (after `panel.job.wait()`).
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from labkit.studies.commit_window.history import Frame, rebuild_history
 from labkit.studies.commit_window.orders import NO_KILL, ORDERS, get_order
 from labkit.studies.commit_window.runs import RunResult, run
 from labkit.studies.commit_window.spec import KILL_MODES
+from labkit.views.background import BackgroundJob, error_html
 from labkit.views.tables import before_after_html, outcome_badge, row_marks, table_html
 from labkit.views.timeline import TimelineFigure
 
@@ -27,7 +30,8 @@ __all__ = ["CrashPanel", "TimelineView"]
 
 
 def shows_errors(method: Callable) -> Callable:
-    """Catch what a callback raises and show it in the panel's error line."""
+    """Catch what a quick callback raises and show it in the panel's error line, as a
+    `BackgroundJob` does for a long one."""
 
     @functools.wraps(method)
     def wrapper(self, *args: object) -> None:
@@ -37,10 +41,7 @@ def shows_errors(method: Callable) -> Callable:
             method(self, *args)
         except Exception as error:  # shown to the reader, who can act on it
             self.error = error
-            self.error_line.value = (
-                f'<span style="color:#D55E00"><b>{type(error).__name__}:'
-                f"</b> {html.escape(str(error))}</span>"
-            )
+            self.error_line.value = error_html(error)
 
     return wrapper
 
@@ -131,6 +132,7 @@ class CrashPanel(widgets.VBox):
         self.outcome = widgets.HTML()
         self.tables = widgets.HTML()
         self.timeline = TimelineView()
+        self.job = BackgroundJob(self, [self.run_button], unit="run")
         self.order.observe(self._on_order, names="value")
         self._on_order({"new": order})
         self.kill_at.value = kill_at
@@ -139,7 +141,8 @@ class CrashPanel(widgets.VBox):
             [self.outcome, self.timeline] if compact else [self.outcome, self.tables, self.timeline]
         )
         controls = widgets.HBox([self.order, self.kill_at, self.run_button])
-        super().__init__([controls, self.kill_mode, self.status, self.error_line, *body])
+        feedback = [self.status, self.job.row, self.error_line]
+        super().__init__([controls, self.kill_mode, *feedback, *body])
         self.add_class("labkit-crash-panel")
         self.outcome.add_class("labkit-outcome")
 
@@ -149,22 +152,15 @@ class CrashPanel(widgets.VBox):
         self.kill_at.options = points
         self.kill_at.value = points[1] if len(points) > 2 else points[0]
 
-    @shows_errors
     def _on_run(self, _button: widgets.Button | None = None) -> None:
-        self.run_button.disabled = True
-        kill = (
-            "no kill"
-            if self.kill_at.value == NO_KILL
-            else f"killing at <b>{self.kill_at.value}</b> ({self.kill_mode.value})"
+        order, kill_at, mode = self.order.value, self.kill_at.value, self.kill_mode.value
+        kill = "no kill" if kill_at == NO_KILL else f"killing at <b>{kill_at}</b> ({mode})"
+        self.job.start(
+            f"Running <b>{order}</b>, {kill}", lambda _report: run(order, kill_at, mode), self.show
         )
-        self.status.value = f"Running <b>{self.order.value}</b>, {kill} ..."
-        try:
-            self.result = run(self.order.value, self.kill_at.value, self.kill_mode.value)
-            self.show(self.result)
-        finally:
-            self.run_button.disabled = False
 
     def show(self, result: RunResult) -> None:
+        self.result = result
         s = result.summary()
         self.status.value = (
             f"Done: first worker exit {s['first_exit']}, recovery exit "
@@ -175,5 +171,6 @@ class CrashPanel(widgets.VBox):
         self.timeline.show(result)
 
     def click(self) -> None:
-        """Same as clicking Run (for scripts and tests)."""
+        """Same as clicking Run (for scripts and tests): the run goes on after it returns;
+        `self.job.wait()` waits for it."""
         self.run_button.click()

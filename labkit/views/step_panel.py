@@ -1,11 +1,17 @@
-"""Instructor step mode in a notebook: Start, then Continue or Kill -9 at each stop, Recover."""
+"""Instructor step mode in a notebook: Start, then Continue or Kill -9 at each stop, Recover.
+
+Start, Continue and Kill take a few milliseconds and run in the click; Recover (a fresh
+worker, the files read back, the timeline drawn) runs off the kernel's thread
+(`background.BackgroundJob`)."""
 
 from __future__ import annotations
 
 import ipywidgets as widgets
 
 from labkit.studies.commit_window.orders import ORDERS
+from labkit.studies.commit_window.runs import RunResult
 from labkit.studies.commit_window.stepping import StepSession
+from labkit.views.background import BackgroundJob
 from labkit.views.panel import TimelineView, shows_errors
 from labkit.views.tables import before_after_html, outcome_badge, snapshot_html
 
@@ -27,7 +33,9 @@ class StepPanel(widgets.VBox):
         self.recover_button = widgets.Button(
             description="Recover", button_style="success", icon="refresh"
         )
-        self.where = widgets.HTML("Click Start: a worker starts and stops at its first kill point.")
+        self.status = widgets.HTML(
+            "Click Start: a worker starts and stops at its first kill point."
+        )
         self.error_line = widgets.HTML()
         self.files = widgets.HTML()
         self.timeline = TimelineView()
@@ -36,10 +44,12 @@ class StepPanel(widgets.VBox):
         self.kill_button.on_click(self._on_kill)
         self.recover_button.on_click(self._on_recover)
         buttons = [self.start_button, self.continue_button, self.kill_button, self.recover_button]
+        self.job = BackgroundJob(self, buttons, unit="recovery")
         super().__init__(
             [
                 widgets.HBox([self.order, *buttons]),
-                self.where,
+                self.status,
+                self.job.row,
                 self.error_line,
                 self.files,
                 self.timeline,
@@ -61,9 +71,9 @@ class StepPanel(widgets.VBox):
     def _show_stop(self) -> None:
         s = self.session
         if s.finished:
-            self.where.value = "The worker finished its step. Click Recover to run recovery."
+            self.status.value = "The worker finished its step. Click Recover to run recovery."
         else:
-            self.where.value = (
+            self.status.value = (
                 f"Paused at <b>{s.paused_at}</b> (pid {s.worker.proc.pid}). "
                 "The files hold, read right now:"
             )
@@ -89,14 +99,18 @@ class StepPanel(widgets.VBox):
     @shows_errors
     def _on_kill(self, _button: object = None) -> None:
         point = self.session.kill()
-        self.where.value = f"SIGKILL at <b>{point}</b>. Click Recover to start a fresh process."
+        self.status.value = f"SIGKILL at <b>{point}</b>. Click Recover to start a fresh process."
         self.files.value = snapshot_html(self.session.state())
         self._enable()
 
-    @shows_errors
     def _on_recover(self, _button: object = None) -> None:
-        result = self.session.recover()
-        self.where.value = f"<p>{outcome_badge(result.outcome, result.failure)}</p>"
+        session = self.session
+        self.job.start(
+            "Recovering in a fresh process", lambda _report: session.recover(), self.show
+        )
+
+    def show(self, result: RunResult) -> None:
+        self.status.value = f"<p>{outcome_badge(result.outcome, result.failure)}</p>"
         self.files.value = before_after_html(result)
         self.timeline.show(result)
         self._enable()

@@ -1,4 +1,7 @@
-"""The sweep panel: every order at every kill point, with a progress bar, as a matrix."""
+"""The sweep panel: every order at every kill point, with a progress bar, as a matrix.
+
+The sweep runs off the kernel's thread (`background.BackgroundJob`); Stop ends it as Ctrl-C
+ends `lk.sweep`: its queued trials cancelled, every worker killed and reaped."""
 
 from __future__ import annotations
 
@@ -7,14 +10,14 @@ import ipywidgets as widgets
 from labkit.studies.commit_window.runs import RunResult
 from labkit.studies.commit_window.spec import KILL_MODES
 from labkit.studies.commit_window.sweeps import sweep
-from labkit.views.panel import shows_errors
+from labkit.views.background import BackgroundJob, Report
 from labkit.views.tables import sweep_html
 
 __all__ = ["SweepPanel"]
 
 
 class SweepPanel(widgets.VBox):
-    """Pick the kill modes, click Run sweep, watch the bar, read the matrix."""
+    """Pick the kill modes, click Run sweep, watch the bar (or Stop), read the matrix."""
 
     def __init__(self) -> None:
         self.results: list[RunResult] = []
@@ -25,34 +28,40 @@ class SweepPanel(widgets.VBox):
         self.run_button = widgets.Button(
             description="Run sweep", button_style="primary", icon="play"
         )
-        self.progress = widgets.IntProgress(value=0, min=0, max=1, description="runs")
         self.status = widgets.HTML()
         self.error_line = widgets.HTML()
         self.matrix = widgets.HTML()
+        self.job = BackgroundJob(self, [self.run_button], unit="runs", stoppable=True)
+        self.progress = self.job.progress
         self.run_button.on_click(self._on_run)
         super().__init__(
             [
                 widgets.HBox([self.modes, self.run_button]),
-                self.progress,
+                self.job.row,
                 self.status,
                 self.error_line,
                 self.matrix,
             ]
         )
+        self.add_class("labkit-sweep-panel")
 
-    def _advance(self, done: int, total: int, result: RunResult) -> None:
-        self.progress.max, self.progress.value = total, done
-        self.status.value = f"{done}/{total}: {result.spec.label} → <b>{result.outcome}</b>"
-
-    @shows_errors
     def _on_run(self, _button: widgets.Button | None = None) -> None:
-        self.run_button.disabled = True
-        self.progress.value = 0
-        try:
-            self.results = sweep(self.modes.value or ("exit",), progress=self._advance)
-            self.matrix.value = sweep_html(self.results)
-        finally:
-            self.run_button.disabled = False
+        modes = self.modes.value or ("exit",)
+
+        def work(report: Report) -> list[RunResult]:
+            def advance(done: int, total: int, result: RunResult) -> None:
+                report(done, total, f"{result.spec.label} → <b>{result.outcome}</b>")
+
+            return sweep(modes, progress=advance)
+
+        self.job.start(
+            f"Sweeping every order at every kill point ({', '.join(modes)})", work, self.show
+        )
+
+    def show(self, results: list[RunResult]) -> None:
+        self.results = results
+        self.matrix.value = sweep_html(results)
 
     def click(self) -> None:
+        """Same as clicking Run sweep: the sweep goes on after it returns (`self.job.wait()`)."""
         self.run_button.click()

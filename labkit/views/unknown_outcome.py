@@ -16,9 +16,9 @@ from labkit.studies.unknown_outcome.experiment import CallResult, check_result, 
 from labkit.studies.unknown_outcome.outcome import JEPSEN_TYPES, OUTCOMES
 from labkit.studies.unknown_outcome.spec import FAULTS, STRATEGIES
 from labkit.views import show_html
+from labkit.views.background import BackgroundJob
 from labkit.views.figures import figure_png
 from labkit.views.palette import KILL_COLOUR, NEUTRAL, OUTCOME_COLOURS
-from labkit.views.panel import shows_errors
 from labkit.views.tables import CELL, table_html
 from labkit.views.text import CALL_COLUMNS, call_rows, op_text
 
@@ -235,7 +235,8 @@ def show_call_timeline(result: CallResult) -> None:
 
 class CallPanel(widgets.VBox):
     """Strategy, fault, Run: then the outcome, the Jepsen column beside the service's file
-    and the checkpoint, and the timeline. Runs start on a click only."""
+    and the checkpoint, and the timeline. Runs start on a click only, and run off the kernel's
+    thread (`background.BackgroundJob`)."""
 
     def __init__(self, strategy: str = "reconcile", fault: str = "reply_lost") -> None:
         self.result: CallResult | None = None
@@ -249,26 +250,25 @@ class CallPanel(widgets.VBox):
         self.error_line = widgets.HTML()
         self.tables = widgets.HTML()
         self.image = widgets.Image(format="png")
+        self.job = BackgroundJob(self, [self.run_button], unit="call")
         self.run_button.on_click(self._on_run)
         controls = widgets.HBox([self.strategy, self.fault, self.run_button])
-        super().__init__([controls, self.status, self.error_line, self.tables, self.image])
+        feedback = [self.status, self.job.row, self.error_line]
+        super().__init__([controls, *feedback, self.tables, self.image])
         self.add_class("labkit-call-panel")
 
-    @shows_errors
     def _on_run(self, _button: widgets.Button | None = None) -> None:
-        self.run_button.disabled = True
-        self.status.value = (
-            f"Running <b>{self.strategy.value}</b> under <b>{self.fault.value}</b>: "
-            f"{escape(FAULTS[self.fault.value])} ..."
-        )
-        try:
-            self.result = run_call(self.strategy.value, self.fault.value)
-            self.status.value = f"Done. Folder: <code>{escape(str(self.result.run_dir))}</code>"
-            self.tables.value = call_html(self.result)
-            self.image.value = figure_png(timeline_figure(self.result))
-        finally:
-            self.run_button.disabled = False
+        strategy, fault = self.strategy.value, self.fault.value
+        what = f"Running <b>{strategy}</b> under <b>{fault}</b>: {escape(FAULTS[fault])}"
+        self.job.start(what, lambda _report: run_call(strategy, fault), self.show)
+
+    def show(self, result: CallResult) -> None:
+        self.result = result
+        self.status.value = f"Done. Folder: <code>{escape(str(result.run_dir))}</code>"
+        self.tables.value = call_html(result)
+        self.image.value = figure_png(timeline_figure(result))
 
     def click(self) -> None:
-        """Same as clicking Run (for scripts and tests)."""
+        """Same as clicking Run (for scripts and tests): the call goes on after it returns;
+        `self.job.wait()` waits for it."""
         self.run_button.click()
