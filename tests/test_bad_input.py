@@ -352,7 +352,9 @@ def shell(command: str, tmp_path) -> subprocess.CompletedProcess:
     )
 
 
-@pytest.mark.parametrize("command", ["orders", "run atomic --json", "run atomic"])
+@pytest.mark.parametrize(
+    "command", ["orders", "run atomic --json", "run atomic", "--help", "run --help"]
+)
 def test_output_to_a_full_device_is_one_line_and_every_worker_is_reaped(
     tmp_path, command, no_leftover_workers
 ):

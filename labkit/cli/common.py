@@ -8,6 +8,7 @@ import json
 import re
 import sys
 from collections.abc import Callable
+from typing import TextIO
 
 from labkit.bench.errors import LabError, check_int
 
@@ -28,6 +29,14 @@ class Parser(argparse.ArgumentParser):
 
     def error(self, message: str) -> None:
         raise LabError(message)
+
+    def print_help(self, file: TextIO | None = None) -> None:
+        """argparse ignores a help it fails to write; here `--help > /dev/full` is an error
+        (status 2), not a quiet success."""
+        out = file or sys.stdout
+        if out is not None:
+            out.write(self.format_help())
+            out.flush()
 
 
 def whole_number(what: str, low: int, high: int) -> Callable[[str], int]:
