@@ -264,3 +264,82 @@ def test_a_run_without_out_goes_to_the_runs_home():
     result = execute_claim(ClaimSpec("conditional_update", 50, 100))
     assert result.run_dir.name.startswith("leases-") and result.outcome == "one_winner"
     assert read_trace(result.run_dir)[0]["role"] == "w1"
+
+
+# --- LangGraph: two processes resume one thread from one SqliteSaver file -------------------
+
+
+@pytest.fixture(scope="module")
+def graph_runs(tmp_path_factory):
+    from labkit.studies.leases.resume import GRAPH_CASES, run_graph_race
+
+    folder = tmp_path_factory.mktemp("graph")
+    runs = {case: run_graph_race(case, out=folder / case) for case in GRAPH_CASES}
+    assert processes_mentioning(str(folder)) == []  # both resumers reaped in every case
+    return runs
+
+
+def interrupted(run):
+    """The checkpoint that holds the interrupt: the one both resumers load."""
+    return next(c["checkpoint_id"] for c in run["checkpoints"] if c["interrupts"])
+
+
+def test_two_resumers_both_run_and_the_chain_forks_at_the_interrupt(graph_runs):
+    run = graph_runs["race"]
+    assert run["failure"] is None and run["outcome"] == "both_ran"
+    for role in ("r1", "r2"):
+        assert run["resumers"][role]["exit"] == 0
+        assert run["resumers"][role]["found_next"] == ["review"]
+    assert [line["role"] for line in run["publish_runs"]] == ["r1", "r2"]
+    assert run["forks"] == [interrupted(run)]
+    children = [c for c in run["checkpoints"] if c["parent"] == interrupted(run)]
+    assert [c["next"] for c in children] == [["publish"], ["publish"]]
+
+
+def test_a_resumer_frozen_holding_the_write_lock_makes_the_other_die_locked(graph_runs):
+    run = graph_runs["locked"]
+    assert run["failure"] is None
+    assert run["resumers"]["r2"]["exit"] == 1
+    assert run["resumers"]["r2"]["error"] == "sqlite3.OperationalError: database is locked"
+    assert [line["role"] for line in run["publish_runs"]] == ["r1"] and run["forks"] == []
+
+
+def test_a_claim_around_the_resume_lets_one_process_run(graph_runs):
+    run = graph_runs["claimed"]
+    assert run["failure"] is None and run["outcome"] == "one_winner"
+    assert run["resumers"]["r2"] == {"claimed": False, "ran": False, "exit": 0, "error": None}
+    assert run["publish_runs"] == [{"role": "r1", "fence": 33, "applied": True}]
+    assert run["forks"] == [] and len(run["checkpoints"]) == 4
+
+
+def test_the_fence_refuses_a_stalled_resumers_publish_but_its_checkpoints_still_fork(graph_runs):
+    run = graph_runs["stalled"]
+    assert run["failure"] is None and run["outcome"] == "refused_late_write"
+    assert run["publish_runs"] == [
+        {"role": "r2", "fence": 34, "applied": True},
+        {"role": "r1", "fence": 33, "applied": False},
+    ]
+    assert run["forks"] == [interrupted(run)]  # LangGraph 1.2.24: no owner for a thread
+
+
+def test_the_kernel_side_never_imports_langgraph():
+    from tests.conftest import run_python
+
+    loaded = run_python(
+        """
+        import json, sys
+        import labkit.studies.leases.resume, labkit.studies.leases.experiment
+        print(json.dumps(sorted(m for m in sys.modules if m.startswith("langgraph"))))
+        """
+    )
+    assert loaded == []
+
+
+def test_graph_bad_input_is_one_line(tmp_path):
+    from labkit.studies.leases.resume import run_graph_race
+
+    with pytest.raises(LabError, match="unknown graph case 'both'; choose one of: race, locked"):
+        run_graph_race("both", out=tmp_path / "g")
+    with pytest.raises(LabError, match="lease_ms must be a whole number"):
+        run_graph_race("race", lease_ms=0, out=tmp_path / "g")
+    assert list(tmp_path.iterdir()) == []

@@ -1,8 +1,8 @@
 """Name what a race left in the files: one winner, both ran, lost update, refused late write.
 
 The receiver's file is the judge: its `applied` log (a trigger writes a row for every write
-that changed the document, however it was made), its `refused` rows, and whether the document
-ends under an older token than the task's newest claim (a stale write landed last).
+that changed the document, however it was made, with the token it came with), and its
+`refused` rows. Tokens come from the claims: a stale worker's is lower than its replacement's.
 """
 
 from __future__ import annotations
@@ -15,8 +15,8 @@ __all__ = ["FAILED", "OUTCOMES", "classify", "race_counts"]
 OUTCOMES = {
     "one_winner": "one worker wrote the document; the other never got the task",
     "both_ran": "both workers claimed the task and both wrote: the effect happened twice",
-    "lost_update": "both wrote, and the stale worker's write landed last: the document holds "
-    "an older token than the task's newest claim, the newer work is overwritten",
+    "lost_update": "both wrote, and the stale worker's write landed last: it overwrote a write "
+    "made under a newer token, so the newer work is lost",
     "refused_late_write": "the stale worker came back and wrote with its old token; the "
     "receiver refused it: the newer work stands",
     "nobody": "no write reached the document",
@@ -38,11 +38,11 @@ def race_counts(snapshot: Snapshot) -> dict[str, int]:
 
 
 def classify(snapshot: Snapshot) -> str:
-    """One word for what the files hold (see OUTCOMES)."""
-    counts = race_counts(snapshot)
-    if counts["applied"] == 0:
+    """One word for what the files hold (see OUTCOMES). A lost update: the last write that
+    changed the document carries a lower token than a write applied before it."""
+    applied = [row[2] for row in snapshot.table("applied").rows]  # each write's token, in order
+    if not applied:
         return "nobody"
-    if counts["applied"] >= 2:
-        stale = counts["document_fence"] < counts["task_fence"]
-        return "lost_update" if stale else "both_ran"
-    return "refused_late_write" if counts["refused"] else "one_winner"
+    if len(applied) >= 2:
+        return "lost_update" if applied[-1] < max(applied) else "both_ran"
+    return "refused_late_write" if snapshot.table("refused").rows else "one_winner"
