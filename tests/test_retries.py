@@ -192,8 +192,40 @@ def test_an_existing_output_folder_is_refused(tmp_path):
 
 def test_the_kernel_side_of_lesson_8_never_imports_langgraph():
     probe = (
-        "import sys, labkit.studies.retries.experiment, labkit.studies.retries.outcome; "
-        "print('langgraph' in sys.modules)"
+        "import sys, labkit.studies.retries.experiment, labkit.studies.retries.outcome, "
+        "labkit.cli.retries, labkit.views.retries; print('langgraph' in sys.modules)"
     )
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
     assert done.stdout.strip() == "False"
+
+
+def test_the_command_line_runs_each_section_and_prints_json(tmp_path, capsys):
+    from labkit.cli import main
+
+    assert main(["drain", "--signal", "kill", "--work-ms", "50", "--json"]) == 0
+    killed = json.loads(capsys.readouterr().out)
+    assert killed["first_exit"] == -9 and killed["rerun_nodes"] == ["b"]
+    assert main(["retry", "--policy", "transient", "--key", "order", "--failure", "timeout"]) == 0
+    text = capsys.readouterr().out
+    assert "charged once" in text and "The payment service holds 2 charges." in text
+    assert main(["first-checkpoint", "--mode", "exit", "--trials", "3", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["exit"]["lost"] == 3
+
+
+@pytest.mark.parametrize(
+    ("argv", "says"),
+    [
+        (["retry", "--policy", "sometimes"], "unknown retry policy 'sometimes'; choose one of"),
+        (["drain", "--signal", "hup"], "unknown signal 'hup'; choose one of: drain, term, kill"),
+        (["drain", "--grace", "soon"], "a number of seconds, not 'soon'"),
+        (["first-checkpoint", "--mode", "fast"], "choose one of: sync, async, exit, all"),
+        (["first-checkpoint", "--trials", "0"], "trials must be a whole number from 1 to"),
+        (["error-handler", "--way", "decorator"], "unknown error handler way 'decorator'"),
+    ],
+)
+def test_bad_input_on_the_command_line_is_one_line_and_status_2(argv, says):
+    done = subprocess.run(
+        [sys.executable, "-m", "labkit", *argv], capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr.count("\n") == 1 and says in done.stderr, done.stderr

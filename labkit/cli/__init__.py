@@ -22,6 +22,7 @@ try:  # a Ctrl-C while Python loads labkit (its first tenth of a second) is one 
         housekeeping,
         interrupt_resume,
         outbox,
+        retries,
         unknown_outcome,
     )
     from labkit.cli.common import Parser
@@ -38,6 +39,7 @@ GROUPS = (
     interrupt_resume,
     unknown_outcome,
     outbox,
+    retries,
     housekeeping,
 )
 

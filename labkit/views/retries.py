@@ -59,8 +59,11 @@ SAVED_COLOURS = {"nothing": "lost", "input": "unfinished", "input+loop": "consis
 
 
 def short(key: str | None) -> str:
-    """A key as a person reads it: uuid4 hex cut to 8 characters."""
-    return "-" if key is None else key if len(key) <= 12 else key[:8] + "…"
+    """A key as a person reads it: a uuid4's 32 hex digits cut to 8."""
+    if key is None:
+        return "-"
+    is_uuid = len(key) == 32 and all(c in "0123456789abcdef" for c in key)
+    return key[:8] + "…" if is_uuid else key
 
 
 def retry_rows(result: Mapping) -> list[tuple]:

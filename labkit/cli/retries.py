@@ -1,0 +1,192 @@
+"""Lesson 8 on the command line: retries, timeouts, error handlers, drains, the first checkpoint
+and the functional API, each a real graph in workers forked from the trial server."""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable
+
+from labkit.cli.common import print_json, progress_bar, whole_number
+from labkit.studies.retries.spec import (
+    DRAIN_SIGNALS,
+    FAILURES,
+    FIRST_MODES,
+    HANDLER_WAYS,
+    KEYS,
+    MAX_FIRST_TRIALS,
+    MAX_WORK_MS,
+    POLICIES,
+)
+
+__all__ = ["register"]
+
+ALL_MODES = "all"
+
+
+def seconds(text: str) -> float:
+    """An argparse type: a number of seconds (its range is the spec's to check)."""
+    try:
+        return float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"a number of seconds, not {text!r}") from None
+
+
+def register(commands: argparse._SubParsersAction) -> None:
+    retry = commands.add_parser("retry", help="lesson 8: RetryPolicy on a payment node")
+    retry.add_argument("--policy", default="default", help=f"one of: {', '.join(POLICIES)}")
+    retry.add_argument("--key", default="uuid4", help=f"one of: {', '.join(KEYS)}")
+    retry.add_argument("--failure", default="reset", help=f"one of: {', '.join(FAILURES)}")
+    retry.add_argument(
+        "--fail-times",
+        type=whole_number("fail-times", 0, 10),
+        default=1,
+        help="attempts of each order that fail (default 1)",
+    )
+    retry.add_argument(
+        "--orders", type=whole_number("orders", 1, 5), default=2, help="orders (default 2)"
+    )
+    retry.add_argument(
+        "--async",
+        dest="asynchronous",
+        action="store_true",
+        help="an async node under TimeoutPolicy: its first reply is late",
+    )
+    retry.add_argument(
+        "--defaults", action="store_true", help="only print which errors RetryPolicy() retries"
+    )
+    retry.add_argument("--out", help="a new folder for the run (default: a new temporary folder)")
+    retry.add_argument("--json", action="store_true", help="print JSON")
+    retry.set_defaults(handler=cmd_retry)
+
+    handler = commands.add_parser(
+        "error-handler", help="lesson 8: a node's error handler runs again on resume (#9002)"
+    )
+    handler.add_argument("--way", default="add_node", help=f"one of: {', '.join(HANDLER_WAYS)}")
+    handler.add_argument(
+        "--keyed", action="store_true", help="the refund carries a key made from the order"
+    )
+    handler.add_argument("--out", help="a new folder for the run")
+    handler.add_argument("--json", action="store_true", help="print JSON")
+    handler.set_defaults(handler=cmd_handler)
+
+    drain = commands.add_parser(
+        "drain", help="lesson 8: stop a running graph (drain, SIGTERM, SIGKILL), then resume it"
+    )
+    drain.add_argument("--signal", default="term", help=f"one of: {', '.join(DRAIN_SIGNALS)}")
+    drain.add_argument(
+        "--grace", type=seconds, default=2.0, help="seconds from SIGTERM to SIGKILL (default 2)"
+    )
+    drain.add_argument(
+        "--work-ms",
+        type=whole_number("work-ms", 0, MAX_WORK_MS),
+        default=300,
+        help="how long every node works (default 300)",
+    )
+    drain.add_argument(
+        "--no-handler",
+        dest="drain_safe",
+        action="store_false",
+        help="the worker does not turn SIGTERM into a drain",
+    )
+    drain.add_argument("--out", help="a new folder for the run")
+    drain.add_argument("--json", action="store_true", help="print JSON")
+    drain.set_defaults(handler=cmd_drain)
+
+    first = commands.add_parser(
+        "first-checkpoint", help="lesson 8: kill before the first checkpoint (#8764), N trials"
+    )
+    first.add_argument(
+        "--mode", default=ALL_MODES, help=f"one of: {', '.join((*FIRST_MODES, ALL_MODES))}"
+    )
+    first.add_argument(
+        "--trials",
+        type=whole_number("trials", 1, MAX_FIRST_TRIALS),
+        default=200,
+        help=f"trials per mode, 1 to {MAX_FIRST_TRIALS} (default 200)",
+    )
+    first.add_argument("--json", action="store_true", help="print JSON (without each trial)")
+    first.set_defaults(handler=cmd_first_checkpoint)
+
+    func = commands.add_parser(
+        "functional", help="lesson 8: @entrypoint runs again on resume, a finished @task not"
+    )
+    func.add_argument(
+        "--ref-in-task", action="store_true", help="make the order reference in a task"
+    )
+    func.add_argument("--out", help="a new folder for the run")
+    func.add_argument("--json", action="store_true", help="print JSON")
+    func.set_defaults(handler=cmd_functional)
+
+
+def show(result: object, format_text: Callable[[object], str], as_json: bool) -> None:
+    """The result as one line of JSON, or as the view's text."""
+    if as_json:
+        print_json(result)
+    else:
+        print(format_text(result))
+
+
+def cmd_retry(args: argparse.Namespace) -> None:
+    from labkit.studies.retries.experiment import default_retry_table, run_retry
+    from labkit.views.retries import format_retry, format_retry_table
+
+    if args.defaults:
+        rows = default_retry_table()
+        show(rows, format_retry_table, args.json)
+        return
+    result = run_retry(
+        args.policy,
+        args.key,
+        args.failure,
+        fail_times=args.fail_times,
+        orders=args.orders,
+        asynchronous=args.asynchronous,
+        out=args.out,
+    )
+    show(result, format_retry, args.json)
+
+
+def cmd_handler(args: argparse.Namespace) -> None:
+    from labkit.studies.retries.experiment import run_handler
+    from labkit.views.retries import format_handler
+
+    result = run_handler(args.way, args.keyed, out=args.out)
+    show(result, format_handler, args.json)
+
+
+def cmd_drain(args: argparse.Namespace) -> None:
+    from labkit.studies.retries.experiment import run_drain
+    from labkit.views.retries import format_drain
+
+    result = run_drain(
+        args.signal,
+        grace=args.grace,
+        work_ms=args.work_ms,
+        drain_safe=args.drain_safe,
+        out=args.out,
+    )
+    show(result, lambda r: format_drain([r]), args.json)
+
+
+def cmd_first_checkpoint(args: argparse.Namespace) -> None:
+    from labkit.bench.errors import check_choice
+    from labkit.studies.retries.experiment import first_checkpoint_modes
+    from labkit.views.retries import format_first_checkpoint
+
+    mode = check_choice("durability mode", args.mode, (*FIRST_MODES, ALL_MODES))
+    modes = FIRST_MODES if mode == ALL_MODES else (mode,)
+    bar, advance = progress_bar("first-checkpoint trials", "trial")
+    with bar:
+        results = first_checkpoint_modes(modes, args.trials, progress=advance)
+    if args.json:
+        print_json({m: {k: v for k, v in r.items() if k != "runs"} for m, r in results.items()})
+    else:
+        print(format_first_checkpoint(results))
+
+
+def cmd_functional(args: argparse.Namespace) -> None:
+    from labkit.studies.retries.experiment import run_functional
+    from labkit.views.retries import format_functional
+
+    result = run_functional(args.ref_in_task, out=args.out)
+    show(result, format_functional, args.json)
