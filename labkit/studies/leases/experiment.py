@@ -5,7 +5,7 @@ stops wherever it is, as under a long GC pause or a stalled VM), moves the lab's
 second worker's arrival, runs the second worker to its end, moves the clock to the end of the
 pause and thaws the first (SIGCONT), which goes on as if nothing happened. Every process is
 reaped whatever happens: a frozen worker is thawed or killed (SIGKILL ends a stopped process
-too), and a worker whose parent dies is killed by Linux (`spares.die_with`).
+too), and a worker whose parent dies is killed by Linux (`portable.die_with`).
 """
 
 from __future__ import annotations

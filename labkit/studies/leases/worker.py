@@ -2,7 +2,7 @@
 
 It reads the time from the lab's clock, stops at its points when its parent asks (`Gate`), and
 dies with its parent: a worker frozen by SIGSTOP cannot notice that its parent has gone, so
-Linux kills it then (`spares.die_with`). A reader's claim or receiver runs here in place of the
+Linux kills it then (`portable.die_with`). A reader's claim or receiver runs here in place of the
 built-in one, with a point before each of its statements that opens a transaction: the
 moments where another worker can come between two of its transactions. Worker-side: standard
 library only.
@@ -14,7 +14,7 @@ import sqlite3
 from collections.abc import Callable
 
 from labkit.bench.gate import Gate, report
-from labkit.bench.spares import die_with
+from labkit.bench.portable import die_with
 from labkit.bench.trace import Trace
 from labkit.studies.leases.stores import (
     CLAIMS,
