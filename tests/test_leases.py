@@ -343,3 +343,79 @@ def test_graph_bad_input_is_one_line(tmp_path):
     with pytest.raises(LabError, match="lease_ms must be a whole number"):
         run_graph_race("race", lease_ms=0, out=tmp_path / "g")
     assert list(tmp_path.iterdir()) == []
+
+
+# --- the command line -----------------------------------------------------------------------
+
+
+def labkit(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "labkit", "claim", *args], capture_output=True, text=True, cwd=ROOT
+    )
+
+
+@pytest.mark.parametrize(
+    ("args", "says"),
+    [
+        (["--method", "optimistic"], "unknown claim method 'optimistic'; choose one of: select"),
+        (["--pause-ms", "-5"], "pause-ms must be a whole number from 0 to 60000, not -5"),
+        (["--lease-ms", "soon"], "lease-ms must be a whole number from 1 to 60000, not 'soon'"),
+        (["--sweep", "--method", "lease"], "--sweep runs every method at pauses 100, 200, 300"),
+        (["--graph", "both"], "unknown graph case 'both'; choose one of: race, locked, claimed"),
+        (["--graph", "race", "--pause-ms", "5"], "--graph runs its own schedule; leave out"),
+        (["--step", "--sweep"], "not allowed with argument"),
+        (["--step", "--json"], "--step shows the files as it goes; it prints no JSON"),
+    ],
+)
+def test_cli_bad_input_is_status_2_and_one_line(args, says):
+    done = labkit(*args)
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr.count("\n") == 1 and says in done.stderr, done.stderr
+
+
+def test_cli_one_race_as_json_and_as_text(tmp_path):
+    done = labkit("--method", "lease", "--pause-ms", "300", "--json", "--out", str(tmp_path / "j"))
+    summary = json.loads(done.stdout)
+    assert done.returncode == 0 and summary["outcome"] == "lost_update"
+    assert summary["applied"] == 2 and summary["document_fence"] == 33
+    text = labkit("--method", "lease_with_fence", "--out", str(tmp_path / "t")).stdout
+    assert "outcome: REFUSED LATE WRITE" in text and "token 33, write REFUSED" in text
+    assert "receiver.db · refused" in text
+    assert processes_mentioning(str(tmp_path)) == []
+
+
+def test_cli_sweep_classifies_every_method(tmp_path):
+    done = labkit("--sweep", "--json", "--out", str(tmp_path / "s"))
+    races = json.loads(done.stdout)
+    words = {(r["method"], r["pause_ms"]): r["outcome"] for r in races}
+    assert len(races) == 15
+    assert words == {(m, p): EXPECTED[m][p >= LEASE] for m in METHODS for p in PAUSES}
+
+
+def test_cli_step_moves_on_enter_and_kills_on_k(tmp_path, capsys):
+    import argparse
+
+    from labkit.cli.leases import cmd_claim
+
+    keys = iter(["", "k"])
+    args = argparse.Namespace(
+        method="lease",
+        pause_ms=300,
+        lease_ms=LEASE,
+        sweep=False,
+        graph=None,
+        step=True,
+        out=str(tmp_path / "step"),
+        json=False,
+    )
+    cmd_claim(args, answer=lambda prompt: next(keys))
+    shown = capsys.readouterr().out
+    assert shown.count("=== paused at") == 2 and "SIGKILL at 'next: the clock moves" in shown
+    assert "outcome: ONE WINNER" in shown and "w1: killed by SIGKILL" in shown
+    assert processes_mentioning(str(tmp_path)) == []
+
+
+def test_cli_graph_prints_the_forked_chain(tmp_path):
+    text = labkit("--graph", "--out", str(tmp_path / "g")).stdout
+    assert "the checkpoint chain FORKS" in text and text.count("FORK: child") == 2
+    assert "publish ran 2 times" in text

@@ -21,6 +21,7 @@ try:  # a Ctrl-C while Python loads labkit (its first tenth of a second) is one 
         durability,
         housekeeping,
         interrupt_resume,
+        leases,
         outbox,
         retries,
         unknown_outcome,
@@ -39,6 +40,7 @@ GROUPS = (
     interrupt_resume,
     unknown_outcome,
     outbox,
+    leases,
     retries,
     housekeeping,
 )

@@ -208,6 +208,11 @@ def checkpoint_lines(checkpoints: list[dict]) -> list[str]:
     return lines
 
 
+def token_text(fence: int) -> str:
+    """A publish's token; 0 is none (the resumer claimed nothing)."""
+    return f"token {fence}" if fence else "no token"
+
+
 def resumer_text(role: str, resumer: dict) -> str:
     if resumer.get("error"):
         return f"{role}: died, {resumer['error']}"
@@ -223,14 +228,16 @@ def format_graph_race(run: dict) -> str:
 
     run = check_record("run", run, ("case", "resumers", "checkpoints"), GRAPH_RESULT)
     publishes = [
-        f"{line['role']} (token {line['fence']}): {'applied' if line['applied'] else 'refused'}"
+        f"{line['role']} ({token_text(line['fence'])}): "
+        f"{'applied' if line['applied'] else 'refused'}"
         for line in run["publish_runs"]
     ]
     return "\n".join(
         [
             f"{run['case']}: {GRAPH_CASES[run['case']]}",
             *(f"  {resumer_text(role, r)}" for role, r in run["resumers"].items()),
-            f"  publish ran {len(publishes)} times: {'; '.join(publishes) or 'never'}",
+            f"  publish ran {len(publishes)} time{'s' * (len(publishes) != 1)}: "
+            f"{'; '.join(publishes) or 'never'}",
             f"  outcome: {said(run['outcome']).upper()}: {OUTCOMES[run['outcome']]}",
             *([f"  why: {run['failure']}"] if run["failure"] else []),
             f"  the checkpoint chain {'FORKS' if run['forks'] else 'does not fork'}:",

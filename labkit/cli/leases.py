@@ -1,0 +1,117 @@
+"""Lesson 6 on the command line: two workers race for one task (one race, the sweep, step
+mode), and two processes resume one LangGraph thread."""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable
+
+from labkit.bench.errors import LabError
+from labkit.cli.common import STEP_KEYS, print_json, progress_bar, step_through, whole_number
+from labkit.keypress import read_key
+from labkit.studies.leases.spec import MAX_MS, METHODS, ClaimSpec
+
+__all__ = ["register"]
+
+GRAPH_CASES = ("race", "locked", "claimed", "stalled")  # resume.GRAPH_CASES, checked there
+
+
+def register(commands: argparse._SubParsersAction) -> None:
+    claim = commands.add_parser("claim", help="lesson 6: two workers, one task, a frozen worker")
+    claim.add_argument("--method", default=ClaimSpec.method, help=f"one of: {', '.join(METHODS)}")
+    claim.add_argument(
+        "--pause-ms",
+        type=whole_number("pause-ms", 0, MAX_MS),
+        default=ClaimSpec.pause_ms,
+        help=f"how long w1 stays frozen after its claim, lab ms (default {ClaimSpec.pause_ms})",
+    )
+    claim.add_argument(
+        "--lease-ms",
+        type=whole_number("lease-ms", 1, MAX_MS),
+        default=ClaimSpec.lease_ms,
+        help=f"how long a lease lasts, lab ms (default {ClaimSpec.lease_ms})",
+    )
+    how = claim.add_mutually_exclusive_group()
+    how.add_argument(
+        "--sweep", action="store_true", help="every method, pauses 100/200/300 ms, lease 200 ms"
+    )
+    how.add_argument(
+        "--step", action="store_true", help="one move of the schedule a key: Enter, k, q"
+    )
+    how.add_argument(
+        "--graph",
+        nargs="?",
+        const="race",
+        metavar="CASE",
+        help=f"two processes resume one LangGraph thread; CASE one of: {', '.join(GRAPH_CASES)}",
+    )
+    claim.add_argument("--out", help="a new folder for the run (default: a new temporary folder)")
+    claim.add_argument("--json", action="store_true", help="print JSON")
+    claim.set_defaults(handler=cmd_claim)
+
+
+def given(args: argparse.Namespace, *names: str) -> list[str]:
+    """The options among `names` the reader changed from their defaults."""
+    defaults = {"method": ClaimSpec.method, "pause_ms": ClaimSpec.pause_ms}
+    defaults["lease_ms"] = ClaimSpec.lease_ms
+    return [f"--{n.replace('_', '-')}" for n in names if getattr(args, n) != defaults[n]]
+
+
+def cmd_claim(args: argparse.Namespace, answer: Callable[[str], str] = read_key) -> None:
+    spec = ClaimSpec(args.method, args.pause_ms, args.lease_ms)  # bad input: one line, status 2
+    if args.sweep:
+        show_sweep(args)
+    elif args.graph is not None:
+        show_graph(args)
+    elif args.step:
+        step_claim(spec, args, answer)
+    else:
+        from labkit.studies.leases.experiment import run_claim
+        from labkit.views.leases import format_claim
+
+        result = run_claim(spec.method, spec.pause_ms, spec.lease_ms, args.out)
+        print_json(result.summary()) if args.json else print(format_claim(result))
+
+
+def show_sweep(args: argparse.Namespace) -> None:
+    from labkit.studies.leases.experiment import sweep_claims
+    from labkit.views.leases import format_claim_sweep
+
+    extra = given(args, "method", "pause_ms")
+    if extra:
+        raise LabError(
+            f"--sweep runs every method at pauses 100, 200, 300 ms; leave out {', '.join(extra)}"
+        )
+    bar, advance = progress_bar("claim sweep", "race")
+    with bar:
+        results = sweep_claims(leases=(args.lease_ms,), out=args.out, progress=advance)
+    if args.json:
+        print_json([r.summary() for r in results])
+    else:
+        print(format_claim_sweep(results))
+
+
+def show_graph(args: argparse.Namespace) -> None:
+    from labkit.studies.leases.resume import run_graph_race
+    from labkit.views.leases import format_graph_race
+
+    extra = given(args, "method", "pause_ms")
+    if extra:
+        raise LabError(f"--graph runs its own schedule; leave out {', '.join(extra)}")
+    run = run_graph_race(args.graph, args.lease_ms, args.out)
+    print_json(run) if args.json else print(format_graph_race(run))
+
+
+def step_claim(spec: ClaimSpec, args: argparse.Namespace, answer: Callable[[str], str]) -> None:
+    """For a projector: the files between two moves of the schedule; k kills the frozen w1."""
+    from labkit.studies.leases.stepping import ClaimStepSession
+    from labkit.views.leases import format_claim
+
+    if args.json:
+        raise LabError("--step shows the files as it goes; it prints no JSON")
+    with ClaimStepSession(spec.method, spec.pause_ms, spec.lease_ms, args.out) as session:
+        print(f"{spec.method}: {METHODS[spec.method]}")
+        print(f"w1 is frozen for {spec.pause_ms} ms; w2 arrives at {spec.arrival_ms} ms")
+        print(f"keys: {STEP_KEYS}")
+        if step_through(session, answer):
+            print("\n" + format_claim(session.recover()))
