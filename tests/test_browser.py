@@ -237,3 +237,33 @@ def test_lesson_5_the_call_panel_in_a_real_browser(lab_url, page, shot_on_failur
     text = panel.inner_text()
     assert "info" in text and "job-17:open-ticket:v1" in text  # the Jepsen column, the service
     panel.screenshot(path=ARTIFACTS / "05-call-duplicate.png")
+
+
+@pytest.mark.timeout(300)
+def test_start_page_sweep_moves_its_bar_and_stops_in_a_real_browser(lab_url, page, shot_on_failure):
+    panel = run_all(page, lab_url, "notebooks/00_start_here.ipynb", ".labkit-sweep-panel")
+    panel.locator(".widget-select-multiple select").select_option(["exit", "sigkill"])
+    started = time.perf_counter()
+    panel.locator("button:has-text('Run sweep')").click()
+    panel.locator("text=/Sweeping every order|\\d+\\/24:/").wait_for(timeout=10_000)
+    first_feedback = time.perf_counter() - started
+    record_timing("sweep panel: click to its status line (target 1 s)", first_feedback)
+    bar = panel.locator(".labkit-job .progress-bar")
+    page.wait_for_function(  # the bar moves while the kernel's thread is free
+        "el => parseFloat(el.style.width) > 0", arg=bar.element_handle(), timeout=30_000
+    )
+    panel.screenshot(path=ARTIFACTS / "00-sweep-running.png")
+    panel.locator(".labkit-stop").click()
+    panel.locator("text=Stopped after").wait_for(timeout=60_000)
+    text = panel.inner_text()
+    assert "of 24 runs: every process the run started has been killed and reaped" in text
+    assert float(bar.evaluate("el => parseFloat(el.style.width)")) < 100  # stopped midway
+    page.wait_for_function(  # Run sweep is enabled again, Stop is not
+        "([run, stop]) => !run.disabled && stop.disabled",
+        arg=[
+            panel.locator("button:has-text('Run sweep')").element_handle(),
+            panel.locator(".labkit-stop").element_handle(),
+        ],
+    )
+    assert first_feedback < 1.0
+    panel.screenshot(path=ARTIFACTS / "00-sweep-stopped.png")
