@@ -287,3 +287,32 @@ def test_a_second_panels_job_waits_its_turn_and_can_be_stopped_before_it_starts(
     second.job.wait()
     assert second.job.stopped and second.status.value == "Stopped before it started."
     assert len(first.results) == 12 and second.results == []
+
+
+def test_a_panels_job_and_a_cell_at_once_start_one_trial_server(monkeypatch):
+    """A panel's job calls the trial server from the panels' thread while a cell may call it
+    from the kernel's: the first call of both must start one server, not two."""
+    from labkit.bench import server
+
+    started = []
+
+    class SlowToStart:
+        def __init__(self):
+            started.append(self)
+            time.sleep(0.3)  # as a real server takes its time to import LangGraph
+            self.process = SimpleNamespace(poll=lambda: None)
+
+        def call(self, function, kwargs, progress):
+            return function
+
+    monkeypatch.setattr(server, "_server", None)
+    monkeypatch.setattr(server, "Server", SlowToStart)
+    answers = []
+    threads = [
+        threading.Thread(target=lambda: answers.append(server.call("m:f"))) for _ in range(2)
+    ]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert answers == ["m:f", "m:f"] and len(started) == 1

@@ -287,16 +287,19 @@ class Server:
 
 
 _server: Server | None = None
+_starting = threading.Lock()  # a panel's job (its own thread) and a cell may call at once
 
 
 def call(function: str, progress: Callable | None = None, **kwargs: object) -> object:
     """Run `module:function(**kwargs)` in the trial server (started on first use) and return
     its JSON result; `progress(done, total, item)` is called as the server reports."""
     global _server
-    if _server is None or _server.process.poll() is not None:
-        stop()  # a dead server's pipes are closed
-        _server = Server()
-    return _server.call(function, kwargs, progress)
+    with _starting:
+        if _server is None or _server.process.poll() is not None:
+            stop()  # a dead server's pipes are closed
+            _server = Server()
+        server = _server
+    return server.call(function, kwargs, progress)
 
 
 def stop() -> None:
