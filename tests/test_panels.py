@@ -211,7 +211,9 @@ def test_a_sweep_runs_off_the_kernels_thread_and_moves_the_bar(monkeypatch):
     assert panel.error is None and len(panel.results) == 24
     assert panel.progress.value == panel.progress.max == 24
     assert len(set(seen)) > 5 and max(seen) == 24  # the bar moved as runs ended
-    assert panel.progress.bar_style == "success" and panel.status.value.startswith("Done in")
+    assert panel.progress.bar_style == "success" and panel.status.value.startswith(
+        "Done: 24 runs in"
+    )
     assert not panel.run_button.disabled and panel.job.stop_button.disabled
 
 

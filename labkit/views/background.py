@@ -172,8 +172,8 @@ class BackgroundJob:
         self.row.layout.display = None
         self._what, self._work, self._show = what, work, show
         self._done = None
-        waits = "waiting for another panel's run to end " if _busy() else ""
-        self.panel.status.value = f"{what}: {waits}…"
+        waits = ": waiting for another panel's run to end" if _busy() else ""
+        self.panel.status.value = f"{what}{waits} …"
         _enqueue(self)
         return True
 
@@ -217,7 +217,8 @@ class BackgroundJob:
         except BaseException as error:  # the panels' thread must live on, whatever it was
             self._fail(error, started)
         else:
-            self._end("success", f"Done in {time.monotonic() - started:.1f} s.")
+            runs = f"{self._done[1]} {self.unit} " if self._done else ""
+            self._end("success", f"Done: {runs}in {time.monotonic() - started:.1f} s.")
             self.progress.value = self.progress.max
             try:
                 self._show(result)
