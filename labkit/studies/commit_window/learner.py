@@ -2,203 +2,25 @@
 point after every commit it makes, however it makes it.
 
 The built-in orders name their kill points themselves. A reader's step is code the lab did not
-write, so the lab cannot know where its commits are: the commit watch finds them by reading the
-run's SQLite files before every statement of every connection the worker opens. Its retry runs
+write, so the lab cannot know where its commits are: the bench's commit watch
+(`labkit.bench.commit_watch`) finds them, however they are made. Its retry runs
 as after a real restart (`labkit.bench.restart`). Only a reader's worker imports this module.
 Worker-side: standard library only.
 """
 
 from __future__ import annotations
 
-import os
-import re
-import sqlite3
 import sys
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 
+from labkit.bench.commit_watch import CommitWatch
 from labkit.bench.gate import Gate
 from labkit.bench.trace import Trace
 from labkit.studies.commit_window.stores import KEY, PAYLOAD, Store
 
-__all__ = ["LEARNER_FILE", "CommitWatch", "restart_if_retry", "run", "watch"]
+__all__ = ["LEARNER_FILE", "restart_if_retry", "run", "watch"]
 
 LEARNER_FILE = "<your step>"  # a reader's step's file name in a traceback (the judge finds it)
-
-
-class CommitWatch:
-    """Calls `on_commit(file)` once after every commit that changed one of the run's files,
-    however it was made: through a Store or a connection of the reader's own, in any thread,
-    with or without `with` blocks, whatever trace callback the reader set.
-
-    It watches the files, not the connections: a commit that changes a SQLite file in
-    rollback-journal mode adds one to the change counter in the file's header. The files are
-    read before every statement of every connection this process opens (`watch_process` has
-    SQLite's trace callback call `before_statement`) and once when the step returns, so the kill
-    point after a commit comes before anything else can reach a file. What it cannot crash
-    apart goes into the trace as "unwatched", for the judge to refuse: two commits seen at
-    once (made where no statement is traced, or in two threads), a change the counter did not
-    count (an exclusive lock, a write that is not SQLite's), a file in WAL mode (its commits
-    do not reach the file). One transaction over an ATTACHed file commits both files in one
-    statement: one commit, if nothing else ran before the call that committed it returned.
-    """
-
-    def __init__(
-        self, run_dir: str, files: Iterable[str], on_commit: Callable[[str], None], trace: Trace
-    ) -> None:
-        import threading  # only a reader's step is watched: the built-in orders never pay for it
-
-        self._paths = {name: os.path.join(run_dir, name) for name in files}
-        self._on_commit, self._trace = on_commit, trace
-        self._lock = threading.RLock()  # one observation at a time, whichever thread asks
-        self._alone = lambda: threading.active_count() == 1
-        self._files = {name: read_file(path) for name, path in self._paths.items()}
-        self._wal_seen: set[str] = set()
-        self._committing: ConnectionState | None = None  # its COMMIT was the latest statement
-
-    def before_statement(self, sql: str, connection: ConnectionState) -> None:
-        """SQLite is about to run `sql` on `connection`: report the commits made before it."""
-        with self._lock:
-            connection.attached = connection.attached or bool(ATTACH.match(sql))
-            self.observe()
-            commits = connection.attached and COMMIT.match(sql)
-            self._committing = connection if commits else None
-
-    def after_call(self, connection: ConnectionState) -> None:
-        """A call on `connection` returned: if the latest statement was its COMMIT of a
-        transaction over ATTACHed files, in the process's only thread, report it as one."""
-        with self._lock:
-            self.observe(one_statement=self._committing is connection and self._alone())
-
-    def observe(self, one_statement: bool = False) -> None:
-        """Report the commits made since the last observation (`one_statement`: they were
-        made by one statement; only then may they reach two files and be one commit)."""
-        with self._lock:
-            before, self._files = self._files, {n: read_file(p) for n, p in self._paths.items()}
-            self._committing = None
-            for name, data in self._files.items():
-                if data[18:19] == b"\2" and name not in self._wal_seen:  # read version 2: WAL
-                    self._wal_seen.add(name)
-                    self._trace.event("unwatched", files=[name], reason="wal")
-            commits = {
-                name: commits_between(before[name], data)
-                for name, data in self._files.items()
-                if data != before[name]
-            }
-            if not commits:
-                return
-            if set(commits.values()) == {1} and (len(commits) == 1 or one_statement):
-                self._on_commit(" and ".join(commits))
-            elif None in commits.values():
-                self._trace.event("unwatched", files=list(commits), reason="uncounted")
-            else:
-                self._trace.event("unwatched", files=list(commits), commits=sum(commits.values()))
-
-    def watch_process(self) -> None:
-        """From now on every SQLite connection this process opens, in any thread and however
-        (`sqlite3.connect`, `sqlite3.Connection`, a factory of its own), tells the watch before
-        each statement; `set_trace_callback` adds the caller's callback after the watch's."""
-        import _sqlite3
-
-        watch = self
-
-        class WatchedConnection(sqlite3.Connection):
-            def __init__(self, *args: object, **kwargs: object) -> None:
-                self._watched = ConnectionState()
-                super().__init__(*args, **kwargs)
-                self.set_trace_callback(None)
-
-            def set_trace_callback(self, callback: Callable[[str], object] | None) -> None:
-                state = self._watched  # not self: a connection must not keep itself alive
-
-                def before(sql: str) -> None:
-                    watch.before_statement(sql, state)
-                    if callback is not None:
-                        callback(sql)
-
-                super().set_trace_callback(before)
-
-            def execute(self, *args: object, **kwargs: object) -> sqlite3.Cursor:
-                cursor = super().execute(*args, **kwargs)
-                watch.after_call(self._watched)
-                return cursor
-
-            def executemany(self, *args: object, **kwargs: object) -> sqlite3.Cursor:
-                cursor = super().executemany(*args, **kwargs)
-                watch.after_call(self._watched)
-                return cursor
-
-            def executescript(self, *args: object, **kwargs: object) -> sqlite3.Cursor:
-                cursor = super().executescript(*args, **kwargs)
-                watch.after_call(self._watched)
-                return cursor
-
-            def commit(self) -> None:
-                super().commit()
-                watch.after_call(self._watched)
-
-            def __exit__(self, *error: object) -> bool:
-                handled = super().__exit__(*error)
-                watch.after_call(self._watched)
-                return handled
-
-        watched = {sqlite3.Connection: WatchedConnection}
-
-        def watched_factory(factory: type) -> type:
-            if not issubclass(factory, WatchedConnection):
-                if factory not in watched:
-                    name = f"Watched{factory.__name__}"
-                    watched[factory] = type(name, (WatchedConnection, factory), {})
-                factory = watched[factory]
-            return factory
-
-        real_connect = sqlite3.connect
-
-        def connect(*args: object, **kwargs: object) -> sqlite3.Connection:
-            if len(args) > FACTORY_ARGUMENT:  # factory given by position
-                factory = watched_factory(args[FACTORY_ARGUMENT])
-                args = (*args[:FACTORY_ARGUMENT], factory, *args[FACTORY_ARGUMENT + 1 :])
-            else:
-                kwargs["factory"] = watched_factory(kwargs.get("factory", sqlite3.Connection))
-            return real_connect(*args, **kwargs)
-
-        for module in (sqlite3, sqlite3.dbapi2, _sqlite3):
-            module.connect, module.Connection = connect, WatchedConnection
-
-
-class ConnectionState:
-    """What the watch knows of one connection: whether it ATTACHed another file."""
-
-    attached = False
-
-
-ATTACH = re.compile(r"\s*ATTACH\b", re.IGNORECASE)
-COMMIT = re.compile(r"\s*(COMMIT|END|RELEASE)\b", re.IGNORECASE)
-FACTORY_ARGUMENT = 5  # sqlite3.connect(database, timeout, detect_types, isolation_level,
-# check_same_thread, factory, ...): the position of `factory`
-HEADER = b"SQLite format 3\0"
-
-
-def read_file(path: str) -> bytes:
-    """All of a file as it is now (b"" if it is gone); a run's files hold a few pages."""
-    try:
-        fd = os.open(path, os.O_RDONLY)
-    except FileNotFoundError:
-        return b""
-    try:
-        return os.pread(fd, os.fstat(fd).st_size, 0)
-    finally:
-        os.close(fd)
-
-
-def commits_between(old: bytes, new: bytes) -> int | None:
-    """How many commits turned a SQLite file from `old` into `new`: how far the change counter
-    (4 bytes, big-endian, at offset 24) moved; None if the counter did not count the change
-    (an exclusive lock counts only its first commit; a write that is not SQLite's) or either
-    is not a database."""
-    if not (old.startswith(HEADER) and new.startswith(HEADER)):
-        return None
-    moved = int.from_bytes(new[24:28], "big") - int.from_bytes(old[24:28], "big")
-    return moved if moved > 0 else None
 
 
 def restart_if_retry(job: dict) -> None:
