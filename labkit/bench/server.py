@@ -40,6 +40,9 @@ PRELOAD = (
     "labkit.studies.interrupt_resume.graphs",
     "labkit.studies.outbox.graph",
     "labkit.studies.leases.graph",
+    "labkit.studies.explorer.worker",  # lesson 9's crash explorer: its workers and both worlds
+    "labkit.studies.explorer.steps",
+    "labkit.studies.explorer.graphs",
     "labkit.studies.durability.graphs:warm_up",
     "labkit.studies.postgres.workers",  # psycopg: lesson 7's workers connect to Postgres
     "labkit.studies.retries.warm:warm_up",

@@ -19,6 +19,7 @@ try:  # a Ctrl-C while Python loads labkit (its first tenth of a second) is one 
     from labkit.cli import (
         commit_window,
         durability,
+        explore,
         housekeeping,
         interrupt_resume,
         leases,
@@ -42,6 +43,7 @@ GROUPS = (
     outbox,
     leases,
     retries,
+    explore,
     housekeeping,
 )
 

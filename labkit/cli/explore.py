@@ -1,0 +1,70 @@
+"""Lesson 9 on the command line: the crash explorer, pointed at your own step or graph.
+
+    labkit explore my_step:step                      # a step(control, effect, gate), lesson 2's
+    labkit explore my_graph:graph --kind graph       # a LangGraph graph, lessons 3 and 4's
+    labkit explore my_graph:graph --kind graph --checker my_checks:one_ticket --json
+
+The module is read from the current folder by its file alone (that folder joins no import
+path), and only in the explorer's workers. A Ctrl-C prints what was explored (status 130).
+"""
+
+from __future__ import annotations
+
+import argparse
+
+from labkit.cli.common import print_json, progress_bar
+
+__all__ = ["register"]
+
+INTERRUPTED = 130  # 128 + SIGINT, as a shell reports a command stopped by Ctrl-C
+
+
+def register(commands: argparse._SubParsersAction) -> None:
+    ex = commands.add_parser(
+        "explore", help="lesson 9: crash your own step or graph at every crash point, check each"
+    )
+    ex.add_argument("target", help="module:callable (a module of this folder, or of labkit)")
+    ex.add_argument("--kind", default="step", help="step (lesson 2's) or graph (LangGraph)")
+    ex.add_argument(
+        "--checker",
+        help="module:function judging each state (default: every "
+        "effect of the run without a crash exactly once, the run finished)",
+    )
+    ex.add_argument("--durability", default="sync", help="a graph's: sync, async or exit")
+    ex.add_argument(
+        "--one-file",
+        action="store_true",
+        help="a step's control and effect in one file (lesson 2's atomic order)",
+    )
+    ex.add_argument("--kill-mode", default="sigkill", help="sigkill or exit (os._exit(91))")
+    ex.add_argument("--out", help="a new folder for the exploration (default: in the runs home)")
+    ex.add_argument("--json", action="store_true", help="print one JSON object")
+    ex.set_defaults(handler=cmd_explore)
+
+
+def cmd_explore(args: argparse.Namespace) -> int:
+    from labkit.studies.explorer.replay import explore
+
+    bar, advance = progress_bar("crash states", "state")
+    try:
+        found = explore(
+            args.target,
+            args.kind,
+            args.checker,
+            args.durability,
+            args.one_file,
+            args.kill_mode,
+            args.out,
+            progress=None if args.json else advance,
+        )
+    finally:
+        bar.close()
+    if args.json:
+        print_json(found.to_json())
+    else:
+        from labkit.studies.explorer.report import matrix_text
+
+        print(matrix_text(found))
+    if found.stopped and found.stopped.startswith("interrupted"):
+        return INTERRUPTED
+    return 0 if found.green else 1

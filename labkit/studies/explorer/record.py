@@ -1,0 +1,190 @@
+"""Crash points: every moment a run of the reader's code makes something durable, numbered.
+
+A crash point comes after each commit to a SQLite file of the run (the bench's commit watch,
+however the reader writes it), each `os.fsync` of a file in the run folder, and each
+checkpointer `put` / `put_writes` (`graphs.RecordedSaver`). Each carries the reader's source
+line. Recording (the run without a crash) also notes what the files hold at every point, so
+that points whose crash states are equal are explored once (ALICE's idea: a crash can only
+leave what was durable). Replaying, the worker dies at its planned point: by SIGKILL, sent to
+itself right there, or by `os._exit(91)`; in step mode it pauses at each for the parent.
+Worker-side: standard library only.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import signal
+import sqlite3
+import sys
+import threading
+from collections.abc import Iterable
+from threading import Lock
+
+from labkit.bench.commit_watch import CommitWatch
+from labkit.bench.gate import EXIT_CODE, Gate
+from labkit.bench.trace import TRACE_FILE, Trace
+
+__all__ = ["KILL_MODES", "CrashPoints", "point_name", "read_state", "state_digest"]
+
+KILL_MODES = ("sigkill", "exit")  # SIGKILL at the point, or the gate's os._exit(91)
+VOLATILE = ("pid", "t_ns")  # fields of a JSON line that differ between two equal runs
+SKIPPED = (".stdout", ".stderr", ".json", "-journal", "-wal", "-shm")  # not the run's state
+REAL_CONNECT = sqlite3.connect  # bound before any commit watch wraps it
+
+
+def point_name(n: int) -> str:
+    """The name crash point `n` has at the gate (kill plans and step mode use it)."""
+    return f"crash point {n}"
+
+
+class CrashPoints:
+    """Numbers the crash points a worker passes; at its planned one, the worker dies.
+
+    A point is planned by what it is, not by its number: its operation, its detail and which
+    time it comes (`nth`). Where LangGraph saves in a background thread, two points can come in
+    either order from one run to the next; the plan still kills at the same operation."""
+
+    def __init__(self, job: dict, trace: Trace, reader_files: Iterable[str]) -> None:
+        self.run_dir, self.trace = job["run_dir"], trace
+        self.plan, self.kill_mode = job.get("crash_at"), job.get("kill_mode", "sigkill")
+        self.gate = Gate(trace, job)  # step mode: pause at each point for the parent
+        self.recording = job["role"] == "record"
+        self.reader_files = set(reader_files)
+        self.count = 0
+        self.seen: dict[tuple[str, str], int] = {}
+        self.watch: CommitWatch | None = None
+        self._lock = threading.RLock()  # a graph's writes can come from its worker threads
+        self._trace_inode = os.stat(os.path.join(self.run_dir, TRACE_FILE)).st_ino
+
+    def hit(self, op: str, detail: str, where: str | None = None, hold: Lock | None = None) -> None:
+        """The run just made something durable: die here if planned, else number and note it.
+        Recording, the files' state is read holding `hold` (a saver's lock: no other save of
+        a background thread lands while it is read)."""
+        with self._lock:
+            self.count += 1
+            nth = self.seen[op, detail] = self.seen.get((op, detail), 0) + 1
+            if self.plan and [self.plan[k] for k in ("op", "detail", "nth")] == [op, detail, nth]:
+                self.die()  # at once: no other thread may go on meanwhile
+            where = where or self.locate()
+            fields = {"n": self.count, "op": op, "detail": detail, "nth": nth, "where": where}
+            if self.recording:
+                with hold or contextlib.nullcontext():
+                    fields["state"] = state_digest(self.run_dir)
+            self.trace.note("crash_point", **fields)
+            if point_name(self.count) in self.gate.pause_at:
+                self.gate(point_name(self.count))  # step mode: the parent goes on or kills
+
+    def die(self) -> None:
+        """End this process here: SIGKILL sent to itself, or `os._exit` (the gate's code)."""
+        if self.kill_mode == "exit":
+            os._exit(EXIT_CODE)
+        os.kill(os.getpid(), signal.SIGKILL)
+
+    def locate(self) -> str | None:
+        """The innermost line of the reader's code on this thread's stack, as file:line."""
+        frame = sys._getframe(1)
+        while frame is not None:
+            if frame.f_code.co_filename in self.reader_files:
+                return f"{os.path.basename(frame.f_code.co_filename)}:{frame.f_lineno}"
+            frame = frame.f_back
+        return None
+
+    def watch_commits(self, ignore: Iterable[str] = ()) -> CommitWatch:
+        """A crash point after every commit to a SQLite file of the run folder (but `ignore`)."""
+
+        def committed(file: str) -> None:
+            self.hit("commit", file, watch.committed_at)
+
+        watch = CommitWatch(self.run_dir, None, committed, self.trace, self.locate)
+        for name in ignore:
+            watch.ignore(name)
+        watch.watch_process()
+        self.watch = watch
+        return watch
+
+    def watch_fsync(self) -> None:
+        """A crash point after every `os.fsync` of a file in the run folder (not the trace)."""
+        real_fsync = os.fsync
+
+        def fsync(fd: int) -> None:
+            real_fsync(fd)
+            path = run_file(fd, self.run_dir)
+            if path and os.fstat(fd).st_ino != self._trace_inode:
+                if self.watch is not None:
+                    self.watch.observe()  # the commits made before it come first
+                self.hit("fsync", os.path.basename(path))
+
+        os.fsync = fsync
+
+
+def run_file(fd: object, run_dir: str) -> str | None:
+    """The path of the run folder's file open as `fd`, or None if it is another file."""
+    if not isinstance(fd, int):  # os.fsync takes any object with fileno()
+        fd = fd.fileno()
+    try:
+        path = os.readlink(f"/proc/self/fd/{fd}")
+    except OSError:
+        return None
+    return path if os.path.dirname(path) == os.path.realpath(run_dir) else None
+
+
+def read_state(run_dir: str) -> dict:
+    """What the run folder holds: every table of every SQLite file (rows in rowid order) and
+    every line of every other file the run wrote, JSON lines without their pid and time (a
+    worker's output, its report and the trace are not the run's state)."""
+    state: dict[str, object] = {}
+    for name in sorted(os.listdir(run_dir)):
+        path = os.path.join(run_dir, name)
+        if name == TRACE_FILE or name.endswith(SKIPPED) or not os.path.isfile(path):
+            continue
+        state[name] = read_tables(path) if name.endswith(".db") else read_lines(path)
+    return state
+
+
+def read_tables(path: str) -> dict[str, list[list]]:
+    """Every user table of one SQLite file (its WAL included), through a connection of its own."""
+    db = REAL_CONNECT(path, isolation_level=None)
+    try:
+        names = db.execute(
+            "SELECT name FROM sqlite_master WHERE type='table' AND name NOT LIKE 'sqlite_%'"
+        ).fetchall()
+        return {
+            name: [[plain(v) for v in row] for row in db.execute(f'SELECT * FROM "{name}"')]
+            for (name,) in names
+        }
+    except sqlite3.DatabaseError:  # not a database (yet): an empty or foreign file
+        return {}
+    finally:
+        db.close()
+
+
+def plain(value: object) -> object:
+    """A column value as JSON can carry it: a blob as its SHA-256 (a checkpoint's bytes)."""
+    if isinstance(value, bytes):
+        return "sha256:" + hashlib.sha256(value).hexdigest()[:16]
+    return value
+
+
+def read_lines(path: str) -> list:
+    """A file's lines: JSON lines as dicts without VOLATILE fields, other lines as text."""
+    with open(path, errors="replace") as lines:
+        return [without_volatile(line.rstrip("\n")) for line in lines if line.strip()]
+
+
+def without_volatile(line: str) -> object:
+    try:
+        record = json.loads(line)
+    except ValueError:
+        return line
+    if isinstance(record, dict):
+        return {k: v for k, v in record.items() if k not in VOLATILE}
+    return record
+
+
+def state_digest(run_dir: str) -> str:
+    """A short fingerprint of `read_state`: equal crash states, equal digests."""
+    text = json.dumps(read_state(run_dir), sort_keys=True, default=repr)
+    return hashlib.sha256(text.encode()).hexdigest()[:16]

@@ -1,0 +1,278 @@
+"""The crash explorer: run the reader's code once, then crash it at every crash point it passed.
+
+Record: a worker runs the code without a crash and numbers every crash point (`record.py`),
+with the state of the files at each. Replay: for each distinct crash state, one worker runs to
+its first point and is killed there, and a fresh worker recovers and lets the checker judge
+(`worker.py`); points whose crash states are equal are explored once and counted. Report: a
+row per point (`report.py`), written to the exploration's folder as it goes, so a Ctrl-C or a
+checker that raises still leaves, and returns, what was explored.
+
+Steps run in fresh `python -I` workers started here; graphs in workers forked from the trial
+server, which runs the whole exploration (`explore_in`) and reports each row as it goes.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import time
+from collections.abc import Callable
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+from labkit.bench import server
+from labkit.bench.errors import (
+    MAX_TIMEOUT,
+    LabError,
+    RunFailed,
+    check_choice,
+    check_folder,
+    check_function,
+    check_number,
+)
+from labkit.bench.failures import FAILED, error_line, worker_failure
+from labkit.bench.folders import keep_json, new_run_dir, release_run_dir
+from labkit.bench.gate import EXIT_CODE
+from labkit.bench.launcher import WorkerProcess, WorkerReport, read_report
+from labkit.bench.trace import read_trace
+from labkit.studies.explorer.record import KILL_MODES
+from labkit.studies.explorer.report import (
+    EXPLORED_FILE,
+    Exploration,
+    PointResult,
+    read_explored,
+)
+from labkit.studies.explorer.steps import FILES
+from labkit.studies.explorer.target import KINDS, name_target
+
+__all__ = ["DURABILITY_MODES", "ExploreSpec", "explore", "explore_in"]
+
+ENTRY = "labkit.studies.explorer.worker:run"
+DURABILITY_MODES = ("sync", "async", "exit")
+START_MODE = {"step": "fresh", "graph": "fork"}
+SIGKILLED = -9
+CHECKER_RAISED = "the checker raised"
+LANES = 2  # crash states explored side by side: one per core of a workshop laptop
+Progress = Callable[[int, int, PointResult], None]
+
+
+@dataclass(frozen=True)
+class ExploreSpec:
+    """What to explore and how; every value checked here, in one line, before anything runs."""
+
+    target: dict  # name_target's answer: the reader's module (or file, or source) and name
+    kind: str = "step"
+    checker: dict | None = None  # the same for a checker; None: the default checker
+    durability: str = "sync"  # a graph's
+    files: str = "two"  # a step's: control.db and effect.db, or "one" file for both
+    kill_mode: str = "sigkill"
+    timeout: float = 30.0  # per worker
+
+    def __post_init__(self) -> None:
+        check_choice("kind", self.kind, KINDS)
+        check_choice("durability mode", self.durability, DURABILITY_MODES)
+        check_choice("files", self.files, tuple(FILES))
+        check_choice("kill mode", self.kill_mode, KILL_MODES)
+        object.__setattr__(self, "timeout", check_number("timeout", self.timeout, 0, MAX_TIMEOUT))
+
+    def job(self, **fields: object) -> dict:
+        return {**asdict(self), **fields}
+
+
+def explore(
+    target: str | dict,
+    kind: str = "step",
+    checker: str | dict | None = None,
+    durability: str = "sync",
+    one_file: bool = False,
+    kill_mode: str = "sigkill",
+    out: Path | str | None = None,
+    progress: Progress | None = None,
+) -> Exploration:
+    """Crash `target` ('module:callable') at every crash point it passes and check each state.
+
+    A Ctrl-C, or a checker that raises, ends the exploration early: what was explored comes
+    back all the same, with `stopped` saying why."""
+    if not isinstance(one_file, bool):
+        raise LabError(f"one_file must be True or False, not {one_file!r}")
+    spec = ExploreSpec(
+        target if isinstance(target, dict) else name_target(target),
+        kind,
+        checker if isinstance(checker, dict | None) else name_target(checker, "checker"),
+        durability,
+        "one" if one_file else "two",
+        kill_mode,
+    )
+    check_function("progress", progress)
+    folder = new_run_dir(check_folder("out", out), "explore-", deepest="point-000/recovery.stdout")
+    try:
+        if spec.kind == "step":
+            found = explore_in(str(folder), asdict(spec), progress)
+        else:
+            relay = (lambda d, t, row: progress(d, t, PointResult(**row))) if progress else None
+            found = server.call(
+                "labkit.studies.explorer.replay:explore_in",
+                relay,
+                folder=str(folder),
+                spec=asdict(spec),
+            )
+    except KeyboardInterrupt:
+        return stopped_early(folder, spec, "interrupted (Ctrl-C)")
+    finally:
+        release_run_dir(folder)
+    return Exploration.from_json(found)
+
+
+def stopped_early(folder: Path, spec: ExploreSpec, why: str) -> Exploration:
+    """What an interrupted exploration had explored, from the rows it wrote as it went."""
+    rows = read_explored(folder)
+    explored = sum(row.n is not None and row.same_as is None for row in rows)
+    found = Exploration(
+        spec.target["label"],
+        spec.kind,
+        str(folder),
+        rows,
+        stopped=f"{why} after {explored} crash states",
+    )
+    keep_json(folder, results=found.to_json())
+    return found
+
+
+def explore_in(folder: str, spec: dict, progress: Progress | None = None) -> dict:
+    """The exploration itself, in this process, in a folder made for it: record, then replay
+    each distinct crash state (LANES at a time); every row goes to `explored.jsonl` as soon
+    as it is known, and the matrix lists them by crash point."""
+    spec = ExploreSpec(**spec)
+    started = time.monotonic()
+    exploration = Exploration(spec.target["label"], spec.kind, folder)
+    record = recording(Path(folder), spec)
+    clean_row = PointResult(None, "run", "to its end", None, "", None, record["run_dir"])
+    judged(clean_row, record)
+    firsts: dict[str, dict] = {}  # crash state -> the first point that leaves it
+    for point in record["points"]:
+        first = firsts.setdefault(point.pop("state"), point)
+        point["same_as"] = None if first is point else first["n"]
+    exploration.crash_points, exploration.crash_states = len(record["points"]), len(firsts)
+    rows = [clean_row]
+    note(folder, clean_row, progress, 0, len(firsts))
+    if is_checker_error(clean_row):
+        exploration.stopped = clean_row.failure
+    explored = [] if exploration.stopped else list(firsts.values())
+    for start in range(0, len(explored), LANES):
+        batch = replay_batch(Path(folder), spec, explored[start : start + LANES], record["state"])
+        for row in batch:
+            rows.append(row)
+            note(folder, row, progress, len(rows) - 1, len(firsts))
+        if raised := next((row.failure for row in batch if is_checker_error(row)), None):
+            exploration.stopped = raised
+            break
+    by_n = {row.n: row for row in rows}
+    rows += [
+        same_state(point, spec, by_n[point["same_as"]])
+        for point in record["points"]
+        if point["same_as"] is not None and point["same_as"] in by_n
+    ]
+    exploration.points = sorted(rows, key=lambda row: -1 if row.n is None else row.n)
+    exploration.seconds = round(time.monotonic() - started, 3)
+    keep_json(Path(folder), results=exploration.to_json())
+    return exploration.to_json()
+
+
+def is_checker_error(row: PointResult) -> bool:
+    return bool(row.failure) and row.failure.startswith(CHECKER_RAISED)
+
+
+def note(folder: str, row: PointResult, progress: Progress | None, done: int, total: int) -> None:
+    """One more row: to the folder first (it survives a Ctrl-C), then to whoever watches."""
+    with open(os.path.join(folder, EXPLORED_FILE), "a") as explored:
+        explored.write(json.dumps(row.to_json()) + "\n")
+    if progress:
+        progress(done, total, row)
+
+
+def recording(folder: Path, spec: ExploreSpec) -> dict:
+    """Run the code once without a crash; its crash points (in order) and its end state."""
+    run_dir = folder / "record"
+    run_dir.mkdir()
+    row = PointResult(None, "run", "", None, "", None, str(run_dir))
+    ended = run_workers({None: row}, "record", {None: spec.job(point=None, clean=None)}, spec)[None]
+    if ended.exit_code != 0 or ended.timed_out:
+        why = worker_failure(ended) or f"it exited {ended.exit_code}"
+        raise RunFailed(f"your code failed in the run without a crash: {why}; see {run_dir}")
+    points = [
+        {k: e[k] for k in ("n", "op", "detail", "nth", "where", "state")}
+        for e in read_trace(run_dir)
+        if e["event"] == "crash_point"
+    ]
+    return {**read_report(run_dir, "record"), "points": points, "run_dir": str(run_dir)}
+
+
+def same_state(point: dict, spec: ExploreSpec, explored: PointResult) -> PointResult:
+    """A point whose crash state an earlier point left already: counted, not run again."""
+    row = exploration_row(point, spec, None)
+    row.outcome, row.complaint, row.run_dir = explored.outcome, explored.complaint, explored.run_dir
+    row.same_as, row.failure = explored.n, explored.failure
+    return row
+
+
+def exploration_row(point: dict, spec: ExploreSpec, run_dir: Path | None) -> PointResult:
+    return PointResult(
+        point["n"],
+        point["op"],
+        point["detail"],
+        point["where"],
+        FAILED,
+        None,
+        str(run_dir) if run_dir else None,
+        spec.kill_mode,
+    )
+
+
+def replay_batch(folder: Path, spec: ExploreSpec, points: list[dict], clean: dict) -> list:
+    """Each point's worker runs to it and dies there, all at once; then, for each that died
+    as planned, a fresh worker recovers and the checker judges, all at once."""
+    rows = {p["n"]: exploration_row(p, spec, folder / f"point-{p['n']:03d}") for p in points}
+    jobs = {}
+    for point in points:
+        Path(rows[point["n"]].run_dir).mkdir()
+        plan = {k: point[k] for k in ("op", "detail", "nth")}
+        jobs[point["n"]] = spec.job(crash_at=plan, point=point, clean=clean)
+    dying = EXIT_CODE if spec.kill_mode == "exit" else SIGKILLED
+    for n, first in run_workers(rows, "first", jobs, spec).items():
+        if first.exit_code != dying:
+            why = worker_failure(first) or "it ran to its end this time"
+            rows[n].failure = f"it did not die after {rows[n].op} {rows[n].detail}: {why}"
+    alive = {n: row for n, row in rows.items() if not row.failure}
+    for n, recovery in run_workers(alive, "recovery", jobs, spec).items():
+        if recovery.exit_code != 0 or recovery.timed_out:
+            rows[n].failure = worker_failure(recovery)
+        else:
+            judged(rows[n], read_report(Path(rows[n].run_dir), "recovery"), recovery.stderr)
+    return list(rows.values())
+
+
+def run_workers(rows: dict, role: str, jobs: dict, spec: ExploreSpec) -> dict[int, WorkerReport]:
+    """One worker per row, running side by side; each reaped whatever happens."""
+    start = START_MODE[spec.kind]
+    with contextlib.ExitStack() as stack:
+        workers = {
+            n: stack.enter_context(
+                WorkerProcess(
+                    Path(row.run_dir), role, ENTRY, jobs[n], timeout=spec.timeout, start_mode=start
+                )
+            )
+            for n, row in rows.items()
+        }
+        for worker in workers.values():
+            worker.wait()
+        return {n: worker.report() for n, worker in workers.items()}
+
+
+def judged(row: PointResult, report: dict, stderr: str = "") -> None:
+    """The checker's word on a row, or why there is none (the checker raised)."""
+    if "checker_error" in report:
+        raised = error_line(stderr) if stderr else report["checker_error"]
+        row.outcome, row.failure = FAILED, f"{CHECKER_RAISED} {raised}"
+        return
+    row.outcome, row.complaint = report["outcome"], report["complaint"]

@@ -1,0 +1,97 @@
+"""What the crash explorer runs: the reader's code, named `module:callable`, and where it lives.
+
+The caller (a notebook, the CLI) only names the code and finds its file; it never imports it.
+Only the explorer's workers load it: a module in the caller's folder by its file path alone
+(that folder never joins any import path, so a `json.py` beside it stays unread), any other
+module by name from labkit's own path (`python -I`: no current folder, no $PYTHONPATH), and an
+exercise's answer from its source text. Parent side: `name_target`; worker side: `load`
+(standard library only).
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import os
+import re
+import sys
+
+__all__ = ["KINDS", "READER_FILE", "load", "name_target", "source_target"]
+
+KINDS = ("step", "graph")  # lesson 2's step(control, effect, gate), or a LangGraph graph
+READER_FILE = "<your code>"  # an answer given as source text, as a traceback names it
+DOTTED = re.compile(r"[A-Za-z_]\w*(\.[A-Za-z_]\w*)*\Z")
+
+
+def name_target(text: object, what: str = "target", folder: str | None = None) -> dict:
+    """`module:callable` as a target the workers can load: a file of the reader's folder
+    (`folder`, the current one by default) by its path, else a module by name. Checked here,
+    in one line, before anything starts; the module itself is first read by a worker."""
+    from pathlib import Path  # the caller's side only: a worker never names a target
+
+    from labkit.bench.errors import LabError, described
+
+    if not isinstance(text, str) or text.count(":") != 1:
+        raise LabError(
+            f"{what} must be 'module:callable' (e.g. my_graph:graph or "
+            f"labkit.studies.commit_window.worker:effect_first), not {described(text)}"
+        )
+    module, name = text.split(":")
+    if not DOTTED.match(name):
+        raise LabError(f"{what} {text!r}: {name!r} is not a name in the module")
+    folder = Path.cwd() if folder is None else Path(folder)
+    if module.endswith(".py"):
+        path = (folder / module).resolve()
+        if not path.is_file():
+            raise LabError(f"{what} {text!r}: there is no file {path}")
+        return {"path": str(path), "name": name, "label": text}
+    if not DOTTED.match(module):
+        raise LabError(f"{what} {text!r}: {module!r} is neither a module name nor a .py file")
+    mine = folder.joinpath(*module.split(".")).with_suffix(".py")
+    if mine.is_file():
+        return {"path": str(mine.resolve()), "name": name, "label": text}
+    return {"module": module, "name": name, "label": text}
+
+
+def source_target(source: str, name: str) -> dict:
+    """An answer given as source text (an exercise): loaded in the worker, under READER_FILE."""
+    return {"source": source, "name": name, "label": f"{name} (your code)"}
+
+
+def load(target: dict, namespace: dict | None = None) -> tuple[object, str, dict]:
+    """In a worker: the target's object, the file its code is in, and its module's names.
+    `namespace` is what an answer given as source text finds defined (lesson 2's KEY, PAYLOAD)."""
+    if "source" in target:
+        names = {**(namespace or {}), "__name__": "reader"}
+        exec(compile(target["source"], READER_FILE, "exec"), names)  # the reader's own lab
+        file = READER_FILE
+    else:
+        module = import_target(target)
+        names, file = vars(module), module.__file__
+    found = names.get(target["name"])
+    if found is None:
+        raise LookupError(f"{target['label']}: the module defines no {target['name']!r}")
+    return found, file, names
+
+
+def import_target(target: dict) -> object:
+    """The target's module: by its file alone (the reader's folder stays off the path), or by
+    name from labkit's path. A module imported by file is registered under its own name, so
+    LangGraph can pickle what it defines."""
+    if "module" in target:
+        try:
+            return importlib.import_module(target["module"])
+        except ModuleNotFoundError as error:
+            if error.name is None or not target["module"].startswith(error.name):
+                raise  # the module itself imports one that is missing: the reader's error
+            raise LookupError(
+                f"{target['label']}: no module {target['module']!r}: neither a file of your "
+                "folder nor a module labkit can import"
+            ) from None
+    path = target["path"]
+    name = os.path.splitext(os.path.basename(path))[0]
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module

@@ -1,0 +1,88 @@
+"""The explorer's worker: one process of one crash state, in one of three roles.
+
+- `record`: run the reader's code once without a crash, numbering every crash point it passes
+  (with the files' state at each), and check its end state too;
+- `first`: run it again and die at the planned crash point (SIGKILL, or `os._exit`);
+- `recovery`: as after a real restart (a new parent, clocks a day later: `bench.restart`),
+  read what the kill left, recover (study 000's rule for a step, `invoke(None)` for a graph),
+  read it again, and let the checker judge.
+
+What it saw goes into `<role>.json` (`gate.report`); the reader's errors go to stderr, as in
+every worker. A step worker imports only the standard library (a graph's: LangGraph too).
+"""
+
+from __future__ import annotations
+
+import importlib
+import sys
+
+from labkit.bench.gate import report
+from labkit.bench.trace import Trace
+from labkit.studies.explorer.checker import CrashState, default_checker, outcome_of
+from labkit.studies.explorer.record import CrashPoints, read_state
+from labkit.studies.explorer.target import load
+
+__all__ = ["run"]
+
+WORLDS = {"step": "labkit.studies.explorer.steps", "graph": "labkit.studies.explorer.graphs"}
+
+
+def run(job: dict) -> None:
+    """The worker's entry (`labkit.studies.explorer.worker:run`)."""
+    if job["role"] == "recovery":
+        from labkit.bench.restart import LATER, restart_here
+
+        restart_here(LATER)
+    trace = Trace(job["run_dir"], job["role"])
+    trace.note("start", target=job["target"]["label"], kind=job["kind"])
+    world = importlib.import_module(WORLDS[job["kind"]])
+    if job["role"] == "recovery":
+        recover_and_check(job, world, trace)
+    else:
+        points = CrashPoints(job, trace, ())
+        world.run_first(job, points)
+        if job["role"] == "record":
+            end = read_state(job["run_dir"])
+            state = CrashState(None, end, end, end, finished=True, run_dir=job["run_dir"])
+            report(job, state=end, points=points.count, **judge(job, state))
+    trace.note("exit", code=0)
+
+
+def recover_and_check(job: dict, world: object, trace: Trace) -> None:
+    """Read what the kill left, recover, read again, and judge."""
+    at_kill = read_state(job["run_dir"])
+    try:
+        finished, error = world.recover(job, trace), None
+    except Exception as exc:  # the reader's recovery failed: an outcome, said in one line
+        finished, error = False, f"{type(exc).__name__}: {exc}"
+        print_error()
+    after = read_state(job["run_dir"])
+    state = CrashState(job["point"], at_kill, after, job["clean"], finished, error, job["run_dir"])
+    report(
+        job,
+        at_kill=at_kill,
+        after=after,
+        finished=finished,
+        recovery_error=error,
+        **judge(job, state),
+    )
+
+
+def print_error() -> None:
+    """The exception being handled, as a traceback on stderr (the reader's line in it)."""
+    import traceback  # only a worker that met an error pays for it
+
+    traceback.print_exc(file=sys.stderr)
+
+
+def judge(job: dict, state: CrashState) -> dict:
+    """The checker's answer ({complaint, outcome}), or the error it raised ({checker_error})."""
+    try:
+        checker = load(job["checker"])[0] if job.get("checker") else default_checker
+        complaint = checker(state)
+        if complaint is not None and not isinstance(complaint, str):
+            raise TypeError(f"a checker returns None or a str, not {type(complaint).__name__}")
+    except Exception as exc:
+        print_error()
+        return {"checker_error": f"{type(exc).__name__}: {exc}"}
+    return {"complaint": complaint, "outcome": outcome_of(complaint)}
