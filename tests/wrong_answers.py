@@ -105,6 +105,24 @@ INBOX = (
 )
 
 
+def serve(body: str) -> str:
+    """A lesson-8 serve's source from its body (four-space indented lines)."""
+    return "def serve(graph, inputs, config):\n" + "".join(
+        f"    {line}\n" for line in body.strip("\n").splitlines()
+    )
+
+
+DRAIN_ON_SIGTERM = (
+    "import signal\nfrom langgraph.runtime import RunControl\ncontrol = RunControl()\n"
+    "signal.signal(signal.SIGTERM, lambda signum, frame: control.request_drain())"
+)
+
+
+def plan(policy: object, key: object) -> dict:
+    """Lesson 8's payment plan: a retry policy and a key."""
+    return {"policy": policy, "key": key}
+
+
 WRONG: dict[str, dict[str, tuple[object, str]]] = {
     "lesson1.find_the_window": {
         "the duplicate's point": ({"effect"}, "killed at effect, recovery left done=1 and 1"),
@@ -498,6 +516,50 @@ WRONG: dict[str, dict[str, tuple[object, str]]] = {
             "holds 2 effect rows for it, not 1",
         ),
     },
+    "lesson8.charge_once": {
+        "a new uuid4 key per attempt": (plan("transient", "uuid4"), "charged 2 times"),
+        "a key from node_attempt": (plan("transient", "attempt"), "order-1:1, order-1:2"),
+        "node_attempt alone as the key": (plan("transient", "attempt_only"), "another order's"),
+        "retrying on every exception": (plan("every", "order"), "declined card of order-1 was"),
+        "LangGraph's default retry_on": (plan("default", "order"), "reading the reply timed out"),
+        "no retry at all": (plan("none", "order"), "the shop thinks the payment failed"),
+        "not a policy": (plan("always", "order"), "choose one of: none, default, every"),
+    },
+    "lesson8.drain_safe": {
+        "no handler: SIGTERM ends it": (
+            serve('return graph.invoke(inputs, config, durability="sync")'),
+            "SIGTERM ended the worker at once, inside b",
+        ),
+        "sys.exit on SIGTERM": (
+            serve(
+                "import signal, sys\nsignal.signal(signal.SIGTERM, lambda s, f: sys.exit(0))\n"
+                "return graph.invoke(inputs, config)"
+            ),
+            "b ran twice",
+        ),
+        "SIGTERM ignored": (
+            serve(
+                "import signal\nsignal.signal(signal.SIGTERM, signal.SIG_IGN)\n"
+                "return graph.invoke(inputs, config)"
+            ),
+            "was SIGKILLed",
+        ),
+        "a drain asked of a control the run never got": (
+            serve(f"{DRAIN_ON_SIGTERM}\nreturn graph.invoke(inputs, config)"),
+            "grace period (0.8 s) was over",
+        ),
+        "GraphDrained left to escape": (
+            serve(f"{DRAIN_ON_SIGTERM}\nreturn graph.invoke(inputs, config, control=control)"),
+            "GraphDrained escaped serve",
+        ),
+        "os._exit on SIGTERM": (
+            serve(
+                "import os, signal\nsignal.signal(signal.SIGTERM, lambda s, f: os._exit(0))\n"
+                "return graph.invoke(inputs, config)"
+            ),
+            "exited before b's result was saved",
+        ),
+    },
 }
 
 RIGHT: dict[str, dict[str, object]] = {
@@ -627,6 +689,21 @@ RIGHT: dict[str, dict[str, object]] = {
             f"{INBOX}\nprint('new' if new else 'seen', message_id)\nif new:\n    {EFFECT}"
         ),
     },
+    "lesson8.charge_once": {
+        "shouted, with spaces": plan(" Transient ", "ORDER."),
+    },
+    "lesson8.drain_safe": {
+        "GraphDrained caught, the state returned": serve(
+            f"from langgraph.errors import GraphDrained\n{DRAIN_ON_SIGTERM}\ntry:\n"
+            "    return graph.invoke(inputs, config, control=control)\n"
+            "except GraphDrained:\n    return graph.get_state(config).values"
+        ),
+        "every step saved (sync), drained on SIGTERM": serve(
+            f"from langgraph.errors import GraphDrained\n{DRAIN_ON_SIGTERM}\ntry:\n"
+            '    return graph.invoke(inputs, config, control=control, durability="sync")\n'
+            "except GraphDrained:\n    pass"
+        ),
+    },
 }
 
 # Answers whose code cannot do its job as written: judged "error", with a fragment of the
@@ -667,6 +744,16 @@ ERRORS: dict[str, dict[str, tuple[object, str]]] = {
                 f" (subscriber, message_id))\n{EFFECT}"
             ),
             "IntegrityError",
+        ),
+    },
+    "lesson8.drain_safe": {
+        "RunControl from another cell": (
+            serve(
+                "import signal\ncontrol = RunControl()\n"
+                "signal.signal(signal.SIGTERM, lambda s, f: control.request_drain())\n"
+                "return graph.invoke(inputs, config, control=control)"
+            ),
+            "NameError",
         ),
     },
 }

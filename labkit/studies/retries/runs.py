@@ -194,7 +194,9 @@ def run_drain(spec: dict, out: str | None = None) -> dict:
             },
             "rerun_nodes": rerun_nodes(lines),
             "resume": read_report(run_dir, "resume"),
-            "failure": own_failure(first_report) or first_failure([(resume.report(), None)]),
+            "first_worker": first_report.to_json(),  # its stderr: a reader's serve's error
+            "failure": (None if spec.serve_source else own_failure(first_report))  # theirs
+            or first_failure([(resume.report(), None)]),
             "run_dir": str(run_dir),
         }
         keep_json(run_dir, results=result)
