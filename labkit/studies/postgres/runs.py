@@ -1,0 +1,297 @@
+"""Lesson 7's runs as the trial server runs them (the story: `studies.postgres.experiment`).
+
+Every run gets a schema of its own on the server (labkit's own, or the reader's URL), its
+workers are forked from the trial server, and what a run claims is read back from Postgres
+through a new connection: committed rows only. The crash run starts a server of its own in the
+run's folder, since it SIGKILLs it; its data folder is removed afterwards (40 MB), its log kept.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+import time
+from pathlib import Path
+
+from labkit.bench.failures import FAILED, failing_run, first_failure
+from labkit.bench.folders import keep_json, new_run_dir
+from labkit.bench.launcher import WorkerProcess, read_report
+from labkit.bench.postgres import LocalServer, connect, new_schema, redacted, shared_url
+from labkit.bench.trace import read_trace
+from labkit.studies.postgres.spec import (
+    NO_KILL,
+    WINDOW_ORDERS,
+    CrashResult,
+    CrashSpec,
+    RaceResult,
+    RaceSpec,
+    WindowResult,
+    WindowSpec,
+    outcome_of,
+)
+from labkit.studies.postgres.stores import (
+    CRASH_TABLES,
+    HOLD_LOCK,
+    LOCAL_COMMIT,
+    WINDOW_TABLES,
+    counts,
+)
+
+__all__ = ["run_crash", "run_race", "run_window", "window_sweep"]
+
+WORKERS = "labkit.studies.postgres.workers"
+TIMEOUT = 30.0  # seconds for any worker: a step takes milliseconds
+SEEN_TIMEOUT = 10.0  # seconds to wait for Postgres to show a worker where the run needs it
+NO_STANDBY = "labkit_no_standby"  # a synchronous standby that never connects: commits wait
+RECOVERY_LINES = (  # how the restarted server tells its WAL replay
+    "database system was interrupted",
+    "database system was not properly shut down",
+    "redo starts",
+    "redo done",
+    "database system is ready",
+)
+LOG_PREFIX = re.compile(
+    r"^\S+ \S+ \S+ \[\d+\] LOG:\s+"
+)  # "2026-12-01 13:18:20.945 UTC [23840] LOG:  "
+
+
+def worker(run_dir: Path, role: str, entry: str, job: dict, **plan: object) -> WorkerProcess:
+    return WorkerProcess(
+        run_dir, role, f"{WORKERS}:{entry}", job, timeout=TIMEOUT, start_mode="fork", **plan
+    )
+
+
+def prepare(run_dir: Path, postgres_url: str | None) -> tuple[str, str]:
+    """The server's URL and a new schema for this run, with the window's tables in it."""
+    url = postgres_url or shared_url()
+    schema = new_schema(url, run_dir)
+    with connect(url, schema) as conn:
+        conn.execute(WINDOW_TABLES)
+    keep_json(run_dir, postgres={"server": redacted(url), "schema": schema})
+    return url, schema
+
+
+def read_counts(url: str, schema: str) -> dict:
+    with connect(url, schema) as conn:
+        return counts(conn)
+
+
+def run_window(spec: dict, out: str | None = None, postgres_url: str | None = None) -> WindowResult:
+    """One commit-window run: the first worker SIGKILLed at the kill point (or not), a fresh
+    worker recovers, and both counts come from Postgres."""
+    spec = WindowSpec(**spec)
+    run_dir = new_run_dir(out, prefix="pg-window-")
+    with failing_run(run_dir):
+        url, schema = prepare(run_dir, postgres_url)
+        job = {**spec.to_json(), "postgres_url": url, "schema": schema}
+        planned = None if spec.kill_at == NO_KILL else spec.kill_at
+        with worker(run_dir, "first", "run_step", job, pause_at=(spec.kill_at,)) as first:
+            first.finish(kill_at=planned)
+        before = read_counts(url, schema)
+        with worker(run_dir, "recovery", "run_step", job) as recovery:
+            recovery.wait()
+        after = read_counts(url, schema)
+        failure = first_failure([(first.report(), planned), (recovery.report(), None)])
+        result = WindowResult(
+            spec=spec,
+            run_dir=str(run_dir),
+            schema=schema,
+            before=before,
+            after=after,
+            outcome=FAILED if failure else outcome_of(**after),
+            first_exit=first.proc.returncode,
+            recovery_exit=recovery.proc.returncode,
+            events=read_trace(run_dir),
+            failure=failure,
+        )
+        keep_json(run_dir, results={k: v for k, v in result.to_json().items() if k != "events"})
+        return result
+
+
+def window_sweep(out: str | None = None, postgres_url: str | None = None) -> list[WindowResult]:
+    """Every order at every kill point, each run in its own folder under `out`."""
+    root = new_run_dir(out, prefix="pg-window-sweep-")
+    return [
+        run_window({"order": order, "kill_at": point}, str(root / f"{order}.{point}"), postgres_url)
+        for order, (_, points) in WINDOW_ORDERS.items()
+        for point in points
+    ]
+
+
+def run_race(spec: dict, out: str | None = None, postgres_url: str | None = None) -> RaceResult:
+    """Two workers run the one-transaction step at once. The first stops inside its transaction
+    (its writes made, not committed); the second starts; once Postgres shows it waiting on a
+    lock (or it stopped at the same point), the first commits, and both run to their end."""
+    spec = RaceSpec(**spec)
+    run_dir = new_run_dir(out, prefix="pg-race-")
+    with failing_run(run_dir):
+        url, schema = prepare(run_dir, postgres_url)
+        job = {"order": "one_transaction", **spec.to_json(), "postgres_url": url, "schema": schema}
+        hold = "before commit 1" if spec.step_source else "in_transaction"
+        with worker(run_dir, "first", "run_step", job, pause_at=(hold,)) as first:
+            held = first.wait_for_pause() == hold
+            with worker(run_dir, "second", "run_step", job, pause_at=(hold,)) as second:
+                waited_on = wait_for_second(url, run_dir, hold) if held else None
+                if held:
+                    first.resume()
+                first.wait()
+                second.wait()
+        after = read_counts(url, schema)
+        failure = first_failure([(first.report(), None), (second.report(), None)])
+        if not held and not failure:
+            failure = f"the first worker never reached {hold!r}: it made no transaction to hold"
+        result = RaceResult(
+            spec=spec,
+            run_dir=str(run_dir),
+            schema=schema,
+            second_waited=waited_on is not None,
+            reports={
+                "first": what_it_did(run_dir, "first"),
+                "second": what_it_did(run_dir, "second"),
+                "second_waited_at": waited_on,
+            },
+            receipts=after["receipts"],
+            done=after["done"],
+            outcome=FAILED if failure else outcome_of(**after),
+            failure=failure,
+        )
+        keep_json(run_dir, results=result.to_json())
+        return result
+
+
+def wait_for_second(url: str, run_dir: Path, hold: str) -> str | None:
+    """The statement the second worker waits at on a row lock, as Postgres shows it; None if it
+    reached the first's hold point without waiting (nothing stopped it)."""
+    deadline = time.monotonic() + SEEN_TIMEOUT
+    with connect(url) as conn:
+        while time.monotonic() < deadline:
+            row = conn.execute(
+                "SELECT query FROM pg_stat_activity WHERE application_name = 'labkit-second'"
+                " AND wait_event_type = 'Lock'"
+            ).fetchone()
+            if row:
+                return row[0].strip()
+            if any(
+                e["role"] == "second" and e.get("point") == hold for e in read_trace(run_dir)
+            ) or any(e["role"] == "second" and e["event"] == "exit" for e in read_trace(run_dir)):
+                return None
+            time.sleep(0.005)
+    return None
+
+
+def what_it_did(run_dir: Path, role: str) -> str:
+    """A worker's step in a few words, from its trace: wrote, skipped, retried and wrote..."""
+    mine = [e for e in read_trace(run_dir) if e["role"] == role]
+    words = ["retried after a serialization failure" for e in mine if e["event"] == "retry"]
+    if any(e["event"] == "skip" for e in mine):
+        words.append("skipped: done=1 already")
+    elif any(e["event"] == "commit" and e.get("writes") for e in mine):
+        words.append("wrote a receipt and done=1")
+    return ", then ".join(words) or "did nothing"
+
+
+# --- the database crashes: the server SIGKILLed under a commit
+
+
+EXPECTED = {  # what pg_stat_activity shows for the client at each point
+    "before_commit": {"state": "idle in transaction"},
+    "commit_in_flight": {"query": "COMMIT", "wait_event_type": "Lock", "wait_event": "advisory"},
+    "commit_flushed": {"query": "COMMIT", "wait_event": "SyncRep"},
+    "after_commit": {"state": "idle", "query": "COMMIT"},
+}
+
+
+def run_crash(spec: dict, out: str | None = None) -> CrashResult:
+    """The client commits order-1 and order-2, then order-3 up to the crash point; Postgres
+    must show it there (pg_stat_activity: the gate's proof); then every process of the server
+    is SIGKILLed at once. The server restarts on the same files, replays its WAL, and a new
+    connection reads which orders survived."""
+    spec = CrashSpec(**spec)
+    run_dir = new_run_dir(out, prefix="pg-crash-")
+    folder = run_dir / "postgres"
+    folder.mkdir()
+    server = LocalServer(folder, {"synchronous_standby_names": NO_STANDBY})
+    try:
+        with failing_run(run_dir):
+            return crash_and_restart(spec, run_dir, server)
+    finally:
+        server.stop()
+        shutil.rmtree(folder / "data", ignore_errors=True)
+
+
+def crash_and_restart(spec: CrashSpec, run_dir: Path, server: LocalServer) -> CrashResult:
+    url = server.start()
+    with connect(url, options=LOCAL_COMMIT) as admin:
+        admin.execute(CRASH_TABLES)
+    watcher = connect(
+        url, options=LOCAL_COMMIT
+    )  # holds the trigger's lock; sees the client in pg_stat_activity
+    if spec.point == "commit_in_flight":
+        watcher.execute("SELECT pg_advisory_lock(%s)", (HOLD_LOCK,))
+    job = {"point": spec.point, "postgres_url": url}
+    pauses = ("before_commit", "after_commit")
+    with worker(run_dir, "client", "crash_client", job, pause_at=pauses) as client:
+        reached = client.wait_for_pause() == "before_commit"
+        if reached and spec.point != "before_commit":
+            client.resume()
+            if spec.point == "after_commit":
+                reached = client.wait_for_pause() == "after_commit"
+        seen = seen_at(watcher, EXPECTED[spec.point]) if reached else {}
+        killed = server.crash() if seen else []
+        watcher.close()
+        if client.paused_at:  # it goes on: a COMMIT to a dead server, or its end
+            client.resume()
+        client.wait()
+    log_start = server.log.stat().st_size
+    started = time.monotonic()
+    url = server.start()
+    restart_seconds = time.monotonic() - started
+    with connect(url) as conn:
+        survived = [row[0] for row in conn.execute("SELECT label FROM orders ORDER BY id")]
+    failure = first_failure([(client.report(), None)])
+    if not seen and not failure:
+        failure = f"Postgres never showed the client at {spec.point!r}: the server was not killed"
+    saw = read_report(run_dir, "client").get("saw", {})
+    result = CrashResult(
+        spec=spec,
+        run_dir=str(run_dir),
+        committed_before=[label for label, word in saw.items() if word == "committed"][:2],
+        in_flight="order-3",
+        seen_in_flight=seen,
+        client_saw=saw.get("order-3", "no reply: it was paused when the server died"),
+        killed=killed,
+        survived=survived,
+        recovery_log=recovery_lines(server.log, log_start),
+        restart_seconds=round(restart_seconds, 3),
+        failure=failure,
+    )
+    keep_json(run_dir, results=result.to_json())
+    return result
+
+
+def seen_at(conn: object, expected: dict) -> dict:
+    """The client's row in pg_stat_activity once it matches `expected`; {} if it never does."""
+    deadline = time.monotonic() + SEEN_TIMEOUT
+    while time.monotonic() < deadline:
+        row = conn.execute(
+            "SELECT state, query, wait_event_type, wait_event FROM pg_stat_activity"
+            " WHERE application_name = 'labkit-client'"
+        ).fetchone()
+        if row:
+            found = dict(zip(("state", "query", "wait_event_type", "wait_event"), row, strict=True))
+            found["query"] = (found["query"] or "").strip()
+            if all(found[key] == value for key, value in expected.items()):
+                return found
+        time.sleep(0.005)
+    return {}
+
+
+def recovery_lines(log: Path, start: int) -> list[str]:
+    """The restarted server's own words about its recovery, timestamps and pids left out."""
+    with open(log, "rb") as lines:
+        lines.seek(start)
+        text = lines.read().decode(errors="replace")
+    said = [
+        LOG_PREFIX.sub("", line).split(" system usage:")[0].strip() for line in text.splitlines()
+    ]
+    return [line for line in said if line.startswith(RECOVERY_LINES)]

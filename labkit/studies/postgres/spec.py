@@ -1,0 +1,194 @@
+"""Lesson 7's choices, checked and frozen, and what each run found.
+
+Three experiments on a real Postgres: the commit window (a business row and a checkpoint,
+in two transactions or in one, the worker killed between them); the race that BEGIN
+IMMEDIATE settles in SQLite (two workers run the step at once: what stops the second?); and
+the database's own crash (the server SIGKILLed while a commit is at a chosen point).
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+
+from labkit.bench.errors import LabError, check_choice, described
+
+__all__ = [
+    "CRASH_POINTS",
+    "LOCKS",
+    "NO_KILL",
+    "OUTCOMES",
+    "WINDOW_ORDERS",
+    "CrashResult",
+    "CrashSpec",
+    "RaceResult",
+    "RaceSpec",
+    "WindowResult",
+    "WindowSpec",
+    "outcome_of",
+]
+
+NO_KILL = "none"
+# Each order: what it does, and its kill points in the order a run passes them.
+WINDOW_ORDERS = {
+    "effect_first": (
+        "commit the receipt (business session), then done=1 (checkpoint session): two commits",
+        ("effect", "checkpoint"),
+    ),
+    "checkpoint_first": (
+        "commit done=1 (checkpoint session), then the receipt (business session): two commits",
+        ("checkpoint", "effect"),
+    ),
+    "one_transaction": (
+        "lock the checkpoint row (SELECT ... FOR UPDATE), write both, one COMMIT",
+        ("locked", "in_transaction", "committed"),
+    ),
+}
+# What stops a second worker that runs the same step at the same time (BEGIN IMMEDIATE in SQLite).
+LOCKS = {
+    "none": "a plain SELECT under READ COMMITTED: both workers read done=0",
+    "for_update": "SELECT ... FOR UPDATE: the second waits for the first's COMMIT, reads done=1",
+    "serializable": "SERIALIZABLE: the second's write fails (40001) and its retry reads done=1",
+}
+# Where the client's last transaction stands when the server is SIGKILLed.
+CRASH_POINTS = {
+    "before_commit": "rows inserted, COMMIT not sent yet",
+    "commit_in_flight": "COMMIT sent; the server is inside it (a deferred trigger waits), "
+    "no commit record in the WAL yet",
+    "commit_flushed": "the commit record is flushed to the WAL; the reply is not sent yet "
+    "(it waits for a standby that never answers)",
+    "after_commit": "COMMIT answered: the client knows it is committed",
+}
+OUTCOMES = ("consistent", "duplicate", "lost")
+
+
+def outcome_of(done: int, receipts: int) -> str:
+    """The run's word: one receipt and done=1 is consistent; two receipts a duplicate; done=1
+    with no receipt a lost effect. (done=0 after recovery cannot happen: recovery finishes.)"""
+    if receipts > 1:
+        return "duplicate"
+    return "consistent" if receipts == 1 and done == 1 else "lost"
+
+
+@dataclass(frozen=True)
+class WindowSpec:
+    """One commit-window run on Postgres: a write order and where the worker is SIGKILLed."""
+
+    order: str = "effect_first"
+    kill_at: str = "effect"
+    step_source: str | None = None  # a reader's own step (lesson 7's exercise), as source
+
+    def __post_init__(self) -> None:
+        if self.step_source is not None and not isinstance(self.step_source, str):
+            raise LabError(f"step_source must be a str, not {described(self.step_source)}")
+        if self.step_source is None:
+            check_choice("write order", self.order, WINDOW_ORDERS)
+            points = WINDOW_ORDERS[self.order][1]
+            check_choice(f"kill point for {self.order}", self.kill_at, (*points, NO_KILL))
+        elif not isinstance(self.kill_at, str):
+            raise LabError(f"kill_at must be a str, not {described(self.kill_at)}")
+
+    def to_json(self) -> dict:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class RaceSpec:
+    """Two workers run the one-transaction step at once; `lock` is what should stop the second."""
+
+    lock: str = "for_update"
+    step_source: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.step_source is None:
+            check_choice("lock", self.lock, LOCKS)
+        elif not isinstance(self.step_source, str):
+            raise LabError(f"step_source must be a str, not {described(self.step_source)}")
+
+    def to_json(self) -> dict:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class CrashSpec:
+    """SIGKILL the Postgres server itself while the client's third order is at `point`."""
+
+    point: str = "commit_in_flight"
+
+    def __post_init__(self) -> None:
+        check_choice("crash point", self.point, CRASH_POINTS)
+
+    def to_json(self) -> dict:
+        return asdict(self)
+
+
+@dataclass
+class WindowResult:
+    """What a commit-window run left in Postgres, at the kill and after recovery."""
+
+    spec: WindowSpec
+    run_dir: str
+    schema: str
+    before: dict  # {"done": 0|1, "receipts": n} as the kill left them
+    after: dict
+    outcome: str  # consistent, duplicate, lost, or "failed"
+    first_exit: int | None
+    recovery_exit: int | None
+    events: list[dict] = field(default_factory=list)  # the trace, for the timeline
+    failure: str | None = None
+
+    def to_json(self) -> dict:
+        return {**asdict(self), "spec": self.spec.to_json()}
+
+    @classmethod
+    def from_json(cls, data: dict) -> WindowResult:
+        return cls(**{**data, "spec": WindowSpec(**data["spec"])})
+
+
+@dataclass
+class RaceResult:
+    """Two workers on one step at once: what each saw and how many receipts are left."""
+
+    spec: RaceSpec
+    run_dir: str
+    schema: str
+    second_waited: bool  # Postgres showed the second blocked on a lock the first held
+    reports: dict  # role → what the worker said it did (wrote, skipped, retried, error)
+    receipts: int
+    done: int
+    outcome: str
+    failure: str | None = None
+
+    def to_json(self) -> dict:
+        return {**asdict(self), "spec": self.spec.to_json()}
+
+    @classmethod
+    def from_json(cls, data: dict) -> RaceResult:
+        return cls(**{**data, "spec": RaceSpec(**data["spec"])})
+
+
+@dataclass
+class CrashResult:
+    """A server SIGKILLed mid-commit, restarted: what the client saw, what survived."""
+
+    spec: CrashSpec
+    run_dir: str
+    committed_before: list[str]  # orders the client had committed (and heard so) before
+    in_flight: str  # the order whose commit was at the crash point
+    seen_in_flight: dict  # pg_stat_activity's row for the client at the crash (the gate's proof)
+    client_saw: str  # what the client's COMMIT returned: "committed" or its error
+    killed: list[int]  # the server's processes, SIGKILLed at once
+    survived: list[str]  # the orders the restarted server holds
+    recovery_log: list[str]  # the restarted server's own lines about its WAL replay
+    restart_seconds: float
+    failure: str | None = None
+
+    @property
+    def in_flight_survived(self) -> bool:
+        return self.in_flight in self.survived
+
+    def to_json(self) -> dict:
+        return {**asdict(self), "spec": self.spec.to_json()}
+
+    @classmethod
+    def from_json(cls, data: dict) -> CrashResult:
+        return cls(**{**data, "spec": CrashSpec(**data["spec"])})
