@@ -48,7 +48,6 @@ __all__ = [
 
 WORKERS = ("w1", "w2")
 ENTRY = "labkit.studies.leases.worker:run_worker"
-SAME_NAME = "worker-a"  # renew_by_name: the replacement runs under the stalled worker's name
 
 
 def freeze(worker: WorkerProcess, trace: Trace, lab_ms: int) -> None:
@@ -129,7 +128,7 @@ class Race:
         job = {
             "parent": os.getpid(),
             "method": spec.method,
-            "name": SAME_NAME if spec.method == "renew_by_name" else role,
+            "name": spec.names[role],
             "lease_ms": spec.lease_ms,
             "fenced": spec.fenced,
             "claim_source": spec.claim_source,

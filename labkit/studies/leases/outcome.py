@@ -1,8 +1,9 @@
 """Name what a race left in the files: one winner, both ran, lost update, refused late write.
 
-The receiver's file is the judge: its `applied` log (a trigger writes a row for every write
-that changed the document, however it was made, with the token it came with), and its
-`refused` rows. Tokens come from the claims: a stale worker's is lower than its replacement's.
+The receiver's file is the judge: its `applied` log (a row for every write that changed the
+document, with the token it came with; for a reader's receiver the lab reads the document
+after the call) and its `refused` rows. Tokens come from the claims: a stale worker's is lower
+than its replacement's.
 """
 
 from __future__ import annotations

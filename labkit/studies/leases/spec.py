@@ -9,6 +9,7 @@ from pathlib import Path
 from labkit.bench.errors import (
     MAX_TIMEOUT,
     LabError,
+    check_bool,
     check_choice,
     check_folder,
     check_instance,
@@ -34,7 +35,7 @@ LEASED = ("lease", "lease_with_fence", "renew_by_name")
 # its claim committed, before its write.
 STOP_POINTS = {method: "claimed" for method in METHODS} | {"select_then_update": "checked"}
 MAX_MS = 60_000  # lab milliseconds: a minute of the lab's clock is more than any lesson needs
-YOURS = "yours"  # a reader's claim or receiver (the exercises)
+SAME_NAME = "worker-a"
 
 
 @dataclass(frozen=True)
@@ -48,6 +49,7 @@ class ClaimSpec:
     timeout: float = 10.0  # seconds each worker may take before the parent kills it
     claim_source: str | None = None  # a reader's claim function (an exercise)
     receive_source: str | None = None  # a reader's receiver function (an exercise)
+    same_name: bool = False  # both workers under one name, as a restarted worker comes back
 
     def __post_init__(self) -> None:
         check_choice("claim method", self.method, METHODS)
@@ -55,10 +57,18 @@ class ClaimSpec:
         check_int("lease_ms", self.lease_ms, 1, MAX_MS)
         check_folder("out", self.out)
         check_number("timeout", self.timeout, 0, MAX_TIMEOUT)
+        check_bool("same_name", self.same_name)
         for what in ("claim_source", "receive_source"):
             check_instance(what, getattr(self, what), str | None, "source text or None")
         if self.claim_source and self.method not in LEASED:
             raise LabError(f"a claim of yours goes with a lease method: {', '.join(LEASED)}")
+
+    @property
+    def names(self) -> dict[str, str]:
+        """Each worker's name: its role, or one name for both (renew_by_name's replacement
+        comes back under the stalled worker's name)."""
+        same = self.same_name or self.method == "renew_by_name"
+        return {role: SAME_NAME if same else role for role in ("w1", "w2")}
 
     @property
     def fenced(self) -> bool:

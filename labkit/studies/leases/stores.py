@@ -3,8 +3,8 @@
 `tasks.db` holds one task row: its state, owner, fencing token and lease expiry (in the lab's
 milliseconds). `receiver.db` holds the document the task writes: the receiver is a storage
 service, and with fencing it refuses a token lower than the highest it has accepted, in the
-same transaction as the write (Kleppmann's tokens 33 and 34). A trigger logs every write that
-changed the document, however it was made. Worker-side: standard library only.
+same transaction as the write (Kleppmann's tokens 33 and 34). Every write that changed the
+document is logged in `applied`, every refusal in `refused`. Worker-side: standard library only.
 """
 
 from __future__ import annotations
@@ -25,7 +25,9 @@ __all__ = [
     "connect",
     "create_files",
     "finish",
+    "holds",
     "lab_now",
+    "note_applied",
     "receive_fenced",
     "receive_unfenced",
     "refuse",
@@ -55,9 +57,6 @@ RECEIVER_SCHEMA = f"""
 CREATE TABLE document(id TEXT PRIMARY KEY, body TEXT NOT NULL, writer TEXT, fence INTEGER NOT NULL);
 INSERT INTO document VALUES('{DOCUMENT}', '', NULL, 0);
 CREATE TABLE applied(seq INTEGER PRIMARY KEY, writer TEXT, fence INTEGER, body TEXT);
-CREATE TRIGGER log_applied AFTER UPDATE ON document BEGIN
-    INSERT INTO applied(writer, fence, body) VALUES(NEW.writer, NEW.fence, NEW.body);
-END;
 CREATE TABLE refused(seq INTEGER PRIMARY KEY, writer TEXT, fence INTEGER, highest INTEGER);
 """
 
@@ -177,6 +176,17 @@ def finish(db: sqlite3.Connection, fence: int) -> bool:
 # --- the receiver ---------------------------------------------------------------------------
 
 
+def note_applied(db: sqlite3.Connection, writer: str, fence: int, body: str) -> None:
+    """Log a write that changed the document (in the write's transaction, where it can be)."""
+    db.execute("INSERT INTO applied(writer, fence, body) VALUES(?, ?, ?)", (writer, fence, body))
+
+
+def holds(db: sqlite3.Connection, body: str) -> bool:
+    """Whether the document holds `body` now: a reader's receiver is judged by the file."""
+    row = db.execute("SELECT body FROM document WHERE id=?", (DOCUMENT,)).fetchone()
+    return row[0] == body
+
+
 def refuse(db: sqlite3.Connection, writer: str, fence: int) -> None:
     """Note a refused write, with the highest token the receiver had accepted."""
     (highest,) = db.execute("SELECT fence FROM document WHERE id=?", (DOCUMENT,)).fetchone()
@@ -193,14 +203,19 @@ def receive_fenced(db: sqlite3.Connection, writer: str, fence: int, body: str) -
             "UPDATE document SET body=?, writer=?, fence=? WHERE id=? AND fence <= ?",
             (body, writer, fence, DOCUMENT, fence),
         )
-        if cursor.rowcount == 0:
+        if cursor.rowcount == 1:
+            note_applied(db, writer, fence, body)
+        else:
             refuse(db, writer, fence)
     return cursor.rowcount == 1
 
 
 def receive_unfenced(db: sqlite3.Connection, writer: str, fence: int, body: str) -> bool:
     """Write whatever comes: the token is stored, never checked."""
-    db.execute(
-        "UPDATE document SET body=?, writer=?, fence=? WHERE id=?", (body, writer, fence, DOCUMENT)
-    )
+    with transaction(db):
+        db.execute(
+            "UPDATE document SET body=?, writer=?, fence=? WHERE id=?",
+            (body, writer, fence, DOCUMENT),
+        )
+        note_applied(db, writer, fence, body)
     return True

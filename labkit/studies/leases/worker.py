@@ -22,7 +22,9 @@ from labkit.studies.leases.stores import (
     TASKS_FILE,
     connect,
     finish,
+    holds,
     lab_now,
+    note_applied,
     receive_fenced,
     receive_unfenced,
     refuse,
@@ -95,10 +97,11 @@ def run_worker(job: dict) -> None:
             return
     body = f"report written by {job['role']} under token {fence}"
     if job.get("receive_source"):
-        applied = bool(
-            readers(job["receive_source"], RECEIVE_FILE, "receive", receiver, gate)(me, fence, body)
-        )
-        if not applied:
+        readers(job["receive_source"], RECEIVE_FILE, "receive", receiver, gate)(me, fence, body)
+        applied = holds(receiver, body)  # the file says, whatever their function returned
+        if applied:
+            note_applied(receiver, me, fence, body)
+        else:
             refuse(receiver, me, fence)
     else:
         receive = receive_fenced if job["fenced"] else receive_unfenced

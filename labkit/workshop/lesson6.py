@@ -1,0 +1,223 @@
+"""Lesson 6 · Two workers, one task (notebooks/06_two_workers_one_task.ipynb): its checked
+exercises. Each check runs real races: two worker processes, the first frozen by SIGSTOP at a
+point the lab picks (after its claim, and between any two of your statements that run outside
+a transaction), the lab's clock moved past its lease or not, then thawed; the files say what
+happened.
+
+    lesson6.claim_statement.check(claim)     # .hint(), .solution()
+    lesson6.fenced_receiver.check(receive)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+
+from labkit.studies.leases.experiment import ClaimResult, execute_claim
+from labkit.studies.leases.outcome import OUTCOMES
+from labkit.studies.leases.spec import ClaimSpec
+from labkit.studies.leases.worker import CLAIM_FILE, RECEIVE_FILE, statement_point
+from labkit.workshop.checks import (
+    Exercise,
+    ReaderCodeError,
+    Verdict,
+    no_verdict,
+    source_of,
+    worker_error,
+)
+
+__all__ = ["claim_statement", "fenced_receiver"]
+
+LEASE = 200
+
+
+@dataclass(frozen=True)
+class Case:
+    """One forced schedule a check runs, and the outcome a right answer gives there."""
+
+    says: str  # the schedule in the lesson's words
+    pause_ms: int
+    expected: str
+    stop_at: str | None = None  # None: the method's usual point (after the claim)
+
+
+def readers_run(part: str, source: str, case: Case, **spec: object) -> ClaimResult:
+    """One race with the reader's code; their error, if either worker died of it, as theirs."""
+    result = execute_claim(
+        ClaimSpec(pause_ms=case.pause_ms, lease_ms=LEASE, same_name=True, **spec), case.stop_at
+    )
+    file = CLAIM_FILE if part == "claim" else RECEIVE_FILE
+    for worker in result.workers.values():
+        error = worker_error(worker, source, file)
+        if error:
+            raise ReaderCodeError(error, str(result.run_dir))
+    return result
+
+
+def statements_outside(result: ClaimResult, part: str) -> list[str]:
+    """The points before the first worker's statements that ran outside a transaction, but the
+    first (a pause before anything was read changes nothing)."""
+    points = [
+        e["point"]
+        for e in result.trace()
+        if e["role"] == "w1"
+        and e["event"] == "point"
+        and e["point"].startswith(f"{part} statement ")
+    ]
+    return [p for p in points if p != statement_point(part, 1)]
+
+
+def told(result: ClaimResult) -> str:
+    """What the files hold after a race, in a line."""
+    tokens = {
+        r: rep.get("fence") if rep.get("claimed") else "none" for r, rep in result.reports.items()
+    }
+    counts = result.counts
+    return (
+        f"tokens claimed: w1 {tokens['w1']}, w2 {tokens['w2']}; the receiver applied "
+        f"{counts['applied']} write(s) and refused {counts['refused']}; the document ends "
+        f"under token {counts['document_fence']}"
+    )
+
+
+def judge_cases(
+    part: str, answer: Callable | str, cases: list[Case], between: Case, **spec: object
+) -> Verdict:
+    """Run each case, then `between` once for each of the reader's statements (but the first)
+    that any race saw run outside a transaction; the first race that does not end as it must
+    is the verdict, and the races after it are not run."""
+    source, _ = source_of(answer)
+    spec[f"{part}_source"] = source
+    done: list[tuple[Case, ClaimResult]] = []
+    planned, explored = list(cases), set()
+    while planned:
+        case = planned.pop(0)
+        result = readers_run(part, source, case, **spec)
+        planned += [  # each race may show statements of theirs that no race has frozen at
+            replace(between, says=between.says.format(point.rsplit(" ", 1)[1]), stop_at=point)
+            for point in statements_outside(result, part)
+            if point not in explored
+        ]
+        explored.update(statements_outside(result, part))
+        done.append((case, result))
+        if result.failure:
+            return no_verdict(f"the race '{case.says}'", result.failure, str(result.run_dir))
+        wrong = what_went_wrong(part, case, result)
+        if wrong:
+            return Verdict("incorrect", f"{case.says}: {wrong}", str(result.run_dir))
+    return Verdict(
+        "correct",
+        f"{len(done)} forced races, each as it must end: "
+        + "; ".join(f"{c.says}: {c.expected.replace('_', ' ')}" for c, _ in done),
+        str(done[0][1].run_dir),
+    )
+
+
+def what_went_wrong(part: str, case: Case, result: ClaimResult) -> str | None:
+    if result.outcome != case.expected:
+        return (
+            f"{told(result)}: {result.outcome.replace('_', ' ')} ({OUTCOMES[result.outcome]}), "
+            f"where it must end {case.expected.replace('_', ' ')}"
+        )
+    if part == "claim":
+        task_fence = result.after.table("task").rows[0][3]
+        tokens = [r.get("fence") for r in result.reports.values() if r.get("claimed")]
+        if tokens and max(tokens) != task_fence:
+            return (
+                f"your claim returned token {max(tokens)}, but the task row holds {task_fence}: "
+                "return the token your claim wrote"
+            )
+    return None
+
+
+# --- exercise 1: the claim ------------------------------------------------------------------
+
+CLAIM_CASES = [
+    Case("w1 frozen 100 ms, its lease 200 ms: still held when w2 comes", 100, "one_winner"),
+    Case("w1 frozen 300 ms, past its 200 ms lease: w2 takes over", 300, "refused_late_write"),
+    Case("w1 frozen exactly 200 ms: its lease has just expired", 200, "refused_late_write"),
+    Case("w1 finished before w2 came: the task is done", 300, "one_winner", "not a point"),
+]
+
+
+CLAIM_BETWEEN = Case(
+    "w1 frozen 100 ms before your statement {}, w2 came meanwhile", 100, "one_winner"
+)
+
+
+def judge_claim(answer: Callable | str) -> Verdict:
+    return judge_cases("claim", answer, CLAIM_CASES, CLAIM_BETWEEN, method="lease_with_fence")
+
+
+claim_statement = Exercise(
+    "lesson6.claim_statement",
+    "06_claim_statement.py",
+    starter="""def claim(db, me, now, lease_ms):
+    # db: tasks.db (autocommit); task(id, state, owner, fence, lease_until), one row 'job-17'.
+    # A lease is held while now < lease_until. Return the token you claimed, or None.
+    state, fence = db.execute("SELECT state, fence FROM task WHERE id='job-17'").fetchone()
+    if state != "open":
+        return None
+    db.execute(
+        "UPDATE task SET state='claimed', owner=?, fence=?, lease_until=? WHERE id='job-17'",
+        (me, fence + 1, now + lease_ms),
+    )
+    return fence + 1""",
+    judge=judge_claim,
+    code=True,
+    hints=[
+        "The check freezes the first worker between any two of your statements that run "
+        "outside a transaction, and lets the second claim meanwhile. Whatever you read before "
+        "the freeze may be false after it.",
+        "One UPDATE can check and claim at once: its WHERE says when the task may be taken "
+        "(open, or claimed with a lease that has expired: lease_until <= now), and "
+        "RETURNING fence gives you the token it wrote.",
+        "Each claim takes the next token (fence = fence + 1) and sets lease_until = now + "
+        "lease_ms. A done task is never taken again; a claimer's name proves nothing (a "
+        "restarted worker comes back under the same name).",
+    ],
+)
+
+
+# --- exercise 2: the fence check in the receiver --------------------------------------------
+
+RECEIVER_CASES = [
+    Case("w1 frozen 300 ms, past its lease; w2 wrote under 34 first", 300, "refused_late_write"),
+    Case("w1 frozen 100 ms, its lease still held: nobody else wrote", 100, "one_winner"),
+]
+
+
+RECEIVER_BETWEEN = Case(
+    "w1 frozen 300 ms before your statement {}, past its lease; w2 wrote under 34 meanwhile",
+    300,
+    "refused_late_write",
+)
+
+
+def judge_receiver(answer: Callable | str) -> Verdict:
+    return judge_cases("receive", answer, RECEIVER_CASES, RECEIVER_BETWEEN, method="lease")
+
+
+fenced_receiver = Exercise(
+    "lesson6.fenced_receiver",
+    "06_fenced_receiver.py",
+    starter="""def receive(db, writer, fence, body):
+    # db: receiver.db (autocommit); document(id, body, writer, fence), one row 'report-17'.
+    # Write unless a higher token has been accepted; True if written, False if refused.
+    db.execute(
+        "UPDATE document SET body=?, writer=?, fence=? WHERE id='report-17'",
+        (body, writer, fence),
+    )
+    return True""",
+    judge=judge_receiver,
+    code=True,
+    hints=[
+        "A frozen worker comes back with token 33 after its replacement wrote under 34. The "
+        "receiver is the one place that sees both: it must remember the highest token it "
+        "accepted, and refuse a lower one.",
+        "The check freezes the worker between any two of your statements that run outside a "
+        "transaction: a check in one statement and the write in the next is a window.",
+        "Put the check in the write's own WHERE: UPDATE ... SET ..., fence=? WHERE "
+        "id='report-17' AND fence <= ?, and return whether it changed a row (rowcount).",
+    ],
+)
