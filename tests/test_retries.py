@@ -229,3 +229,17 @@ def test_bad_input_on_the_command_line_is_one_line_and_status_2(argv, says):
     )
     assert done.returncode == 2 and done.stdout == ""
     assert done.stderr.count("\n") == 1 and says in done.stderr, done.stderr
+
+
+def test_the_first_checkpoint_benchmark_runs_and_prints_each_mode():
+    bench = Path(__file__).resolve().parent.parent / "benchmarks" / "bench_first_checkpoint.py"
+    done = subprocess.run(
+        [sys.executable, str(bench), "--trials", "3"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=bench.parent,
+    )
+    assert done.returncode == 0, done.stderr
+    assert all(f"{mode}: 3 trials in" in done.stdout for mode in ("sync", "async", "exit"))
+    assert "held at the kill: nothing 3; lost 3" in done.stdout  # exit mode
