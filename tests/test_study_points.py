@@ -7,6 +7,7 @@ figures beside today's (study 004)."""
 from __future__ import annotations
 
 import json
+import re
 import sqlite3
 from pathlib import Path
 
@@ -196,3 +197,22 @@ def test_study_004s_figures_stand_beside_figures_computed_from_todays_runs():
     counts = " / ".join(str(clean[0][m]["checkpoints"]) for m in modes)
     assert table[STUDY_004_REPORTED["clean_checkpoints_local"]] == counts == "1 / 5 / 5"
     assert table[STUDY_004_REPORTED["mistyped_mode"]].startswith("runs to the end, n=4")
+
+
+def test_the_new_choices_and_views_refuse_bad_input_in_one_line():
+    from labkit.studies.interrupt_resume.experiment import InterruptSpec
+    from labkit.views import show_tool_run
+    from labkit.views.durability import show_library_facts, show_study_figures
+    from labkit.views.interrupt_resume import show_ticket_answers
+
+    cases = [
+        (lambda: InterruptSpec(approval="no"), "approval must be True or False"),
+        (lambda: show_tool_run("queue_pop"), "a ToolRun (what run_tool_step returns)"),
+        (lambda: show_ticket_answers([1], []), "the answers ask_ticket_service returns first"),
+        (lambda: show_study_figures("rows"), "the rows beside_today returns"),
+        (lambda: show_library_facts({}), "what durability_in_library returns"),
+        (lambda: beside_today([], [], {}, {}), "clean must map 0 and 250"),
+    ]
+    for call, says in cases:
+        with pytest.raises(LabError, match=re.escape(says)):
+            call()

@@ -123,6 +123,37 @@ def plan(policy: object, key: object) -> dict:
     return {"policy": policy, "key": key}
 
 
+CHECKLIST = {  # lesson 2's tool checklist, answered right
+    "effect_first/idempotent": "no",
+    "effect_first/key": "none",
+    "effect_first/on_retry": "duplicate",
+    "idempotent/idempotent": "yes",
+    "idempotent/key": "job-17:save-report:v1",
+    "idempotent/on_retry": "original",
+    "queue_pop/idempotent": "no",
+    "queue_pop/key": "none",
+    "queue_pop/on_retry": "next job",
+}
+
+
+def checklist(**changed: object) -> tuple[dict, str]:
+    """The right checklist but `changed` (keys "step__question"), and what the verdict says."""
+    answers = {k.replace("__", "/"): v for k, v in changed.items()}
+    case, said = next(iter(answers.items()))
+    return {**CHECKLIST, **answers}, f"{case}: you said {said!r}"
+
+
+def gate(body: str) -> str:
+    """Lesson 3's release gate from its body (four-space indented lines)."""
+    return "def release_gate(trial):\n" + "".join(
+        f"    {line}\n" for line in body.strip("\n").splitlines()
+    )
+
+
+CRASH, REJECTION = 'trial("tickets_after_crash")', 'trial("tickets_after_rejection")'
+CHANGED = 'trial("changed_title")'
+
+
 WRONG: dict[str, dict[str, tuple[object, str]]] = {
     "lesson1.find_the_window": {
         "the duplicate's point": ({"effect"}, "killed at effect, recovery left done=1 and 1"),
@@ -423,6 +454,54 @@ WRONG: dict[str, dict[str, tuple[object, str]]] = {
             "1 of your 3",
         ),
     },
+    "lesson2.tool_checklist": {
+        "effect_first's op_key taken for a key": checklist(
+            effect_first__key="job-17:save-report:v1"
+        ),
+        "every step idempotent": checklist(effect_first__idempotent="yes"),
+        "the queue pop as a harmless read": checklist(queue_pop__idempotent="yes"),
+        "the popped job comes back": checklist(queue_pop__on_retry="original"),
+        "the idempotent order repeats": checklist(idempotent__on_retry="duplicate"),
+        "the key in capitals": checklist(idempotent__key="JOB-17:SAVE-REPORT:V1"),
+        "a number for an answer": (
+            {**CHECKLIST, "effect_first/on_retry": 2},
+            "each prediction is yes or no, a key (or none), or one of: duplicate, original",
+        ),
+        "a question the checklist does not ask": (
+            {**CHECKLIST, "effect_first/exactly_once": "no"},
+            "not a case of this exercise",
+        ),
+    },
+    "lesson3.release_gate": {
+        "one ticket after the crash is enough": (
+            gate(f"return {CRASH} == 1"),
+            "released “stable key, review after the ticket”",
+        ),
+        "zero actions after a rejection is enough": (
+            gate(f"return {REJECTION} == 0"),
+            "released “fresh UUID, approve then execute”",
+        ),
+        "the changed title never asked": (
+            gate(f"return {CRASH} == 1 and {REJECTION} == 0"),
+            "released “title in the key, approve then execute”",
+        ),
+        "the refusal alone": (
+            gate(f'return {CHANGED} == "refused"'),
+            "released “stable key, review after the ticket”",
+        ),
+        "a ticket after a rejection tolerated": (
+            gate(f'return {CRASH} == 1 and {REJECTION} <= 1 and {CHANGED} == "refused"'),
+            "released “stable key, review after the ticket”",
+        ),
+        "nothing ever ships": (
+            gate("return False"),
+            "held back “stable key, approve then execute”",
+        ),
+        "the original ticket taken for a refusal": (
+            gate(f'return {CRASH} == 1 and {REJECTION} == 0 and {CHANGED} == "original ticket"'),
+            "held back “stable key, approve then execute”",
+        ),
+    },
     "lesson4.choose_durability": {
         "exit": ("exit", "exit cost 3,000: 3 runs lost"),
         "exit, shouted": ("EXIT", "exit cost 3,000"),
@@ -652,6 +731,29 @@ RIGHT: dict[str, dict[str, object]] = {
             "PAUSED": [2],
         },
     },
+    "lesson2.tool_checklist": {
+        "booleans, capitals, keys as one writes them": {
+            "Effect_First / Idempotent": False,
+            "effect_first/key": "None",
+            "effect-first/on retry": "Duplicated.",
+            "idempotent/idempotent": True,
+            "idempotent/key": " job-17:save-report:v1 ",
+            "idempotent/on_retry": "Original",
+            "queue_pop/idempotent": "NO",
+            "queue_pop/key": "no key",
+            "queue_pop/on_retry": "Next job.",
+        },
+    },
+    "lesson3.release_gate": {
+        "each condition in turn": gate(
+            f"if {CRASH} != 1:\n    return False\nif {REJECTION} != 0:\n    return False\n"
+            f'return {CHANGED} == "refused"'
+        ),
+        "a table of expectations": gate(
+            'want = {"tickets_after_crash": 1, "tickets_after_rejection": 0, '
+            '"changed_title": "refused"}\nreturn all(trial(k) == v for k, v in want.items())'
+        ),
+    },
     "lesson4.choose_durability": {"shouted, with spaces": " SYNC "},
     "lesson4.predict_sync_trial": {
         "as text, with units": {"Checkpoints": "4", "ledger lines": "9 lines"},
@@ -709,6 +811,17 @@ RIGHT: dict[str, dict[str, object]] = {
 # Answers whose code cannot do its job as written: judged "error", with a fragment of the
 # message (their line, or what to mend), never "correct" nor a wrong outcome.
 ERRORS: dict[str, dict[str, tuple[object, str]]] = {
+    "lesson3.release_gate": {
+        "a scenario that does not exist": (
+            gate('return trial("tickets") == 1'),
+            "no scenario 'tickets'; the scenarios: tickets_after_crash",
+        ),
+        "a count where True or False goes": (
+            gate(f"return {CRASH}"),
+            "your gate must return True or False",
+        ),
+        "a typo in a name": (gate("return tral('changed_title') == 'refused'"), "NameError"),
+    },
     "lesson2.safe_step": {
         "a helper from another cell": (
             step(

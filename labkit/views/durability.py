@@ -22,6 +22,7 @@ __all__ = [
     "distribution_figure",
     "pitfall_html",
     "show_checkpoints",
+    "show_library_facts",
     "show_pitfall",
     "show_study_figures",
     "show_trials",
@@ -199,3 +200,25 @@ def show_study_figures(rows: Sequence[tuple[str, str, str]]) -> None:
     """Study 004's figures beside today's (the rows `beside_today` computes)."""
     check_items("rows", rows, tuple, "the rows beside_today returns")
     display(HTML(grid_html(("figure", "study 004 reported", "today, on this machine"), rows)))
+
+
+LIBRARY_FACTS = ("version", "literal_at", "default", "default_at", "definitions", "definitions_in")
+
+
+def show_library_facts(facts: dict) -> None:
+    """What the installed LangGraph says about durability, each with the file and line it is in."""
+    check_record("facts", facts, LIBRARY_FACTS, "what durability_in_library returns")
+
+    def at(place: dict) -> str:
+        return f"<code>{escape(place['file'])}</code> line {place['line']}"
+
+    definitions = "".join(f"<li>{escape(text)}</li>" for text in facts["definitions"].values())
+    display(
+        HTML(
+            f"<p>langgraph {escape(facts['version'])}: <code>{escape(facts['literal_at']['text'])}"
+            f"</code> ({at(facts['literal_at'])})<br>the default when none is given: "
+            f"<b>{escape(facts['default'])}</b>, from <code>{escape(facts['default_at']['text'])}"
+            f"</code> ({at(facts['default_at'])})<br>the three definitions, from "
+            f"<code>{escape(facts['definitions_in'])}</code>:</p><ul>{definitions}</ul>"
+        )
+    )

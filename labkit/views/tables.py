@@ -93,14 +93,14 @@ def table_html(title: str, table: Table, marks: Sequence[str] = (), by: str = "r
     )
 
 
-def snapshot_html(snapshot: Snapshot, earlier: Snapshot | None = None) -> str:
-    """Every table of every file; rows that differ from `earlier` are marked."""
+def snapshot_html(snapshot: Snapshot, earlier: Snapshot | None = None, by: str = "recovery") -> str:
+    """Every table of every file; rows that differ from `earlier` are marked as `by`'s."""
     parts = []
     for file, tables in snapshot.files.items():
         for name, table in tables.items():
             before = earlier.files.get(file, {}).get(name) if earlier else None
             marks = row_marks(before, table) if earlier else ()
-            parts.append(table_html(f"{file} · {name}", table, marks))
+            parts.append(table_html(f"{file} · {name}", table, marks, by))
     return f'<div style="display:flex;flex-wrap:wrap;align-items:flex-start">{"".join(parts)}</div>'
 
 
@@ -263,7 +263,8 @@ def tool_run_html(result: ToolRun) -> str:
         word = outcome_word(state_word(result.reconciled))
         parts.append(
             f"<p><b>After reconciliation</b> (a third process looked the operation up in "
-            f"effect.db): {word}</p>{snapshot_html(result.reconciled, result.after)}"
+            f"effect.db): {word}</p>"
+            f"{snapshot_html(result.reconciled, result.after, 'reconciliation')}"
         )
     parts.append(f"<p style='color:#555'>Run folder: <code>{escape(s['run_dir'])}</code></p>")
     return "<div>" + "".join(parts) + "</div>"

@@ -76,9 +76,13 @@ def beside_today(
     sync_s, exit_s = clean[250]["sync"]["seconds"], clean[250]["exit"]["seconds"]
     syncc = next(r for r in mistyped["outcome"] if r["mode"] == "syncc")
     today = {
-        "slow_async_extra_lines": f"{extra} beyond 10 in the {len(resumed)} of "
-        f"{len(slow_in['async'])} that resumed (checkpoints kept: "
-        f"{span([t.checkpoints for t in slow_in['async']])})",
+        "slow_async_extra_lines": (
+            f"{extra} lines beyond the clean run's {resumed[0].baseline_lines} in the "
+            f"{len(resumed)} of {len(slow_in['async'])} trials that resumed"
+            if resumed
+            else f"none of the {len(slow_in['async'])} trials could resume"
+        )
+        + f" (checkpoints kept: {span([t.checkpoints for t in slow_in['async']])})",
         "slow_sync_repeats": f"{span([len(t.rerun_nodes) for t in slow_in['sync']])} repeats "
         f"(checkpoints kept: {span([t.checkpoints for t in slow_in['sync']])})",
         "writes_at_kill": f"sync {sum(writes['sync'])} rows, async {sum(writes['async'])} rows "
