@@ -44,6 +44,11 @@ _HOMES = {
     "run_call": "labkit.studies.unknown_outcome.experiment",
     "sweep_calls": "labkit.studies.unknown_outcome.experiment",
     "CallStepSession": "labkit.studies.unknown_outcome.stepping",
+    "ClaimSpec": "labkit.studies.leases.spec",
+    "run_claim": "labkit.studies.leases.experiment",
+    "sweep_claims": "labkit.studies.leases.experiment",
+    "ClaimStepSession": "labkit.studies.leases.stepping",
+    "run_graph_race": "labkit.studies.leases.resume",
     "clean_runs": "labkit.bench.folders",
     "runs_home": "labkit.bench.folders",
 }
