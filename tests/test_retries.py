@@ -41,6 +41,11 @@ def test_the_default_retry_policy_is_read_from_the_installed_library():
     assert retried[("requests.exceptions.ConnectionError", None)] is False
 
 
+def test_a_timeout_policy_on_a_sync_node_is_refused_by_the_library():
+    refusal = lab.sync_timeout_refusal()
+    assert refusal.startswith("ValueError: Node timeouts are only supported for async nodes")
+
+
 def test_a_retry_after_the_charge_charges_again_under_a_new_key(tmp_path):
     result = lab.run_retry("default", "uuid4", "reset", out=tmp_path / "run")
     orders = by_order(result)

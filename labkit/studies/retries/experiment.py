@@ -28,6 +28,7 @@ __all__ = [
     "run_functional",
     "run_handler",
     "run_retry",
+    "sync_timeout_refusal",
 ]
 
 STUDY = "labkit.studies.retries."
@@ -45,6 +46,11 @@ def default_retry_table() -> list[dict]:
     """Which errors `RetryPolicy()` retries, asked of the installed LangGraph now: one dict per
     error (its class, an HTTP status where it has one, and `retried`)."""
     return server.call(STUDY + "payments:default_retry_table")
+
+
+def sync_timeout_refusal() -> str | None:
+    """LangGraph's own answer to a TimeoutPolicy on a sync node (its error line), asked now."""
+    return server.call(STUDY + "payments:sync_timeout_refusal")
 
 
 def run_retry(

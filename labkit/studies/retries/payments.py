@@ -40,6 +40,7 @@ __all__ = [
     "default_retry_table",
     "order_ids",
     "payment_key",
+    "sync_timeout_refusal",
 ]
 
 NODE = "charge"
@@ -235,3 +236,16 @@ def default_retry_table() -> list[dict]:
         }
         for e in errors
     ]
+
+
+def sync_timeout_refusal() -> str | None:
+    """What LangGraph says, now, to a TimeoutPolicy on a sync node: its error in one line, or
+    None if it takes it. (Runs in the trial server: building a graph starts no thread.)"""
+    builder = StateGraph(State)
+    try:
+        builder.add_node(NODE, charge, timeout=TimeoutPolicy(run_timeout=REPLY_TIMEOUT))
+        builder.add_edge(START, NODE)
+        builder.compile()
+    except ValueError as error:
+        return f"{type(error).__name__}: {error}"
+    return None
