@@ -243,6 +243,8 @@ def test_stop_during_a_matrix_interrupts_the_trial_server_and_the_next_run_is_wh
     from labkit.bench import server, spares
     from labkit.views.durability_panel import DurabilityPanel
 
+    stepping = StepPanel("effect_first")  # on the same page, paused at a kill point meanwhile
+    stepping.start_button.click()
     panel = DurabilityPanel(trials=4)  # 24 kills in the trial server
     panel.click()
     wait_until(lambda: panel.progress.value >= 2, seconds=120)
@@ -252,6 +254,9 @@ def test_stop_during_a_matrix_interrupts_the_trial_server_and_the_next_run_is_wh
     assert panel.status.value.startswith("Stopped after") and panel.progress.value < 24
     trial_server = server._server.process.pid
     assert len(children_of(trial_server)) <= spares.KEPT  # no worker left: spares only
+    stepping.continue_button.click()  # Stop killed the matrix's workers, not this one
+    assert stepping.error is None and "Paused at <b>effect</b>" in stepping.status.value
+    stepping.session.close()
     panel.count.value = 1
     panel.click()  # the server answers the next call in step
     panel.job.wait()

@@ -36,9 +36,12 @@ What the mechanism holds to, for every panel:
   next `report` raises `Stopped` (a KeyboardInterrupt), and the work's own Ctrl-C handlers do the
   rest: a sweep cancels its queued trials and kills and reaps its workers
   (`launcher.kill_all_workers`); the trial server's client sends the server SIGINT, whose
-  `interruptible` call kills its workers and answers "interrupted". When the work has ended,
-  `kill_all_workers` runs once more, and the panel says "Stopped". So only work that reports
-  progress can be stopped (`stoppable=True`); a single run ends by itself, within its timeout.
+  `interruptible` call kills its workers and answers "interrupted"; a run between two reports
+  has reaped its workers already (`with WorkerProcess`). When the work has ended, the panel says
+  "Stopped". The job kills nothing more itself: a matrix's Stop leaves a step panel's paused
+  worker alone (a sweep's Ctrl-C handler does not: `kill_all_workers` kills every worker of the
+  kernel). Only work that reports progress can be stopped (`stoppable=True`); a single run ends
+  by itself, within its timeout.
 """
 
 from __future__ import annotations
@@ -51,8 +54,6 @@ from collections.abc import Callable, Sequence
 from typing import Protocol, TypeVar
 
 import ipywidgets as widgets
-
-from labkit.bench.launcher import kill_all_workers
 
 __all__ = ["BackgroundJob", "Report", "Stopped", "error_html"]
 
@@ -210,8 +211,7 @@ class BackgroundJob:
                 return
             self.panel.status.value = f"{self._what} …"
             result = self._work(self._report)
-        except KeyboardInterrupt:  # Stopped, as a Ctrl-C would be
-            kill_all_workers()  # the last word of an interrupted run, as in the sweep
+        except KeyboardInterrupt:  # Stopped: the work's Ctrl-C handlers have killed and reaped
             self.stopped = True
             self._end("warning", self._stopped_line())
         except BaseException as error:  # the panels' thread must live on, whatever it was
