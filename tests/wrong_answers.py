@@ -89,6 +89,34 @@ def recovery(body: str) -> str:
     )
 
 
+def claim(body: str) -> str:
+    """A lesson-6 claim's source from its body (four-space indented lines)."""
+    return "def claim(db, me, now, lease_ms):\n" + "".join(
+        f"    {line}\n" for line in body.strip("\n").splitlines()
+    )
+
+
+def receiver(body: str) -> str:
+    """A lesson-6 receiver's source from its body (four-space indented lines)."""
+    return "def receive(db, writer, fence, body):\n" + "".join(
+        f"    {line}\n" for line in body.strip("\n").splitlines()
+    )
+
+
+def lease_claim(where: str, token: str = "fence+1", back: str = "row[0]") -> str:
+    """The one-statement claim with its WHERE, its new token and what it returns changed."""
+    return claim(
+        f"row = db.execute(\"UPDATE task SET state='claimed', owner=:me, fence={token}, "
+        f"lease_until=:now+:lease WHERE id='job-17' AND ({where}) RETURNING fence\", "
+        '{"me": me, "now": now, "lease": lease_ms}).fetchone()\n'
+        f"return {back} if row else None"
+    )
+
+
+EXPIRED = "state='open' OR (state='claimed' AND lease_until <= :now)"
+WRITE = "UPDATE document SET body=?, writer=?, fence=? WHERE id='report-17'"
+
+
 def consumer(body: str) -> str:
     """A consumer's source from its body (four-space indented lines)."""
     return "def consume(db, subscriber, message_id, payload):\n" + "".join(
@@ -572,6 +600,81 @@ WRONG: dict[str, dict[str, tuple[object, str]]] = {
             "the workflow recorded ticket 1, but the service holds #2",
         ),
     },
+    "lesson6.claim_statement": {
+        "SELECT, then UPDATE, the lease checked in Python": (
+            claim(
+                'state, fence, until = db.execute("SELECT state, fence, lease_until FROM task '
+                "WHERE id='job-17'\").fetchone()\n"
+                'if state == "done" or (state == "claimed" and now < until):\n    return None\n'
+                "db.execute(\"UPDATE task SET state='claimed', owner=?, fence=?, lease_until=? "
+                "WHERE id='job-17'\", (me, fence + 1, now + lease_ms))\nreturn fence + 1"
+            ),
+            "before your statement 2, w2 came meanwhile: tokens claimed: w1 33, w2 33",
+        ),
+        "< where the lease has expired at lease_until": (
+            lease_claim("state='open' OR (state='claimed' AND lease_until < :now)"),
+            "past its 200 ms lease: w2 takes over: tokens claimed: w1 33, w2 none",
+        ),
+        "the token not moved on": (
+            lease_claim(EXPIRED, token="fence"),
+            "past its 200 ms lease: w2 takes over: tokens claimed: w1 32, w2 32",
+        ),
+        "taken back by the same name": (
+            lease_claim(f"{EXPIRED} OR owner=:me"),
+            "still held when w2 comes: tokens claimed: w1 33, w2 34",
+        ),
+        "no lease: open tasks only": (
+            lease_claim("state='open'"),
+            "past its 200 ms lease: w2 takes over: tokens claimed: w1 33, w2 none",
+        ),
+        "a done task taken again": (
+            lease_claim("lease_until IS NULL OR lease_until <= :now"),
+            "the task is done: tokens claimed: w1 33, w2 34",
+        ),
+        "the token from before the claim": (
+            lease_claim(EXPIRED, back="row[0] - 1"),
+            "your claim returned token 32, but the task row holds 33",
+        ),
+    },
+    "lesson6.fenced_receiver": {
+        "the write every time, a print beside it": (
+            receiver(
+                f'print("writing", fence)\ndb.execute("{WRITE}", (body, writer, fence))\n'
+                "return True"
+            ),
+            "the document ends under token 33: lost update",
+        ),
+        "the check in its own statement, then the write": (
+            receiver(
+                "highest = db.execute(\"SELECT fence FROM document WHERE id='report-17'\")"
+                ".fetchone()[0]\nif fence < highest:\n    return False\n"
+                f'db.execute("{WRITE}", (body, writer, fence))\nreturn True'
+            ),
+            "before your statement 2, past its lease; w2 wrote under 34 meanwhile",
+        ),
+        "the comparison turned round": (
+            receiver(
+                f'return db.execute("{WRITE} AND fence >= ?", (body, writer, fence, fence))'
+                ".rowcount == 1"
+            ),
+            "applied 0 write(s)",
+        ),
+        "refuses every write": (receiver("return False"), "nobody"),
+        "the token checked but never kept": (
+            receiver(
+                'return db.execute("UPDATE document SET body=?, writer=? WHERE '
+                "id='report-17' AND fence <= ?\", (body, writer, fence)).rowcount == 1"
+            ),
+            "the document ends under token 0: lost update",
+        ),
+        "the writer's name instead of its token": (
+            receiver(
+                f'return db.execute("{WRITE} AND (writer IS NULL OR writer = ?)", '
+                "(body, writer, fence, writer)).rowcount == 1"
+            ),
+            "the document ends under token 33: lost update",
+        ),
+    },
     "lesson5.idempotent_consumer": {
         "the effect every time, a print beside it": (
             consumer(f'print("applied", message_id)\n{EFFECT}'),
@@ -782,6 +885,33 @@ RIGHT: dict[str, dict[str, object]] = {
             "    return known() if known() is not None else service.create(key, intent['title'])\n"
         ),
     },
+    "lesson6.claim_statement": {
+        "read, decide and write in one BEGIN IMMEDIATE": claim(
+            'db.execute("BEGIN IMMEDIATE")\n'
+            'state, fence, until = db.execute("SELECT state, fence, lease_until FROM task '
+            "WHERE id='job-17'\").fetchone()\n"
+            'if state == "done" or (state == "claimed" and now < until):\n'
+            '    db.execute("COMMIT")\n    return None\n'
+            "db.execute(\"UPDATE task SET state='claimed', owner=?, fence=?, lease_until=? "
+            "WHERE id='job-17'\", (me, fence + 1, now + lease_ms))\n"
+            'db.execute("COMMIT")\nreturn fence + 1'
+        ),
+        "the one statement, named parameters": lease_claim(EXPIRED),
+    },
+    "lesson6.fenced_receiver": {
+        "check and write in one BEGIN IMMEDIATE": receiver(
+            'db.execute("BEGIN IMMEDIATE")\n'
+            "highest = db.execute(\"SELECT fence FROM document WHERE id='report-17'\")"
+            ".fetchone()[0]\nif fence >= highest:\n"
+            f'    db.execute("{WRITE}", (body, writer, fence))\n'
+            'db.execute("COMMIT")\nreturn fence >= highest'
+        ),
+        "a note first, then the fenced write": receiver(
+            'print("token", fence)\n'
+            f'return db.execute("{WRITE} AND fence <= ?", (body, writer, fence, fence))'
+            ".rowcount == 1"
+        ),
+    },
     "lesson5.idempotent_consumer": {
         "look for the message's effect first": consumer(
             'if not db.execute("SELECT 1 FROM effects WHERE message_id=?", (message_id,))'
@@ -845,6 +975,21 @@ ERRORS: dict[str, dict[str, tuple[object, str]]] = {
     "lesson3.operation_key": {
         "sys.exit": (key("import sys\nsys.exit()"), "raised SystemExit, at line 3: sys.exit()"),
         "os._exit": (key("import os\nos._exit(0)"), "at line 3: os._exit(0)"),
+    },
+    "lesson6.claim_statement": {
+        "a helper from another cell": (
+            claim("return claim_open_task(db, me)"),
+            "only the function's own source runs",
+        ),
+    },
+    "lesson6.fenced_receiver": {
+        "a column that is not there": (
+            receiver(
+                "return db.execute(\"UPDATE document SET body=? WHERE id='report-17' AND "
+                'token <= ?", (body, fence)).rowcount == 1'
+            ),
+            "no such column: token",
+        ),
     },
     "lesson5.idempotent_consumer": {
         "a typo in the name": (
