@@ -3,30 +3,42 @@
 Every LangGraph study runs its graphs in workers forked from the trial server; each worker
 opens its own SqliteSaver on the run's `checkpoints.db` after the fork (`open_saver`) and puts
 it under a graph compiled once, before any fork (`with_saver`). `checkpoint_report` decodes
-the file through LangGraph's own API for the views. Imports LangGraph: only the trial server
+the file through LangGraph's own API for the views. `open_checkpointer` opens the job's
+choice instead, the run's SQLite file or a PostgresSaver on the run's schema (lesson 7), and
+times every put. Imports LangGraph: only the trial server
 and its workers import this module, never the kernel.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import sqlite3
 import time
 
 from langgraph.checkpoint.base import BaseCheckpointSaver
+from langgraph.checkpoint.postgres import PostgresSaver
 from langgraph.checkpoint.sqlite import SqliteSaver
 from langgraph.graph.state import CompiledStateGraph
+from psycopg.rows import dict_row
+
+from labkit.bench.postgres import connect
 
 __all__ = [
     "CHECKPOINT_FILE",
+    "PUTS_FILE",
     "SlowSqliteSaver",
     "checkpoint_report",
     "has_table",
+    "open_checkpointer",
     "open_saver",
+    "postgres_counts",
+    "set_up_postgres",
     "with_saver",
 ]
 
 CHECKPOINT_FILE = "checkpoints.db"
+PUTS_FILE = "puts.jsonl"  # how long each put and put_writes took, one line per call
 
 
 class SlowSqliteSaver(SqliteSaver):
@@ -47,6 +59,61 @@ def open_saver(run_dir: str, slow_ms: int = 0, timeout: float = 5.0) -> SqliteSa
     path = os.path.join(run_dir, CHECKPOINT_FILE)
     conn = sqlite3.connect(path, timeout=timeout, check_same_thread=False)
     return SlowSqliteSaver(conn, slow_ms) if slow_ms else SqliteSaver(conn)
+
+
+def open_checkpointer(job: dict) -> BaseCheckpointSaver:
+    """The job's checkpointer, opened in this process: the run's SQLite file, or a
+    PostgresSaver on the run's schema (`job["postgres_url"]`, `job["schema"]`). Either way every
+    put() waits `job["slow_ms"]` first (study 004's stand-in for a network), and every put()
+    and put_writes() is timed into puts.jsonl: the latency a lesson compares with 250 ms."""
+    if job.get("checkpointer", "sqlite") == "postgres":
+        conn = connect(
+            job["postgres_url"], job["schema"], prepare_threshold=0, row_factory=dict_row
+        )
+        saver: BaseCheckpointSaver = PostgresSaver(conn)
+    else:
+        saver = open_saver(job["run_dir"])
+    return timed(saver, job, job.get("slow_ms", 0) / 1000)
+
+
+def timed(saver: BaseCheckpointSaver, job: dict, delay_s: float) -> BaseCheckpointSaver:
+    """Time the saver's put and put_writes (instance attributes shadow its methods), each
+    line written after the call, so that the time taken to record it is not counted. A plain
+    write, not fsynced: a SIGKILL loses nothing written, and a put must not wait for a disk."""
+    out = os.open(os.path.join(job["run_dir"], PUTS_FILE), os.O_WRONLY | os.O_APPEND | os.O_CREAT)
+    for name in ("put", "put_writes"):
+        call = getattr(saver, name)
+
+        def timed_call(*args, _call=call, _name=name, **kwargs):  # the saver's own signature
+            started = time.perf_counter_ns()
+            if _name == "put" and delay_s:
+                time.sleep(delay_s)
+            try:
+                return _call(*args, **kwargs)
+            finally:
+                ms = (time.perf_counter_ns() - started) / 1e6
+                line = {"call": _name, "ms": round(ms, 3), "role": job["role"]}
+                os.write(out, (json.dumps(line) + "\n").encode())
+
+        setattr(saver, name, timed_call)
+    return saver
+
+
+def set_up_postgres(url: str, schema: str) -> None:
+    """PostgresSaver's tables in the run's schema (its migrations, once, before any worker)."""
+    with connect(url, schema, prepare_threshold=0, row_factory=dict_row) as conn:
+        PostgresSaver(conn).setup()
+
+
+def postgres_counts(url: str, schema: str) -> tuple[int, int, int]:
+    """(checkpoints, writes, writes of unsaved checkpoints) in the run's schema, as committed."""
+    with connect(url, schema) as conn:
+        return conn.execute(
+            "SELECT (SELECT count(*) FROM checkpoints), (SELECT count(*) FROM checkpoint_writes),"
+            " (SELECT count(*) FROM checkpoint_writes w WHERE NOT EXISTS (SELECT 1 FROM"
+            "  checkpoints c WHERE c.thread_id = w.thread_id AND c.checkpoint_ns ="
+            "  w.checkpoint_ns AND c.checkpoint_id = w.checkpoint_id))"
+        ).fetchone()
 
 
 def with_saver(shape: CompiledStateGraph, saver: BaseCheckpointSaver) -> CompiledStateGraph:

@@ -9,7 +9,7 @@ left them; a fresh worker resumes with `invoke(None)`; the ledger shows which no
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from labkit.bench import server
@@ -27,8 +27,11 @@ from labkit.bench.errors import (
 )
 from labkit.bench.folders import check_run_dir
 from labkit.bench.launcher import START_MODES
+from labkit.bench.postgres import given_url
 
 __all__ = [
+    "CHECKPOINTERS",
+    "CHECKPOINTER_SETUPS",
     "DURABILITY_MODES",
     "GRAPHS",
     "KILL_MOMENTS",
@@ -40,6 +43,7 @@ __all__ = [
     "clean_run_seconds",
     "durability_matrix",
     "describe_checkpoints",
+    "put_latencies",
     "run_trials",
 ]
 
@@ -49,6 +53,14 @@ KILL_MOMENTS = ("target_starts", "others_done")  # others_done: p3 waits for p1 
 BASELINE_LINES = {"linear": 8, "parallel": 10}  # a clean run: start + end for every node
 MAX_TRIALS = 500  # per spec: a kill-and-recover trial takes about a second on a laptop
 MAX_SLOW_MS = 5000  # a put() this slow keeps a trial well inside its workers' 60 s timeout
+CHECKPOINTERS = ("sqlite", "postgres")  # the run's SQLite file, or PostgresSaver (lesson 7)
+# Lesson 7's matrix, side by side: a local file, the study's 250 ms stand-in, a real Postgres.
+CHECKPOINTER_SETUPS = {
+    "sqlite": ("sqlite", 0),
+    "stub_250ms": ("sqlite", 250),
+    "postgres": ("postgres", 0),
+}
+MAX_PUT_RUNS = 50  # clean runs per checkpointer when measuring put(): about 5 puts each
 
 
 @dataclass(frozen=True)
@@ -61,9 +73,11 @@ class DurabilitySpec:
     kill_moment: str = "target_starts"
     timeout: float = 60.0
     start_mode: str = "fork"  # or "fresh": a new interpreter per worker (slow; benchmarks)
+    checkpointer: str = "sqlite"  # or "postgres": PostgresSaver on a schema of the trial's own
 
     def __post_init__(self) -> None:
         check_choice("graph", self.graph, GRAPHS)
+        check_choice("checkpointer", self.checkpointer, CHECKPOINTERS)
         check_choice("durability mode", self.mode, DURABILITY_MODES)
         check_choice("kill moment", self.kill_moment, KILL_MOMENTS)
         check_choice("start mode", self.start_mode, START_MODES)
@@ -75,7 +89,8 @@ class DurabilitySpec:
 
     def trial_folder(self, n: int) -> str:
         """The name of the folder of the spec's `n`th trial (from 1), inside the matrix's."""
-        return f"{self.graph}.{self.mode}.{self.slow_ms}ms.{self.kill_moment}.{n}"
+        saver = "" if self.checkpointer == "sqlite" else f"{self.checkpointer}."
+        return f"{self.graph}.{self.mode}.{saver}{self.slow_ms}ms.{self.kill_moment}.{n}"
 
     @property
     def job(self) -> dict:
@@ -84,6 +99,7 @@ class DurabilitySpec:
             "mode": self.mode,
             "slow_ms": self.slow_ms,
             "kill_moment": self.kill_moment,
+            "checkpointer": self.checkpointer,
         }
 
 
@@ -105,6 +121,7 @@ class Trial:
     rerun_nodes: list[str]
     pids: list[int]  # first worker, recovery worker: gone (reaped) when the trial returns
     failure: str | None = None  # a worker did not do what was planned: which, and why
+    put_ms: list[float] = field(default_factory=list)  # each put() of both workers, timed
 
     def summary(self) -> dict:
         fields = asdict(self)
@@ -126,8 +143,11 @@ def run_trials(
     trials: int = 4,
     out: Path | str | None = None,
     progress: Progress | None = None,
+    postgres_url: str | None = None,
 ) -> list[Trial]:
-    """`trials` kill-and-recover trials of each spec, run by the trial server."""
+    """`trials` kill-and-recover trials of each spec, run by the trial server. A Postgres
+    checkpointer runs on labkit's own server unless `postgres_url` (or $LABKIT_POSTGRES_URL)
+    names one of the reader's."""
     if (
         not isinstance(specs, list | tuple)
         or not specs
@@ -137,6 +157,7 @@ def run_trials(
     trials = check_int("trials", trials, 1, MAX_TRIALS)
     out = check_folder("out", out)
     check_function("progress", progress)
+    url = given_url(postgres_url)
     longest = max((spec.trial_folder(trials) for spec in specs), key=len)
     check_run_dir(out, "durability-trials-", deepest=longest)  # the server would find it late
     relay = (
@@ -150,6 +171,7 @@ def run_trials(
         specs=[asdict(s) for s in specs],
         trials=trials,
         out=str(out) if out else None,
+        postgres_url=url,
     )  # a LabError or RunFailed in the server comes back as itself
     return [Trial.from_json(r) for r in results]
 
@@ -162,14 +184,41 @@ def durability_matrix(
     kill_moment: str = "target_starts",
     out: Path | str | None = None,
     progress: Progress | None = None,
+    checkpointer: str = "sqlite",
+    postgres_url: str | None = None,
 ) -> list[Trial]:
     """Study 004's matrix: every graph × every mode × `trials` kills (24 by default)."""
+    setup = {checkpointer: (checkpointer, slow_ms)}
+    return checkpointer_matrix(
+        graphs, modes, trials, kill_moment, setup, out, progress, postgres_url
+    )
+
+
+def checkpointer_matrix(
+    graphs: tuple[str, ...] = GRAPHS,
+    modes: tuple[str, ...] = DURABILITY_MODES,
+    trials: int = 4,
+    kill_moment: str = "target_starts",
+    setups: dict[str, tuple[str, int]] | None = None,
+    out: Path | str | None = None,
+    progress: Progress | None = None,
+    postgres_url: str | None = None,
+) -> list[Trial]:
+    """Lesson 7's matrix: every graph × mode on each checkpointer set-up, side by side in one
+    run (by default CHECKPOINTER_SETUPS: local SQLite, the study's 250 ms stub, real Postgres)."""
     graphs = check_choices("graph", graphs, GRAPHS)
     modes = check_choices("durability mode", modes, DURABILITY_MODES)
     check_choice("kill moment", kill_moment, KILL_MOMENTS)  # even if no graph here uses it
+    setups = CHECKPOINTER_SETUPS if setups is None else setups
+    check_instance("setups", setups, dict, "a dict of name: (checkpointer, slow_ms)")
     moment = {g: kill_moment if g == "parallel" else "target_starts" for g in graphs}
-    specs = [DurabilitySpec(g, m, slow_ms, moment[g]) for g in graphs for m in modes]
-    return run_trials(specs, trials, out, progress)
+    specs = [
+        DurabilitySpec(g, m, slow_ms, moment[g], checkpointer=saver)
+        for saver, slow_ms in setups.values()
+        for g in graphs
+        for m in modes
+    ]
+    return run_trials(specs, trials, out, progress, postgres_url)
 
 
 def clean_run_seconds(spec: DurabilitySpec, out: Path | str | None = None) -> float:
@@ -177,16 +226,40 @@ def clean_run_seconds(spec: DurabilitySpec, out: Path | str | None = None) -> fl
     return clean_run(spec, out)["seconds"]
 
 
-def clean_run(spec: DurabilitySpec, out: Path | str | None = None) -> dict:
+def clean_run(
+    spec: DurabilitySpec, out: Path | str | None = None, postgres_url: str | None = None
+) -> dict:
     """One clean run (no kill) of the spec's graph: {"seconds": wall time measured inside the
-    worker, "checkpoints": how many it saved}."""
+    worker, "checkpoints": how many it saved, "put_ms": how long each put() took}."""
     check_instance("spec", spec, DurabilitySpec, "a DurabilitySpec")
     check_run_dir(check_folder("out", out), "durability-clean-")
+    url = given_url(postgres_url)
     return server.call(
         "labkit.studies.durability.trials:clean_run",
         spec=asdict(spec),
         out=str(out) if out else None,
+        postgres_url=url,
     )
+
+
+def put_latencies(
+    runs: int = 10,
+    setups: dict[str, tuple[str, int]] | None = None,
+    postgres_url: str | None = None,
+) -> dict[str, list[float]]:
+    """Every put() of `runs` clean runs (linear graph, sync) on each checkpointer set-up, in
+    milliseconds: the real distribution beside the study's 250 ms stand-in."""
+    runs = check_int("runs", runs, 1, MAX_PUT_RUNS)
+    setups = CHECKPOINTER_SETUPS if setups is None else setups
+    check_instance("setups", setups, dict, "a dict of name: (checkpointer, slow_ms)")
+    specs = {
+        name: DurabilitySpec("linear", "sync", ms, checkpointer=saver)
+        for name, (saver, ms) in setups.items()
+    }
+    return {
+        name: [ms for _ in range(runs) for ms in clean_run(spec, None, postgres_url)["put_ms"]]
+        for name, spec in specs.items()
+    }
 
 
 def describe_checkpoints(trial: Trial, at_kill: bool = True) -> dict:
@@ -194,6 +267,11 @@ def describe_checkpoints(trial: Trial, at_kill: bool = True) -> dict:
     as the kill left them (a copy taken before recovery), or as recovery left them."""
     check_instance("trial", trial, Trial, "a Trial, one of those run_trials returns")
     check_bool("at_kill", at_kill)
+    if trial.spec.checkpointer != "sqlite":
+        raise LabError(
+            "describe_checkpoints reads a trial's SQLite file; this trial's checkpoints are in "
+            f"Postgres (the schema in {trial.run_dir}/postgres.json)"
+        )
     return server.call(
         "labkit.studies.durability.trials:describe_checkpoints",
         spec=asdict(trial.spec),

@@ -22,6 +22,7 @@ from langgraph.runtime import Runtime
 
 from labkit.bench.checkpoints import (
     checkpoint_report,
+    open_checkpointer,
     open_saver,
     with_saver,
 )
@@ -99,7 +100,7 @@ SHAPES = {graph: build(graph) for graph in GRAPH_NODES}
 
 def compiled(job: dict) -> CompiledStateGraph:
     """The job's graph on a checkpointer connection of this process (opened after the fork)."""
-    return with_saver(SHAPES[job["graph"]], open_saver(job["run_dir"], job.get("slow_ms", 0)))
+    return with_saver(SHAPES[job["graph"]], open_checkpointer(job))
 
 
 def warm_up() -> None:

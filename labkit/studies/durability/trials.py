@@ -12,11 +12,18 @@ import shutil
 import sqlite3
 from pathlib import Path
 
-from labkit.bench.checkpoints import CHECKPOINT_FILE
+from labkit.bench.checkpoints import (
+    CHECKPOINT_FILE,
+    PUTS_FILE,
+    postgres_counts,
+    set_up_postgres,
+)
 from labkit.bench.failures import failing_run, first_failure
 from labkit.bench.folders import keep_json, new_run_dir
 from labkit.bench.launcher import WorkerProcess, read_report
 from labkit.bench.ledger import LEDGER_FILE, read_ledger, rerun_nodes
+from labkit.bench.postgres import new_schema, redacted, shared_url
+from labkit.bench.trace import read_json_lines
 from labkit.studies.durability.experiment import (
     BASELINE_LINES,
     DurabilitySpec,
@@ -61,38 +68,60 @@ def keep_as_killed(run_dir: Path) -> Path:
     return run_dir / AT_KILL
 
 
+def checkpointer_job(spec: DurabilitySpec, run_dir: Path, postgres_url: str | None) -> dict:
+    """What a worker needs to open the spec's checkpointer besides the run folder: nothing for
+    SQLite; for Postgres, the server (labkit's own unless the reader named one) and a new
+    schema of the trial's own, with PostgresSaver's tables set up in it."""
+    if spec.checkpointer != "postgres":
+        return {}
+    url = postgres_url or shared_url()
+    schema = new_schema(url, run_dir)
+    set_up_postgres(url, schema)
+    keep_json(run_dir, postgres={"server": redacted(url), "schema": schema})
+    return {"postgres_url": url, "schema": schema}
+
+
+def put_ms(run_dir: Path) -> list[float]:
+    """How long each put() of the run's workers took, in milliseconds."""
+    return [line["ms"] for line in read_json_lines(run_dir / PUTS_FILE) if line["call"] == "put"]
+
+
 def worker(
-    spec: DurabilitySpec, run_dir: Path, role: str, entry: str, **plan: object
+    spec: DurabilitySpec, run_dir: Path, role: str, entry: str, saver: dict, **plan: object
 ) -> WorkerProcess:
     return WorkerProcess(
         run_dir,
         role,
         f"labkit.studies.durability.graphs:{entry}",
-        spec.job,
+        {**spec.job, **saver},
         timeout=spec.timeout,
         start_mode=spec.start_mode,
         **plan,
     )
 
 
-def run_trial(spec: DurabilitySpec, out: Path | str | None = None) -> Trial:
+def run_trial(
+    spec: DurabilitySpec, out: Path | str | None = None, postgres_url: str | None = None
+) -> Trial:
     """One trial in a new folder; if the parent cannot write there (a full disk), RunFailed."""
     run_dir = new_run_dir(out, prefix="durability-")
     with failing_run(run_dir):
-        return kill_and_recover(spec, run_dir)
+        return kill_and_recover(spec, run_dir, checkpointer_job(spec, run_dir, postgres_url))
 
 
-def kill_and_recover(spec: DurabilitySpec, run_dir: Path) -> Trial:
+def kill_and_recover(spec: DurabilitySpec, run_dir: Path, saver: dict) -> Trial:
     """Kill inside the target node with SIGKILL, count the checkpoint rows, recover, count lines.
 
-    A worker that did not do what was planned (an error, a timeout) makes the trial failed."""
+    A worker that did not do what was planned (an error, a timeout) makes the trial failed.
+    Postgres rows are counted before recovery starts (there is no file to copy)."""
     target = TARGET_NODE[spec.graph]
     point = f"inside:{target}"
-    with worker(spec, run_dir, "first", "first_run", pause_at=(point,)) as first:
+    with worker(spec, run_dir, "first", "first_run", saver, pause_at=(point,)) as first:
         first.finish(kill_at=point)
     as_killed = keep_as_killed(run_dir)
-    with worker(spec, run_dir, "recovery", "recover") as recovery:
-        checkpoints, writes, orphans = checkpoint_counts(as_killed)  # while recovery runs
+    in_postgres = postgres_counts(saver["postgres_url"], saver["schema"]) if saver else None
+    with worker(spec, run_dir, "recovery", "recover", saver) as recovery:
+        checkpoints, writes, orphans = in_postgres or checkpoint_counts(as_killed)
         at_kill = read_ledger(as_killed)
         recovery.wait()
     recovered = read_report(run_dir, "recovery")
@@ -114,13 +143,18 @@ def kill_and_recover(spec: DurabilitySpec, run_dir: Path) -> Trial:
         rerun_nodes=rerun_nodes(lines),
         pids=[first.proc.pid, recovery.proc.pid],
         failure=failure,
+        put_ms=put_ms(run_dir),
     )
     keep_json(run_dir, results=trial.summary())
     return trial
 
 
 def run_trials(
-    specs: list[dict], trials: int = 4, out: str | None = None, progress: Progress | None = None
+    specs: list[dict],
+    trials: int = 4,
+    out: str | None = None,
+    progress: Progress | None = None,
+    postgres_url: str | None = None,
 ) -> list[Trial]:
     """`trials` trials of each spec (given as a dict), one after another, each in its own
     folder under `out`."""
@@ -129,20 +163,21 @@ def run_trials(
     total, done = len(specs) * trials, []
     for spec in specs:
         for n in range(trials):
-            done.append(run_trial(spec, root / spec.trial_folder(n + 1)))
+            done.append(run_trial(spec, root / spec.trial_folder(n + 1), postgres_url))
             if progress:
                 progress(len(done), total, done[-1])
     return done
 
 
-def clean_run(spec: dict, out: str | None = None) -> dict:
-    """One clean run of the graph (no kill): its wall time, measured inside the worker, and
-    the checkpoints it saved."""
+def clean_run(spec: dict, out: str | None = None, postgres_url: str | None = None) -> dict:
+    """One clean run of the graph (no kill): its wall time, measured inside the worker, the
+    checkpoints it saved, and how long each put() took."""
     spec = DurabilitySpec(**spec)
     run_dir = new_run_dir(out, prefix="durability-clean-")
-    with worker(spec, run_dir, "clean", "clean_run") as clean:
+    saver = checkpointer_job(spec, run_dir, postgres_url)
+    with worker(spec, run_dir, "clean", "clean_run", saver) as clean:
         clean.wait()
-    return read_report(run_dir, "clean")
+    return {**read_report(run_dir, "clean"), "put_ms": put_ms(run_dir)}
 
 
 
@@ -150,6 +185,6 @@ def describe_checkpoints(spec: dict, run_dir: str, at_kill: bool = True) -> dict
     """A trial folder's checkpoints and writes, decoded by LangGraph in a worker: as the kill
     left them (the copy), or as recovery left them."""
     run_dir = Path(run_dir) / AT_KILL if at_kill else Path(run_dir)
-    with worker(DurabilitySpec(**spec), run_dir, "describe", "describe") as describer:
+    with worker(DurabilitySpec(**spec), run_dir, "describe", "describe", {}) as describer:
         describer.wait()
     return read_report(run_dir, "describe")
