@@ -115,7 +115,10 @@ def run_first(job: dict, points: CrashPoints) -> None:
     saver = open_saver(job)
     saver.points = points
     saver.nodes = {n: f"{os.path.basename(f)}:{line}" for n, (f, line) in reader.nodes.items()}
-    run_to_end(with_saver(reader.graph, saver), reader.first_input, job, reader.context)
+    graph = with_saver(reader.graph, saver)
+    graph.get_state(CONFIG)  # the saver makes its tables: set-up, as the context's files were
+    points.arm()
+    run_to_end(graph, reader.first_input, job, reader.context)
     watch.observe()
 
 

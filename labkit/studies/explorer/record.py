@@ -54,6 +54,7 @@ class CrashPoints:
         self.recording = job["role"] == "record"
         self.reader_files = set(reader_files)
         self.count = 0
+        self.armed = False  # set-up (the files' tables, the nodes' context) is no crash point
         self.seen: dict[tuple[str, str], int] = {}
         self.watch: CommitWatch | None = None
         self._lock = threading.RLock()  # a graph's writes can come from its worker threads
@@ -63,6 +64,8 @@ class CrashPoints:
         """The run just made something durable: die here if planned, else number and note it.
         Recording, the files' state is read holding `hold` (a saver's lock: no other save of
         a background thread lands while it is read)."""
+        if not self.armed:
+            return
         with self._lock:
             self.count += 1
             nth = self.seen[op, detail] = self.seen.get((op, detail), 0) + 1
@@ -76,6 +79,12 @@ class CrashPoints:
             self.trace.note("crash_point", **fields)
             if point_name(self.count) in self.gate.pause_at:
                 self.gate(point_name(self.count))  # step mode: the parent goes on or kills
+
+    def arm(self) -> None:
+        """The set-up is over: what was committed so far is no crash point; what comes is."""
+        if self.watch is not None:
+            self.watch.observe()
+        self.armed = True
 
     def die(self) -> None:
         """End this process here: SIGKILL sent to itself, or `os._exit` (the gate's code)."""

@@ -34,7 +34,7 @@ from labkit.bench.errors import (
 from labkit.bench.failures import FAILED, error_line, worker_failure
 from labkit.bench.folders import keep_json, new_run_dir, release_run_dir
 from labkit.bench.gate import EXIT_CODE
-from labkit.bench.launcher import WorkerProcess, WorkerReport, read_report
+from labkit.bench.launcher import WorkerProcess, WorkerReport, kill_all_workers, read_report
 from labkit.bench.trace import read_trace
 from labkit.studies.explorer.record import KILL_MODES
 from labkit.studies.explorer.report import (
@@ -118,6 +118,7 @@ def explore(
                 spec=asdict(spec),
             )
     except KeyboardInterrupt:
+        kill_all_workers()  # one that a Ctrl-C caught between its start and its `with`, too
         return stopped_early(folder, spec, "interrupted (Ctrl-C)")
     finally:
         release_run_dir(folder)

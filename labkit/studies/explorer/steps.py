@@ -46,6 +46,7 @@ def run_first(job: dict, points: CrashPoints) -> None:
     watch = points.watch_commits()
     points.watch_fsync()
     control, effect = stores(job, points.trace)
+    points.arm()
     step(control, effect, ignore_gate)
     watch.observe()  # the point after its last commit
 

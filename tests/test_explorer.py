@@ -1,0 +1,232 @@
+"""The crash explorer (lesson 9) finds exactly the windows the lessons teach, and no others.
+
+Pointed at the lab's own studies it must fail study 000's effect_first only between its two
+commits (duplicate) and checkpoint_first only between its two (lost), atomic and idempotent
+nowhere; study 001's fresh key (two tickets) and not the stable key; study 004's linear graph
+under sync exactly inside each node (between its ledger lines and its saved writes), as
+lesson 4 says. Each outcome is read back from the point's own run folder. Then: equal crash
+states are explored once, a reader's module is read by its file alone, a checker that raises
+or a Ctrl-C stops the exploration with what was explored and no process left, and bad input
+is one line.
+"""
+
+from __future__ import annotations
+
+import json
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+from conftest import processes_mentioning
+
+from labkit.bench.errors import LabError
+from labkit.bench.snapshot import read_tables
+from labkit.studies.explorer.replay import explore
+
+STUDY_000 = "labkit.studies.commit_window.worker:"
+LAB = "labkit.studies.explorer.lab:"
+
+
+def failing(exploration) -> dict:
+    return {p.n: p.outcome for p in exploration.failing}
+
+
+def receipts(run_dir: str) -> int:
+    return len(read_tables(Path(run_dir) / "effect.db")["receipts"].rows)
+
+
+def write(folder: Path, name: str, code: str) -> None:
+    (folder / name).write_text(textwrap.dedent(code))
+
+
+def test_effect_first_fails_only_between_its_two_commits():
+    found = explore(STUDY_000 + "effect_first")
+    assert [(p.n, p.op, p.detail) for p in found.points] == [
+        (None, "run", "to its end"),
+        (1, "commit", "effect.db"),
+        (2, "commit", "control.db"),
+    ]
+    assert failing(found) == {1: "duplicate"}
+    assert receipts(found.point(1).run_dir) == 2  # the files say so, not only the checker
+    assert receipts(found.point(2).run_dir) == 1
+    assert found.point(1).where.startswith("worker.py:")
+
+
+def test_checkpoint_first_fails_only_between_its_two_commits():
+    found = explore(STUDY_000 + "checkpoint_first", kill_mode="exit")
+    assert [p.detail for p in found.points[1:]] == ["control.db", "effect.db"]
+    assert failing(found) == {1: "lost"}
+    assert receipts(found.point(1).run_dir) == 0
+
+
+@pytest.mark.parametrize(
+    ("step", "one_file", "points"), [("atomic", True, 1), ("idempotent", False, 2)]
+)
+def test_atomic_and_idempotent_fail_nowhere(step, one_file, points):
+    found = explore(STUDY_000 + step, one_file=one_file)
+    assert found.crash_points == points
+    assert found.green, found.summary()
+
+
+def test_study_001_fresh_key_fails_and_the_stable_key_passes():
+    fresh = explore(LAB + "fresh_key", "graph", LAB + "one_ticket")
+    stable = explore(LAB + "stable_key", "graph", LAB + "one_ticket")
+    assert fresh.point(None).outcome == "duplicate"  # two tickets without any crash
+    assert set(failing(fresh).values()) == {"duplicate"}
+    assert stable.green, stable.summary()
+    assert any(p.op == "commit" and p.detail == "tickets.db" for p in stable.points)
+
+
+def test_study_004_linear_sync_fails_inside_each_node_as_lesson_4_says():
+    found = explore(LAB + "linear", "graph")
+    ops = [(p.op, p.detail) for p in found.points[1:]]
+    assert ops.count(("fsync", "ledger.jsonl")) == 8  # a start and an end line, four nodes
+    assert {p.n for p in found.failing} == {p.n for p in found.points if p.op == "fsync"}, (
+        found.summary()
+    )
+    assert set(failing(found).values()) == {"duplicate"}
+    saved = [p for p in found.points if p.op in ("put", "put_writes")]
+    assert saved and all(p.outcome == "consistent" for p in saved)
+    assert all(
+        p.where and p.where.startswith("graphs.py:") for p in found.points if p.op == "fsync"
+    )
+
+
+def test_equal_crash_states_are_explored_once_and_counted(tmp_path, monkeypatch):
+    write(
+        tmp_path,
+        "twice.py",
+        """
+        from labkit.studies.commit_window.stores import KEY, PAYLOAD
+
+        def step(control, effect, gate):
+            with effect:
+                effect.add_receipt_once(KEY, PAYLOAD)
+            with effect:
+                effect.db.execute("DELETE FROM receipts")
+            with effect:
+                effect.add_receipt_once(KEY, PAYLOAD)  # the files as after the first commit
+            with control:
+                control.mark_done()
+        """,
+    )
+    monkeypatch.chdir(tmp_path)
+    found = explore("twice:step", out=tmp_path / "x")
+    assert [(p.n, p.detail, p.where) for p in found.points[1:]] == [
+        (1, "effect.db", "twice.py:5"),  # a commit's line: its `with` block's
+        (2, "effect.db", "twice.py:7"),
+        (3, "effect.db", "twice.py:9"),
+        (4, "control.db", "twice.py:11"),
+    ]
+    assert (found.crash_points, found.crash_states) == (4, 3)
+    assert found.point(3).same_as == 1 and found.point(3).run_dir.endswith("point-001")
+    assert not (tmp_path / "x" / "point-003").exists()
+    assert found.green
+
+
+def test_the_readers_folder_is_read_for_the_named_module_only(tmp_path):
+    write(tmp_path, "json.py", "open('json-was-imported', 'w').close()\n")
+    write(
+        tmp_path,
+        "my_step.py",
+        """
+        def step(control, effect, gate):
+            with effect:
+                effect.add_receipt("job-1", "report")
+            with control:
+                control.mark_done()
+        """,
+    )
+    done = labkit(tmp_path, "explore", "my_step:step", "--json", "--out", str(tmp_path / "x"))
+    assert done.returncode == 1, done.stderr  # effect-first: a failing matrix
+    result = json.loads(done.stdout)
+    assert [p["outcome"] for p in result["points"]] == ["consistent", "duplicate", "consistent"]
+    assert [p["where"] for p in result["points"][1:]] == ["my_step.py:3", "my_step.py:5"]
+    assert not list(tmp_path.rglob("json-was-imported"))
+
+
+def test_a_checker_that_raises_stops_with_what_was_explored(tmp_path, monkeypatch):
+    write(
+        tmp_path,
+        "checks.py",
+        """
+        def picky(state):
+            if state.point is not None and state.point["n"] == 2:
+                raise RuntimeError("picky checker")
+            return None
+        """,
+    )
+    monkeypatch.chdir(tmp_path)
+    found = explore(STUDY_000 + "effect_first", checker="checks:picky", out=tmp_path / "x")
+    assert found.stopped.startswith("the checker raised RuntimeError: picky checker")
+    assert found.point(1).outcome == "consistent"  # this checker sees no harm in duplicates
+    assert found.point(2).outcome == "failed"
+    assert not found.green
+    assert processes_mentioning(str(tmp_path)) == []
+
+
+def test_ctrl_c_reports_what_was_explored_and_leaves_no_process(tmp_path):
+    commits = "\n".join(
+        f"    with effect:\n        effect.add_receipt('k{i}', 'p')\n    time.sleep(0.2)"
+        for i in range(12)
+    )
+    write(tmp_path, "slow.py", f"import time\n\ndef step(control, effect, gate):\n{commits}\n")
+    out = tmp_path / "x"
+    cli = subprocess.Popen(
+        [sys.executable, "-m", "labkit", "explore", "slow:step", "--out", str(out)],
+        cwd=tmp_path,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    explored = out / "explored.jsonl"
+    deadline = time.monotonic() + 60
+    while len(explored.read_text().splitlines() if explored.exists() else []) < 3:
+        assert time.monotonic() < deadline and cli.poll() is None, cli.communicate()
+        time.sleep(0.05)
+    cli.send_signal(signal.SIGINT)
+    stdout, stderr = cli.communicate(timeout=60)
+    assert cli.returncode == 130, stderr
+    assert "stopped: interrupted (Ctrl-C) after" in stdout
+    assert "no crash" in stdout and "\n1 " in stdout
+    assert json.loads((out / "results.json").read_text())["stopped"].startswith("interrupted")
+    assert processes_mentioning(str(tmp_path)) == []
+
+
+def labkit(folder: Path, *args: str) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "labkit", *args],
+        cwd=folder,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+
+@pytest.mark.parametrize(
+    ("args", "says"),
+    [
+        (["nope"], "must be 'module:callable'"),
+        (["a:b", "--kind", "graf"], "unknown kind 'graf'; choose one of: step, graph"),
+        (["a:b", "--kill-mode", "soft"], "choose one of: sigkill, exit"),
+        (["a:b", "--durability", "syncc"], "choose one of: sync, async, exit"),
+        (["no_such_module:step"], "no module 'no_such_module'"),
+        (["a.py:step"], "there is no file"),
+    ],
+)
+def test_bad_input_is_one_line_and_status_2(tmp_path, args, says):
+    done = labkit(tmp_path, "explore", *args)
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.count("\n") == 1 and says in done.stderr, done.stderr
+    assert done.stdout == ""
+
+
+def test_bad_input_in_the_api_is_a_lab_error():
+    with pytest.raises(LabError, match="choose one of: step, graph"):
+        explore(STUDY_000 + "effect_first", kind="steps")
+    with pytest.raises(LabError, match="one_file must be True or False"):
+        explore(STUDY_000 + "atomic", one_file="yes")
