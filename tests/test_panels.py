@@ -39,6 +39,8 @@ def test_run_shows_lost_with_done_1_and_no_receipt():
     panel.order.value = "checkpoint_first"
     panel.kill_at.value = "checkpoint"
     panel.click()
+    assert panel.status.value.startswith("Running <b>checkpoint_first</b>, killing at")  # at once
+    assert panel.run_button.disabled and panel.job.stop_button.layout.display == "none"
     panel.job.wait()
     assert panel.error is None and not panel.run_button.disabled
     assert panel.result.outcome == "lost"
@@ -155,6 +157,7 @@ def test_interrupt_panel_kill_needs_a_new_process_and_shows_the_tickets():
     panel.kill_at.value = "after_create"
     panel.key.value = "fresh"
     panel.click()
+    assert panel.status.value.startswith("Running key <b>fresh</b>")  # before the server starts
     panel.job.wait()
     assert panel.error is None and panel.result["after_resume"] == 3
     assert "3 TICKETS" in panel.output.value
@@ -323,3 +326,15 @@ def test_a_panels_job_and_a_cell_at_once_start_one_trial_server(monkeypatch):
     for thread in threads:
         thread.join()
     assert answers == ["m:f", "m:f"] and len(started) == 1
+
+
+def test_call_panel_says_what_runs_at_once_then_shows_the_outcome():
+    from labkit.views.unknown_outcome import CallPanel
+
+    panel = CallPanel(strategy="new_key", fault="reply_lost")
+    panel.click()
+    assert panel.status.value.startswith("Running <b>new_key</b> under <b>reply_lost</b>")
+    panel.job.wait()
+    assert panel.error is None and panel.result.outcome == "duplicate"
+    assert "DUPLICATE" in panel.tables.value and panel.image.value[:4] == b"\x89PNG"
+    assert panel.status.value.startswith("Done. Folder:")
