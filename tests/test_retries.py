@@ -248,3 +248,19 @@ def test_the_first_checkpoint_benchmark_runs_and_prints_each_mode():
     assert done.returncode == 0, done.stderr
     assert all(f"{mode}: 3 trials in" in done.stdout for mode in ("sync", "async", "exit"))
     assert "held at the kill: nothing 3; lost 3" in done.stdout  # exit mode
+
+
+def test_the_panel_runs_the_distribution_with_its_bar_and_draws_it():
+    from labkit.views.retries import FirstCheckpointPanel, format_retry, retry_html
+
+    panel = FirstCheckpointPanel(trials=10)
+    panel.modes.value = ("exit",)
+    panel.click()
+    assert panel.run_button.disabled  # while it runs
+    panel.job.wait()
+    assert panel.error is None and panel.results["exit"]["lost"] == 10
+    assert panel.progress.value == panel.progress.max == 10
+    assert "exit" in panel.table.value and bytes(panel.figure.value).startswith(b"\x89PNG")
+    assert not panel.run_button.disabled
+    result = lab.run_retry("default", "attempt_only")
+    assert "NEVER CHARGED" in retry_html(result) and "never charged" in format_retry(result)

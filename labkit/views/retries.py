@@ -19,7 +19,7 @@ from labkit.studies.retries.outcome import ORDER_OUTCOMES
 from labkit.studies.retries.spec import DRAIN_SIGNALS, FAILURES, FIRST_MODES, KEYS, POLICIES
 from labkit.views.figures import figure_png
 from labkit.views.palette import outcome_colour
-from labkit.views.tables import failure_note, grid_html, outcome_word
+from labkit.views.tables import CELL, failure_note, grid_html, outcome_word
 from labkit.views.text import format_grid
 
 __all__ = [  # and FirstCheckpointPanel, made on first use (`panel_class`)
@@ -109,17 +109,20 @@ def format_retry(result: Mapping) -> str:
 
 def retry_html(result: Mapping) -> str:
     result = checked(result, ("spec", "orders", "charges"), "run_retry")
-    rows = [(*row[:-1], row[-1]) for row in retry_rows(result)]
-    table = grid_html(RETRY_COLUMNS, rows)
-    for word, palette in ORDER_COLOURS.items():  # the outcome cell: its word on its colour
-        cell = f">{escape(word)}</td>"
-        table = table.replace(cell, f">{outcome_word(palette, word.upper())}</td>")
+    head = "".join(f'<th style="{CELL}">{escape(h)}</th>' for h in RETRY_COLUMNS)
+    body = "".join(
+        "<tr>"
+        + "".join(f'<td style="{CELL}">{escape(str(v))}</td>' for v in row[:-1])
+        + f'<td style="{CELL}">{outcome_word(ORDER_COLOURS[row[-1]], row[-1].upper())}</td></tr>'
+        for row in retry_rows(result)
+    )
     meanings = "".join(
         f"<li><b>{escape(w)}</b>: {escape(ORDER_OUTCOMES[w])}</li>"
         for w in sorted({o["outcome"] for o in result["orders"]})
     )
     return (
-        f"<p>{escape(retry_heading(result))}</p>{table}"
+        f"<p>{escape(retry_heading(result))}</p>"
+        f'<table style="border-collapse:collapse"><tr>{head}</tr>{body}</table>'
         f"<p>The payment service holds <b>{len(result['charges'])}</b> charges.</p>"
         f"<ul>{meanings}</ul>{failure_note(result['failure'])}"
     )
