@@ -39,3 +39,8 @@ def test_durability_benchmark_prints_its_ratio_and_matrix_time():
 def test_soak_runs_every_kind_of_trial_and_finds_nothing_left():
     out = bench("soak.py", "--trials", "5")  # one of each kind
     assert out.startswith("soak: 5 trials") and out.rstrip().endswith(": OK"), out
+
+
+def test_leases_benchmark_prints_its_ratio_and_sweep_time():
+    out = bench("bench_leases.py", "--rounds", "1")
+    assert "ratio race / SQLite trial" in out and "whole claim sweep, 15 races" in out

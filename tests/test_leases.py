@@ -419,3 +419,45 @@ def test_cli_graph_prints_the_forked_chain(tmp_path):
     text = labkit("--graph", "--out", str(tmp_path / "g")).stdout
     assert "the checkpoint chain FORKS" in text and text.count("FORK: child") == 2
     assert "publish ran 2 times" in text
+
+
+# --- the views ------------------------------------------------------------------------------
+
+
+def test_the_views_say_each_outcome_in_words_and_draw_a_lane_per_worker(sweep):
+    from labkit.views import leases as views
+
+    results = list(sweep.values())
+    text = views.format_claim_sweep(results)
+    for word in ("both ran", "one winner", "lost update", "refused late write"):
+        assert word in text
+    html = views.claim_sweep_html(results)
+    assert html.count("REFUSED LATE WRITE") == 3  # two cells, and the legend
+    fenced = sweep["lease_with_fence", 300]
+    figure = views.timeline_figure(fenced)
+    [axes] = figure.axes
+    assert [t.get_text() for t in axes.get_yticklabels()] == ["worker 1", "worker 2"]
+    labels = [t.get_text() for t in axes.texts]
+    assert "lease 33 expires 200" in labels and "lease 34 expires 400" in labels
+    assert "write 33 ✗" in labels and "w1 frozen (SIGSTOP) 300 ms" in [
+        h.get_label() for h in axes.get_legend_handles_labels()[0]
+    ]
+    assert views.figure_png(figure).startswith(b"\x89PNG")
+    with pytest.raises(LabError, match="result must be a ClaimResult"):
+        views.claim_html({"outcome": "one_winner"})
+
+
+def test_the_panel_runs_a_race_on_a_click_and_shows_its_errors(monkeypatch, tmp_path):
+    from labkit.views.leases import LeasePanel
+
+    with pytest.raises(LabError, match="unknown claim method 'x'"):
+        LeasePanel("x")
+    panel = LeasePanel("lease", 300, 200)
+    panel.click()
+    assert panel.error is None and panel.result.outcome == "lost_update"
+    assert "LOST UPDATE" in panel.tables.value and bytes(panel.image.value)[:4] == b"\x89PNG"
+    assert not panel.run_button.disabled
+    monkeypatch.setenv("TMPDIR", str(tmp_path / "missing"))
+    panel.click()
+    assert isinstance(panel.error, LabError) and "missing" in panel.error_line.value
+    assert not panel.run_button.disabled

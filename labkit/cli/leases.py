@@ -9,11 +9,10 @@ from collections.abc import Callable
 from labkit.bench.errors import LabError
 from labkit.cli.common import STEP_KEYS, print_json, progress_bar, step_through, whole_number
 from labkit.keypress import read_key
+from labkit.studies.leases.resume import GRAPH_CASES
 from labkit.studies.leases.spec import MAX_MS, METHODS, ClaimSpec
 
 __all__ = ["register"]
-
-GRAPH_CASES = ("race", "locked", "claimed", "stalled")  # resume.GRAPH_CASES, checked there
 
 
 def register(commands: argparse._SubParsersAction) -> None:

@@ -32,6 +32,7 @@ from labkit.bench.gate import Gate, report
 from labkit.bench.ledger import Ledger
 from labkit.bench.trace import Trace
 from labkit.studies.leases.stores import (
+    LOCK_POINT,
     RECEIVER_FILE,
     TASKS_FILE,
     claim_lease,
@@ -44,7 +45,6 @@ from labkit.studies.leases.stores import (
 __all__ = ["CONFIG", "describe", "first_process", "resume_process"]
 
 CONFIG = {"configurable": {"thread_id": "report-17-approval"}}
-LOCK_POINT = "holding_write_lock"  # inside a checkpoint write: its INSERT done, COMMIT next
 
 
 class State(TypedDict, total=False):

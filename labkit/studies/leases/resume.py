@@ -37,7 +37,7 @@ from labkit.bench.trace import Trace
 from labkit.studies.leases.experiment import freeze, thaw
 from labkit.studies.leases.outcome import classify, race_counts
 from labkit.studies.leases.spec import MAX_MS
-from labkit.studies.leases.stores import FILES, create_files, set_clock
+from labkit.studies.leases.stores import FILES, LOCK_POINT, create_files, set_clock
 
 __all__ = ["GRAPH_CASES", "forks", "run_graph_race", "run_here"]
 
@@ -48,7 +48,6 @@ GRAPH_CASES = {
     "stalled": "the claim's winner is frozen past its lease; the other takes over",
 }
 ENTRY = "labkit.studies.leases.graph:"
-LOCK_POINT = "holding_write_lock"  # graph.LOCK_POINT (that module imports LangGraph)
 LOCK_TIMEOUT = 0.3  # seconds the second resumer waits for the lock: study 004's value
 RESUMERS = ("r1", "r2")
 

@@ -19,6 +19,7 @@ __all__ = [
     "DOCUMENT",
     "FILES",
     "FIRST_FENCE",
+    "LOCK_POINT",
     "RECEIVER_FILE",
     "TASK",
     "TASKS_FILE",
@@ -42,6 +43,7 @@ CLOCK_FILE = "clock"  # the lab's time in milliseconds: the parent moves it, wor
 TASK = "job-17"
 DOCUMENT = "report-17"
 FIRST_FENCE = 32  # the next claim gets 33, the one after 34: Kleppmann's numbers
+LOCK_POINT = "holding_write_lock"  # a LangGraph resumer inside a checkpoint write, COMMIT next
 
 TASKS_SCHEMA = f"""
 CREATE TABLE task(
