@@ -9,6 +9,8 @@ from __future__ import annotations
 import json
 import re
 import sqlite3
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -216,3 +218,27 @@ def test_the_new_choices_and_views_refuse_bad_input_in_one_line():
     for call, says in cases:
         with pytest.raises(LabError, match=re.escape(says)):
             call()
+
+
+def labkit_cli(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "labkit", *args], capture_output=True, text=True, timeout=120
+    )
+
+
+def test_the_command_line_runs_the_new_points_and_refuses_bad_input_in_one_line():
+    popped = labkit_cli("tool-step", "queue_pop", "--kill-at", "popped", "--json")
+    assert popped.returncode == 0, popped.stderr
+    summary = json.loads(popped.stdout)
+    assert summary["outcome"] == "lost" and summary["after"]["receipts"] == ["job-2"]
+    assert Path(summary["run_dir"]).is_dir()
+    rejected = labkit_cli("interrupt", "--layout", "split", "--reject", "--json")
+    assert rejected.returncode == 0 and json.loads(rejected.stdout)["tickets"] == []
+    library = labkit_cli("library", "--json")
+    assert library.returncode == 0 and json.loads(library.stdout)["default"] == "async"
+    wrong = labkit_cli("tool-step", "queue_pop", "--kill-at", "effect")
+    assert wrong.returncode == 2 and wrong.stdout == ""
+    assert wrong.stderr.strip().splitlines() == [
+        "labkit: error: unknown kill point for queue_pop 'effect'; "
+        "choose one of: start, popped, done, none"
+    ]

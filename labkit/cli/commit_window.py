@@ -11,6 +11,8 @@ from labkit.studies.commit_window.orders import NO_KILL, ORDERS, get_order
 from labkit.studies.commit_window.runs import run
 from labkit.studies.commit_window.spec import KILL_MODES
 from labkit.studies.commit_window.sweeps import sweep
+from labkit.studies.commit_window.tool_runs import run_tool_step
+from labkit.studies.commit_window.tool_steps import TOOL_STEPS
 
 __all__ = ["register"]
 
@@ -33,6 +35,16 @@ def register(commands: argparse._SubParsersAction) -> None:
     many.add_argument("--json", action="store_true", help="print a JSON list")
     many.set_defaults(handler=cmd_sweep)
 
+    tool = commands.add_parser(
+        "tool-step", help="study 000's closing section: a queue pop, a claim, a pending state"
+    )
+    tool.add_argument("step", help=f"one of: {', '.join(TOOL_STEPS)}")
+    tool.add_argument("--kill-at", default=NO_KILL, help="a kill point of the step, or none")
+    tool.add_argument("--kill-mode", default="exit", help=f"one of: {', '.join(KILL_MODES)}")
+    tool.add_argument("--out", help="a new folder for the run (default: a new temporary folder)")
+    tool.add_argument("--json", action="store_true", help="print one JSON object")
+    tool.set_defaults(handler=cmd_tool_step)
+
     step = commands.add_parser(
         "step", help="pause at each kill point: Enter goes on, k kills, q quits"
     )
@@ -48,6 +60,16 @@ def cmd_orders(args: argparse.Namespace) -> None:
         (o.name, " ".join(o.files), " ".join(o.kill_points), o.summary) for o in ORDERS.values()
     ]
     print(format_grid(("order", "files", "kill points", "what it does"), rows))
+
+
+def cmd_tool_step(args: argparse.Namespace) -> None:
+    from labkit.views.text import format_tool_run
+
+    result = run_tool_step(args.step, args.kill_at, args.kill_mode, args.out)
+    if args.json:
+        print_json(result.summary())
+    else:
+        print(format_tool_run(result))
 
 
 def cmd_run(args: argparse.Namespace) -> None:

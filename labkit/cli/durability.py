@@ -48,6 +48,18 @@ def register(commands: argparse._SubParsersAction) -> None:
     lg.add_argument("--json", action="store_true", help="print a JSON list, one object a trial")
     lg.set_defaults(handler=cmd_durability)
 
+    memory = commands.add_parser(
+        "in-memory", help="an InMemorySaver killed inside c, then a restart: what it keeps"
+    )
+    memory.add_argument("--json", action="store_true", help="print one JSON object")
+    memory.set_defaults(handler=cmd_in_memory)
+
+    library = commands.add_parser(
+        "library", help="durability as the installed LangGraph defines it, and its default"
+    )
+    library.add_argument("--json", action="store_true", help="print one JSON object")
+    library.set_defaults(handler=cmd_library)
+
     gallery = commands.add_parser("pitfall", help="reproduce one of study 004's errors live")
     gallery.add_argument("name", help="one of: " + ", ".join(PITFALLS))
     gallery.set_defaults(handler=cmd_pitfall)
@@ -80,6 +92,36 @@ def cmd_durability(args: argparse.Namespace) -> None:
         for n, t in enumerate(trials)
     ]
     print(format_grid(TRIAL_COLUMNS, rows))
+
+
+def cmd_in_memory(args: argparse.Namespace) -> None:
+    from labkit.studies.durability.in_memory import run_in_memory_restart
+
+    r = run_in_memory_restart()
+    if args.json:
+        print_json(r)
+        return
+    print(f"checkpoints in memory when c started: {r['checkpoints_before_kill']}")
+    print(f"first process exit: {r['first_exit']}")
+    print(f"checkpoints the restarted process found: {r['checkpoints_after_restart']}")
+    print(f"invoke(None): {r['recovery_error'] or 'resumed'}")
+    print(f"run folder: {r['run_dir']}" + (f"\nFAILED: {r['failure']}" if r["failure"] else ""))
+
+
+def cmd_library(args: argparse.Namespace) -> None:
+    from labkit.studies.durability.library import durability_in_library
+
+    facts = durability_in_library()
+    if args.json:
+        print_json(facts)
+        return
+    for what in ("literal_at", "default_at"):
+        place = facts[what]
+        print(f"{place['file']} line {place['line']}: {place['text']}")
+    print(f"the default when none is given: {facts['default']} (langgraph {facts['version']})")
+    print(f"{facts['definitions_in']}:")
+    for text in facts["definitions"].values():
+        print(f"  {text}")
 
 
 def cmd_pitfall(args: argparse.Namespace) -> None:

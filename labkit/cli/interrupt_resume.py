@@ -19,6 +19,9 @@ def register(commands: argparse._SubParsersAction) -> None:
         default="none",
         help="none, before_create, after_create or paused (needs --cross-process)",
     )
+    ir.add_argument(
+        "--reject", action="store_true", help="the person says no: Command(resume=False)"
+    )
     ir.add_argument("--json", action="store_true", help="print one JSON object")
     ir.set_defaults(handler=cmd_interrupt)
 
@@ -26,7 +29,9 @@ def register(commands: argparse._SubParsersAction) -> None:
 def cmd_interrupt(args: argparse.Namespace) -> None:
     from labkit.studies.interrupt_resume.experiment import run_interrupt
 
-    result = run_interrupt(args.key, args.layout, args.cross_process, args.kill_at)
+    result = run_interrupt(
+        args.key, args.layout, args.cross_process, args.kill_at, approval=not args.reject
+    )
     if args.json:
         print_json(result)
         return

@@ -8,6 +8,7 @@ from labkit.bench.snapshot import Snapshot
 from labkit.studies.commit_window.orders import NO_KILL
 from labkit.studies.commit_window.outcome import OUTCOMES, outcome_text
 from labkit.studies.commit_window.runs import RunResult
+from labkit.studies.commit_window.tool_runs import ToolRun, tool_counts
 from labkit.views.tables import row_marks
 
 __all__ = [
@@ -23,6 +24,7 @@ __all__ = [
     "format_run",
     "format_snapshot",
     "format_sweep",
+    "format_tool_run",
     "interrupt_rows",
     "process_exits",
     "record_table",
@@ -77,6 +79,23 @@ def format_run(result: RunResult) -> str:
         lines.insert(1, f"  TIMED OUT and killed by the launcher: {', '.join(s['timed_out'])}")
     after = format_snapshot(result.after, result.before, by="recovery")
     return "\n".join(lines) + "\n\nThe files after recovery:\n\n" + after
+
+
+def format_tool_run(result: ToolRun) -> str:
+    """A tool step's run: what each stage left (the figures, then the files at the end)."""
+    s = result.summary()
+    kill = "no kill" if s["kill_at"] == NO_KILL else f"killed at {s['kill_at']}"
+    lines = [f"{s['step']} {kill}; exits {s['exits']}"]
+    for stage, snapshot in (("before recovery", result.before), ("after recovery", result.after)):
+        lines.append(f"  {stage}: {tool_counts(snapshot)}")
+    if result.reconciled is not None:
+        lines.append(f"  after reconciliation: {tool_counts(result.reconciled)}")
+    lines += [
+        f"  outcome: {outcome_text(result.outcome, result.failure).upper()}",
+        f"  run folder: {s['run_dir']}",
+    ]
+    last = result.reconciled or result.after
+    return "\n".join(lines) + "\n\nThe files at the end:\n\n" + format_snapshot(last)
 
 
 def format_sweep(results: Sequence[RunResult]) -> str:
