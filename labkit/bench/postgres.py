@@ -143,7 +143,13 @@ class LocalServer:
         return self.url
 
     def initdb(self) -> None:
-        self.data.mkdir(mode=0o700, exist_ok=True)
+        try:
+            self.data.mkdir(mode=0o700, exist_ok=True)
+        except OSError as error:
+            raise LabError(
+                f"labkit could not make its Postgres data folder {self.data} "
+                f"({error.strerror}); set TMPDIR to a folder of yours, {WHAT_TO_DO}"
+            ) from None
         program = [str(binaries() / "initdb"), "-D", str(self.data), "-U", "postgres"]
         program += ["-A", "trust", "-E", "UTF8", "--no-sync", "--no-instructions"]
         with open(self.folder / "initdb.log", "wb") as log:

@@ -1,0 +1,197 @@
+"""Lesson 7 on a real Postgres, started here the way the lab starts it: the server's life (its
+folder, its death with its parent, one-line failures), the commit window and the race on
+Postgres, the server SIGKILLed mid-commit, study 004 on PostgresSaver, a reader's own server."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import textwrap
+import time
+
+import pytest
+
+from labkit.bench import postgres
+from labkit.bench.errors import LabError
+from labkit.bench.folders import clean_runs, new_run_dir, release_run_dir, runs_home
+from labkit.studies.durability.experiment import DurabilitySpec, describe_checkpoints, run_trials
+from labkit.studies.postgres import experiment
+from tests.conftest import STDLIB, processes_mentioning, worker_imports
+
+
+def gone_within(text: str, seconds: float = 10.0) -> list[int]:
+    """The processes that still mention `text` after up to `seconds`."""
+    deadline = time.monotonic() + seconds
+    while processes_mentioning(text) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    return processes_mentioning(text)
+
+
+@pytest.fixture(scope="module")
+def own_server(tmp_path_factory):
+    """A server started as the lab starts its own, in a folder of this module's: the
+    crash-and-restart test kills it, and it stands in for a reader's server (a URL)."""
+    server = postgres.LocalServer(tmp_path_factory.mktemp("pg"))
+    server.start()
+    yield server
+    server.stop()
+    assert gone_within(str(server.data)) == []
+
+
+def test_a_committed_row_survives_a_sigkill_of_every_server_process_and_an_open_one_does_not(
+    own_server,
+):
+    assert "host=/" in own_server.url  # a Unix socket: nothing listens on the network
+    conn = postgres.connect(own_server.url)
+    conn.execute("CREATE TABLE kept(n int)")
+    conn.execute("INSERT INTO kept VALUES (1)")
+    pending = postgres.connect(own_server.url, autocommit=False)
+    pending.execute("INSERT INTO kept VALUES (2)")  # never committed
+    killed = own_server.crash()
+    assert len(killed) > 3 and all(postgres.is_zombie(pid) for pid in killed)
+    own_server.start()  # on the same files: WAL replay
+    rows = postgres.connect(own_server.url).execute("SELECT n FROM kept").fetchall()
+    assert rows == [(1,)]
+    assert "automatic recovery in progress" in own_server.log.read_text()
+
+
+def test_the_server_gets_an_immediate_shutdown_when_its_parent_is_sigkilled(tmp_path):
+    code = f"""
+        import os, signal
+        from pathlib import Path
+        from labkit.bench.postgres import LocalServer
+        LocalServer(Path({str(tmp_path)!r})).start()
+        os.kill(os.getpid(), signal.SIGKILL)
+    """
+    parent = subprocess.run([sys.executable, "-c", textwrap.dedent(code)], timeout=60)
+    assert parent.returncode == -9
+    assert gone_within(str(tmp_path)) == []
+    assert "received immediate shutdown request" in (tmp_path / "server.log").read_text()
+
+
+def test_a_server_that_cannot_start_is_one_line_and_leaves_no_process(tmp_path):
+    broken = postgres.LocalServer(tmp_path / "a", {"shared_buffers": "plenty"})
+    (tmp_path / "a").mkdir()
+    with pytest.raises(LabError, match=r"did not start \(invalid value .*shared_buffers.*LABKIT"):
+        broken.start()
+    assert processes_mentioning(str(tmp_path)) == []
+    (tmp_path / "b").mkdir()
+    (tmp_path / "b" / "data").write_text("a file where the data folder goes")
+    with pytest.raises(LabError, match="could not make its Postgres data folder .*TMPDIR"):
+        postgres.LocalServer(tmp_path / "b").start()
+
+
+def test_a_url_that_is_not_postgres_or_does_not_answer_is_one_line(tmp_path, monkeypatch):
+    with pytest.raises(LabError, match="must start with postgresql://"):
+        experiment.run_window(postgres_url="mysql://root:secret@db/x")
+    monkeypatch.setenv(postgres.ENV_URL, "postgresql://me:secret@127.0.0.1:9/nothing")
+    with pytest.raises(LabError, match=r"cannot reach .*me:\*\*\*@127.0.0.1:9.*unset LABKIT") as e:
+        experiment.run_window(out=tmp_path / "run")
+    assert "secret" not in str(e.value)
+
+
+@pytest.mark.parametrize(
+    ("order", "kill_at", "before", "after", "outcome", "sessions"),
+    [
+        ("effect_first", "effect", (0, 1), (1, 2), "duplicate", {"business", "checkpoints"}),
+        ("checkpoint_first", "checkpoint", (1, 0), (1, 0), "lost", {"checkpoints"}),
+        ("one_transaction", "in_transaction", (0, 0), (1, 1), "consistent", {"postgres"}),
+        ("one_transaction", "committed", (1, 1), (1, 1), "consistent", {"postgres"}),
+    ],
+)
+def test_the_commit_window_on_postgres(tmp_path, order, kill_at, before, after, outcome, sessions):
+    result = experiment.run_window(order, kill_at, out=tmp_path / "run")
+    assert (result.before["done"], result.before["receipts"]) == before
+    assert (result.after["done"], result.after["receipts"]) == after
+    assert result.outcome == outcome and result.first_exit == -9 and result.failure is None
+    assert {e["file"] for e in result.events if e["event"] == "commit"} == sessions
+
+
+@pytest.mark.parametrize(
+    ("lock", "receipts", "waited_at", "second"),
+    [
+        ("none", 2, "UPDATE progress", "wrote a receipt and done=1"),
+        ("for_update", 1, "SELECT done FROM progress WHERE id=1 FOR UPDATE", "skipped"),
+        ("serializable", 1, "UPDATE progress", "retried after a serialization failure, then skip"),
+    ],
+)
+def test_what_replaces_begin_immediate(tmp_path, lock, receipts, waited_at, second):
+    result = experiment.run_race(lock, out=tmp_path / "race")
+    assert result.receipts == receipts and result.done == 1 and result.failure is None
+    assert result.second_waited and result.reports["second_waited_at"].startswith(waited_at)
+    assert result.reports["first"] == "wrote a receipt and done=1"
+    assert result.reports["second"].startswith(second)
+
+
+def test_the_database_crashes_mid_commit(tmp_path, no_leftover_workers):
+    results = {r.spec.point: r for r in experiment.crash_sweep(out=tmp_path / "crashes")}
+    expected = {  # point: (what Postgres showed at the kill, survived?, the client's answer)
+        "before_commit": ("idle in transaction", False, "error"),
+        "commit_in_flight": ("advisory", False, "error"),
+        "commit_flushed": ("SyncRep", True, "error"),
+        "after_commit": ("idle", True, "committed"),
+    }
+    for point, (seen, survived, saw) in expected.items():
+        result = results[point]
+        assert result.failure is None, point
+        assert seen in (result.seen_in_flight["state"], result.seen_in_flight["wait_event"])
+        assert result.survived[:2] == ["order-1", "order-2"], point  # committed before: kept
+        assert result.in_flight_survived is survived, point
+        assert result.client_saw.startswith(saw), point
+        assert len(result.killed) > 3
+        assert any(line.startswith("redo done") for line in result.recovery_log), point
+    assert not list((tmp_path / "crashes").glob("*/postgres/data"))  # 40 MB each: removed
+
+
+def test_study_004_on_postgres_saver_counts_its_rows_and_times_its_puts(tmp_path):
+    spec = DurabilitySpec("linear", "sync", checkpointer="postgres")
+    (trial,) = run_trials([spec], trials=1, out=tmp_path / "m")
+    assert trial.failure is None and trial.killed_inside and trial.resumed
+    assert (trial.checkpoints, trial.rerun_nodes) == (4, ["c"])  # as on SQLite
+    assert len(trial.put_ms) >= 5 and all(0 < ms < 1000 for ms in trial.put_ms)
+    schema = json.loads((tmp_path / "m" / spec.trial_folder(1) / "postgres.json").read_text())
+    assert schema["schema"].startswith(postgres.SCHEMA_PREFIX)
+    with pytest.raises(LabError, match="checkpoints are in Postgres"):
+        describe_checkpoints(trial)
+
+
+def test_a_readers_server_gets_a_schema_per_run_and_clean_drops_only_finished_ones(
+    tmp_path, own_server, monkeypatch
+):
+    monkeypatch.setenv(postgres.ENV_URL, own_server.url)
+    result = experiment.run_window("one_transaction", "committed", out=tmp_path / "run")
+    conn = postgres.connect(own_server.url)
+    note = conn.execute(
+        "SELECT obj_description(oid, 'pg_namespace') FROM pg_namespace WHERE nspname = %s",
+        (result.schema,),
+    ).fetchone()[0]
+    assert json.loads(note)["run_dir"] == str(tmp_path / "run")
+    running = new_run_dir(None, prefix="pg-window-")  # locked: its run goes on
+    kept = postgres.new_schema(own_server.url, running)
+    assert postgres.clean_schemas(own_server.url, dry_run=True) == [result.schema]
+    assert postgres.clean_schemas(own_server.url) == [result.schema]
+    release_run_dir(running)
+    assert postgres.clean_schemas(own_server.url) == [kept]
+    left = conn.execute("SELECT nspname FROM pg_namespace WHERE nspname LIKE 'labkit%'")
+    assert left.fetchall() == []
+
+
+def test_the_shared_server_lives_in_the_runs_home_and_clean_removes_what_a_kill_left(tmp_path):
+    code = """
+        import os, signal
+        from labkit.bench.postgres import shared_url
+        print(shared_url(), flush=True)
+        os.kill(os.getpid(), signal.SIGKILL)
+    """
+    done = subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(code)], capture_output=True, text=True, timeout=60
+    )
+    (folder,) = [p for p in runs_home().glob("postgres-*") if str(p) in done.stdout]
+    assert gone_within(str(folder)) == []
+    assert folder.name in clean_runs().removed and not folder.exists()
+
+
+def test_the_kernel_side_imports_only_the_standard_library():
+    modules = ("labkit.studies.postgres.experiment", "labkit.bench.postgres")
+    assert worker_imports(*modules) <= STDLIB | {"labkit"}
