@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 import labkit as lk
 from labkit.bench.trace import read_trace
 
@@ -52,3 +54,22 @@ def test_a_clean_run_passes_exactly_the_declared_kill_points(tmp_path):
         ]
         assert tuple(passed) == order.kill_points
         assert result.outcome == "consistent"
+
+
+def test_an_interrupted_sweep_kills_its_own_workers_and_not_a_paused_step(tmp_path):
+    """An instructor's page: a step panel holds a worker paused, a sweep panel is stopped."""
+    from labkit.studies.commit_window.stepping import StepSession
+
+    def stop_after_two(done, _total, _result):
+        if done == 2:
+            raise KeyboardInterrupt
+
+    with StepSession("effect_first", out=tmp_path / "step") as step:
+        paused = step.worker.proc.pid
+        with pytest.raises(KeyboardInterrupt):
+            lk.sweep(out=tmp_path / "sweep", progress=stop_after_two)
+        assert step.worker.proc.poll() is None and step.worker.proc.pid == paused
+        while not step.finished:
+            step.proceed()
+        result = step.recover()
+    assert result.outcome == "consistent" and result.first.exit_code == 0

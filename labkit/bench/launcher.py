@@ -88,10 +88,13 @@ def isolated_python(*args: str) -> list[str]:
     return [sys.executable, "-I", *(["-B"] if sys.flags.dont_write_bytecode else []), *args]
 
 
-def kill_all_workers() -> None:
-    """SIGKILL and reap every worker still alive: the last word of an interrupted sweep."""
+def kill_all_workers(under: Path | None = None) -> None:
+    """SIGKILL and reap every worker still alive, or only those whose run folder is in `under`:
+    the last word of an interrupted sweep, which must not take down a worker that another
+    panel on the page holds paused."""
     for worker in list(_LIVE):
-        worker.close()
+        if under is None or worker.run_dir.is_relative_to(under):
+            worker.close()
 
 
 def read_report(run_dir: Path, role: str) -> dict:

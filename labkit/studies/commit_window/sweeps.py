@@ -64,6 +64,6 @@ def sweep(
                     progress(len(results), len(specs), result)
         except BaseException:  # Ctrl-C or a failed trial: no worker may outlive the sweep
             pool.shutdown(wait=False, cancel_futures=True)
-            kill_all_workers()
+            kill_all_workers(under=root)  # its own: a paused step panel's worker goes on
             raise
     return [results[spec] for spec in specs]
