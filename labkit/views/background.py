@@ -38,9 +38,9 @@ What the mechanism holds to, for every panel:
   (`launcher.kill_all_workers`); the trial server's client sends the server SIGINT, whose
   `interruptible` call kills its workers and answers "interrupted"; a run between two reports
   has reaped its workers already (`with WorkerProcess`). When the work has ended, the panel says
-  "Stopped". The job kills nothing more itself: a matrix's Stop leaves a step panel's paused
-  worker alone (a sweep's Ctrl-C handler does not: `kill_all_workers` kills every worker of the
-  kernel). Only work that reports progress can be stopped (`stoppable=True`); a single run ends
+  "Stopped". The job kills nothing more itself, and neither do those handlers beyond their own
+  workers (a sweep kills those under its folder): a step panel's paused worker on the same page
+  goes on. Only work that reports progress can be stopped (`stoppable=True`); a single run ends
   by itself, within its timeout.
 """
 
