@@ -65,7 +65,7 @@ TOOL_STEPS = {
 
 
 def create_queue(run_dir: str) -> None:
-    """`queue.db` with three jobs waiting; `pending` beside `progress` in control.db."""
+    """`queue.db` with three jobs waiting, none taken."""
     db = sqlite3.connect(os.path.join(run_dir, QUEUE_FILE), isolation_level=None)
     db.executescript(QUEUE_SCHEMA)
     db.executemany("INSERT INTO jobs(job) VALUES(?)", [(job,) for job in JOBS])
@@ -73,6 +73,7 @@ def create_queue(run_dir: str) -> None:
 
 
 def create_pending_table(run_dir: str) -> None:
+    """`pending` beside `progress` in control.db: the operation's state before and after a call."""
     db = sqlite3.connect(os.path.join(run_dir, "control.db"), isolation_level=None)
     db.executescript(PENDING_SCHEMA)
     db.close()
@@ -99,6 +100,9 @@ def claim(queue: sqlite3.Connection) -> str:
 
 
 def take_then_process(take: Callable[[sqlite3.Connection], str]) -> Callable:
+    """A step that takes a job from the queue (its own commit), then commits the job's receipt
+    and done=1 together: the commit window lies between the two."""
+
     def step(control: Store, run_dir: str, gate: Gate) -> None:
         queue = connect(os.path.join(run_dir, QUEUE_FILE))
         queue.execute("BEGIN IMMEDIATE")
@@ -114,11 +118,13 @@ def take_then_process(take: Callable[[sqlite3.Connection], str]) -> Callable:
 
 
 def pending_state(control: Store) -> str | None:
+    """What the checkpoint says of the call: pending, unknown, done, ...; None before any."""
     row = control.db.execute("SELECT state FROM pending WHERE op_key=?", (KEY,)).fetchone()
     return row[0] if row else None
 
 
 def set_pending(control: Store, state: str) -> None:
+    """Inside an open transaction of `control`: the call's state, as the checkpoint keeps it."""
     control.db.execute("INSERT OR REPLACE INTO pending VALUES(?, ?)", (KEY, state))
 
 

@@ -180,7 +180,6 @@ def clean_run(spec: dict, out: str | None = None, postgres_url: str | None = Non
     return {**read_report(run_dir, "clean"), "put_ms": put_ms(run_dir)}
 
 
-
 def describe_checkpoints(spec: dict, run_dir: str, at_kill: bool = True) -> dict:
     """A trial folder's checkpoints and writes, decoded by LangGraph in a worker: as the kill
     left them (the copy), or as recovery left them."""

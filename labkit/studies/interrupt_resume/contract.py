@@ -60,6 +60,8 @@ def entry_key(request_id: str, operation: str = "create-ticket", version: int = 
 
 @dataclass
 class TicketAnswer:
+    """What the service answered to one request: a ticket id, or why it refused."""
+
     tenant: str
     key: str
     body: str
