@@ -44,3 +44,9 @@ def test_soak_runs_every_kind_of_trial_and_finds_nothing_left():
 def test_leases_benchmark_prints_its_ratio_and_sweep_time():
     out = bench("bench_leases.py", "--rounds", "1")
     assert "ratio race / SQLite trial" in out and "whole claim sweep, 15 races" in out
+
+
+def test_cells_benchmark_times_a_lessons_code_cells():
+    lesson = BENCHMARKS.parent / "notebooks" / "01_the_commit_window.ipynb"
+    out = bench("bench_cells.py", str(lesson), "--top", "1")
+    assert "code cells" in out and "01_the_commit_window" in out
