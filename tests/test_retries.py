@@ -198,7 +198,8 @@ def test_an_existing_output_folder_is_refused(tmp_path):
 def test_the_kernel_side_of_lesson_8_never_imports_langgraph():
     probe = (
         "import sys, labkit.studies.retries.experiment, labkit.studies.retries.outcome, "
-        "labkit.cli.retries, labkit.views.retries; print('langgraph' in sys.modules)"
+        "labkit.cli.retries, labkit.views.retries, labkit.workshop.lesson8; "
+        "print('langgraph' in sys.modules)"
     )
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
     assert done.stdout.strip() == "False"

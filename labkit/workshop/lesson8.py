@@ -11,9 +11,8 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 
 from labkit.bench.launcher import WorkerReport
-from labkit.studies.retries.drain import READER_FILE as SERVE_FILE
 from labkit.studies.retries.experiment import run_drain, run_retry
-from labkit.studies.retries.spec import FAILURES, KEYS, POLICIES
+from labkit.studies.retries.spec import FAILURES, KEYS, POLICIES, SERVE_FILE
 from labkit.workshop.checks import (
     Exercise,
     ReaderCodeError,

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from labkit.bench.failures import failing_run, first_failure, worker_failure
 from labkit.bench.folders import keep_json, new_run_dir
-from labkit.bench.launcher import read_report
+from labkit.bench.launcher import WorkerReport, read_report
 from labkit.bench.ledger import read_ledger
 from labkit.studies.retries.runs import forked, saved_checkpoints
 from labkit.studies.retries.spec import FirstCheckpointSpec
@@ -30,18 +30,26 @@ def saved_word(rows: list[dict]) -> str:
     return "+".join(row["source"] for row in rows) or "nothing"
 
 
+def trial_failure(first: WorkerReport, recovery: WorkerReport) -> str | None:
+    """Why a trial claims nothing, or None: the first worker must die of its own SIGKILL (in
+    the node), the recovery must end by itself."""
+    if first.timed_out or first.exit_code != -signal.SIGKILL:
+        return worker_failure(first) or "the first worker ended without its node's SIGKILL"
+    return first_failure([(recovery, None)])
+
+
 def one_trial(spec: FirstCheckpointSpec, run_dir: Path) -> dict:
     """Accept a run, crash at its first node, read the file as the crash left it, recover."""
     started = time.perf_counter()
     job = {"mode": spec.mode}
     with failing_run(run_dir):
-        with forked(run_dir, "first", "first_checkpoint:accept_and_crash", job, spec.timeout) as w:
-            w.wait()
-        at_kill = saved_checkpoints(run_dir)
-        with forked(run_dir, "recovery", "first_checkpoint:recover", job, spec.timeout) as r:
-            r.wait()
-        first = w.report()
-        crashed = first.exit_code == -signal.SIGKILL and not first.timed_out
+        entry = "first_checkpoint:accept_and_crash"
+        with forked(run_dir, "first", entry, job, spec.timeout) as first:
+            first.wait()
+        at_kill = saved_checkpoints(run_dir)  # before recovery writes anything
+        entry = "first_checkpoint:recover"
+        with forked(run_dir, "recovery", entry, job, spec.timeout) as recovery:
+            recovery.wait()
         accepted = any(line["phase"] == "accepted" for line in read_ledger(run_dir))
         resumed = read_report(run_dir, "recovery").get("resumed", False)
         return {
@@ -50,8 +58,7 @@ def one_trial(spec: FirstCheckpointSpec, run_dir: Path) -> dict:
             "resumed": resumed,
             "lost": accepted and not resumed,
             "ms": round((time.perf_counter() - started) * 1000, 1),
-            "failure": (None if crashed else worker_failure(first) or "the node did not crash")
-            or first_failure([(r.report(), None)]),
+            "failure": trial_failure(first.report(), recovery.report()),
             "run_dir": str(run_dir),
         }
 

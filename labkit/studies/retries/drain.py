@@ -27,13 +27,13 @@ from langgraph.runtime import RunControl, Runtime
 from labkit.bench.checkpoints import open_saver, with_saver
 from labkit.bench.gate import report
 from labkit.studies.retries.hooks import Hooks
+from labkit.studies.retries.spec import SERVE_FILE
 
-__all__ = ["NODES", "READER_FILE", "SIGNALLED_NODE", "first_process", "resume_process", "serve"]
+__all__ = ["NODES", "SIGNALLED_NODE", "first_process", "resume_process", "serve"]
 
 NODES = ("a", "b", "c", "d")
 SIGNALLED_NODE = "b"
 CONFIG = {"configurable": {"thread_id": "drain-1"}}
-READER_FILE = "<your serve>"  # the reader's code in a traceback
 _hooks: Hooks | None = None  # this worker's, set when it gets its job
 
 
@@ -86,7 +86,7 @@ def plain_serve(graph: CompiledStateGraph, inputs: dict | None, config: dict) ->
 def readers_serve(source: str) -> Callable:
     """The reader's `serve`, from its source (only the function's own source runs here)."""
     namespace: dict = {}
-    exec(compile(source, READER_FILE, "exec"), namespace)
+    exec(compile(source, SERVE_FILE, "exec"), namespace)
     return next(v for k, v in namespace.items() if callable(v) and not k.startswith("__"))
 
 

@@ -152,26 +152,27 @@ def outcome_of(error: BaseException | None, result: dict | None) -> dict:
 
 def charge_orders(job: dict) -> None:
     """The worker: each order in its own thread, one after another; what each run ended with."""
-    spec, hooks = job["spec"], Hooks.for_job(job)
-    graph = build(spec)
-    seen = {}
-    if spec["asynchronous"]:
-        seen = asyncio.run(charge_orders_async(graph, job, hooks))
+    hooks = Hooks.for_job(job)
+    if job["spec"]["asynchronous"]:
+        seen = asyncio.run(charge_orders_async(job, hooks))
     else:
-        graph = graph.copy({"checkpointer": open_saver(job["run_dir"])})
-        for order in order_ids(spec["orders"]):
-            seen[order] = run_order(
-                lambda o=order: graph.invoke(*order_call(o), durability="sync", context=hooks)
-            )
+        graph = build(job["spec"]).copy({"checkpointer": open_saver(job["run_dir"])})
+        seen = {}
+        for order in order_ids(job["spec"]["orders"]):
+            try:
+                result = graph.invoke(*order_call(order), durability="sync", context=hooks)
+                seen[order] = outcome_of(None, result)
+            except Exception as error:  # the run's own end: what its caller would see
+                seen[order] = outcome_of(error, None)
     report(job, orders=seen)
 
 
-async def charge_orders_async(graph: CompiledStateGraph, job: dict, hooks: Hooks) -> dict:
+async def charge_orders_async(job: dict, hooks: Hooks) -> dict:
     """The same with `ainvoke`, on LangGraph's async SQLite checkpointer."""
     path = os.path.join(job["run_dir"], CHECKPOINT_FILE)
     seen = {}
     async with AsyncSqliteSaver.from_conn_string(path) as saver:
-        graph = graph.copy({"checkpointer": saver})
+        graph = build(job["spec"]).copy({"checkpointer": saver})
         for order in order_ids(job["spec"]["orders"]):
             try:
                 result = await graph.ainvoke(*order_call(order), durability="sync", context=hooks)
@@ -184,13 +185,6 @@ async def charge_orders_async(graph: CompiledStateGraph, job: dict, hooks: Hooks
 def order_call(order: str) -> tuple[dict, dict]:
     """One order's input and config: each order is a thread of its own."""
     return {"order": order}, {"configurable": {"thread_id": order}}
-
-
-def run_order(run: Callable[[], dict]) -> dict:
-    try:
-        return outcome_of(None, run())
-    except Exception as error:
-        return outcome_of(error, None)
 
 
 def http_error(library: str, status: int) -> Exception:

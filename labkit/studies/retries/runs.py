@@ -2,7 +2,8 @@
 then what the files hold: the ledger (what ran), the payment service (what was charged) and the
 checkpoint file (what LangGraph saved). One call from the kernel per run; results are dicts.
 
-Runs only inside the trial server (its workers import LangGraph; this module does not itself).
+Runs only inside the trial server, which has LangGraph imported (the checkpoint file's name
+comes from the bench's LangGraph module); the kernel reaches it through `experiment`.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import subprocess
 from collections import Counter
 from pathlib import Path
 
+from labkit.bench.checkpoints import CHECKPOINT_FILE
 from labkit.bench.failures import failing_run, first_failure, worker_failure
 from labkit.bench.folders import keep_json, new_run_dir
 from labkit.bench.launcher import WorkerProcess, WorkerReport, read_report
@@ -31,11 +33,12 @@ __all__ = [
     "saved_checkpoints",
 ]
 
-CHECKPOINT_FILE = "checkpoints.db"  # bench/checkpoints.py's name (that module imports LangGraph)
 ENTRIES = "labkit.studies.retries."
 
 
-def forked(run_dir: Path, role: str, entry: str, job: dict, timeout: float, **plan: object):
+def forked(
+    run_dir: Path, role: str, entry: str, job: dict, timeout: float, **plan: object
+) -> WorkerProcess:
     """A worker forked from this server, running `entry` of one of lesson 8's modules."""
     return WorkerProcess(
         run_dir, role, ENTRIES + entry, job, timeout=timeout, start_mode="fork", **plan

@@ -26,6 +26,7 @@ __all__ = [
     "KEYS",
     "MAX_FIRST_TRIALS",
     "POLICIES",
+    "SERVE_FILE",
     "DrainSpec",
     "FirstCheckpointSpec",
     "FunctionalSpec",
@@ -61,8 +62,9 @@ HANDLER_WAYS = {
     "defaults": "StateGraph.set_node_defaults(error_handler=refund)",
 }
 FIRST_MODES = ("sync", "async", "exit")
-MAX_ATTEMPTS = 10
-MAX_FIRST_TRIALS = 2000  # per mode: about 40 ms a trial here
+SERVE_FILE = "<your serve>"  # a reader's `serve` (DrainSpec.serve_source) in a traceback
+MAX_ATTEMPTS = 10  # the lesson's backoff starts at 10 ms and doubles: 10 attempts wait 5 s
+MAX_FIRST_TRIALS = 2000  # per mode: a trial takes 50-150 ms here, so at most about 5 min
 MAX_WORK_MS = 10_000
 
 
