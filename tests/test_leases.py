@@ -461,3 +461,33 @@ def test_the_panel_runs_a_race_on_a_click_and_shows_its_errors(monkeypatch, tmp_
     panel.click()
     assert isinstance(panel.error, LabError) and "missing" in panel.error_line.value
     assert not panel.run_button.disabled
+
+
+def test_ctrl_c_during_a_sweep_kills_the_frozen_worker_and_reaps_every_one(tmp_path):
+    code = (
+        "import sys; from labkit.studies.leases.experiment import sweep_claims\n"
+        "try:\n    sweep_claims(out=sys.argv[1])\n"
+        "except KeyboardInterrupt:\n    sys.exit(130)\n"
+    )
+    folder = tmp_path / "sweep"
+    process = subprocess.Popen([sys.executable, "-c", code, str(folder)], cwd=ROOT)
+    deadline = time.monotonic() + 30
+
+    def frozen() -> list[int]:
+        """The sweep's workers stopped by SIGSTOP right now (state T in /proc)."""
+        stopped = []
+        for pid in processes_mentioning("leases.worker", str(folder)):
+            try:
+                stat = Path(f"/proc/{pid}/stat").read_text()
+            except OSError:  # it ended meanwhile
+                continue
+            if stat.rsplit(")", 1)[1].split()[0] == "T":
+                stopped.append(pid)
+        return stopped
+
+    while not frozen():
+        assert time.monotonic() < deadline and process.poll() is None
+        time.sleep(0.002)
+    process.send_signal(signal.SIGINT)
+    assert process.wait(timeout=30) == 130
+    assert processes_mentioning(str(folder)) == []
