@@ -29,6 +29,7 @@ from labkit.workshop.checks import (
 __all__ = ["claim_statement", "fenced_receiver"]
 
 LEASE = 200
+NEVER = "never"  # a point no worker passes: the first runs to its end before the second comes
 
 
 @dataclass(frozen=True)
@@ -114,6 +115,8 @@ def judge_cases(
 
 
 def what_went_wrong(part: str, case: Case, result: ClaimResult) -> str | None:
+    """Why this race's end is wrong, in the lesson's words, or None: the outcome a right answer
+    gives, and (a claim) the token it returned is the one it wrote."""
     if result.outcome != case.expected:
         return (
             f"{told(result)}: {result.outcome.replace('_', ' ')} ({OUTCOMES[result.outcome]}), "
@@ -136,7 +139,7 @@ CLAIM_CASES = [
     Case("w1 frozen 100 ms, its lease 200 ms: still held when w2 comes", 100, "one_winner"),
     Case("w1 frozen 300 ms, past its 200 ms lease: w2 takes over", 300, "refused_late_write"),
     Case("w1 frozen exactly 200 ms: its lease has just expired", 200, "refused_late_write"),
-    Case("w1 finished before w2 came: the task is done", 300, "one_winner", "not a point"),
+    Case("w1 finished before w2 came: the task is done", 300, "one_winner", NEVER),
 ]
 
 
