@@ -186,8 +186,11 @@ def test_step_mode_moves_one_step_at_a_time_and_a_kill_lets_the_lease_run_out(tm
     with ClaimStepSession("lease", 300, LEASE, out=tmp_path / "run") as session:
         assert session.paused_at.startswith("w1 stands at 'claimed'")
         assert session.state().table("task").rows == [["job-17", "claimed", "w1", 33, LEASE]]
-        assert session.proceed().startswith("next: the clock moves to 200 ms")
-        assert session.kill().startswith("next: the clock moves")  # w1 dies frozen
+        assert (
+            session.proceed()
+            == "w1 frozen; next: the clock moves to 200 ms and w2 arrives to claim"
+        )
+        assert session.kill().startswith("w1 frozen; next:")  # w1 dies frozen
         with pytest.raises(LabError, match="cannot proceed: the first worker"):
             session.proceed()
         result = session.recover()
@@ -410,7 +413,10 @@ def test_cli_step_moves_on_enter_and_kills_on_k(tmp_path, capsys):
     )
     cmd_claim(args, answer=lambda prompt: next(keys))
     shown = capsys.readouterr().out
-    assert shown.count("=== paused at") == 2 and "SIGKILL at 'next: the clock moves" in shown
+    assert (
+        shown.count("=== paused at") == 2
+        and "SIGKILL at 'w1 frozen; next: the clock moves" in shown
+    )
     assert "outcome: ONE WINNER" in shown and "w1: killed by SIGKILL" in shown
     assert processes_mentioning(str(tmp_path)) == []
 

@@ -147,18 +147,20 @@ class Race:
         (naming it), so that step mode can show the files between two moves."""
         self.first.start()
         if self.first.wait_for_pause() == self.stop_at:
-            yield f"w1 stands at {self.stop_at!r}; next: freeze it (SIGSTOP)"
+            yield f"w1 stands at {self.stop_at!r}; next: freeze it there (SIGSTOP)"
             if self.first.proc.poll() is None:  # not killed meanwhile (step mode)
                 freeze(self.first, self.lab, 0)
                 self.first.resume()  # read once it is thawed
                 self.stopped = True
         arrival = self.spec.arrival_ms
-        yield f"next: the clock moves to {arrival} ms and w2 arrives to claim"
+        now = "w1 frozen" if self.stopped else "w1 not frozen"
+        yield f"{now}; next: the clock moves to {arrival} ms and w2 arrives to claim"
         self.clock(arrival)
         with self.second:
             self.second.wait()
         if self.stopped:
-            yield f"next: the clock moves to {self.spec.pause_ms} ms and w1 is thawed (SIGCONT)"
+            pause = self.spec.pause_ms
+            yield f"w2 done, w1 still frozen; next: the clock moves to {pause} ms, w1 is thawed"
             self.clock(self.spec.pause_ms)
             thaw(self.first, self.lab, self.spec.pause_ms)
         if self.first.proc.returncode is None:  # else it was killed (step mode) and reaped
