@@ -49,6 +49,8 @@ _HOMES = {
     "sweep_claims": "labkit.studies.leases.experiment",
     "ClaimStepSession": "labkit.studies.leases.stepping",
     "run_graph_race": "labkit.studies.leases.resume",
+    "explore": "labkit.studies.explorer.replay",
+    "lab_folder": "labkit.studies.explorer.target",
     "clean_runs": "labkit.bench.folders",
     "runs_home": "labkit.bench.folders",
 }

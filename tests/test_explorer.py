@@ -230,3 +230,49 @@ def test_bad_input_in_the_api_is_a_lab_error():
         explore(STUDY_000 + "effect_first", kind="steps")
     with pytest.raises(LabError, match="one_file must be True or False"):
         explore(STUDY_000 + "atomic", one_file="yes")
+
+
+EMAIL_GRAPH = """
+import sqlite3
+from typing import TypedDict
+from langgraph.graph import START, StateGraph
+
+class State(TypedDict):
+    order: str
+
+def send_email(state: State) -> dict:
+    db = sqlite3.connect("emails.db", isolation_level=None)  # relative: the run's folder
+    db.execute("CREATE TABLE IF NOT EXISTS email(order_id TEXT {key})")
+    db.execute("INSERT {ignore} INTO email VALUES(?)", (state["order"],))
+    return {{"order": state["order"]}}
+
+graph = StateGraph(State).add_node(send_email).add_edge(START, "send_email")
+INPUT = {{"order": "order-42"}}
+"""
+
+
+def test_a_readers_graph_sends_twice_between_its_commit_and_put_writes_then_is_fixed(tmp_path):
+    write(tmp_path, "mails.py", EMAIL_GRAPH.format(key="", ignore=""))
+    found = explore(f"{tmp_path}/mails.py:graph", kind="graph")
+    [sent] = [p for p in found.points if p.op == "commit" and p.where == "mails.py:12"]
+    assert failing(found) == {sent.n: "duplicate"}, found.summary()
+    assert len(read_tables(Path(sent.run_dir) / "emails.db")["email"].rows) == 2
+    assert not list(tmp_path.glob("*.db"))  # in the run's folder, never beside the module
+    write(tmp_path, "mails.py", EMAIL_GRAPH.format(key="PRIMARY KEY", ignore="OR IGNORE"))
+    assert explore(f"{tmp_path}/mails.py:graph", kind="graph").green
+
+
+def test_the_panel_shows_a_points_timeline_and_replays_it_in_step_mode():
+    from labkit.views.explorer import ExplorerPanel
+
+    found = explore(STUDY_000 + "effect_first")
+    panel = ExplorerPanel(found)
+    assert panel.pick.value == 1  # the failing point first
+    panel.timeline_button.click()
+    assert bytes(panel.image.value).startswith(b"\x89PNG") and not panel.error_line.value
+    panel.step_button.click()
+    assert "crash point 1" in panel.status.value and "effect.db" in panel.files.value
+    panel.kill_button.click()
+    panel.recover_button.click()
+    assert "duplicate" in panel.status.value and not panel.error_line.value, panel.error_line.value
+    assert panel.session.closed and panel.session.worker.proc.returncode is not None

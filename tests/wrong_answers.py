@@ -25,6 +25,15 @@ def beside_the_id(module: str, expression: str) -> str:
     return key(f"import {module}\nreturn f\"{{state['operation_id']}}:{{{expression}}}\"")
 
 
+def green_keyed(expression: str) -> str:
+    """Lesson 9's step with its key made of `expression`, committed as the lesson's fix does."""
+    return step(
+        f"key = {expression}\nwith effect:\n    effect.add_receipt_once(key, PAYLOAD)\n"
+        "with control:\n    control.mark_done()",
+        "report_step",
+    )
+
+
 FIVE = ("effect_first/effect", "checkpoint_first/checkpoint", "atomic/in_transaction")
 FIVE += ("atomic/committed", "idempotent/effect")
 
@@ -183,6 +192,43 @@ CHANGED = 'trial("changed_title")'
 
 
 WRONG: dict[str, dict[str, tuple[object, str]]] = {
+    "lesson9.green_matrix": {
+        "effect first, a receiver without a key check": (
+            step(
+                "with effect:\n    effect.add_receipt(KEY, PAYLOAD)\n"
+                "with control:\n    control.mark_done()"
+            ),
+            "crash point 1 (after the commit of effect.db",
+        ),
+        "a uuid4 key": (
+            green_keyed("f'job-17:{__import__(\"uuid\").uuid4()}'"),
+            "end duplicate: effect.db table receipts holds 2",
+        ),
+        "a key from time": (green_keyed("f'job-17:{__import__(\"time\").time()}'"), "duplicate"),
+        "a key from the date": (
+            green_keyed("f'job-17:{__import__(\"datetime\").date.today()}'"),
+            "duplicate",
+        ),
+        "a key from the pid": (green_keyed("f'job-17:{__import__(\"os\").getpid()}'"), "duplicate"),
+        "commit before the effect": (
+            step(
+                "with control:\n    control.mark_done()\n"
+                "with effect:\n    effect.add_receipt_once(KEY, PAYLOAD)"
+            ),
+            "end lost: effect.db table receipts holds 0",
+        ),
+        "the effect file in WAL mode": (
+            step(
+                'effect.db.execute("PRAGMA journal_mode=WAL")\nwith effect:\n'
+                "    effect.add_receipt_once(KEY, PAYLOAD)\nwith control:\n    control.mark_done()"
+            ),
+            "could not crash your commits apart: effect.db in WAL mode",
+        ),
+        "no receipt at all": (
+            step("with control:\n    control.mark_done()"),
+            "it must save one receipt",
+        ),
+    },
     "lesson1.find_the_window": {
         "the duplicate's point": ({"effect"}, "killed at effect, recovery left done=1 and 1"),
         "before any write": ({"start"}, "killed at start"),
@@ -745,6 +791,13 @@ WRONG: dict[str, dict[str, tuple[object, str]]] = {
 }
 
 RIGHT: dict[str, dict[str, object]] = {
+    "lesson9.green_matrix": {
+        "KEY through a variable": green_keyed("KEY"),
+        "a uuid5 of the job": green_keyed(
+            "str(__import__('uuid').uuid5(__import__('uuid').NAMESPACE_URL, 'job-17/save-report'))"
+        ),
+        "a key from the job's name": green_keyed("'job-17:save-report:v1'"),
+    },
     "lesson1.find_the_window": {
         "a bare word": "checkpoint",
         "a list, capitalised": ["Checkpoint"],
@@ -941,6 +994,9 @@ RIGHT: dict[str, dict[str, object]] = {
 # Answers whose code cannot do its job as written: judged "error", with a fragment of the
 # message (their line, or what to mend), never "correct" nor a wrong outcome.
 ERRORS: dict[str, dict[str, tuple[object, str]]] = {
+    "lesson9.green_matrix": {
+        "a typo in a name": (green_keyed("KYE"), "NameError: name 'KYE' is not defined, at line 2"),
+    },
     "lesson3.release_gate": {
         "a scenario that does not exist": (
             gate('return trial("tickets") == 1'),

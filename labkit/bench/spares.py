@@ -87,6 +87,7 @@ def become_worker(job_r: int, notify_w: int, resume_r: int) -> None:
             output = os.open(path, os.O_WRONLY | os.O_APPEND)
             os.dup2(output, fd)
             os.close(output)
+        os.chdir(job["run_dir"])  # as a fresh worker's: a relative path lands in the run folder
         run_entry(request["entry"], job)
         code = 0
     except BaseException:

@@ -72,13 +72,14 @@ class CrashPoints:
             if self.plan and [self.plan[k] for k in ("op", "detail", "nth")] == [op, detail, nth]:
                 self.die()  # at once: no other thread may go on meanwhile
             where = where or self.locate()
+            name = point_name(self.count)
             fields = {"n": self.count, "op": op, "detail": detail, "nth": nth, "where": where}
             if self.recording:
                 with hold or contextlib.nullcontext():
                     fields["state"] = state_digest(self.run_dir)
-            self.trace.note("crash_point", **fields)
-            if point_name(self.count) in self.gate.pause_at:
-                self.gate(point_name(self.count))  # step mode: the parent goes on or kills
+            self.trace.note("point", point=f"{name}: {op} {detail}", **fields)
+            if name in self.gate.pause_at:
+                self.gate(name)  # step mode: the parent goes on, or kills it here
 
     def arm(self) -> None:
         """The set-up is over: what was committed so far is no crash point; what comes is."""
@@ -142,12 +143,13 @@ def run_file(fd: object, run_dir: str) -> str | None:
 
 def read_state(run_dir: str) -> dict:
     """What the run folder holds: every table of every SQLite file (rows in rowid order) and
-    every line of every other file the run wrote, JSON lines without their pid and time (a
-    worker's output, its report and the trace are not the run's state)."""
+    every line of every other file the run wrote, JSON lines without their pid and time."""
     state: dict[str, object] = {}
     for name in sorted(os.listdir(run_dir)):
         path = os.path.join(run_dir, name)
-        if name == TRACE_FILE or name.endswith(SKIPPED) or not os.path.isfile(path):
+        if name == TRACE_FILE or name.startswith(".") or name.endswith(SKIPPED):
+            continue  # the lab's own: the trace, a folder's marker, a worker's output
+        if not os.path.isfile(path):
             continue
         state[name] = read_tables(path) if name.endswith(".db") else read_lines(path)
     return state

@@ -35,8 +35,8 @@ from labkit.bench.failures import FAILED, error_line, worker_failure
 from labkit.bench.folders import keep_json, new_run_dir, release_run_dir
 from labkit.bench.gate import EXIT_CODE
 from labkit.bench.launcher import WorkerProcess, WorkerReport, kill_all_workers, read_report
-from labkit.bench.trace import read_trace
-from labkit.studies.explorer.record import KILL_MODES
+from labkit.bench.trace import Trace, read_trace
+from labkit.studies.explorer.record import KILL_MODES, point_name
 from labkit.studies.explorer.report import (
     EXPLORED_FILE,
     Exploration,
@@ -53,6 +53,11 @@ DURABILITY_MODES = ("sync", "async", "exit")
 START_MODE = {"step": "fresh", "graph": "fork"}
 SIGKILLED = -9
 CHECKER_RAISED = "the checker raised"
+UNWATCHED = {  # what the commit watch could not crash apart (bench.commit_watch), in words
+    "wal": lambda e: f"{' and '.join(e['files'])} in WAL mode: its commits do not show in the file",
+    "uncounted": lambda e: f"{' and '.join(e['files'])} changed without SQLite counting a commit",
+    "together": lambda e: f"{e.get('commits')} commits to {' and '.join(e['files'])} seen at once",
+}
 LANES = 2  # crash states explored side by side: one per core of a workshop laptop
 Progress = Callable[[int, int, PointResult], None]
 
@@ -135,6 +140,7 @@ def stopped_early(folder: Path, spec: ExploreSpec, why: str) -> Exploration:
         str(folder),
         rows,
         stopped=f"{why} after {explored} crash states",
+        spec=asdict(spec),
     )
     keep_json(folder, results=found.to_json())
     return found
@@ -146,8 +152,9 @@ def explore_in(folder: str, spec: dict, progress: Progress | None = None) -> dic
     as it is known, and the matrix lists them by crash point."""
     spec = ExploreSpec(**spec)
     started = time.monotonic()
-    exploration = Exploration(spec.target["label"], spec.kind, folder)
+    exploration = Exploration(spec.target["label"], spec.kind, folder, spec=asdict(spec))
     record = recording(Path(folder), spec)
+    exploration.clean, exploration.unwatched = record["state"], record["unwatched"]
     clean_row = PointResult(None, "run", "to its end", None, "", None, record["run_dir"])
     judged(clean_row, record)
     firsts: dict[str, dict] = {}  # crash state -> the first point that leaves it
@@ -196,17 +203,22 @@ def recording(folder: Path, spec: ExploreSpec) -> dict:
     """Run the code once without a crash; its crash points (in order) and its end state."""
     run_dir = folder / "record"
     run_dir.mkdir()
-    row = PointResult(None, "run", "", None, "", None, str(run_dir))
-    ended = run_workers({None: row}, "record", {None: spec.job(point=None, clean=None)}, spec)[None]
+    job = spec.job(point=None, clean=None)
+    ended = run_workers({0: run_dir}, "record", {0: job}, spec)[0]
     if ended.exit_code != 0 or ended.timed_out:
         why = worker_failure(ended) or f"it exited {ended.exit_code}"
         raise RunFailed(f"your code failed in the run without a crash: {why}; see {run_dir}")
+    trace = read_trace(run_dir)
     points = [
         {k: e[k] for k in ("n", "op", "detail", "nth", "where", "state")}
-        for e in read_trace(run_dir)
-        if e["event"] == "crash_point"
+        for e in trace
+        if e["event"] == "point"
     ]
-    return {**read_report(run_dir, "record"), "points": points, "run_dir": str(run_dir)}
+    unwatched = [
+        UNWATCHED[e.get("reason", "together")](e) for e in trace if e["event"] == "unwatched"
+    ]
+    report = read_report(run_dir, "record")
+    return {**report, "points": points, "run_dir": str(run_dir), "unwatched": unwatched}
 
 
 def same_state(point: dict, spec: ExploreSpec, explored: PointResult) -> PointResult:
@@ -240,11 +252,16 @@ def replay_batch(folder: Path, spec: ExploreSpec, points: list[dict], clean: dic
         plan = {k: point[k] for k in ("op", "detail", "nth")}
         jobs[point["n"]] = spec.job(crash_at=plan, point=point, clean=clean)
     dying = EXIT_CODE if spec.kill_mode == "exit" else SIGKILLED
-    for n, first in run_workers(rows, "first", jobs, spec).items():
+    dirs = {n: row.run_dir for n, row in rows.items()}
+    for n, first in run_workers(dirs, "first", jobs, spec).items():
         if first.exit_code != dying:
             why = worker_failure(first) or "it ran to its end this time"
             rows[n].failure = f"it did not die after {rows[n].op} {rows[n].detail}: {why}"
-    alive = {n: row for n, row in rows.items() if not row.failure}
+        else:  # for the timeline: it died where planned (it had no time to say so itself)
+            trace = Trace(rows[n].run_dir, "first")
+            trace.event("kill", point=point_name(n), mode=spec.kill_mode, pid=first.pid)
+            trace.close()
+    alive = {n: row.run_dir for n, row in rows.items() if not row.failure}
     for n, recovery in run_workers(alive, "recovery", jobs, spec).items():
         if recovery.exit_code != 0 or recovery.timed_out:
             rows[n].failure = worker_failure(recovery)
@@ -253,17 +270,18 @@ def replay_batch(folder: Path, spec: ExploreSpec, points: list[dict], clean: dic
     return list(rows.values())
 
 
-def run_workers(rows: dict, role: str, jobs: dict, spec: ExploreSpec) -> dict[int, WorkerReport]:
-    """One worker per row, running side by side; each reaped whatever happens."""
+def run_workers(dirs: dict, role: str, jobs: dict, spec: ExploreSpec) -> dict[object, WorkerReport]:
+    """One worker per run folder (`dirs`, each with its job), side by side; each reaped
+    whatever happens."""
     start = START_MODE[spec.kind]
     with contextlib.ExitStack() as stack:
         workers = {
             n: stack.enter_context(
                 WorkerProcess(
-                    Path(row.run_dir), role, ENTRY, jobs[n], timeout=spec.timeout, start_mode=start
+                    Path(run_dir), role, ENTRY, jobs[n], timeout=spec.timeout, start_mode=start
                 )
             )
-            for n, row in rows.items()
+            for n, run_dir in dirs.items()
         }
         for worker in workers.values():
             worker.wait()

@@ -50,6 +50,9 @@ class Exploration:
     crash_states: int = 0  # distinct states among them: each explored once
     seconds: float = 0.0
     stopped: str | None = None  # why it ended before every state was explored
+    unwatched: list[str] = field(default_factory=list)  # writes it could not crash apart
+    spec: dict = field(default_factory=dict)  # how it was explored (replay.ExploreSpec)
+    clean: dict = field(default_factory=dict)  # the files as the run without a crash left them
 
     @property
     def failing(self) -> list[PointResult]:
@@ -57,8 +60,8 @@ class Exploration:
 
     @property
     def green(self) -> bool:
-        """Every crash point explored, and every one consistent."""
-        return self.stopped is None and not self.failing
+        """Every crash point explored, every one consistent, and no write left unseen."""
+        return self.stopped is None and not self.failing and not self.unwatched
 
     def point(self, n: int | None) -> PointResult:
         """The row of crash point `n` (None: the run without a crash)."""
@@ -76,7 +79,9 @@ class Exploration:
             else f"{len(self.failing)} failing: "
             + ", ".join(f"{p.label} {p.outcome}" for p in self.failing)
         )
-        return f"{head}; {verdict}" + (f"; stopped: {self.stopped}" if self.stopped else "")
+        unseen = f"; not seen apart: {'; '.join(self.unwatched)}" if self.unwatched else ""
+        stopped = f"; stopped: {self.stopped}" if self.stopped else ""
+        return f"{head}; {verdict}{unseen}{stopped}"
 
     def to_json(self) -> dict:
         return {**asdict(self), "green": self.green}

@@ -15,8 +15,12 @@ import importlib.util
 import os
 import re
 import sys
+from typing import TYPE_CHECKING
 
-__all__ = ["KINDS", "READER_FILE", "load", "name_target", "source_target"]
+if TYPE_CHECKING:  # pathlib is for the caller's side: a worker starts faster without it
+    from pathlib import Path
+
+__all__ = ["KINDS", "READER_FILE", "lab_folder", "load", "name_target", "source_target"]
 
 KINDS = ("step", "graph")  # lesson 2's step(control, effect, gate), or a LangGraph graph
 READER_FILE = "<your code>"  # an answer given as source text, as a traceback names it
@@ -27,7 +31,7 @@ def name_target(text: object, what: str = "target", folder: str | None = None) -
     """`module:callable` as a target the workers can load: a file of the reader's folder
     (`folder`, the current one by default) by its path, else a module by name. Checked here,
     in one line, before anything starts; the module itself is first read by a worker."""
-    from pathlib import Path  # the caller's side only: a worker never names a target
+    from pathlib import Path
 
     from labkit.bench.errors import LabError, described
 
@@ -51,6 +55,15 @@ def name_target(text: object, what: str = "target", folder: str | None = None) -
     if mine.is_file():
         return {"path": str(mine.resolve()), "name": name, "label": text}
     return {"module": module, "name": name, "label": text}
+
+
+def lab_folder() -> Path:
+    """A folder of your own in the runs home, for the modules you explore from a notebook
+    (`%%writefile {lab}/my_graph.py`): kept in use, so `labkit clean` leaves it, until the
+    kernel ends. Nothing of yours lands beside the lessons."""
+    from labkit.bench.folders import new_run_dir
+
+    return new_run_dir(None, "my-lab-")
 
 
 def source_target(source: str, name: str) -> dict:

@@ -1,0 +1,175 @@
+"""Lesson 9's views: the explorer's matrix as an HTML table, and a panel to pick a failing
+crash point, see the timeline of its run and replay it in step mode (a step's).
+
+Results only: the panel reads the exploration and its run folders, and steps through a replay
+with the explorer's own step session; it never reaches into a worker.
+"""
+
+from __future__ import annotations
+
+import json
+from html import escape
+
+import ipywidgets as widgets
+
+from labkit.bench.trace import read_trace
+from labkit.studies.explorer.report import Exploration, PointResult
+from labkit.studies.explorer.stepping import ExplorerStepSession
+from labkit.views.palette import outcome_colour
+from labkit.views.panel import shows_errors
+from labkit.views.timeline import TimelineFigure
+
+__all__ = ["ExplorerPanel", "matrix_html"]
+
+
+def outcome_cell(outcome: str) -> str:
+    """The outcome's word on its colour: never colour alone."""
+    colour = outcome_colour(outcome)
+    return f'<b style="color:white;background:{colour};padding:1px 6px">{escape(outcome)}</b>'
+
+
+def matrix_html(exploration: Exploration) -> str:
+    """Every crash point: what was made durable there, the reader's line, the outcome of a
+    crash there, what the checker said, and the run folder that shows it."""
+    rows = []
+    for p in exploration.points:
+        said = p.failure or (p.complaint or "").removeprefix(f"{p.outcome}: ")
+        folder = f"same state as point {p.same_as}" if p.same_as else p.run_dir or ""
+        rows.append(
+            f"<tr><td>{escape(p.label)}</td><td>{escape(p.op)} {escape(p.detail)}</td>"
+            f"<td><code>{escape(p.where or '')}</code></td><td>{outcome_cell(p.outcome)}</td>"
+            f"<td>{escape(said)}</td><td><small><code>{escape(folder)}</code></small></td></tr>"
+        )
+    head = "".join(
+        f"<th>{h}</th>"
+        for h in ("point", "crash after", "your line", "outcome", "what is wrong", "run folder")
+    )
+    caption = escape(exploration.summary())
+    return (
+        f'<table class="labkit-explorer"><caption style="text-align:left">{caption}</caption>'
+        f"<tr>{head}</tr>{''.join(rows)}</table>"
+    )
+
+
+def timeline_png(point: PointResult) -> bytes:
+    """The timeline of a point's run: the worker that died there, and the recovery."""
+    return TimelineFigure(read_trace(point.run_dir)).png(None)
+
+
+class ExplorerPanel(widgets.VBox):
+    """The matrix; pick a point to see its run's timeline, or replay it in step mode."""
+
+    def __init__(self, exploration: Exploration) -> None:
+        self.exploration = exploration
+        self.session: ExplorerStepSession | None = None
+        self.error: Exception | None = None
+        choices = [
+            (f"{p.label}: {p.op} {p.detail} → {p.outcome}", p.n) for p in explored(exploration)
+        ]
+        failing = [n for _, n in choices if exploration.point(n).outcome != "consistent"]
+        self.pick = widgets.Dropdown(
+            options=choices, value=(failing or [n for _, n in choices])[0], description="point"
+        )
+        self.timeline_button = widgets.Button(description="Timeline", icon="line-chart")
+        self.step_button = widgets.Button(description="Step to it", icon="step-forward")
+        self.kill_button = widgets.Button(description="Kill -9 here", button_style="danger")
+        self.next_button = widgets.Button(description="Next point", icon="forward")
+        self.recover_button = widgets.Button(description="Recover", button_style="success")
+        self.status = widgets.HTML()
+        self.error_line = widgets.HTML()
+        self.files = widgets.HTML()
+        self.image = widgets.Image(format="png")
+        self.image.layout.display = "none"
+        self.timeline_button.on_click(self._on_timeline)
+        self.step_button.on_click(self._on_step)
+        self.next_button.on_click(self._on_next)
+        self.kill_button.on_click(self._on_kill)
+        self.recover_button.on_click(self._on_recover)
+        steps = [self.step_button, self.next_button, self.kill_button, self.recover_button]
+        if exploration.kind != "step":  # a graph's workers are the trial server's forks
+            for button in steps:
+                button.layout.display = "none"
+        super().__init__(
+            [
+                widgets.HTML(matrix_html(exploration)),
+                widgets.HBox([self.pick, self.timeline_button, *steps]),
+                self.status,
+                self.error_line,
+                self.files,
+                self.image,
+            ]
+        )
+        self._enable()
+
+    def _enable(self) -> None:
+        paused = self.session is not None and not self.session.finished
+        self.next_button.disabled = self.kill_button.disabled = not paused
+        done = self.session is None or self.session.result is not None
+        self.recover_button.disabled = done or paused
+
+    @shows_errors
+    def _on_timeline(self, _button: object = None) -> None:
+        point = self.exploration.point(self.pick.value)
+        self.image.value = timeline_png(point)
+        self.image.layout.display = None
+        self.status.value = f"The run of point {escape(point.label)}: <code>{point.run_dir}</code>"
+
+    @shows_errors
+    def _on_step(self, _button: object = None) -> None:
+        if self.session is not None:
+            self.session.close()
+        self.session = ExplorerStepSession(self.exploration)
+        if self.pick.value is not None:
+            self.session.run_to(self.pick.value)
+        self._show_stop()
+
+    @shows_errors
+    def _on_next(self, _button: object = None) -> None:
+        self.session.proceed()
+        self._show_stop()
+
+    @shows_errors
+    def _on_kill(self, _button: object = None) -> None:
+        point = self.session.kill()
+        self.status.value = f"SIGKILL at <b>{escape(point)}</b>. Recover comes next."
+        self._enable()
+
+    @shows_errors
+    def _on_recover(self, _button: object = None) -> None:
+        result = self.session.recover()
+        said = result.get("complaint") or result.get("checker_error") or ""
+        self.status.value = (
+            f"After recovery: {outcome_cell(result.get('outcome', 'failed'))} {escape(said)}"
+        )
+        self.files.value = state_html(result.get("after", {}))
+        self.session.close()
+        self._enable()
+
+    def _show_stop(self) -> None:
+        point = self.session.point
+        if point is None:
+            self.status.value = "The step ran to its end: nothing to kill. Recover, or step again."
+        else:
+            self.status.value = (
+                f"Paused after <b>{escape(point.op)} {escape(point.detail)}</b> "
+                f"(<code>{escape(point.where or '')}</code>), crash point {point.n}. "
+                "Kill -9 here, or go on to the next point."
+            )
+            self.files.value = state_html(self.session.state())
+        self._enable()
+
+
+def explored(exploration: Exploration) -> list[PointResult]:
+    return [p for p in exploration.points if p.n is not None]
+
+
+def state_html(state: dict) -> str:
+    """What a run folder holds: each file's tables (or lines), as compact text."""
+    parts = []
+    for file, content in state.items():
+        if isinstance(content, dict):
+            tables = "; ".join(f"{t}: {json.dumps(rows)}" for t, rows in content.items())
+            parts.append(f"<b>{escape(file)}</b> {escape(tables)}")
+        else:
+            parts.append(f"<b>{escape(file)}</b> {len(content)} lines")
+    return "<br>".join(parts)
