@@ -497,3 +497,20 @@ def test_ctrl_c_during_a_sweep_kills_the_frozen_worker_and_reaps_every_one(tmp_p
     process.send_signal(signal.SIGINT)
     assert process.wait(timeout=30) == 130
     assert processes_mentioning(str(folder)) == []
+
+
+def test_cli_step_quit_while_frozen_kills_and_reaps_and_recovers_nothing(tmp_path, capsys):
+    import argparse
+
+    from labkit.cli.leases import cmd_claim
+
+    keys = iter(["", "q"])  # freeze w1, then quit while it is frozen
+    args = argparse.Namespace(
+        method="lease_with_fence", pause_ms=300, lease_ms=LEASE, sweep=False, graph=None,
+        step=True, out=str(tmp_path / "step"), json=False,
+    )  # fmt: skip
+    cmd_claim(args, answer=lambda prompt: next(keys))
+    shown = capsys.readouterr().out
+    assert "Quit: the worker was killed and reaped" in shown and "outcome:" not in shown
+    assert processes_mentioning(str(tmp_path)) == []
+    assert not (tmp_path / "step" / "results.json").exists()
