@@ -252,7 +252,12 @@ def test_the_first_checkpoint_benchmark_runs_and_prints_each_mode():
 
 
 def test_the_panel_runs_the_distribution_with_its_bar_and_draws_it():
-    from labkit.views.retries import FirstCheckpointPanel, format_retry, retry_html
+    from labkit.views.retries import (
+        FirstCheckpointPanel,
+        attempt_rows,
+        format_retry,
+        retry_html,
+    )
 
     panel = FirstCheckpointPanel(trials=10)
     panel.modes.value = ("exit",)
@@ -265,3 +270,5 @@ def test_the_panel_runs_the_distribution_with_its_bar_and_draws_it():
     assert not panel.run_button.disabled
     result = lab.run_retry("default", "attempt_only")
     assert "NEVER CHARGED" in retry_html(result) and "never charged" in format_retry(result)
+    ledger = attempt_rows(result)  # order-2's first attempt got order-1's charge back
+    assert ledger[2] == ("order-2", 1, "charged", "1", "#1", "no: the original came back")

@@ -23,6 +23,7 @@ from labkit.views.tables import CELL, failure_note, grid_html, outcome_word
 from labkit.views.text import format_grid
 
 __all__ = [  # and FirstCheckpointPanel, made on first use (`panel_class`)
+    "attempt_rows",
     "drain_rows",
     "first_checkpoint_figure",
     "first_checkpoint_rows",
@@ -81,6 +82,24 @@ def retry_rows(result: Mapping) -> list[tuple]:
     ]
 
 
+ATTEMPT_COLUMNS = ("order", "node_attempt", "ledger line", "key", "charge", "new at the service")
+
+
+def attempt_rows(result: Mapping) -> list[tuple]:
+    """The ledger, one line per attempt: what each run of the node did."""
+    return [
+        (
+            a["order"],
+            a["attempt"],
+            a["phase"],
+            short(a["key"]),
+            "-" if a["charge"] is None else f"#{a['charge']}",
+            "-" if a["new"] is None else "yes" if a["new"] else "no: the original came back",
+        )
+        for a in result["attempts"]
+    ]
+
+
 def retry_heading(result: Mapping) -> str:
     spec = result["spec"]
     node = "async node, TimeoutPolicy(run_timeout=0.2)" if spec["asynchronous"] else "sync node"
@@ -124,7 +143,9 @@ def retry_html(result: Mapping) -> str:
         f"<p>{escape(retry_heading(result))}</p>"
         f'<table style="border-collapse:collapse"><tr>{head}</tr>{body}</table>'
         f"<p>The payment service holds <b>{len(result['charges'])}</b> charges.</p>"
-        f"<ul>{meanings}</ul>{failure_note(result['failure'])}"
+        f"<ul>{meanings}</ul><details><summary>the ledger: one line per attempt</summary>"
+        f"{grid_html(ATTEMPT_COLUMNS, attempt_rows(result))}</details>"
+        f"{failure_note(result['failure'])}"
     )
 
 
