@@ -195,3 +195,40 @@ def test_the_shared_server_lives_in_the_runs_home_and_clean_removes_what_a_kill_
 def test_the_kernel_side_imports_only_the_standard_library():
     modules = ("labkit.studies.postgres.experiment", "labkit.bench.postgres")
     assert worker_imports(*modules) <= STDLIB | {"labkit"}
+
+
+def test_the_command_line_runs_a_window_and_refuses_bad_input_in_one_line(tmp_path, capsys):
+    from labkit.cli import main
+
+    assert main(["pg-window", "one_transaction", "--kill-at", "locked", "--json"]) == 0
+    (run,) = json.loads(capsys.readouterr().out)
+    assert (run["outcome"], run["after"]) == ("consistent", {"done": 1, "receipts": 1})
+    assert main(["pg-crash", "--point", "commit_flushd"]) == 2
+    assert main(["pg-window", "--sweep", "--kill-at", "effect"]) == 2
+    errors = capsys.readouterr().err.splitlines()
+    assert errors[0].startswith("labkit: error: argument --point: unknown crash point")
+    assert errors[1] == "labkit: error: --sweep runs every kill point: leave --kill-at out"
+
+
+def test_clean_with_a_url_drops_the_schemas_of_finished_runs(tmp_path, own_server, capsys):
+    from labkit.cli import main
+
+    result = experiment.run_window("effect_first", "effect", None, own_server.url)
+    assert main(["clean", "--postgres-url", own_server.url]) == 0
+    out = capsys.readouterr().out
+    assert "dropped 1 schemas of finished runs" in out
+    left = postgres.connect(own_server.url).execute(
+        "SELECT 1 FROM pg_namespace WHERE nspname = %s", (result.schema,)
+    )
+    assert left.fetchall() == []
+
+
+def test_clean_leaves_the_folder_of_a_server_that_runs(tmp_path):
+    """The server's folder is made inside a trial-server call, which releases the folders it
+    made when it returns: the server's must stay in use (clean once removed it under it)."""
+    experiment.run_window("one_transaction", "committed", out=tmp_path / "a")
+    done = clean_runs()
+    assert [n for n in done.in_use if n.startswith("postgres-")]
+    assert not [n for n in done.removed if n.startswith("postgres-")]
+    again = experiment.run_window("one_transaction", "committed", out=tmp_path / "b")
+    assert again.outcome == "consistent"

@@ -41,6 +41,7 @@ __all__ = [
     "check_run_dir",
     "clean_runs",
     "holds_run_dirs",
+    "outlive_call",
     "keep_json",
     "new_run_dir",
     "prune_runs",
@@ -216,6 +217,14 @@ def keep_json(run_dir: Path, **documents: object) -> None:
     """Leave each document in the run folder as `<name>.json`, indented for a reader's eyes."""
     for name, data in documents.items():
         (Path(run_dir) / f"{name}.json").write_text(json.dumps(data, indent=2))
+
+
+def outlive_call(folder: Path) -> None:
+    """Keep a folder made during a `holds_run_dirs` call in use after the call returns, until
+    `release_run_dir`: a server that the lab keeps running across calls (lesson 7's Postgres)."""
+    for made in getattr(_scopes, "made", ()):
+        if folder in made:
+            made.remove(folder)
 
 
 def holds_run_dirs(function: Function) -> Function:

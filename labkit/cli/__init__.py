@@ -24,6 +24,7 @@ try:  # a Ctrl-C while Python loads labkit (its first tenth of a second) is one 
         interrupt_resume,
         leases,
         outbox,
+        postgres,
         retries,
         unknown_outcome,
     )
@@ -43,6 +44,7 @@ GROUPS = (
     outbox,
     leases,
     retries,
+    postgres,
     explore,
     housekeeping,
 )

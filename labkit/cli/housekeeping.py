@@ -6,6 +6,7 @@ import argparse
 import sys
 
 from labkit.bench.folders import KEEP_MB_VARIABLE, clean_runs, runs_keep_bytes
+from labkit.bench.postgres import ENV_URL, clean_schemas, given_url, redacted
 from labkit.bench.snapshot import snapshot_folder
 
 __all__ = ["register"]
@@ -14,6 +15,11 @@ __all__ = ["register"]
 def register(commands: argparse._SubParsersAction) -> None:
     clean = commands.add_parser("clean", help="remove every run folder kept in the temp directory")
     clean.add_argument("--dry-run", action="store_true", help="only say what would be removed")
+    clean.add_argument(
+        "--postgres-url",
+        help="also drop the schemas that finished runs made on this Postgres server of yours "
+        f"(default ${ENV_URL})",
+    )
     clean.set_defaults(handler=cmd_clean)
 
     show = commands.add_parser("show", help="print every table of a run folder's SQLite files")
@@ -31,6 +37,11 @@ def cmd_clean(args: argparse.Namespace) -> int:
     done = clean_runs(dry_run=args.dry_run)
     verb = "would remove" if args.dry_run else "removed"
     print(f"{verb} {len(done.removed)} run folders ({done.size / 1e6:.1f} MB) from {done.home}")
+    url = given_url(args.postgres_url)
+    if url:  # lesson 7 on a reader's server: a schema per run, dropped once its run is over
+        dropped = clean_schemas(url, dry_run=args.dry_run)
+        drop = "would drop" if args.dry_run else "dropped"
+        print(f"{drop} {len(dropped)} schemas of finished runs on {redacted(url)}")
     if args.dry_run:
         keep = runs_keep_bytes()
         pruning = (

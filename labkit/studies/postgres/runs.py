@@ -210,7 +210,7 @@ def run_crash(spec: dict, out: str | None = None) -> CrashResult:
     run_dir = new_run_dir(out, prefix="pg-crash-")
     folder = run_dir / "postgres"
     folder.mkdir()
-    server = LocalServer(folder, {"synchronous_standby_names": NO_STANDBY})
+    server = LocalServer(folder, {"synchronous_standby_names": NO_STANDBY}, copied=True)
     try:
         with failing_run(run_dir):
             return crash_and_restart(spec, run_dir, server)

@@ -1,0 +1,210 @@
+"""Lesson 7 on the command line: the commit window, the race and a crash on a real Postgres,
+and study 004 on three checkpointers side by side.
+
+labkit starts its own Postgres (in the runs home, gone when the command ends) unless
+--postgres-url or $LABKIT_POSTGRES_URL names a server of yours; each run then makes its own
+schema there, and `labkit clean --postgres-url URL` (or with the variable set) drops those
+of runs that are over.
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable
+
+from labkit.bench.postgres import ENV_URL
+from labkit.cli.common import print_json, progress_bar, whole_number
+from labkit.studies.durability.experiment import (
+    CHECKPOINTER_SETUPS,
+    DURABILITY_MODES,
+    GRAPHS,
+    MAX_PUT_RUNS,
+    MAX_TRIALS,
+)
+from labkit.studies.postgres.spec import CRASH_POINTS, LOCKS, WINDOW_ORDERS
+
+__all__ = ["register"]
+
+ALL = "all"
+
+
+def url_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--postgres-url",
+        help=f"a Postgres server of yours (postgresql://...); default ${ENV_URL}, "
+        "else labkit's own",
+    )
+
+
+def listed(what: str, choices: object) -> Callable[[str], tuple[str, ...]]:
+    """An argparse type: a comma-separated list, each item one of `choices` (or 'all')."""
+
+    def parse(text: str) -> tuple[str, ...]:
+        picked = tuple(choices) if text == ALL else tuple(t.strip() for t in text.split(","))
+        wrong = [p for p in picked if p not in choices]
+        if wrong:
+            raise argparse.ArgumentTypeError(
+                f"unknown {what} {wrong[0]!r}; choose from: {', '.join(choices)} (or {ALL})"
+            )
+        return picked
+
+    return parse
+
+
+def register(commands: argparse._SubParsersAction) -> None:
+    window = commands.add_parser(
+        "pg-window", help="lesson 7: the commit window on Postgres, the worker killed -9"
+    )
+    window.add_argument("order", nargs="?", default="effect_first", help=", ".join(WINDOW_ORDERS))
+    window.add_argument("--kill-at", default=None, help="a kill point of the order (or none)")
+    window.add_argument("--sweep", action="store_true", help="every order at every kill point")
+    url_option(window)
+    window.add_argument("--json", action="store_true", help="print JSON")
+    window.set_defaults(handler=cmd_window)
+
+    race = commands.add_parser(
+        "pg-race", help="lesson 7: two workers run one step at once; what replaces BEGIN IMMEDIATE"
+    )
+    race.add_argument(
+        "--lock", type=listed("lock", LOCKS), default=tuple(LOCKS), help=", ".join(LOCKS)
+    )
+    url_option(race)
+    race.add_argument("--json", action="store_true", help="print JSON")
+    race.set_defaults(handler=cmd_race)
+
+    crash = commands.add_parser(
+        "pg-crash", help="lesson 7: SIGKILL the Postgres server itself mid-commit, restart it"
+    )
+    crash.add_argument(
+        "--point",
+        type=listed("crash point", CRASH_POINTS),
+        default=tuple(CRASH_POINTS),
+        help=", ".join(CRASH_POINTS) + f" (default {ALL})",
+    )
+    crash.add_argument("--json", action="store_true", help="print JSON")
+    crash.set_defaults(handler=cmd_crash)
+
+    matrix = commands.add_parser(
+        "pg-durability", help="lesson 7: study 004 on SQLite, the 250 ms stub and real Postgres"
+    )
+    matrix.add_argument("--graph", type=listed("graph", GRAPHS), default=GRAPHS)
+    matrix.add_argument(
+        "--mode",
+        type=listed("durability mode", DURABILITY_MODES),
+        default=("sync", "async"),
+        help=", ".join(DURABILITY_MODES) + " (default sync,async)",
+    )
+    matrix.add_argument(
+        "--checkpointer",
+        type=listed("checkpointer", CHECKPOINTER_SETUPS),
+        default=tuple(CHECKPOINTER_SETUPS),
+        help=", ".join(CHECKPOINTER_SETUPS) + f" (default {ALL})",
+    )
+    matrix.add_argument(
+        "--trials",
+        type=whole_number("trials", 1, MAX_TRIALS),
+        default=2,
+        help=f"kills per cell, 1 to {MAX_TRIALS} (default 2)",
+    )
+    url_option(matrix)
+    matrix.add_argument("--json", action="store_true", help="print a JSON list, one per trial")
+    matrix.set_defaults(handler=cmd_durability)
+
+    puts = commands.add_parser(
+        "pg-puts", help="lesson 7: how long a checkpointer's put() really takes, against 250 ms"
+    )
+    puts.add_argument(
+        "--runs",
+        type=whole_number("runs", 1, MAX_PUT_RUNS),
+        default=10,
+        help=f"clean runs per checkpointer, 1 to {MAX_PUT_RUNS} (default 10)",
+    )
+    url_option(puts)
+    puts.add_argument("--json", action="store_true", help="print JSON: every put() in ms")
+    puts.set_defaults(handler=cmd_puts)
+
+
+def cmd_window(args: argparse.Namespace) -> None:
+    from labkit.studies.postgres.experiment import run_window, window_sweep
+
+    if args.sweep:
+        if args.kill_at is not None:
+            from labkit.bench.errors import LabError
+
+            raise LabError("--sweep runs every kill point: leave --kill-at out")
+        results = window_sweep(postgres_url=args.postgres_url)
+    else:
+        first_point = WINDOW_ORDERS.get(args.order, ("", ("none",)))[1][0]
+        results = [run_window(args.order, args.kill_at or first_point, None, args.postgres_url)]
+    if args.json:
+        print_json([{k: v for k, v in r.to_json().items() if k != "events"} for r in results])
+        return
+    from labkit.views.postgres import WINDOW_COLUMNS, format_rows, window_rows
+
+    print(format_rows(WINDOW_COLUMNS, window_rows(results)))
+    if len(results) == 1:
+        print(f"run folder: {results[0].run_dir} (schema {results[0].schema})")
+
+
+def cmd_race(args: argparse.Namespace) -> None:
+    from labkit.studies.postgres.experiment import run_race
+
+    results = [run_race(lock, None, args.postgres_url) for lock in args.lock]
+    if args.json:
+        print_json([r.to_json() for r in results])
+        return
+    from labkit.views.postgres import RACE_COLUMNS, format_rows, race_rows
+
+    print(format_rows(RACE_COLUMNS, race_rows(results)))
+
+
+def cmd_crash(args: argparse.Namespace) -> None:
+    from labkit.studies.postgres.experiment import run_crash
+
+    bar, advance = progress_bar("crashes", "crash")
+    results = []
+    with bar:
+        for point in args.point:
+            results.append(run_crash(point))
+            advance(len(results), len(args.point), None)
+    if args.json:
+        print_json([r.to_json() for r in results])
+        return
+    from labkit.views.postgres import CRASH_COLUMNS, crash_rows, format_rows
+
+    print(format_rows(CRASH_COLUMNS, crash_rows(results)))
+    print("\nthe restarted server said:\n  " + "\n  ".join(results[-1].recovery_log))
+
+
+def cmd_durability(args: argparse.Namespace) -> None:
+    from labkit.studies.durability.experiment import checkpointer_matrix
+
+    setups = {name: CHECKPOINTER_SETUPS[name] for name in args.checkpointer}
+    bar, advance = progress_bar("trials", "kill")
+    with bar:
+        trials = checkpointer_matrix(
+            args.graph,
+            args.mode,
+            args.trials,
+            setups=setups,
+            progress=advance,
+            postgres_url=args.postgres_url,
+        )
+    if args.json:
+        print_json([t.summary() for t in trials])
+        return
+    from labkit.views.postgres import format_rows, matrix_columns, matrix_rows
+
+    print(format_rows(matrix_columns(trials), matrix_rows(trials)))
+
+
+def cmd_puts(args: argparse.Namespace) -> None:
+    from labkit.studies.durability.experiment import put_latencies
+
+    latencies = put_latencies(args.runs, postgres_url=args.postgres_url)
+    if args.json:
+        print_json(latencies)
+        return
+    from labkit.views.postgres import LATENCY_COLUMNS, format_rows, latency_rows
+
+    print(format_rows(LATENCY_COLUMNS, latency_rows(latencies)))
