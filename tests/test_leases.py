@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from labkit.bench.errors import LabError
+from labkit.bench.portable import AS_ON_MACOS
 from labkit.bench.trace import read_trace
 from labkit.studies.leases.experiment import Race, execute_claim, run_claim, sweep_claims
 from labkit.studies.leases.spec import METHODS, ClaimSpec
@@ -156,9 +157,10 @@ def test_an_error_in_the_middle_of_the_schedule_kills_the_frozen_worker(tmp_path
     assert processes_mentioning(str(tmp_path)) == []
 
 
-def test_a_frozen_worker_dies_with_its_parent(tmp_path):
+@pytest.mark.parametrize("platform", [{}, {AS_ON_MACOS: "1"}], ids=["linux", "as-on-macos"])
+def test_a_frozen_worker_dies_with_its_parent(tmp_path, platform):
     """A kernel killed while a worker is frozen: the worker cannot notice (it is stopped), so
-    Linux kills it when its parent dies."""
+    Linux kills it when its parent dies; elsewhere (no prctl) the guard process does."""
     code = (
         "import sys, time\n"
         "from labkit.studies.leases.stepping import ClaimStepSession\n"
@@ -168,7 +170,10 @@ def test_a_frozen_worker_dies_with_its_parent(tmp_path):
         "time.sleep(60)\n"
     )
     parent = subprocess.Popen(
-        [sys.executable, "-c", code, str(tmp_path / "run")], stdout=subprocess.PIPE, cwd=ROOT
+        [sys.executable, "-c", code, str(tmp_path / "run")],
+        stdout=subprocess.PIPE,
+        cwd=ROOT,
+        env={**os.environ, **platform},
     )
     pid = int(parent.stdout.readline())
     state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
@@ -514,3 +519,29 @@ def test_cli_step_quit_while_frozen_kills_and_reaps_and_recovers_nothing(tmp_pat
     assert "Quit: the worker was killed and reaped" in shown and "outcome:" not in shown
     assert processes_mentioning(str(tmp_path)) == []
     assert not (tmp_path / "step" / "results.json").exists()
+
+
+def test_every_race_ends_as_it_must_where_prctl_is_missing(tmp_path):
+    """macOS's path (forced here): the workers' parent-watching timer must not kill a worker
+    that has finished (it did, at Python's shutdown, before portable.die_with stopped it at
+    exit), and every frozen worker's guard is stood down and reaped."""
+    code = (
+        "import json, sys; from labkit.studies.leases.experiment import sweep_claims\n"
+        "races = sweep_claims(pauses=(100, 300), out=sys.argv[1])\n"
+        "print(json.dumps([[r.spec.method, r.spec.pause_ms, r.outcome, r.failure] for r in races]))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code, str(tmp_path / "sweep")],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        env={**os.environ, AS_ON_MACOS: "1"},
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    races = json.loads(done.stdout)
+    assert [r[3] for r in races] == [None] * len(races)
+    assert {(m, p): o for m, p, o, _ in races} == {
+        (m, p): EXPECTED[m][p >= LEASE] for m in METHODS for p in (100, 300)
+    }
+    assert processes_mentioning(str(tmp_path)) == [] and not processes_mentioning("os.kill(int(")

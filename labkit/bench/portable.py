@@ -14,6 +14,7 @@ run them here. Worker-side: standard library only.
 
 from __future__ import annotations
 
+import atexit
 import functools
 import os
 import signal
@@ -45,6 +46,9 @@ def die_with(parent: int) -> None:
     else:  # a fork does not inherit the timer: each process that must die with its parent sets it
         signal.signal(signal.SIGALRM, lambda *_: os.getppid() == parent or die_now())
         signal.setitimer(signal.ITIMER_REAL, WATCH_EVERY, WATCH_EVERY)
+        # Stopped at exit, before Python's shutdown puts SIGALRM back to its default (death): a
+        # tick after that would kill a process that has finished its work.
+        atexit.register(signal.setitimer, signal.ITIMER_REAL, 0)
     if os.getppid() != parent:
         os._exit(0)
 

@@ -5,13 +5,15 @@ stops wherever it is, as under a long GC pause or a stalled VM), moves the lab's
 second worker's arrival, runs the second worker to its end, moves the clock to the end of the
 pause and thaws the first (SIGCONT), which goes on as if nothing happened. Every process is
 reaped whatever happens: a frozen worker is thawed or killed (SIGKILL ends a stopped process
-too), and a worker whose parent dies is killed by Linux (`portable.die_with`).
+too), and a frozen worker whose parent dies is killed all the same (`Freeze`).
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
+import subprocess
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
@@ -26,7 +28,8 @@ from labkit.bench.errors import (
 )
 from labkit.bench.failures import failing_run, first_failure
 from labkit.bench.folders import holds_run_dirs, keep_json, new_run_dir
-from labkit.bench.launcher import WorkerProcess, WorkerReport, read_report
+from labkit.bench.launcher import WorkerProcess, WorkerReport, isolated_python, read_report
+from labkit.bench.portable import LINUX
 from labkit.bench.snapshot import Snapshot, take_snapshot
 from labkit.bench.trace import Trace, read_trace
 from labkit.studies.leases.outcome import FAILED, classify, race_counts
@@ -38,31 +41,59 @@ __all__ = [
     "ClaimResult",
     "Race",
     "check_result",
+    "Freeze",
     "execute_claim",
-    "freeze",
     "run_claim",
     "run_race",
     "sweep_claims",
-    "thaw",
 ]
 
 WORKERS = ("w1", "w2")
 ENTRY = "labkit.studies.leases.worker:run_worker"
 
 
-def freeze(worker: WorkerProcess, trace: Trace, lab_ms: int) -> None:
-    """SIGSTOP the worker and wait until it is stopped (or has died), so that nothing it does
-    can fall after this moment until `thaw`."""
-    os.kill(worker.proc.pid, signal.SIGSTOP)
-    os.waitid(os.P_PID, worker.proc.pid, os.WSTOPPED | os.WEXITED | os.WNOWAIT)
-    trace.event("stop", worker=worker.role, pid=worker.proc.pid, lab_ms=lab_ms)
+# Where Linux's prctl is missing (macOS), a frozen worker's own watcher cannot run: a guard
+# process, blocked on a pipe from the parent, kills it when the pipe ends without a word.
+GUARD = "import os, sys; os.read(0, 1) or os.kill(int(sys.argv[1]), 9)"
 
 
-def thaw(worker: WorkerProcess, trace: Trace, lab_ms: int) -> None:
-    """SIGCONT: the frozen worker goes on from where it stood, its view of the world stale."""
-    if worker.proc.poll() is None:  # not killed while it was frozen (step mode)
-        os.kill(worker.proc.pid, signal.SIGCONT)
-        trace.event("cont", worker=worker.role, pid=worker.proc.pid, lab_ms=lab_ms)
+class Freeze:
+    """A worker stopped by SIGSTOP until `thaw` (SIGCONT), as a long GC pause or a stalled VM
+    stops a process: wherever it is, without its knowing. A stopped process cannot notice that
+    its parent has died: on Linux the kernel kills it then (`portable.die_with`, asked by the
+    worker at its start); elsewhere a guard process does. `release` stands the guard down."""
+
+    def __init__(self, worker: WorkerProcess, trace: Trace, lab_ms: int) -> None:
+        self.worker, self.trace = worker, trace
+        pid = worker.proc.pid
+        self.guard = None
+        if not LINUX:
+            self.guard = subprocess.Popen(
+                isolated_python("-c", GUARD, str(pid)),
+                stdin=subprocess.PIPE,
+                start_new_session=True,
+            )
+        os.kill(pid, signal.SIGSTOP)
+        os.waitid(os.P_PID, pid, os.WSTOPPED | os.WEXITED | os.WNOWAIT)  # stopped, or dead
+        trace.event("stop", worker=worker.role, pid=pid, lab_ms=lab_ms)
+
+    def release(self) -> None:
+        """Stand the guard down (a word on its pipe) and reap it. Safe to call twice."""
+        if self.guard is not None:
+            with contextlib.suppress(BrokenPipeError):
+                self.guard.stdin.write(b"t")
+                self.guard.stdin.close()
+            self.guard.wait()
+            self.guard = None
+
+    def thaw(self, lab_ms: int) -> None:
+        """SIGCONT: the worker goes on from where it stood, its view of the world stale."""
+        self.release()
+        if self.worker.proc.poll() is None:  # not killed while it was frozen (step mode)
+            os.kill(self.worker.proc.pid, signal.SIGCONT)
+            self.trace.event(
+                "cont", worker=self.worker.role, pid=self.worker.proc.pid, lab_ms=lab_ms
+            )
 
 
 @dataclass
@@ -120,7 +151,7 @@ class Race:
         self.lab = Trace(run_dir, "lab")
         self.first = self.worker("w1", pause_at=(self.stop_at,))
         self.second = self.worker("w2")
-        self.stopped = False
+        self.frozen: Freeze | None = None
         self.closed = False
 
     def worker(self, role: str, pause_at: tuple[str, ...] = ()) -> WorkerProcess:
@@ -149,20 +180,19 @@ class Race:
         if self.first.wait_for_pause() == self.stop_at:
             yield f"w1 stands at {self.stop_at!r}; next: freeze it there (SIGSTOP)"
             if self.first.proc.poll() is None:  # not killed meanwhile (step mode)
-                freeze(self.first, self.lab, 0)
+                self.frozen = Freeze(self.first, self.lab, 0)
                 self.first.resume()  # read once it is thawed
-                self.stopped = True
         arrival = self.spec.arrival_ms
-        now = "w1 frozen" if self.stopped else "w1 not frozen"
+        now = "w1 frozen" if self.frozen else "w1 not frozen"
         yield f"{now}; next: the clock moves to {arrival} ms and w2 arrives to claim"
         self.clock(arrival)
         with self.second:
             self.second.wait()
-        if self.stopped:
+        if self.frozen:
             pause = self.spec.pause_ms
             yield f"w2 done, w1 still frozen; next: the clock moves to {pause} ms, w1 is thawed"
-            self.clock(self.spec.pause_ms)
-            thaw(self.first, self.lab, self.spec.pause_ms)
+            self.clock(pause)
+            self.frozen.thaw(pause)
         if self.first.proc.returncode is None:  # else it was killed (step mode) and reaped
             self.first.wait()
 
@@ -180,7 +210,7 @@ class Race:
             self.spec,
             self.run_dir,
             self.stop_at,
-            self.stopped,
+            self.frozen is not None,
             workers,
             reports,
             after,
@@ -192,6 +222,8 @@ class Race:
 
     def close(self) -> None:
         """Kill whichever worker still runs (frozen or not) and reap it. Safe twice."""
+        if self.frozen:
+            self.frozen.release()  # before the kill: the guard must not outlive the pid's owner
         self.first.close()
         self.second.close()
         if not self.closed:

@@ -34,7 +34,7 @@ from labkit.bench.launcher import WorkerProcess, WorkerReport, read_report
 from labkit.bench.ledger import read_ledger
 from labkit.bench.snapshot import take_snapshot
 from labkit.bench.trace import Trace
-from labkit.studies.leases.experiment import freeze, thaw
+from labkit.studies.leases.experiment import Freeze
 from labkit.studies.leases.outcome import classify, race_counts
 from labkit.studies.leases.spec import MAX_MS
 from labkit.studies.leases.stores import FILES, LOCK_POINT, create_files, set_clock
@@ -89,6 +89,7 @@ class GraphRace:
             pause_at=(first_stop,),
             timeout=timeout,
         )
+        self.frozen: Freeze | None = None
         self.second = graph_worker(
             run_dir,
             "r2",
@@ -109,20 +110,21 @@ class GraphRace:
             self.second.resume()
             self.second.wait()
             return
-        frozen = self.case in ("locked", "stalled")
-        if frozen:
-            freeze(self.first, self.lab, 0)
+        if self.case in ("locked", "stalled"):
+            self.frozen = Freeze(self.first, self.lab, 0)
         self.first.resume()  # read at once, or once it is thawed
         if self.case == "stalled":
             set_clock(str(self.run_dir), self.lease_ms)
             self.lab.event("clock", lab_ms=self.lease_ms)
         self.second.start()
         self.second.wait()
-        if frozen:
-            thaw(self.first, self.lab, self.lease_ms if self.case == "stalled" else 0)
+        if self.frozen:
+            self.frozen.thaw(self.lease_ms if self.case == "stalled" else 0)
         self.first.wait()
 
     def close(self) -> None:
+        if self.frozen:
+            self.frozen.release()
         self.first.close()
         self.second.close()
         self.lab.close()

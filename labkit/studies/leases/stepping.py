@@ -60,6 +60,8 @@ class ClaimStepSession(PausedWorker):
         runs without it when you recover()."""
         self._check_paused("kill")
         move, self.paused_at = self.paused_at, None
+        if self.race.frozen:
+            self.race.frozen.release()  # its guard must not outlive the pid's owner
         self.worker.kill()
         return move
 
