@@ -343,8 +343,18 @@ def test_the_kernel_side_never_imports_langgraph():
     assert loaded == []
 
 
-def test_graph_bad_input_is_one_line(tmp_path):
+def test_graph_bad_input_is_one_line_before_the_trial_server_is_asked(tmp_path, monkeypatch):
+    from labkit.bench import server
     from labkit.studies.leases.resume import run_graph_race
+
+    def no_server(*args, **kwargs):
+        raise AssertionError("the trial server was asked before the check")
+
+    monkeypatch.setattr(server, "call", no_server)
+    (tmp_path / "taken").mkdir()
+    with pytest.raises(LabError, match="already exists"):
+        run_graph_race("race", out=tmp_path / "taken")
+    (tmp_path / "taken").rmdir()
 
     with pytest.raises(LabError, match="unknown graph case 'both'; choose one of: race, locked"):
         run_graph_race("both", out=tmp_path / "g")

@@ -29,7 +29,7 @@ from labkit.bench.errors import (
     check_number,
 )
 from labkit.bench.failures import FAILED, error_line, failing_run, first_failure
-from labkit.bench.folders import keep_json, new_run_dir
+from labkit.bench.folders import check_run_dir, keep_json, new_run_dir
 from labkit.bench.launcher import WorkerProcess, WorkerReport, read_report
 from labkit.bench.ledger import read_ledger
 from labkit.bench.snapshot import take_snapshot
@@ -50,6 +50,7 @@ GRAPH_CASES = {
 ENTRY = "labkit.studies.leases.graph:"
 LOCK_TIMEOUT = 0.3  # seconds the second resumer waits for the lock: study 004's value
 RESUMERS = ("r1", "r2")
+PREFIX = "leases-graph-"
 
 
 def graph_worker(run_dir: Path, role: str, entry: str, job: dict, **plan) -> WorkerProcess:
@@ -141,7 +142,7 @@ def run_here(case: str, lease_ms: int, timeout: float, out: str | None = None) -
     """In the trial server: the thread to its interrupt, then the case's two resumers; the
     figures as a dict (what each resumer ran, the ledger, the decoded checkpoints and where
     they fork, the receiver's rows, the outcome)."""
-    run_dir = new_run_dir(check_folder("out", out), prefix=f"leases-graph-{case}-")
+    run_dir = new_run_dir(check_folder("out", out), prefix=f"{PREFIX}{case}-")
     with failing_run(run_dir):
         create_files(str(run_dir))
         first = graph_worker(run_dir, "first", "first_process", {"fenced": False}, timeout=timeout)
@@ -203,6 +204,7 @@ def run_graph_race(
     check_int("lease_ms", lease_ms, 1, MAX_MS)
     check_number("timeout", timeout, 0, MAX_TIMEOUT)
     where = check_folder("out", out)
+    check_run_dir(where, PREFIX)  # a folder that exists: refused before the server starts
     return server.call(
         "labkit.studies.leases.resume:run_here",
         case=case,
