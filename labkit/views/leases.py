@@ -15,6 +15,7 @@ from labkit.bench.errors import check_items, check_record
 from labkit.studies.leases.experiment import ClaimResult, check_result, run_claim
 from labkit.studies.leases.outcome import OUTCOMES
 from labkit.studies.leases.spec import METHODS, ClaimSpec
+from labkit.views import show_html
 from labkit.views.figures import figure_png
 from labkit.views.palette import KILL_COLOUR, NEUTRAL
 from labkit.views.tables import CELL, grid_html, snapshot_html
@@ -346,12 +347,6 @@ def event_mark(e: dict) -> tuple[str, str]:
 
 
 # --- in a notebook --------------------------------------------------------------------------
-
-
-def show_html(html: str) -> None:
-    from labkit.views import show_html as show
-
-    show(html)
 
 
 def show_claim(result: ClaimResult) -> None:
