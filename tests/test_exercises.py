@@ -18,7 +18,17 @@ from wrong_answers import ERRORS, RIGHT, WRONG, key
 from labkit.bench.errors import LabError
 from labkit.studies.commit_window.stores import KEY, PAYLOAD
 from labkit.studies.durability.experiment import DURABILITY_MODES, DurabilitySpec, Trial
-from labkit.workshop import lesson1, lesson2, lesson3, lesson4, lesson5, lesson6, lesson8, lesson9
+from labkit.workshop import (
+    lesson1,
+    lesson2,
+    lesson3,
+    lesson4,
+    lesson5,
+    lesson6,
+    lesson7,
+    lesson8,
+    lesson9,
+)
 from labkit.workshop.checks import Measured, Verdict
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -29,6 +39,7 @@ LESSONS = {
     "lesson4": lesson4,
     "lesson5": lesson5,
     "lesson6": lesson6,
+    "lesson7": lesson7,
     "lesson8": lesson8,
     "lesson9": lesson9,
 }
@@ -71,7 +82,7 @@ def lesson_sources(exercise_name: str) -> list[str]:
 def test_the_catalogue_holds_five_wrong_answers_for_every_exercise():
     assert set(WRONG) == set(EXERCISES) and set(RIGHT) == set(EXERCISES)
     assert all(len(WRONG[name]) >= 5 for name in EXERCISES), {n: len(w) for n, w in WRONG.items()}
-    assert len(EXERCISES) == 18
+    assert len(EXERCISES) == 20
 
 
 @pytest.mark.parametrize("name", list(EXERCISES))

@@ -6,6 +6,8 @@ with a fragment of the message that says why; RIGHT, other correct answers than 
 
 from __future__ import annotations
 
+import textwrap
+
 
 def step(body: str, name: str = "my_step") -> str:
     """A step's source from its body (four-space indented lines)."""
@@ -191,7 +193,89 @@ CRASH, REJECTION = 'trial("tickets_after_crash")', 'trial("tickets_after_rejecti
 CHANGED = 'trial("changed_title")'
 
 
+def pg_step(body: str) -> str:
+    """A reader's lesson-7 step: `body` inside `def step(db):`."""
+    return "def step(db):\n" + textwrap.indent(body, "    ") + "\n"
+
+
+PG_DONE = 'db.execute("SELECT done FROM progress WHERE id=1{}")[0][0] == 1'
+PG_RECEIPT = 'db.execute("INSERT INTO receipts(op_key, payload) VALUES (%s, %s)", (KEY, PAYLOAD))'
+PG_MARK = 'db.execute("UPDATE progress SET done=1 WHERE id=1")'
+
+
+def pg_one_transaction(lock: str = " FOR UPDATE") -> str:
+    return pg_step(
+        f"with db.transaction():\n    if {PG_DONE.format(lock)}:\n        return\n"
+        f"    {PG_RECEIPT}\n    {PG_MARK}"
+    )
+
+
 WRONG: dict[str, dict[str, tuple[object, str]]] = {
+    "lesson7.predict_crash": {
+        "the client saw an error, so it is not committed": (
+            {"commit_flushed": "lost"},
+            "commit_flushed: you said 'lost', the real run gave 'kept'",
+        ),
+        "sent is as good as committed": (
+            {"commit_in_flight": "kept"},
+            "commit_in_flight: you said 'kept', the real run gave 'lost'",
+        ),
+        "an open transaction is kept": (
+            {"before_commit": "kept"},
+            "before_commit: you said 'kept', the real run gave 'lost'",
+        ),
+        "a crash loses what was answered too": (
+            {"after_commit": "lost"},
+            "after_commit: you said 'lost', the real run gave 'kept'",
+        ),
+        "both commits in flight lost": (
+            {"commit_in_flight": "lost", "commit_flushed": "lost"},
+            "1 of your 2 predictions match real runs",
+        ),
+        "as words": (
+            {"before_commit": "maybe"},
+            "one of: kept, lost; not before_commit = 'maybe' (nothing was run)",
+        ),
+    },
+    "lesson7.one_transaction": {
+        "effect first, in two transactions": (
+            pg_step(
+                f"if {PG_DONE.format('').replace('== 1', '!= 0')}:\n    return\n"
+                "with db.transaction():\n"
+                f"    {PG_RECEIPT}\nwith db.transaction():\n    {PG_MARK}"
+            ),
+            "recovered to done=1 and 2 receipts: duplicate",
+        ),
+        "checkpoint first": (
+            pg_step(
+                f"if {PG_DONE.format('')}:\n    return\nwith db.transaction():\n"
+                f"    {PG_MARK}\nwith db.transaction():\n    {PG_RECEIPT}"
+            ),
+            "recovered to done=1 and 0 receipts: lost",
+        ),
+        "one transaction, no look at done": (
+            pg_step(f"with db.transaction():\n    {PG_RECEIPT}\n    {PG_MARK}"),
+            "recovered to done=1 and 2 receipts: duplicate",
+        ),
+        "one transaction, a plain SELECT (BEGIN IMMEDIATE's job undone)": (
+            pg_one_transaction(lock=""),
+            "two workers running the step at once left 2 receipts",
+        ),
+        "done read before the transaction": (
+            pg_step(
+                f"if {PG_DONE.format(' FOR UPDATE')}:\n    return\nwith db.transaction():\n"
+                f"    {PG_RECEIPT}\n    {PG_MARK}"
+            ),
+            "two workers running the step at once left 2 receipts",
+        ),
+        "FOR UPDATE, but done=1 in a second transaction": (
+            pg_step(
+                f"with db.transaction():\n    if {PG_DONE.format(' FOR UPDATE')}:\n"
+                f"        return\n    {PG_RECEIPT}\nwith db.transaction():\n    {PG_MARK}"
+            ),
+            "recovered to done=1 and 2 receipts: duplicate",
+        ),
+    },
     "lesson9.green_matrix": {
         "effect first, a receiver without a key check": (
             step(
@@ -791,6 +875,28 @@ WRONG: dict[str, dict[str, tuple[object, str]]] = {
 }
 
 RIGHT: dict[str, dict[str, object]] = {
+    "lesson7.predict_crash": {
+        "in other words": {
+            "Before Commit": "Lost.",
+            "commit in flight": "lost",
+            "commit-flushed": "Kept",
+            "after_commit": ["kept"],
+        },
+    },
+    "lesson7.one_transaction": {
+        "claim the row first: UPDATE ... WHERE done=0 RETURNING": pg_step(
+            'with db.transaction():\n    if not db.execute("UPDATE progress SET done=1 WHERE '
+            f'id=1 AND done=0 RETURNING id"):\n        return\n    {PG_RECEIPT}'
+        ),
+        "SERIALIZABLE, retried on a serialization failure": pg_step(
+            "for attempt in range(3):\n    try:\n        with db.transaction():\n"
+            '            db.execute("SET TRANSACTION ISOLATION LEVEL SERIALIZABLE")\n'
+            f"            if {PG_DONE.format('')}:\n                return\n"
+            f"            {PG_RECEIPT}\n            {PG_MARK}\n        return\n"
+            "    except Exception as error:\n"
+            '        if "could not serialize" not in str(error):\n            raise'
+        ),
+    },
     "lesson9.green_matrix": {
         "KEY through a variable": green_keyed("KEY"),
         "a uuid5 of the job": green_keyed(
@@ -994,6 +1100,20 @@ RIGHT: dict[str, dict[str, object]] = {
 # Answers whose code cannot do its job as written: judged "error", with a fragment of the
 # message (their line, or what to mend), never "correct" nor a wrong outcome.
 ERRORS: dict[str, dict[str, tuple[object, str]]] = {
+    "lesson7.one_transaction": {
+        "a typo in a name": (
+            pg_step(f"with db.transaction():\n    {PG_RECEIPT.replace('KEY,', 'KYE,')}"),
+            "NameError: name 'KYE' is not defined, at line 3",
+        ),
+        "a column that is not there": (
+            pg_step('with db.transaction():\n    db.execute("UPDATE progress SET dnoe=1")'),
+            'column "dnoe" of relation "progress" does not exist',
+        ),
+        "COMMIT written as SQL": (
+            pg_step(f'{PG_RECEIPT}\ndb.execute("COMMIT")'),
+            "write transactions as `with db.transaction():`, not as SQL",
+        ),
+    },
     "lesson9.green_matrix": {
         "a typo in a name": (green_keyed("KYE"), "NameError: name 'KYE' is not defined, at line 2"),
     },

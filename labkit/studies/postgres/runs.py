@@ -120,8 +120,9 @@ def window_sweep(out: str | None = None, postgres_url: str | None = None) -> lis
 
 def run_race(spec: dict, out: str | None = None, postgres_url: str | None = None) -> RaceResult:
     """Two workers run the one-transaction step at once. The first stops inside its transaction
-    (its writes made, not committed); the second starts; once Postgres shows it waiting on a
-    lock (or it stopped at the same point), the first commits, and both run to their end."""
+    (its writes made, not committed); the second starts and runs freely (held back, it could
+    hold a lock the first then waits for); once Postgres shows it waiting on a lock, or it has
+    finished, the first goes on, and Postgres decides the rest."""
     spec = RaceSpec(**spec)
     run_dir = new_run_dir(out, prefix="pg-race-")
     with failing_run(run_dir):
@@ -130,8 +131,8 @@ def run_race(spec: dict, out: str | None = None, postgres_url: str | None = None
         hold = "before commit 1" if spec.step_source else "in_transaction"
         with worker(run_dir, "first", "run_step", job, pause_at=(hold,)) as first:
             held = first.wait_for_pause() == hold
-            with worker(run_dir, "second", "run_step", job, pause_at=(hold,)) as second:
-                waited_on = wait_for_second(url, run_dir, hold) if held else None
+            with worker(run_dir, "second", "run_step", job) as second:
+                waited_on = wait_for_second(url, run_dir) if held else None
                 if held:
                     first.resume()
                 first.wait()
@@ -159,9 +160,9 @@ def run_race(spec: dict, out: str | None = None, postgres_url: str | None = None
         return result
 
 
-def wait_for_second(url: str, run_dir: Path, hold: str) -> str | None:
+def wait_for_second(url: str, run_dir: Path) -> str | None:
     """The statement the second worker waits at on a row lock, as Postgres shows it; None if it
-    reached the first's hold point without waiting (nothing stopped it)."""
+    ended without waiting (nothing stopped it)."""
     deadline = time.monotonic() + SEEN_TIMEOUT
     with connect(url) as conn:
         while time.monotonic() < deadline:
@@ -171,9 +172,7 @@ def wait_for_second(url: str, run_dir: Path, hold: str) -> str | None:
             ).fetchone()
             if row:
                 return row[0].strip()
-            if any(
-                e["role"] == "second" and e.get("point") == hold for e in read_trace(run_dir)
-            ) or any(e["role"] == "second" and e["event"] == "exit" for e in read_trace(run_dir)):
+            if any(e["role"] == "second" and e["event"] == "exit" for e in read_trace(run_dir)):
                 return None
             time.sleep(0.005)
     return None

@@ -101,7 +101,10 @@ class ReaderSession(Session):
         if not self.conn.info.transaction_status:  # outside a transaction: its own commit
             with self.transaction():
                 return self.execute(sql, params)
-        return super().execute(sql, params)
+        try:
+            return super().execute(sql, params)
+        except psycopg.Error as error:  # its first line: the rest points at the SQL with a caret
+            raise type(error)(str(error).splitlines()[0]) from None
 
     def before_commit(self) -> None:
         self.commits += 1

@@ -1,0 +1,168 @@
+"""Lesson 7 · A real Postgres (notebooks/07_real_postgres.ipynb): its checked exercises. Each
+check runs real crashes on a real Postgres: the server itself SIGKILLed mid-commit, a reader's
+step killed before and after every COMMIT, and two copies of it run at once.
+
+    lesson7.predict_crash.check(order_3_after_restart)   # .hint(), .solution()
+    lesson7.one_transaction.check(step)
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+from labkit.studies.postgres.experiment import run_crash, run_race, run_window
+from labkit.studies.postgres.spec import CRASH_POINTS, NO_KILL, RaceResult, WindowResult
+from labkit.studies.postgres.workers import LEARNER_FILE
+from labkit.workshop.checks import (
+    OWN_SOURCE_ONLY,
+    Exercise,
+    Measured,
+    ReaderCodeError,
+    Verdict,
+    code_error,
+    each,
+    judge_predictions,
+    no_verdict,
+    one_of,
+    source_of,
+)
+
+__all__ = ["one_transaction", "predict_crash"]
+
+SURVIVAL = one_of("kept", "lost")
+
+
+def measure_crash(point: str) -> Measured:
+    """Order-3 after the server was SIGKILLed at `point` and restarted: kept or lost."""
+    result = run_crash(point)
+    story = (
+        f"Postgres showed the client {result.seen_in_flight.get('state')} "
+        f"({result.seen_in_flight.get('wait_event')}); its COMMIT returned {result.client_saw}"
+    )
+    value = "kept" if result.in_flight_survived else "lost"
+    return Measured(value, story, result.run_dir, result.failure)
+
+
+def judge_crash(predicted: object) -> Verdict:
+    return judge_predictions(predicted, CRASH_POINTS, each(measure_crash), SURVIVAL)
+
+
+predict_crash = Exercise(
+    "lesson7.predict_crash",
+    "07_predict_crash.py",
+    starter="""order_3_after_restart = {
+    "before_commit": None,
+    "commit_in_flight": None,
+    "commit_flushed": None,
+    "after_commit": None,
+}""",
+    judge=judge_crash,
+    hints=[
+        "Answer 'kept' or 'lost' for each point. order-1 and order-2 were committed before: "
+        "they are kept every time. Only order-3's COMMIT is at the crash point.",
+        "What decides is the commit record in the WAL, not what the client heard: a restarted "
+        "server replays every transaction whose commit record reached the disk.",
+        "In flight (the deferred trigger still waits) nothing is written yet; once flushed "
+        "(it waits for a standby) the record is on disk, though the client only sees an error.",
+    ],
+)
+
+
+# --- write the step as one transaction -----------------------------------------------------
+
+STEP_STARTER = """def step(db):
+    # db.execute(sql, params) runs one statement and returns its rows (a list of tuples);
+    # `with db.transaction():` makes one transaction. Tables: progress(id=1, done 0 or 1),
+    # receipts(op_key, payload). KEY and PAYLOAD are the receipt's values.
+    if db.execute("SELECT done FROM progress WHERE id=1")[0][0] == 1:
+        return
+    with db.transaction():
+        db.execute("INSERT INTO receipts(op_key, payload) VALUES (%s, %s)", (KEY, PAYLOAD))
+    with db.transaction():
+        db.execute("UPDATE progress SET done=1 WHERE id=1")
+"""
+
+
+# How a worker's failure reads when the reader's step raised (bench.failures.worker_failure):
+# "first worker exited 1: NameError: name 'x' is not defined (<your step>, line 3)"; an SQL
+# error raised inside psycopg has no line of theirs.
+RAISED = re.compile(rf"worker exited 1: (.*?)(?: \({re.escape(LEARNER_FILE)}, line (\d+)\))?$")
+
+
+def checked_run(result: WindowResult | RaceResult, what: str, source: str) -> Verdict | None:
+    """A run that failed: the reader's own error (an error verdict, at their line), or a
+    failure of the run itself (no verdict); None if it did not fail."""
+    if not result.failure:
+        return None
+    raised = RAISED.search(result.failure)
+    if raised is None:
+        return no_verdict(what, result.failure, result.run_dir)
+    error = code_error(raised[1], int(raised[2]) if raised[2] else None, source)
+    own_only = f" ({OWN_SOURCE_ONLY})" if raised[1].startswith("NameError") else ""
+    raise ReaderCodeError(f"{error}{own_only}", result.run_dir)
+
+
+def judge_step(answer: Callable | str) -> Verdict:
+    """Killed before and after each of its COMMITs, a fresh worker recovers: one receipt and
+    done=1 each time. Then two copies at once: still one receipt."""
+    source, _ = source_of(answer)
+    clean = run_window(kill_at=NO_KILL, step_source=source)
+    failed = checked_run(clean, "a run without a kill", source)
+    if failed:
+        return failed
+    points = [e["point"] for e in clean.events if e["role"] == "first" and e["event"] == "point"]
+    if not points:
+        return Verdict("incorrect", "your step made no transaction: nothing was written")
+    for point in points:
+        run = run_window(kill_at=point, step_source=source)
+        failed = checked_run(run, f"the run killed at {point!r}", source)
+        if failed:
+            return failed
+        if run.outcome != "consistent":
+            at_kill, after = run.before, run.after
+            return Verdict(
+                "incorrect",
+                f"killed at {point!r} (done={at_kill['done']}, {at_kill['receipts']} receipts "
+                f"at the kill), a fresh worker recovered to done={after['done']} and "
+                f"{after['receipts']} receipts: {run.outcome}",
+                run.run_dir,
+            )
+    race = run_race(step_source=source)
+    failed = checked_run(race, "the run of two workers at once", source)
+    if failed:
+        return failed
+    if race.receipts != 1:
+        waited = race.reports["second_waited_at"] or "nothing"
+        return Verdict(
+            "incorrect",
+            f"every kill recovered, but two workers running the step at once left "
+            f"{race.receipts} receipts: the second read done=0 while the first had not "
+            f"committed, and then waited at {waited!r}. In SQLite BEGIN IMMEDIATE stops it "
+            "at the start; what does it in Postgres?",
+            race.run_dir,
+        )
+    return Verdict(
+        "correct",
+        f"killed at each of {len(points)} points, recovery left one receipt and done=1; two "
+        f"at once left one receipt (the second waited at {race.reports['second_waited_at']!r})",
+        clean.run_dir,
+    )
+
+
+one_transaction = Exercise(
+    "lesson7.one_transaction",
+    "07_one_transaction.py",
+    starter=STEP_STARTER,
+    judge=judge_step,
+    code=True,
+    hints=[
+        "The check kills your step before and after every COMMIT, and a fresh worker runs it "
+        "again; then it runs two copies at once. One receipt and done=1, every time.",
+        "The receipt and done=1 belong in one transaction: then a kill leaves both or neither. "
+        "The step must also look at done itself, inside that transaction.",
+        "A plain SELECT does not stop a second worker, which reads done=0 too. Read the row "
+        "with SELECT ... FOR UPDATE: the second then waits for the first's COMMIT and sees "
+        "done=1.",
+    ],
+)
