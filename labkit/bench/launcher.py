@@ -41,6 +41,7 @@ __all__ = [
     "WorkerProcess",
     "WorkerReport",
     "isolated_python",
+    "first_to_end",
     "kill_all_workers",
     "read_report",
 ]
@@ -95,6 +96,21 @@ def kill_all_workers(under: Path | None = None) -> None:
     for worker in list(_LIVE):
         if under is None or worker.run_dir.is_relative_to(under):
             worker.close()
+
+
+def first_to_end(workers: list[WorkerProcess]) -> WorkerProcess:
+    """Block until one of `workers` has ended (its notify pipe reaches end-of-file) and return
+    it, reaped; one past its timeout is killed and returned. A pause nobody planned for is let
+    go on, as `wait` does. For running several workers side by side, each as its own time."""
+    while True:
+        waiting = min(w._time_left() for w in workers)
+        ready, _, _ = select.select([w._notify for w in workers], [], [], waiting)
+        for worker in workers:
+            if worker._notify in ready and os.read(worker._notify, 64):
+                worker.resume()
+            elif worker._notify in ready or worker._time_left() == 0:
+                worker.wait()  # at end-of-file: reaps it; past its timeout: kills it first
+                return worker
 
 
 def read_report(run_dir: Path, role: str) -> dict:

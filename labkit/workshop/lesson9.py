@@ -10,13 +10,11 @@ once. The matrix must be green.
 
 from __future__ import annotations
 
-from dataclasses import asdict
-
 from labkit.bench.errors import RunFailed
 from labkit.bench.folders import new_run_dir, release_run_dir
 from labkit.bench.launcher import WorkerReport
 from labkit.studies.commit_window.stores import PAYLOAD
-from labkit.studies.explorer.replay import ExploreSpec, explore_in
+from labkit.studies.explorer.replay import ExploreSpec, explore_spec
 from labkit.studies.explorer.report import Exploration
 from labkit.studies.explorer.target import READER_FILE, source_target
 from labkit.workshop.checks import Exercise, ReaderCodeError, Verdict, source_of, worker_error
@@ -28,9 +26,7 @@ def explored(source: str, name: str) -> Exploration:
     """The explorer on the reader's step; their own error in the run without a crash is theirs."""
     folder = new_run_dir(None, "lesson9-")
     try:
-        return Exploration.from_json(
-            explore_in(str(folder), asdict(ExploreSpec(source_target(source, name))))
-        )
+        return explore_spec(ExploreSpec(source_target(source, name)), folder)
     except RunFailed:
         record = folder / "record"
         stderr = (record / "record.stderr").read_text() if record.exists() else ""

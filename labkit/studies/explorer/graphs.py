@@ -92,9 +92,6 @@ def open_saver(job: dict) -> RecordedSaver:
     conn = sqlite3.connect(
         os.path.join(job["run_dir"], CHECKPOINT_FILE), timeout=5.0, check_same_thread=False
     )
-    # A commit survives a killed process whatever `synchronous` says; only a power cut tells
-    # FULL from OFF, and the explorer kills processes. OFF spares it an fsync per save.
-    conn.execute("PRAGMA synchronous=OFF")
     return RecordedSaver(conn)
 
 

@@ -27,7 +27,14 @@ from labkit.bench.commit_watch import CommitWatch
 from labkit.bench.gate import EXIT_CODE, Gate
 from labkit.bench.trace import TRACE_FILE, Trace
 
-__all__ = ["KILL_MODES", "CrashPoints", "point_name", "read_state", "state_digest"]
+__all__ = [
+    "KILL_MODES",
+    "CrashPoints",
+    "point_name",
+    "read_state",
+    "skip_disk_waits",
+    "state_digest",
+]
 
 KILL_MODES = ("sigkill", "exit")  # SIGKILL at the point, or the gate's os._exit(91)
 VOLATILE = ("pid", "t_ns")  # fields of a JSON line that differ between two equal runs
@@ -128,6 +135,31 @@ class CrashPoints:
                 self.hit("fsync", os.path.basename(path))
 
         os.fsync = fsync
+
+
+def skip_disk_waits() -> None:
+    """The explorer kills processes, never the machine: what a process wrote survives its kill
+    whether or not the disk was waited for (only a power cut tells). So its workers do not wait
+    (as eatmydata does for test suites): `os.fsync` returns at once and every SQLite connection
+    runs with `synchronous=OFF`, whatever the code sets. The crash states are the same;
+    exploring them is many times faster. A crash point after an fsync is still one."""
+    os.fsync = lambda fd: None
+    plain_connect = sqlite3.connect
+
+    def connect(*args: object, **kwargs: object) -> sqlite3.Connection:
+        db = plain_connect(*args, **kwargs)
+        db.execute("PRAGMA synchronous=OFF")
+        db.set_authorizer(keep_synchronous_off)  # a later PRAGMA synchronous=FULL is ignored
+        return db
+
+    sqlite3.connect = connect
+
+
+def keep_synchronous_off(action: int, name: str | None, value: str | None, *_: object) -> int:
+    """SQLite's authorizer: a statement that sets `synchronous` is ignored, all else allowed."""
+    if action == sqlite3.SQLITE_PRAGMA and name == "synchronous" and value is not None:
+        return sqlite3.SQLITE_IGNORE
+    return sqlite3.SQLITE_OK
 
 
 def run_file(fd: object, run_dir: str) -> str | None:

@@ -7,8 +7,9 @@ its first point and is killed there, and a fresh worker recovers and lets the ch
 row per point (`report.py`), written to the exploration's folder as it goes, so a Ctrl-C or a
 checker that raises still leaves, and returns, what was explored.
 
-Steps run in fresh `python -I` workers started here; graphs in workers forked from the trial
-server, which runs the whole exploration (`explore_in`) and reports each row as it goes.
+The trial server runs the whole exploration (`explore_in`) and reports each row as it goes;
+its workers are its forks (a step's as a graph's: a fork starts in a few milliseconds, a fresh
+interpreter in tens), so the kernel and the CLI never import the reader's code.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ import contextlib
 import json
 import os
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -34,7 +35,7 @@ from labkit.bench.errors import (
 from labkit.bench.failures import FAILED, error_line, worker_failure
 from labkit.bench.folders import keep_json, new_run_dir, release_run_dir
 from labkit.bench.gate import EXIT_CODE
-from labkit.bench.launcher import WorkerProcess, WorkerReport, kill_all_workers, read_report
+from labkit.bench.launcher import WorkerProcess, WorkerReport, first_to_end, read_report
 from labkit.bench.trace import Trace, read_trace
 from labkit.studies.explorer.record import KILL_MODES, point_name
 from labkit.studies.explorer.report import (
@@ -50,7 +51,6 @@ __all__ = ["DURABILITY_MODES", "ExploreSpec", "explore", "explore_in"]
 
 ENTRY = "labkit.studies.explorer.worker:run"
 DURABILITY_MODES = ("sync", "async", "exit")
-START_MODE = {"step": "fresh", "graph": "fork"}
 SIGKILLED = -9
 CHECKER_RAISED = "the checker raised"
 UNWATCHED = {  # what the commit watch could not crash apart (bench.commit_watch), in words
@@ -58,7 +58,8 @@ UNWATCHED = {  # what the commit watch could not crash apart (bench.commit_watch
     "uncounted": lambda e: f"{' and '.join(e['files'])} changed without SQLite counting a commit",
     "together": lambda e: f"{e.get('commits')} commits to {' and '.join(e['files'])} seen at once",
 }
-LANES = 2  # crash states explored side by side: one per core of a workshop laptop
+LANES = 4  # crash states explored side by side: two per core of a workshop laptop, so that
+# one worker runs while the trial server forks the next (a fork holds the server a few ms)
 Progress = Callable[[int, int, PointResult], None]
 
 
@@ -112,21 +113,25 @@ def explore(
     check_function("progress", progress)
     folder = new_run_dir(check_folder("out", out), "explore-", deepest="point-000/recovery.stdout")
     try:
-        if spec.kind == "step":
-            found = explore_in(str(folder), asdict(spec), progress)
-        else:
-            relay = (lambda d, t, row: progress(d, t, PointResult(**row))) if progress else None
-            found = server.call(
-                "labkit.studies.explorer.replay:explore_in",
-                relay,
-                folder=str(folder),
-                spec=asdict(spec),
-            )
-    except KeyboardInterrupt:
-        kill_all_workers()  # one that a Ctrl-C caught between its start and its `with`, too
-        return stopped_early(folder, spec, "interrupted (Ctrl-C)")
+        return explore_spec(spec, folder, progress)
     finally:
         release_run_dir(folder)
+
+
+def explore_spec(spec: ExploreSpec, folder: Path, progress: Progress | None = None) -> Exploration:
+    """Explore in the trial server, into `folder` (made already); a Ctrl-C there stops it."""
+    relay = (
+        (lambda done, total, row: progress(done, total, PointResult(**row))) if progress else None
+    )
+    try:
+        found = server.call(
+            "labkit.studies.explorer.replay:explore_in",
+            relay if progress else None,
+            folder=str(folder),
+            spec=asdict(spec),
+        )
+    except KeyboardInterrupt:
+        return stopped_early(folder, spec, "interrupted (Ctrl-C)")
     return Exploration.from_json(found)
 
 
@@ -167,14 +172,12 @@ def explore_in(folder: str, spec: dict, progress: Progress | None = None) -> dic
     if is_checker_error(clean_row):
         exploration.stopped = clean_row.failure
     explored = [] if exploration.stopped else list(firsts.values())
-    for start in range(0, len(explored), LANES):
-        batch = replay_batch(Path(folder), spec, explored[start : start + LANES], record["state"])
-        for row in batch:
-            rows.append(row)
-            note(folder, row, progress, len(rows) - 1, len(firsts))
-        if raised := next((row.failure for row in batch if is_checker_error(row)), None):
-            exploration.stopped = raised
-            break
+    for row in replayed(Path(folder), spec, explored, record["state"]):
+        rows.append(row)
+        note(folder, row, progress, len(rows) - 1, len(firsts))
+        if is_checker_error(row):
+            exploration.stopped = row.failure
+            break  # the workers still running are killed and reaped on the way out
     by_n = {row.n: row for row in rows}
     rows += [
         same_state(point, spec, by_n[point["same_as"]])
@@ -242,43 +245,68 @@ def exploration_row(point: dict, spec: ExploreSpec, run_dir: Path | None) -> Poi
     )
 
 
-def replay_batch(folder: Path, spec: ExploreSpec, points: list[dict], clean: dict) -> list:
-    """Each point's worker runs to it and dies there, all at once; then, for each that died
-    as planned, a fresh worker recovers and the checker judges, all at once."""
-    rows = {p["n"]: exploration_row(p, spec, folder / f"point-{p['n']:03d}") for p in points}
-    jobs = {}
-    for point in points:
-        Path(rows[point["n"]].run_dir).mkdir()
-        plan = {k: point[k] for k in ("op", "detail", "nth")}
-        jobs[point["n"]] = spec.job(crash_at=plan, point=point, clean=clean)
-    dying = EXIT_CODE if spec.kill_mode == "exit" else SIGKILLED
-    dirs = {n: row.run_dir for n, row in rows.items()}
-    for n, first in run_workers(dirs, "first", jobs, spec).items():
-        if first.exit_code != dying:
-            why = worker_failure(first) or "it ran to its end this time"
-            rows[n].failure = f"it did not die after {rows[n].op} {rows[n].detail}: {why}"
-        else:  # for the timeline: it died where planned (it had no time to say so itself)
-            trace = Trace(rows[n].run_dir, "first")
-            trace.event("kill", point=point_name(n), mode=spec.kill_mode, pid=first.pid)
-            trace.close()
-    alive = {n: row.run_dir for n, row in rows.items() if not row.failure}
-    for n, recovery in run_workers(alive, "recovery", jobs, spec).items():
-        if recovery.exit_code != 0 or recovery.timed_out:
-            rows[n].failure = worker_failure(recovery)
-        else:
-            judged(rows[n], read_report(Path(rows[n].run_dir), "recovery"), recovery.stderr)
-    return list(rows.values())
+def replayed(folder: Path, spec: ExploreSpec, points: list[dict], clean: dict) -> Iterator:
+    """Each point's row once its crash state is explored: a worker runs to the point and dies
+    there, then a fresh one recovers and the checker judges. LANES points go at once, each on
+    to its recovery as soon as its first worker is gone; all are reaped whatever happens."""
+    waiting = list(points)
+    running: dict[WorkerProcess, tuple[PointResult, dict]] = {}
+    with contextlib.ExitStack() as stack:
+
+        def start(role: str, row: PointResult, job: dict) -> None:
+            worker = WorkerProcess(
+                Path(row.run_dir), role, ENTRY, job, timeout=spec.timeout, start_mode="fork"
+            )
+            running[stack.enter_context(worker)] = (row, job)
+
+        while waiting or running:
+            while waiting and len(running) < LANES:
+                start("first", *prepared(folder, spec, waiting.pop(0), clean))
+            worker = first_to_end(list(running))
+            row, job = running.pop(worker)
+            ended = worker.report()
+            worker.close()
+            if worker.role == "first" and died_as_planned(row, ended, spec):
+                start("recovery", row, job)
+                continue
+            if worker.role == "recovery" and (ended.exit_code != 0 or ended.timed_out):
+                row.failure = worker_failure(ended)
+            elif worker.role == "recovery":
+                judged(row, read_report(Path(row.run_dir), "recovery"), ended.stderr)
+            yield row
 
 
-def run_workers(dirs: dict, role: str, jobs: dict, spec: ExploreSpec) -> dict[object, WorkerReport]:
-    """One worker per run folder (`dirs`, each with its job), side by side; each reaped
-    whatever happens."""
-    start = START_MODE[spec.kind]
+def prepared(folder: Path, spec: ExploreSpec, point: dict, clean: dict) -> tuple:
+    """A point's row (its run folder made) and the job that crashes there."""
+    row = exploration_row(point, spec, folder / f"point-{point['n']:03d}")
+    Path(row.run_dir).mkdir()
+    plan = {k: point[k] for k in ("op", "detail", "nth")}
+    return row, spec.job(crash_at=plan, point=point, clean=clean)
+
+
+def died_as_planned(row: PointResult, first: WorkerReport, spec: ExploreSpec) -> bool:
+    """Whether the first worker died at the row's point; if not, the row says why."""
+    if first.exit_code != (EXIT_CODE if spec.kill_mode == "exit" else SIGKILLED):
+        why = worker_failure(first) or "it ran to its end this time"
+        row.failure = f"it did not die after {row.op} {row.detail}: {why}"
+        return False
+    trace = Trace(row.run_dir, "first")  # for the timeline: it had no time to say so itself
+    trace.event("kill", point=point_name(row.n), mode=spec.kill_mode, pid=first.pid)
+    trace.close()
+    return True
+
+
+def run_workers(
+    dirs: dict, role: str, jobs: dict, spec: ExploreSpec, mode: str = "fork"
+) -> dict[object, WorkerReport]:
+    """One worker per run folder (`dirs`, each with its job), side by side, forked from the
+    trial server (or `fresh`: step mode's, started in the kernel); each reaped whatever
+    happens."""
     with contextlib.ExitStack() as stack:
         workers = {
             n: stack.enter_context(
                 WorkerProcess(
-                    Path(run_dir), role, ENTRY, jobs[n], timeout=spec.timeout, start_mode=start
+                    Path(run_dir), role, ENTRY, jobs[n], timeout=spec.timeout, start_mode=mode
                 )
             )
             for n, run_dir in dirs.items()

@@ -59,5 +59,5 @@ class ExplorerStepSession(PausedWorker):
         killed = next((p for p in self.points if point_name(p.n) == first.killed_at), None)
         point = {"n": killed.n, "op": killed.op, "detail": killed.detail} if killed else None
         job = {**self.job, "point": point}
-        recovery = run_workers({0: self.run_dir}, "recovery", {0: job}, self.spec)[0]
+        recovery = run_workers({0: self.run_dir}, "recovery", {0: job}, self.spec, "fresh")[0]
         return {**read_report(self.run_dir, "recovery"), "exit_code": recovery.exit_code}

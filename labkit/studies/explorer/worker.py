@@ -19,7 +19,7 @@ import sys
 from labkit.bench.gate import report
 from labkit.bench.trace import Trace
 from labkit.studies.explorer.checker import CrashState, default_checker, outcome_of
-from labkit.studies.explorer.record import CrashPoints, read_state
+from labkit.studies.explorer.record import CrashPoints, read_state, skip_disk_waits
 from labkit.studies.explorer.target import load
 
 __all__ = ["run"]
@@ -29,6 +29,7 @@ WORLDS = {"step": "labkit.studies.explorer.steps", "graph": "labkit.studies.expl
 
 def run(job: dict) -> None:
     """The worker's entry (`labkit.studies.explorer.worker:run`)."""
+    skip_disk_waits()
     if job["role"] == "recovery":
         from labkit.bench.restart import LATER, restart_here
 
