@@ -105,14 +105,17 @@ def set_up_postgres(url: str, schema: str) -> None:
         PostgresSaver(conn).setup()
 
 
-def postgres_counts(url: str, schema: str) -> tuple[int, int, int]:
-    """(checkpoints, writes, writes of unsaved checkpoints) in the run's schema, as committed."""
-    with connect(url, schema) as conn:
+def postgres_counts(postgres_url: str, schema: str, thread_id: str) -> tuple[int, int, int]:
+    """(checkpoints, writes, writes of unsaved checkpoints) of one thread in the run's schema,
+    as committed."""
+    with connect(postgres_url, schema) as conn:
         return conn.execute(
-            "SELECT (SELECT count(*) FROM checkpoints), (SELECT count(*) FROM checkpoint_writes),"
-            " (SELECT count(*) FROM checkpoint_writes w WHERE NOT EXISTS (SELECT 1 FROM"
-            "  checkpoints c WHERE c.thread_id = w.thread_id AND c.checkpoint_ns ="
-            "  w.checkpoint_ns AND c.checkpoint_id = w.checkpoint_id))"
+            "SELECT (SELECT count(*) FROM checkpoints WHERE thread_id = %(t)s),"
+            " (SELECT count(*) FROM checkpoint_writes WHERE thread_id = %(t)s),"
+            " (SELECT count(*) FROM checkpoint_writes w WHERE thread_id = %(t)s AND NOT EXISTS"
+            "  (SELECT 1 FROM checkpoints c WHERE c.thread_id = w.thread_id AND"
+            "  c.checkpoint_ns = w.checkpoint_ns AND c.checkpoint_id = w.checkpoint_id))",
+            {"t": thread_id},
         ).fetchone()
 
 

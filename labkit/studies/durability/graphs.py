@@ -40,6 +40,12 @@ TARGET_NODE = {"linear": "c", "parallel": "p3"}
 CONFIG = {"configurable": {"thread_id": "study-004"}}
 
 
+def thread_config(job: dict) -> dict:
+    """The trial's thread: CONFIG's, or the job's own where one Postgres schema holds the
+    threads of a whole matrix (`job["thread_id"]`)."""
+    return {"configurable": {"thread_id": job["thread_id"]}} if "thread_id" in job else CONFIG
+
+
 class State(TypedDict):
     log: Annotated[list[str], operator.add]
 
@@ -135,7 +141,8 @@ def first_run(job: dict) -> None:
         gate(f"inside:{node}")
 
     hooks = RunContext(Ledger(job["run_dir"]), inside, ended=lambda node: done[node].set())
-    result = compiled(job).invoke({"log": []}, CONFIG, durability=job["mode"], context=hooks)
+    config = thread_config(job)
+    result = compiled(job).invoke({"log": []}, config, durability=job["mode"], context=hooks)
     report(job, log=result["log"])
 
 
@@ -143,7 +150,8 @@ def recover(job: dict) -> None:
     """A fresh process resumes the thread with `invoke(None)`: from the last saved checkpoint."""
     try:
         hooks = RunContext(Ledger(job["run_dir"]))
-        result = compiled(job).invoke(None, CONFIG, durability=job["mode"], context=hooks)
+        config = thread_config(job)
+        result = compiled(job).invoke(None, config, durability=job["mode"], context=hooks)
     except EmptyInputError as error:  # nothing saved: there is nothing to resume
         report(job, resumed=False, error=f"{type(error).__name__}: {error}")
     else:
@@ -154,9 +162,10 @@ def clean_run(job: dict) -> None:
     """A run with no kill, timed inside the worker: what each durability mode costs."""
     graph, hooks = compiled(job), RunContext(Ledger(job["run_dir"]))
     started = time.perf_counter()
-    graph.invoke({"log": []}, CONFIG, durability=job["mode"], context=hooks)
+    config = thread_config(job)
+    graph.invoke({"log": []}, config, durability=job["mode"], context=hooks)
     seconds = time.perf_counter() - started
-    report(job, seconds=seconds, checkpoints=len(list(graph.checkpointer.list(CONFIG))))
+    report(job, seconds=seconds, checkpoints=len(list(graph.checkpointer.list(config))))
 
 
 def describe(job: dict) -> None:

@@ -68,17 +68,27 @@ def keep_as_killed(run_dir: Path) -> Path:
     return run_dir / AT_KILL
 
 
-def checkpointer_job(spec: DurabilitySpec, run_dir: Path, postgres_url: str | None) -> dict:
-    """What a worker needs to open the spec's checkpointer besides the run folder: nothing for
-    SQLite; for Postgres, the server (labkit's own unless the reader named one) and a new
-    schema of the trial's own, with PostgresSaver's tables set up in it."""
-    if spec.checkpointer != "postgres":
-        return {}
+def saver_schema(run_dir: Path, postgres_url: str | None) -> dict:
+    """A new schema for PostgresSaver, its tables set up (its migrations: about 70 ms, so a
+    matrix makes one for all its trials), on labkit's own server unless the reader named one."""
     url = postgres_url or shared_url()
     schema = new_schema(url, run_dir)
     set_up_postgres(url, schema)
-    keep_json(run_dir, postgres={"server": redacted(url), "schema": schema})
     return {"postgres_url": url, "schema": schema}
+
+
+def checkpointer_job(
+    spec: DurabilitySpec, run_dir: Path, postgres_url: str | None, shared: dict | None = None
+) -> dict:
+    """What a worker needs to open the spec's checkpointer besides the run folder: nothing for
+    SQLite; for Postgres, a schema (the matrix's `shared` one, else a new one) and a thread of
+    the trial's own in it, named after its folder."""
+    if spec.checkpointer != "postgres":
+        return {}
+    job = {**(shared or saver_schema(run_dir, postgres_url)), "thread_id": run_dir.name}
+    where = {"server": redacted(job["postgres_url"]), "schema": job["schema"]}
+    keep_json(run_dir, postgres={**where, "thread_id": job["thread_id"]})
+    return job
 
 
 def put_ms(run_dir: Path) -> list[float]:
@@ -101,12 +111,16 @@ def worker(
 
 
 def run_trial(
-    spec: DurabilitySpec, out: Path | str | None = None, postgres_url: str | None = None
+    spec: DurabilitySpec,
+    out: Path | str | None = None,
+    postgres_url: str | None = None,
+    shared: dict | None = None,
 ) -> Trial:
     """One trial in a new folder; if the parent cannot write there (a full disk), RunFailed."""
     run_dir = new_run_dir(out, prefix="durability-")
     with failing_run(run_dir):
-        return kill_and_recover(spec, run_dir, checkpointer_job(spec, run_dir, postgres_url))
+        saver = checkpointer_job(spec, run_dir, postgres_url, shared)
+        return kill_and_recover(spec, run_dir, saver)
 
 
 def kill_and_recover(spec: DurabilitySpec, run_dir: Path, saver: dict) -> Trial:
@@ -119,7 +133,7 @@ def kill_and_recover(spec: DurabilitySpec, run_dir: Path, saver: dict) -> Trial:
     with worker(spec, run_dir, "first", "first_run", saver, pause_at=(point,)) as first:
         first.finish(kill_at=point)
     as_killed = keep_as_killed(run_dir)
-    in_postgres = postgres_counts(saver["postgres_url"], saver["schema"]) if saver else None
+    in_postgres = postgres_counts(**saver) if saver else None
     with worker(spec, run_dir, "recovery", "recover", saver) as recovery:
         checkpoints, writes, orphans = in_postgres or checkpoint_counts(as_killed)
         at_kill = read_ledger(as_killed)
@@ -160,10 +174,13 @@ def run_trials(
     folder under `out`."""
     specs = [DurabilitySpec(**spec) for spec in specs]
     root = new_run_dir(out, prefix="durability-trials-")
+    postgres = any(spec.checkpointer == "postgres" for spec in specs)
+    shared = saver_schema(root, postgres_url) if postgres else None
     total, done = len(specs) * trials, []
     for spec in specs:
         for n in range(trials):
-            done.append(run_trial(spec, root / spec.trial_folder(n + 1), postgres_url))
+            folder = root / spec.trial_folder(n + 1)
+            done.append(run_trial(spec, folder, postgres_url, shared))
             if progress:
                 progress(len(done), total, done[-1])
     return done
