@@ -50,3 +50,9 @@ def test_cells_benchmark_times_a_lessons_code_cells():
     lesson = BENCHMARKS.parent / "notebooks" / "01_the_commit_window.ipynb"
     out = bench("bench_cells.py", str(lesson), "--top", "1")
     assert "code cells" in out and "01_the_commit_window" in out
+
+
+def test_postgres_benchmark_prints_its_ratios_server_starts_and_put_times():
+    out = bench("bench_postgres.py", "--rounds", "1", "--puts", "1")
+    assert "ratio Postgres / SQLite trial" in out and "restart after SIGKILL" in out
+    assert "put() postgres" in out and "put() stub_250ms" in out
