@@ -56,3 +56,8 @@ def test_postgres_benchmark_prints_its_ratios_server_starts_and_put_times():
     out = bench("bench_postgres.py", "--rounds", "1", "--puts", "1")
     assert "ratio Postgres / SQLite trial" in out and "restart after SIGKILL" in out
     assert "put() postgres" in out and "put() stub_250ms" in out
+
+
+def test_explorer_benchmark_prints_both_figures():
+    out = bench("bench_explorer.py", "--rounds", "1", "--commits", "3")
+    assert "linear graph (sync), every crash point" in out and "crash states/s" in out

@@ -13,6 +13,7 @@ is one line.
 from __future__ import annotations
 
 import json
+import os
 import signal
 import subprocess
 import sys
@@ -147,6 +148,7 @@ def test_the_readers_folder_is_read_for_the_named_module_only(tmp_path):
     assert [p["outcome"] for p in result["points"]] == ["consistent", "duplicate", "consistent"]
     assert [p["where"] for p in result["points"][1:]] == ["my_step.py:3", "my_step.py:5"]
     assert not list(tmp_path.rglob("json-was-imported"))
+    assert not (tmp_path / "__pycache__").exists()  # nothing of ours beside the module
 
 
 def test_a_checker_that_raises_stops_with_what_was_explored(tmp_path, monkeypatch):
@@ -199,12 +201,15 @@ def test_ctrl_c_reports_what_was_explored_and_leaves_no_process(tmp_path):
 
 
 def labkit(folder: Path, *args: str) -> subprocess.CompletedProcess:
+    """The CLI, in `folder`, as a reader runs it (Python free to write bytecode files)."""
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
     return subprocess.run(
         [sys.executable, "-m", "labkit", *args],
         cwd=folder,
         capture_output=True,
         text=True,
         timeout=120,
+        env=env,
     )
 
 

@@ -32,7 +32,7 @@ from labkit.bench.errors import LabError, RunFailed
 from labkit.bench.folders import holds_run_dirs, runs_home, temp_dir
 from labkit.bench.portable import die_with
 
-__all__ = ["ServerError", "call", "serve", "stop"]
+__all__ = ["ServerError", "call", "call_on", "serve", "stop"]
 
 # What the server does before it forks anything: import LangGraph and the graph modules (which
 # compile their graphs as they load), then run the durability graphs once (`warm_up`).
@@ -40,17 +40,21 @@ PRELOAD = (
     "labkit.studies.interrupt_resume.graphs",
     "labkit.studies.outbox.graph",
     "labkit.studies.leases.graph",
-    "labkit.studies.explorer.worker",  # lesson 9's crash explorer: its workers and both worlds
-    "labkit.studies.explorer.steps",
+    "labkit.studies.explorer.worker",  # lesson 9's crash explorer: its graphs' workers
     "labkit.studies.explorer.graphs",
     "labkit.studies.durability.graphs:warm_up",
     "labkit.studies.postgres.workers",  # psycopg: lesson 7's workers connect to Postgres
     "labkit.studies.retries.warm:warm_up",
 )
-# The server's command line (after `isolated_python`): labkit's folder, then the caller's pid.
+# The light server: the same loop, for workers of the standard library alone (the crash
+# explorer's steps). Without LangGraph in it, a fork costs well under a millisecond, not ten.
+LIGHT_PRELOAD = ("labkit.studies.explorer.worker", "labkit.studies.explorer.steps")
+PRELOADS = {"trial": PRELOAD, "light": LIGHT_PRELOAD}
+# The server's command line (after `isolated_python`): labkit's folder, the caller's pid, which
+# server it is (a key of PRELOADS).
 SERVER_MAIN = (
     "import sys; sys.path.insert(0, sys.argv[1]); "
-    "from labkit.bench.server import serve; serve(int(sys.argv[2]))"
+    "from labkit.bench.server import serve; serve(int(sys.argv[2]), sys.argv[3])"
 )
 EXITED = "labkit's trial server exited"
 
@@ -74,12 +78,12 @@ def as_error(line: str, otherwise: str) -> Exception:
     return kind(message) if kind else ServerError(f"{otherwise}: {line}" if otherwise else line)
 
 
-def serve(caller: int) -> None:
+def serve(caller: int, kind: str = "trial") -> None:
     """The server's loop: one call at a time; Ctrl-C (SIGINT) interrupts the current call only.
     It ends when the `caller` process ends or closes its end of the pipes, leaving nothing."""
     die_with(caller)
     signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})  # let through by interruptible()
-    for entry in PRELOAD:
+    for entry in PRELOADS[kind]:
         module, _, function = entry.partition(":")
         loaded = importlib.import_module(module)
         if function:
@@ -167,7 +171,7 @@ class Server:
     """The client's handle on one running server process. The server dies with the thread that
     started it (in a kernel or the CLI: the main thread, which lives as long as they do)."""
 
-    def __init__(self) -> None:
+    def __init__(self, kind: str = "trial") -> None:
         runs_home()  # the server's warm-up makes a folder there: a bad home is the caller's error
         self.lock = threading.Lock()
         self.stale_interrupt = False
@@ -175,7 +179,9 @@ class Server:
         # is kept in memory (a memfd), where a full temp directory cannot stop it.
         self.stderr = os.fdopen(os.memfd_create("labkit-server-stderr"), "w+b")
         self.process = subprocess.Popen(
-            launcher.isolated_python("-c", SERVER_MAIN, launcher.LABKIT_ROOT, str(os.getpid())),
+            launcher.isolated_python(
+                "-c", SERVER_MAIN, launcher.LABKIT_ROOT, str(os.getpid()), kind
+            ),
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=self.stderr,
@@ -289,26 +295,38 @@ class Server:
         self.stderr.close()
 
 
-_server: Server | None = None
+_server: Server | None = None  # the trial server, once started
+_light: Server | None = None  # the light one (standard-library workers), once started
 _starting = threading.Lock()  # a panel's job (its own thread) and a cell may call at once
 
 
 def call(function: str, progress: Callable | None = None, **kwargs: object) -> object:
     """Run `module:function(**kwargs)` in the trial server (started on first use) and return
     its JSON result; `progress(done, total, item)` is called as the server reports."""
-    global _server
+    return call_on("trial", function, progress, **kwargs)
+
+
+def call_on(kind: str, function: str, progress: Callable | None = None, **kwargs: object) -> object:
+    """`call`, in the server of that kind: "trial", or "light" (standard-library workers)."""
+    global _server, _light
     with _starting:
-        if _server is None or _server.process.poll() is not None:
-            stop()  # a dead server's pipes are closed
-            _server = Server()
-        server = _server
+        server = _server if kind == "trial" else _light
+        if server is None or server.process.poll() is not None:
+            if server is not None:
+                server.stop()  # a dead server's pipes are closed
+            server = Server(kind)
+            if kind == "trial":
+                _server = server
+            else:
+                _light = server
     return server.call(function, kwargs, progress)
 
 
 def stop() -> None:
-    """Stop the trial server, if one runs (it is also stopped when this process exits)."""
-    if _server is not None:
-        _server.stop()
+    """Stop the servers that run (they are also stopped when this process exits)."""
+    for server in (_server, _light):
+        if server is not None:
+            server.stop()
 
 
 atexit.register(stop)  # one handler, whichever server runs at the end

@@ -7,9 +7,10 @@ its first point and is killed there, and a fresh worker recovers and lets the ch
 row per point (`report.py`), written to the exploration's folder as it goes, so a Ctrl-C or a
 checker that raises still leaves, and returns, what was explored.
 
-The trial server runs the whole exploration (`explore_in`) and reports each row as it goes;
-its workers are its forks (a step's as a graph's: a fork starts in a few milliseconds, a fresh
-interpreter in tens), so the kernel and the CLI never import the reader's code.
+A server of the bench runs the whole exploration (`explore_in`) and reports each row as it
+goes: the trial server for a graph, the light one (no LangGraph: its forks are cheaper still)
+for a step. Its workers are its forks, which start in milliseconds where a fresh interpreter
+takes tens, and the kernel and the CLI never import the reader's code.
 """
 
 from __future__ import annotations
@@ -58,6 +59,7 @@ UNWATCHED = {  # what the commit watch could not crash apart (bench.commit_watch
     "uncounted": lambda e: f"{' and '.join(e['files'])} changed without SQLite counting a commit",
     "together": lambda e: f"{e.get('commits')} commits to {' and '.join(e['files'])} seen at once",
 }
+SERVERS = {"step": "light", "graph": "trial"}  # a step's workers need no LangGraph
 LANES = 4  # crash states explored side by side: two per core of a workshop laptop, so that
 # one worker runs while the trial server forks the next (a fork holds the server a few ms)
 Progress = Callable[[int, int, PointResult], None]
@@ -124,7 +126,8 @@ def explore_spec(spec: ExploreSpec, folder: Path, progress: Progress | None = No
         (lambda done, total, row: progress(done, total, PointResult(**row))) if progress else None
     )
     try:
-        found = server.call(
+        found = server.call_on(
+            SERVERS[spec.kind],
             "labkit.studies.explorer.replay:explore_in",
             relay if progress else None,
             folder=str(folder),
@@ -291,7 +294,7 @@ def died_as_planned(row: PointResult, first: WorkerReport, spec: ExploreSpec) ->
         row.failure = f"it did not die after {row.op} {row.detail}: {why}"
         return False
     trace = Trace(row.run_dir, "first")  # for the timeline: it had no time to say so itself
-    trace.event("kill", point=point_name(row.n), mode=spec.kill_mode, pid=first.pid)
+    trace.note("kill", point=point_name(row.n), mode=spec.kill_mode, pid=first.pid)
     trace.close()
     return True
 

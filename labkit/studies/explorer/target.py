@@ -106,5 +106,6 @@ def import_target(target: dict) -> object:
     spec = importlib.util.spec_from_file_location(name, path)
     module = importlib.util.module_from_spec(spec)
     sys.modules[name] = module
+    sys.dont_write_bytecode = True  # no __pycache__ of ours in the reader's folder
     spec.loader.exec_module(module)
     return module

@@ -1,0 +1,104 @@
+"""How fast is the crash explorer? Every crash point of lesson 4's linear graph, and the crash
+states a second it explores of a SQLite step.
+
+    python benchmarks/bench_explorer.py [--rounds N] [--commits N]
+
+After one exploration that starts the trial server (not timed), prints the median wall time
+of exploring every crash point of study 004's linear graph under durability "sync" (target
+< 1 s), and the crash states explored a second of a step like lesson 2's that commits
+`--commits` idempotent receipts and then done=1, one crash point after each (target >= 50 on
+two cores), both as the caller sees them and as the exploration timed itself, rounds taking
+turns; the CPU that every process spends per crash state of the step (so what idle cores
+would do); and the load average, since other work on the machine slows both.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import resource
+import statistics
+import tempfile
+import textwrap
+from pathlib import Path
+
+from timing import interleaved_medians
+
+import labkit as lk
+from labkit.bench import server
+
+LINEAR = "labkit.studies.explorer.lab:linear"
+STEP = """
+from labkit.studies.commit_window.stores import KEY, PAYLOAD
+
+def step(control, effect, gate):
+    for i in range({commits}):
+        with effect:
+            effect.add_receipt_once(f"{{KEY}}:{{i}}", PAYLOAD)
+    with control:
+        control.mark_done()
+"""
+
+
+def cpu_of_ended_children() -> float:
+    """CPU seconds of every child process that has ended, and of theirs (the servers' workers)."""
+    used = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return used.ru_utime + used.ru_stime
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rounds", type=int, default=5, help="rounds of one of each")
+    parser.add_argument("--commits", type=int, default=24, help="the step's receipts")
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as scratch:
+        folders = (Path(scratch) / f"explore-{i}" for i in range(10**6))
+        step = Path(scratch) / "many_commits.py"
+        step.write_text(textwrap.dedent(STEP.format(commits=args.commits)))
+        found: dict[str, list] = {"graph": [], "step": []}
+
+        def explore(kind: str, target: str) -> None:
+            found[kind].append(lk.explore(target, kind=kind, out=next(folders)))
+
+        explore("graph", LINEAR)  # starts the trial server: not timed
+        explore("step", f"{step}:step")  # and the light one
+        load_before = os.getloadavg()[0]
+        medians = interleaved_medians(
+            args.rounds,
+            {
+                "graph": (lambda: explore("graph", LINEAR), 1),
+                "step": (lambda: explore("step", f"{step}:step"), 1),
+            },
+        )
+        load_after = os.getloadavg()[0]
+        server.stop()  # the servers and all their workers have ended: their CPU can be read
+        cpu_before = cpu_of_ended_children()
+        for _ in range(args.rounds):
+            explore("step", f"{step}:step")
+        server.stop()
+        cpu = (cpu_of_ended_children() - cpu_before) / args.rounds
+    graph, step_wall = (statistics.median(medians[k]) for k in ("graph", "step"))
+    linear, steps = found["graph"][-1], found["step"][-1]
+    inside = statistics.median(e.seconds for e in found["graph"][1:])
+    states = steps.crash_states
+    step_inside = statistics.median(e.seconds for e in found["step"][1 : args.rounds + 2])
+    per_state = cpu / states  # with the light server's start, shared by every state
+    cores = os.cpu_count()
+    print(f"linear graph (sync), every crash point: {graph:6.2f} s  (target < 1 s)")
+    print(
+        f"  {linear.crash_points} crash points, {linear.crash_states} crash states; "
+        f"the exploration itself {inside:.2f} s ({args.rounds} rounds)"
+    )
+    print(
+        f"SQLite step, {states} crash states:       {states / step_wall:6.1f} crash states/s "
+        f"(target >= 50; the exploration itself {states / step_inside:.1f}/s)"
+    )
+    print(
+        f"  CPU per crash state, every process: {per_state * 1000:.1f} ms: {cores} idle cores "
+        f"would explore {cores / per_state:.0f}/s"
+    )
+    print(f"load average: {load_before:.2f} before, {load_after:.2f} after ({cores} cores)")
+
+
+if __name__ == "__main__":
+    main()
