@@ -97,6 +97,17 @@ def test_study_004_linear_sync_fails_inside_each_node_as_lesson_4_says():
     )
 
 
+def test_study_004_linear_exit_mode_loses_the_run_until_its_only_save():
+    found = explore(LAB + "linear", "graph", durability="exit")
+    *inside, last = found.points[1:]
+    assert [p.op for p in inside] == ["fsync"] * 8 and (last.op, last.outcome) == (
+        "put",
+        "consistent",
+    )
+    assert {p.outcome for p in inside} == {"lost"}
+    assert all("EmptyInputError" in p.complaint for p in inside)
+
+
 def test_equal_crash_states_are_explored_once_and_counted(tmp_path, monkeypatch):
     write(
         tmp_path,

@@ -53,7 +53,22 @@ def matrix_html(exploration: Exploration) -> str:
 
 def timeline_png(point: PointResult) -> bytes:
     """The timeline of a point's run: the worker that died there, and the recovery."""
-    return TimelineFigure(read_trace(point.run_dir)).png(None)
+    return TimelineFigure(with_last_commits(read_trace(point.run_dir))).png(None)
+
+
+def with_last_commits(events: list[dict]) -> list[dict]:
+    """The trace, with the commit a worker died right after: the explorer kills it the moment
+    the commit is seen, before the store notes it, so the crash point says it instead."""
+    shown: list[dict] = []
+    for i, e in enumerate(events):
+        shown.append(e)
+        if e["event"] == "point" and e.get("op") == "commit":
+            later = (x for x in events[i + 1 :] if x["role"] == e["role"])
+            noted = next((x for x in later if x.get("file") == e["detail"]), None)
+            if noted is None or noted["event"] != "commit":
+                killed = [{"table": "seen, then the kill"}]  # the label: "COMMIT seen, then ..."
+                shown.append({**e, "event": "commit", "file": e["detail"], "writes": killed})
+    return shown
 
 
 class ExplorerPanel(widgets.VBox):

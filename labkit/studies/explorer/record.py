@@ -84,7 +84,7 @@ class CrashPoints:
             if self.recording:
                 with hold or contextlib.nullcontext():
                     fields["state"] = state_digest(self.run_dir)
-            self.trace.note("point", point=f"{name}: {op} {detail}", **fields)
+            self.trace.note("point", point=str(self.count), **fields)  # the matrix's number
             if name in self.gate.pause_at:
                 self.gate(name)  # step mode: the parent goes on, or kills it here
 

@@ -293,8 +293,12 @@ def died_as_planned(row: PointResult, first: WorkerReport, spec: ExploreSpec) ->
         why = worker_failure(first) or "it ran to its end this time"
         row.failure = f"it did not die after {row.op} {row.detail}: {why}"
         return False
-    trace = Trace(row.run_dir, "first")  # for the timeline: it had no time to say so itself
-    trace.note("kill", point=point_name(row.n), mode=spec.kill_mode, pid=first.pid)
+    # For the timeline: it had no time to say so itself; it died just after its last word.
+    last = read_trace(row.run_dir)[-1]["t_ns"]
+    trace = Trace(row.run_dir, "first")
+    point = {"n": row.n, "op": row.op, "detail": row.detail, "where": row.where}
+    trace.note("point", point=str(row.n), t_ns=last, **point)
+    trace.note("kill", point=point_name(row.n), mode=spec.kill_mode, t_ns=last)
     trace.close()
     return True
 
