@@ -232,3 +232,19 @@ def test_clean_leaves_the_folder_of_a_server_that_runs(tmp_path):
     assert not [n for n in done.removed if n.startswith("postgres-")]
     again = experiment.run_window("one_transaction", "committed", out=tmp_path / "b")
     assert again.outcome == "consistent"
+
+
+def test_issue_8039_on_postgres_a_delayed_put_writes_runs_a_finished_node_again(tmp_path):
+    """Killed as put() starts saving the checkpoint after b: with b's put_writes() delayed
+    (upstream's 'writes-delay'), nothing of b is saved, and recovery runs b, which had
+    finished, again. Without the delay (upstream: host-dependent) only that nothing failed."""
+    specs = [
+        DurabilitySpec(
+            "linear", "sync", 0, "checkpoint_after_b", checkpointer="postgres", writes_delay_ms=ms
+        )  # fmt: skip
+        for ms in (0, 80)
+    ]
+    prompt, delayed = run_trials(specs, trials=1, out=tmp_path / "m")
+    assert prompt.failure is None and prompt.killed_inside
+    assert delayed.failure is None and delayed.killed_inside and delayed.resumed
+    assert (delayed.checkpoints, delayed.writes, delayed.rerun_nodes) == (3, 0, ["b"])

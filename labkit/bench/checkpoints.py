@@ -15,6 +15,7 @@ import json
 import os
 import sqlite3
 import time
+from collections.abc import Callable
 
 from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.checkpoint.postgres import PostgresSaver
@@ -61,11 +62,14 @@ def open_saver(run_dir: str, slow_ms: int = 0, timeout: float = 5.0) -> SqliteSa
     return SlowSqliteSaver(conn, slow_ms) if slow_ms else SqliteSaver(conn)
 
 
-def open_checkpointer(job: dict) -> BaseCheckpointSaver:
+def open_checkpointer(
+    job: dict, on_put: Callable[[dict], None] | None = None
+) -> BaseCheckpointSaver:
     """The job's checkpointer, opened in this process: the run's SQLite file, or a
     PostgresSaver on the run's schema (`job["postgres_url"]`, `job["schema"]`). Either way every
-    put() waits `job["slow_ms"]` first (study 004's stand-in for a network), and every put()
-    and put_writes() is timed into puts.jsonl: the latency a lesson compares with 250 ms."""
+    put() waits `job["slow_ms"]` first (study 004's stand-in for a network) and every
+    put_writes() `job["writes_delay_ms"]` (issue #8039's race), every put() first calls
+    `on_put(metadata)` (a kill point), and both are timed into puts.jsonl."""
     if job.get("checkpointer", "sqlite") == "postgres":
         conn = connect(
             job["postgres_url"], job["schema"], prepare_threshold=0, row_factory=dict_row
@@ -73,21 +77,30 @@ def open_checkpointer(job: dict) -> BaseCheckpointSaver:
         saver: BaseCheckpointSaver = PostgresSaver(conn)
     else:
         saver = open_saver(job["run_dir"])
-    return timed(saver, job, job.get("slow_ms", 0) / 1000)
+    return timed(saver, job, on_put)
 
 
-def timed(saver: BaseCheckpointSaver, job: dict, delay_s: float) -> BaseCheckpointSaver:
-    """Time the saver's put and put_writes (instance attributes shadow its methods), each
-    line written after the call, so that the time taken to record it is not counted. A plain
-    write, not fsynced: a SIGKILL loses nothing written, and a put must not wait for a disk."""
+def timed(
+    saver: BaseCheckpointSaver, job: dict, on_put: Callable[[dict], None] | None
+) -> BaseCheckpointSaver:
+    """Delay and time the saver's put and put_writes (instance attributes shadow its
+    methods), each line written after the call, so that the time taken to record it is not
+    counted. A plain write, not fsynced: a SIGKILL loses nothing written, and a put must not
+    wait for a disk."""
     out = os.open(os.path.join(job["run_dir"], PUTS_FILE), os.O_WRONLY | os.O_APPEND | os.O_CREAT)
+    delays = {
+        "put": job.get("slow_ms", 0) / 1000,
+        "put_writes": job.get("writes_delay_ms", 0) / 1000,
+    }
     for name in ("put", "put_writes"):
         call = getattr(saver, name)
 
         def timed_call(*args, _call=call, _name=name, **kwargs):  # the saver's own signature
+            if _name == "put" and on_put:
+                on_put(args[2] if len(args) > 2 else kwargs["metadata"])
             started = time.perf_counter_ns()
-            if _name == "put" and delay_s:
-                time.sleep(delay_s)
+            if delays[_name]:
+                time.sleep(delays[_name])
             try:
                 return _call(*args, **kwargs)
             finally:

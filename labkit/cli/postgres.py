@@ -19,6 +19,7 @@ from labkit.studies.durability.experiment import (
     DURABILITY_MODES,
     GRAPHS,
     MAX_PUT_RUNS,
+    MAX_SLOW_MS,
     MAX_TRIALS,
 )
 from labkit.studies.postgres.spec import CRASH_POINTS, LOCKS, WINDOW_ORDERS
@@ -110,6 +111,22 @@ def register(commands: argparse._SubParsersAction) -> None:
     matrix.add_argument("--json", action="store_true", help="print a JSON list, one per trial")
     matrix.set_defaults(handler=cmd_durability)
 
+    rerun = commands.add_parser(
+        "pg-8039", help="LangGraph #8039: a delayed put_writes() runs a finished node again"
+    )
+    rerun.add_argument(
+        "--writes-delay-ms",
+        type=whole_number("writes-delay-ms", 1, MAX_SLOW_MS),
+        default=80,
+        help=f"delay every put_writes() by this many ms, 1 to {MAX_SLOW_MS} (default 80)",
+    )
+    rerun.add_argument(
+        "--trials", type=whole_number("trials", 1, MAX_TRIALS), default=2, help="(default 2)"
+    )
+    url_option(rerun)
+    rerun.add_argument("--json", action="store_true", help="print a JSON list, one per trial")
+    rerun.set_defaults(handler=cmd_8039)
+
     puts = commands.add_parser(
         "pg-puts", help="lesson 7: how long a checkpointer's put() really takes, against 250 ms"
     )
@@ -196,6 +213,24 @@ def cmd_durability(args: argparse.Namespace) -> None:
     from labkit.views.postgres import format_rows, matrix_columns, matrix_rows
 
     print(format_rows(matrix_columns(trials), matrix_rows(trials)))
+
+
+def cmd_8039(args: argparse.Namespace) -> None:
+    from labkit.studies.durability.experiment import DurabilitySpec, run_trials
+
+    specs = [
+        DurabilitySpec(
+            "linear", "sync", 0, "checkpoint_after_b", checkpointer="postgres", writes_delay_ms=ms
+        )
+        for ms in (0, args.writes_delay_ms)
+    ]
+    trials = run_trials(specs, args.trials, postgres_url=args.postgres_url)
+    if args.json:
+        print_json([t.summary() for t in trials])
+        return
+    from labkit.views.postgres import RERUN_COLUMNS, format_rows, rerun_rows
+
+    print(format_rows(RERUN_COLUMNS, rerun_rows(trials)))
 
 
 def cmd_puts(args: argparse.Namespace) -> None:

@@ -26,6 +26,7 @@ __all__ = [
     "CRASH_COLUMNS",
     "LATENCY_COLUMNS",
     "RACE_COLUMNS",
+    "RERUN_COLUMNS",
     "WINDOW_COLUMNS",
     "crash_rows",
     "format_rows",
@@ -34,12 +35,14 @@ __all__ = [
     "matrix_columns",
     "matrix_rows",
     "race_rows",
+    "rerun_rows",
     "rows_html",
     "setup_name",
     "show_crashes",
     "show_latencies",
     "show_matrix",
     "show_races",
+    "show_reruns",
     "show_timeline",
     "show_windows",
     "window_rows",
@@ -55,6 +58,7 @@ CRASH_COLUMNS = (
     "order-3 after restart",
     "rows after restart",
 )
+RERUN_COLUMNS = ("checkpointer", "put_writes() delay", "writes rows at the kill", "ran again")
 LATENCY_COLUMNS = ("checkpointer", "put() calls", "median ms", "p90 ms", "max ms", "vs 250 ms")
 WINDOWS = "a list of WindowResult (what run_window or window_sweep returns)"
 RACES = "a list of RaceResult (what run_race returns)"
@@ -151,6 +155,20 @@ def latency_rows(latencies: Mapping[str, Sequence[float]]) -> list[tuple]:
     return rows
 
 
+def rerun_rows(trials: Sequence[Trial]) -> list[tuple]:
+    """Issue #8039: per trial killed as put() starts saving the checkpoint after b, the node
+    writes saved by then, and which finished nodes ran again."""
+    return [
+        (
+            t.spec.checkpointer,
+            f"{t.spec.writes_delay_ms} ms",
+            "FAILED" if t.failure else t.writes,
+            t.failure or " ".join(t.rerun_nodes) or "nothing",
+        )
+        for t in check_items("trials", trials, Trial, TRIALS)
+    ]
+
+
 def format_rows(columns: Sequence[str], rows: Sequence[Sequence[object]]) -> str:
     """A table for a terminal."""
     return format_grid(columns, rows)
@@ -218,6 +236,10 @@ def show_crashes(results: Sequence[CrashResult]) -> None:
 
 def show_matrix(trials: Sequence[Trial]) -> None:
     show(rows_html(matrix_columns(trials), matrix_rows(trials)))
+
+
+def show_reruns(trials: Sequence[Trial]) -> None:
+    show(rows_html(RERUN_COLUMNS, rerun_rows(trials)))
 
 
 def show_latencies(latencies: Mapping[str, Sequence[float]]) -> None:

@@ -49,7 +49,9 @@ __all__ = [
 
 DURABILITY_MODES = ("sync", "async", "exit")  # LangGraph itself accepts any string here
 GRAPHS = ("linear", "parallel")
-KILL_MOMENTS = ("target_starts", "others_done")  # others_done: p3 waits for p1 and p2 (parallel)
+# others_done: p3 waits for p1 and p2 (parallel); checkpoint_after_b: as put() starts saving
+# the checkpoint that follows b (linear), issue #8039's moment: are b's writes saved yet?
+KILL_MOMENTS = ("target_starts", "others_done", "checkpoint_after_b")
 BASELINE_LINES = {"linear": 8, "parallel": 10}  # a clean run: start + end for every node
 MAX_TRIALS = 500  # per spec: a kill-and-recover trial takes about a second on a laptop
 MAX_SLOW_MS = 5000  # a put() this slow keeps a trial well inside its workers' 60 s timeout
@@ -74,6 +76,7 @@ class DurabilitySpec:
     timeout: float = 60.0
     start_mode: str = "fork"  # or "fresh": a new interpreter per worker (slow; benchmarks)
     checkpointer: str = "sqlite"  # or "postgres": PostgresSaver on a schema of the trial's own
+    writes_delay_ms: int = 0  # delay every put_writes() by this much (issue #8039's race)
 
     def __post_init__(self) -> None:
         check_choice("graph", self.graph, GRAPHS)
@@ -83,14 +86,19 @@ class DurabilitySpec:
         check_choice("start mode", self.start_mode, START_MODES)
         if self.kill_moment == "others_done" and self.graph != "parallel":
             raise LabError("kill moment 'others_done' needs the parallel graph (p1, p2 beside p3)")
+        if self.kill_moment == "checkpoint_after_b" and self.graph != "linear":
+            raise LabError("kill moment 'checkpoint_after_b' needs the linear graph (a, b, c, d)")
         # stored as plain int and float: the spec crosses to the trial server as JSON
         object.__setattr__(self, "slow_ms", check_int("slow_ms", self.slow_ms, 0, MAX_SLOW_MS))
+        delay = check_int("writes_delay_ms", self.writes_delay_ms, 0, MAX_SLOW_MS)
+        object.__setattr__(self, "writes_delay_ms", delay)
         object.__setattr__(self, "timeout", check_number("timeout", self.timeout, 0, MAX_TIMEOUT))
 
     def trial_folder(self, n: int) -> str:
         """The name of the folder of the spec's `n`th trial (from 1), inside the matrix's."""
         saver = "" if self.checkpointer == "sqlite" else f"{self.checkpointer}."
-        return f"{self.graph}.{self.mode}.{saver}{self.slow_ms}ms.{self.kill_moment}.{n}"
+        writes = f"writes{self.writes_delay_ms}ms." if self.writes_delay_ms else ""
+        return f"{self.graph}.{self.mode}.{saver}{self.slow_ms}ms.{writes}{self.kill_moment}.{n}"
 
     @property
     def job(self) -> dict:
@@ -100,6 +108,7 @@ class DurabilitySpec:
             "slow_ms": self.slow_ms,
             "kill_moment": self.kill_moment,
             "checkpointer": self.checkpointer,
+            "writes_delay_ms": self.writes_delay_ms,
         }
 
 

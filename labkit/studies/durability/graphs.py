@@ -31,12 +31,13 @@ from labkit.bench.gate import Gate, report
 from labkit.bench.ledger import Ledger
 from labkit.bench.trace import Trace
 
-__all__ = ["GRAPH_NODES", "TARGET_NODE", "clean_run", "describe", "first_run", "recover"]
+__all__ = ["AFTER_B", "GRAPH_NODES", "TARGET_NODE", "clean_run", "describe", "first_run", "recover"]
 
 NodeHook = Callable[[str], None]
 
 GRAPH_NODES = {"linear": ("a", "b", "c", "d"), "parallel": ("start", "p1", "p2", "p3", "join")}
 TARGET_NODE = {"linear": "c", "parallel": "p3"}
+AFTER_B = "put:step 2"  # the linear graph's put() of the checkpoint that follows b's step
 CONFIG = {"configurable": {"thread_id": "study-004"}}
 
 
@@ -104,9 +105,10 @@ def build(graph: str) -> CompiledStateGraph:
 SHAPES = {graph: build(graph) for graph in GRAPH_NODES}
 
 
-def compiled(job: dict) -> CompiledStateGraph:
-    """The job's graph on a checkpointer connection of this process (opened after the fork)."""
-    return with_saver(SHAPES[job["graph"]], open_checkpointer(job))
+def compiled(job: dict, on_put: Callable[[dict], None] | None = None) -> CompiledStateGraph:
+    """The job's graph on a checkpointer connection of this process (opened after the fork);
+    `on_put(metadata)` is called as each put() starts."""
+    return with_saver(SHAPES[job["graph"]], open_checkpointer(job, on_put))
 
 
 def warm_up() -> None:
@@ -140,9 +142,13 @@ def first_run(job: dict) -> None:
                 done[other].wait(timeout=30)
         gate(f"inside:{node}")
 
+    def saving(metadata: dict) -> None:  # in LangGraph's background thread: a kill point too
+        gate(f"put:step {metadata.get('step')}")
+
     hooks = RunContext(Ledger(job["run_dir"]), inside, ended=lambda node: done[node].set())
     config = thread_config(job)
-    result = compiled(job).invoke({"log": []}, config, durability=job["mode"], context=hooks)
+    graph = compiled(job, saving if job["kill_moment"] == "checkpoint_after_b" else None)
+    result = graph.invoke({"log": []}, config, durability=job["mode"], context=hooks)
     report(job, log=result["log"])
 
 

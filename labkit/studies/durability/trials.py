@@ -30,7 +30,7 @@ from labkit.studies.durability.experiment import (
     Progress,
     Trial,
 )
-from labkit.studies.durability.graphs import TARGET_NODE
+from labkit.studies.durability.graphs import AFTER_B, TARGET_NODE
 
 __all__ = ["clean_run", "describe_checkpoints", "run_trial", "run_trials"]
 
@@ -129,7 +129,7 @@ def kill_and_recover(spec: DurabilitySpec, run_dir: Path, saver: dict) -> Trial:
     A worker that did not do what was planned (an error, a timeout) makes the trial failed.
     Postgres rows are counted before recovery starts (there is no file to copy)."""
     target = TARGET_NODE[spec.graph]
-    point = f"inside:{target}"
+    point = AFTER_B if spec.kill_moment == "checkpoint_after_b" else f"inside:{target}"
     with worker(spec, run_dir, "first", "first_run", saver, pause_at=(point,)) as first:
         first.finish(kill_at=point)
     as_killed = keep_as_killed(run_dir)
@@ -146,7 +146,8 @@ def kill_and_recover(spec: DurabilitySpec, run_dir: Path, saver: dict) -> Trial:
         spec=spec,
         run_dir=str(run_dir),
         first_exit=first.proc.returncode,
-        killed_inside=(target, "start") in phases and (target, "end") not in phases,
+        killed_inside=first.killed_at == point
+        and (point == AFTER_B or ((target, "start") in phases and (target, "end") not in phases)),
         checkpoints=checkpoints,
         writes=writes,
         orphan_writes=orphans,
