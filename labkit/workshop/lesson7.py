@@ -12,8 +12,13 @@ import re
 from collections.abc import Callable
 
 from labkit.studies.postgres.experiment import run_crash, run_race, run_window
-from labkit.studies.postgres.spec import CRASH_POINTS, NO_KILL, RaceResult, WindowResult
-from labkit.studies.postgres.workers import LEARNER_FILE
+from labkit.studies.postgres.spec import (
+    CRASH_POINTS,
+    LEARNER_FILE,
+    NO_KILL,
+    RaceResult,
+    WindowResult,
+)
 from labkit.workshop.checks import (
     OWN_SOURCE_ONLY,
     Exercise,

@@ -14,6 +14,7 @@ from labkit.bench.errors import LabError, check_choice, described
 
 __all__ = [
     "CRASH_POINTS",
+    "LEARNER_FILE",
     "LOCKS",
     "NO_KILL",
     "OUTCOMES",
@@ -28,6 +29,7 @@ __all__ = [
 ]
 
 NO_KILL = "none"
+LEARNER_FILE = "<your step>"  # a reader's step's file name in a traceback (the judge finds it)
 # Each order: what it does, and its kill points in the order a run passes them.
 WINDOW_ORDERS = {
     "effect_first": (

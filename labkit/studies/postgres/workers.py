@@ -15,11 +15,11 @@ import psycopg
 from labkit.bench.gate import Gate, report
 from labkit.bench.postgres import connect
 from labkit.bench.trace import Trace
+from labkit.studies.postgres.spec import LEARNER_FILE
 from labkit.studies.postgres.stores import HOLD_LOCK, KEY, LOCAL_COMMIT, PAYLOAD, Session
 
-__all__ = ["LEARNER_FILE", "crash_client", "run_step"]
+__all__ = ["crash_client", "run_step"]
 
-LEARNER_FILE = "<your step>"  # a reader's step's file name in a traceback (the judge finds it)
 FORBIDDEN = ("BEGIN", "START", "COMMIT", "END", "ROLLBACK", "ABORT", "SAVEPOINT", "RELEASE")
 
 
