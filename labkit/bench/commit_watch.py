@@ -61,12 +61,15 @@ class CommitWatch:
         self._files = {name: read_file(path) for name, path in self._paths.items()}
         self._wal_seen: set[str] = set()
         self._committing: ConnectionState | None = None  # its COMMIT was the latest statement
+        self._ran = True  # a statement may have run since the files were last read
 
     def before_statement(self, sql: str, connection: ConnectionState) -> None:
         """SQLite is about to run `sql` on `connection`: report the commits made before it."""
         with self._lock:
             connection.attached = connection.attached or bool(ATTACH.match(sql))
-            self.observe()
+            if self._ran:  # else the files were read when the last statement's call returned
+                self.observe()
+            self._ran = True
             commits = connection.attached and COMMIT.match(sql)
             self._committing = connection if commits else None
             if self._locate is not None:  # this statement may be the next commit's
@@ -86,7 +89,7 @@ class CommitWatch:
                 self._paths.update(self.new_files())
             before = {name: self._files.get(name, b"") for name in self._paths}
             self._files = {n: read_file(p) for n, p in self._paths.items()}
-            self._committing = None
+            self._committing, self._ran = None, False
             for name, data in self._files.items():
                 if data[18:19] == b"\2" and name not in self._wal_seen:  # read version 2: WAL
                     self._wal_seen.add(name)
