@@ -22,7 +22,7 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import processes_mentioning
+from conftest import STDLIB, processes_mentioning, worker_imports
 
 from labkit.bench.errors import LabError
 from labkit.bench.snapshot import read_tables
@@ -240,6 +240,13 @@ def test_bad_input_is_one_line_and_status_2(tmp_path, args, says):
     assert done.returncode == 2, done.stderr
     assert done.stderr.count("\n") == 1 and says in done.stderr, done.stderr
     assert done.stdout == ""
+
+
+def test_a_steps_workers_and_the_kernels_side_import_only_the_standard_library():
+    step_worker = ("labkit.studies.explorer.worker", "labkit.studies.explorer.steps")
+    assert worker_imports(*step_worker) - {"labkit"} <= STDLIB
+    kernel = ("labkit.studies.explorer.replay", "labkit.studies.explorer.report")
+    assert "langgraph" not in worker_imports(*kernel)
 
 
 def test_bad_input_in_the_api_is_a_lab_error():

@@ -101,7 +101,7 @@ def kill_all_workers(under: Path | None = None) -> None:
 def first_to_end(workers: list[WorkerProcess]) -> WorkerProcess:
     """Block until one of `workers` has ended (its notify pipe reaches end-of-file) and return
     it, reaped; one past its timeout is killed and returned. A pause nobody planned for is let
-    go on, as `wait` does. For running several workers side by side, each as its own time."""
+    go on, as `wait` does. For several workers run side by side, each ending in its own time."""
     while True:
         waiting = min(w._time_left() for w in workers)
         ready, _, _ = select.select([w._notify for w in workers], [], [], waiting)
