@@ -300,3 +300,24 @@ def test_the_panel_shows_a_points_timeline_and_replays_it_in_step_mode():
     panel.recover_button.click()
     assert "duplicate" in panel.status.value and not panel.error_line.value, panel.error_line.value
     assert panel.session.closed and panel.session.worker.proc.returncode is not None
+
+
+CALLABLE = (
+    EMAIL_GRAPH.replace("graph = StateGraph", "shape = StateGraph")
+    + """
+def run(checkpointer, resume):
+    graph = shape.compile(checkpointer=checkpointer)
+    config = {{"configurable": {{"thread_id": "order-42"}}}}
+    graph.invoke(None if resume else INPUT, config, durability="sync")
+"""
+)
+
+
+def test_a_callable_with_a_checkpointer_recovers_its_own_way(tmp_path):
+    write(tmp_path, "flow.py", CALLABLE.format(key="", ignore=""))
+    found = explore(f"{tmp_path}/flow.py:run", kind="callable")
+    assert {p.op for p in found.points[1:]} == {"put", "put_writes", "commit"}
+    [sent] = [p for p in found.points if p.where == "flow.py:12"]
+    assert failing(found) == {sent.n: "duplicate"}, found.summary()
+    write(tmp_path, "flow.py", CALLABLE.format(key="PRIMARY KEY", ignore="OR IGNORE"))
+    assert explore(f"{tmp_path}/flow.py:run", kind="callable").green

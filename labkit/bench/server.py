@@ -42,6 +42,7 @@ PRELOAD = (
     "labkit.studies.leases.graph",
     "labkit.studies.explorer.worker",  # lesson 9's crash explorer: its graphs' workers
     "labkit.studies.explorer.graphs",
+    "labkit.studies.explorer.callables",
     "labkit.studies.durability.graphs:warm_up",
     "labkit.studies.postgres.workers",  # psycopg: lesson 7's workers connect to Postgres
     "labkit.studies.retries.warm:warm_up",

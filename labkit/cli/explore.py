@@ -3,6 +3,7 @@
     labkit explore my_step:step                      # a step(control, effect, gate), lesson 2's
     labkit explore my_graph:graph --kind graph       # a LangGraph graph, lessons 3 and 4's
     labkit explore my_graph:graph --kind graph --checker my_checks:one_ticket --json
+    labkit explore my_flow:run --kind callable       # run(checkpointer, resume): yours to recover
 
 The module is read from the current folder by its file alone (that folder joins no import
 path), and only in the explorer's workers. A Ctrl-C prints what was explored (status 130).
@@ -24,7 +25,12 @@ def register(commands: argparse._SubParsersAction) -> None:
         "explore", help="lesson 9: crash your own step or graph at every crash point, check each"
     )
     ex.add_argument("target", help="module:callable (a module of this folder, or of labkit)")
-    ex.add_argument("--kind", default="step", help="step (lesson 2's) or graph (LangGraph)")
+    ex.add_argument(
+        "--kind",
+        default="step",
+        help="step (lesson 2's step(control, effect, gate)), graph (LangGraph) or callable "
+        "(run(checkpointer, resume), your own recovery)",
+    )
     ex.add_argument(
         "--checker",
         help="module:function judging each state (default: every "

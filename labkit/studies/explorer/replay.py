@@ -59,7 +59,7 @@ UNWATCHED = {  # what the commit watch could not crash apart (bench.commit_watch
     "uncounted": lambda e: f"{' and '.join(e['files'])} changed without SQLite counting a commit",
     "together": lambda e: f"{e.get('commits')} commits to {' and '.join(e['files'])} seen at once",
 }
-SERVERS = {"step": "light", "graph": "trial"}  # a step's workers need no LangGraph
+SERVERS = {"step": "light", "graph": "trial", "callable": "trial"}  # a step's need no LangGraph
 LANES = 4  # crash states explored side by side: two per core of a workshop laptop, so that
 # one worker runs while the trial server forks the next (a fork holds the server a few ms)
 Progress = Callable[[int, int, PointResult], None]

@@ -22,7 +22,8 @@ if TYPE_CHECKING:  # pathlib is for the caller's side: a worker starts faster wi
 
 __all__ = ["KINDS", "READER_FILE", "lab_folder", "load", "name_target", "source_target"]
 
-KINDS = ("step", "graph")  # lesson 2's step(control, effect, gate), or a LangGraph graph
+# lesson 2's step(control, effect, gate); a LangGraph graph; run(checkpointer, resume)
+KINDS = ("step", "graph", "callable")
 READER_FILE = "<your code>"  # an answer given as source text, as a traceback names it
 DOTTED = re.compile(r"[A-Za-z_]\w*(\.[A-Za-z_]\w*)*\Z")
 

@@ -4,7 +4,8 @@
   (with the files' state at each), and check its end state too;
 - `first`: run it again and die at the planned crash point (SIGKILL, or `os._exit`);
 - `recovery`: as after a real restart (a new parent, clocks a day later: `bench.restart`),
-  read what the kill left, recover (study 000's rule for a step, `invoke(None)` for a graph),
+  read what the kill left, recover (study 000's rule for a step, `invoke(None)` for a graph,
+  the callable itself with resume=True),
   read it again, and let the checker judge.
 
 What it saw goes into `<role>.json` (`gate.report`); the reader's errors go to stderr, as in
@@ -24,7 +25,11 @@ from labkit.studies.explorer.target import load
 
 __all__ = ["run"]
 
-WORLDS = {"step": "labkit.studies.explorer.steps", "graph": "labkit.studies.explorer.graphs"}
+WORLDS = {
+    "step": "labkit.studies.explorer.steps",
+    "graph": "labkit.studies.explorer.graphs",
+    "callable": "labkit.studies.explorer.callables",
+}
 
 
 def run(job: dict) -> None:
