@@ -272,3 +272,17 @@ def test_the_command_line_and_lesson_7_import_neither_psycopg_nor_langgraph():
     )
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
     assert done.stdout.strip() == "[]"
+
+
+def test_the_crash_panel_runs_a_crash_off_the_kernels_thread_and_shows_what_survived():
+    from labkit.views.postgres_panel import ServerCrashPanel
+
+    panel = ServerCrashPanel()
+    panel.point.value = "commit_flushed"
+    assert "flushed to the WAL" in panel.meaning.value
+    panel.click()
+    assert panel.run_button.disabled  # while the crash runs
+    panel.job.wait()
+    assert panel.error is None and panel.result.in_flight_survived
+    assert "SURVIVED" in panel.output.value and "redo done" in panel.output.value
+    assert not panel.run_button.disabled
