@@ -57,7 +57,8 @@ def test_a_committed_row_survives_a_sigkill_of_every_server_process_and_an_open_
     assert "automatic recovery in progress" in own_server.log.read_text()
 
 
-def test_the_server_gets_an_immediate_shutdown_when_its_parent_is_sigkilled(tmp_path):
+@pytest.mark.parametrize("as_on_macos", ["0", "1"])  # prctl, or the watcher macOS needs
+def test_the_server_gets_an_immediate_shutdown_when_its_parent_is_sigkilled(tmp_path, as_on_macos):
     code = f"""
         import os, signal
         from pathlib import Path
@@ -65,7 +66,8 @@ def test_the_server_gets_an_immediate_shutdown_when_its_parent_is_sigkilled(tmp_
         LocalServer(Path({str(tmp_path)!r})).start()
         os.kill(os.getpid(), signal.SIGKILL)
     """
-    parent = subprocess.run([sys.executable, "-c", textwrap.dedent(code)], timeout=60)
+    env = {**os.environ, "LABKIT_AS_ON_MACOS": as_on_macos}
+    parent = subprocess.run([sys.executable, "-c", textwrap.dedent(code)], env=env, timeout=60)
     assert parent.returncode == -9
     assert gone_within(str(tmp_path)) == []
     assert "received immediate shutdown request" in (tmp_path / "server.log").read_text()

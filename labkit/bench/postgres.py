@@ -44,6 +44,7 @@ from labkit.bench.folders import (
     remove_run_dir,
 )
 from labkit.bench.launcher import isolated_python
+from labkit.bench.portable import LINUX
 
 __all__ = [
     "ENV_URL",
@@ -69,12 +70,17 @@ CLONE_NEWUSER = 0x10000000
 NO_NAMESPACE = "no user namespace"
 WHAT_TO_DO = f"or point the lab at a server of yours with {ENV_URL} (or --postgres-url)"
 
+WATCH_EVERY = 0.1  # seconds between two looks at the parent, where Linux's prctl is missing
+
 # Runs as the server (and initdb) starts, in a fresh interpreter: a user namespace if we are
-# root, then "die when my parent dies", then the program itself. The death signal is set last:
-# a change of credentials would clear it.
+# root, then "die when my parent dies", then the program itself. On Linux that is prctl's
+# death signal, set last (a change of credentials would clear it); elsewhere a watcher, forked
+# twice so that the server never sees it as a child of its own, looks at the parent every
+# WATCH_EVERY seconds and sends the server SIGQUIT once it has gone.
 LAUNCH = f"""
-import ctypes, os, signal, sys
-parent, as_nobody, program = int(sys.argv[1]), sys.argv[2] == "1", sys.argv[3:]
+import ctypes, os, signal, sys, time
+parent, as_nobody, linux = int(sys.argv[1]), sys.argv[2] == "1", sys.argv[3] == "1"
+program = sys.argv[4:]
 libc = ctypes.CDLL(None, use_errno=True)
 if as_nobody:
     if libc.unshare({CLONE_NEWUSER}) != 0:
@@ -83,7 +89,27 @@ if as_nobody:
     for name, text in maps:
         with open("/proc/self/" + name, "w") as f:
             f.write(text)
-libc.prctl(1, signal.SIGQUIT)
+def alive(pid):
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return True
+server = os.getpid()  # after execv below: the server itself
+if linux:
+    libc.prctl(1, signal.SIGQUIT)
+else:
+    middle = os.fork()
+    if middle == 0:
+        if os.fork() == 0:  # the watcher
+            os.closerange(0, 1024)
+            while alive(server):
+                if not alive(parent):
+                    os.kill(server, signal.SIGQUIT)
+                    break
+                time.sleep({WATCH_EVERY})
+        os._exit(0)
+    os.waitpid(middle, 0)
 if os.getppid() != parent:
     sys.exit(0)
 os.execv(program[0], program)
@@ -104,7 +130,8 @@ def binaries() -> Path:
 def launch(program: list[str], **popen: object) -> subprocess.Popen:
     """Start one of PostgreSQL's programs through LAUNCH, in a session of its own."""
     as_nobody = "1" if os.geteuid() == 0 else "0"
-    command = isolated_python("-c", LAUNCH, str(os.getpid()), as_nobody, *program)
+    linux = "1" if LINUX else "0"
+    command = isolated_python("-c", LAUNCH, str(os.getpid()), as_nobody, linux, *program)
     return subprocess.Popen(command, stdin=subprocess.DEVNULL, start_new_session=True, **popen)
 
 
@@ -285,21 +312,32 @@ def kill_and_reap(process: subprocess.Popen) -> None:
     process.wait()
 
 
-def children_of(pid: int) -> list[int]:
-    """The live processes whose parent is `pid`, from /proc."""
-    found = []
-    for stat in Path("/proc").glob("[0-9]*/stat"):
-        with contextlib.suppress(OSError, IndexError, ValueError):
-            if int(stat.read_text().rsplit(")", 1)[1].split()[1]) == pid:
-                found.append(int(stat.parent.name))
+def processes() -> dict[int, tuple[int, str]]:
+    """Every process: pid → (its parent's pid, its state letter); from /proc on Linux, from
+    `ps` elsewhere (macOS has no /proc)."""
+    found = {}
+    if LINUX:
+        for stat in Path("/proc").glob("[0-9]*/stat"):
+            with contextlib.suppress(OSError, IndexError, ValueError):
+                state, parent = stat.read_text().rsplit(")", 1)[1].split()[:2]
+                found[int(stat.parent.name)] = (int(parent), state)
+        return found
+    listed = subprocess.run(["ps", "-A", "-o", "pid=,ppid=,stat="], capture_output=True, text=True)
+    for line in listed.stdout.splitlines():
+        pid, parent, state = line.split()[:3]
+        found[int(pid)] = (int(parent), state[0])
     return found
 
 
+def children_of(pid: int) -> list[int]:
+    """The live processes whose parent is `pid`."""
+    return [child for child, (parent, _) in processes().items() if parent == pid]
+
+
 def is_zombie(pid: int) -> bool:
-    try:
-        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] == "Z"
-    except (OSError, IndexError):
-        return True
+    """True if `pid` has ended: gone, or a zombie waiting to be reaped."""
+    parent_and_state = processes().get(pid)
+    return parent_and_state is None or parent_and_state[1] == "Z"
 
 
 def postgres_url(host: str, port: int, database: str = "postgres") -> str:
