@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import socket
 import subprocess
 import sys
 import textwrap
@@ -288,3 +289,24 @@ def test_the_crash_panel_runs_a_crash_off_the_kernels_thread_and_shows_what_surv
     assert panel.error is None and panel.result.in_flight_survived
     assert "SURVIVED" in panel.output.value and "redo done" in panel.output.value
     assert not panel.run_button.disabled
+
+
+def test_a_folder_too_deep_for_a_socket_gets_127_0_0_1_and_a_taken_port_is_one_line(
+    tmp_path, monkeypatch
+):
+    deep = tmp_path / ("d" * 100)
+    deep.mkdir()
+    server = postgres.LocalServer(deep)
+    try:
+        url = server.start()
+        assert url.startswith("postgresql://postgres@127.0.0.1:")
+        assert postgres.connect(url).execute("SHOW listen_addresses").fetchone() == ("127.0.0.1",)
+    finally:
+        server.stop()
+    with socket.socket() as taken:  # every port the server is offered is in use already
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        monkeypatch.setattr(server, "address", lambda: ("127.0.0.1", taken.getsockname()[1]))
+        with pytest.raises(LabError, match="found no free port on 127.0.0.1 .*point the lab"):
+            server.start()
+    assert processes_mentioning(str(deep)) == []
