@@ -56,6 +56,8 @@ def test_a_committed_row_survives_a_sigkill_of_every_server_process_and_an_open_
     rows = postgres.connect(own_server.url).execute("SELECT n FROM kept").fetchall()
     assert rows == [(1,)]
     assert "automatic recovery in progress" in own_server.log.read_text()
+    shown = postgres.connect(own_server.url).execute("SHOW dynamic_shared_memory_type")
+    assert shown.fetchone() == ("mmap",)  # its segments in the data folder, not in /dev/shm
 
 
 @pytest.mark.parametrize("as_on_macos", ["0", "1"])  # prctl, or the watcher macOS needs

@@ -235,6 +235,9 @@ class LocalServer:
             "unix_socket_directories": host if on_socket else "",
             "port": str(port),
             "fsync": "on",  # the crash lesson reads what survives: keep what Postgres promises
+            # its shared memory segments as files in the data folder (pg_dynshmem), not in
+            # /dev/shm: nothing of the lab's lives outside the runs home, even after a SIGKILL
+            "dynamic_shared_memory_type": "mmap",
             **self.settings,
         }
         program = [str(binaries() / "postgres"), "-D", str(self.data)]
