@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
+import shutil
 import socket
 import subprocess
 import sys
@@ -312,3 +314,32 @@ def test_a_folder_too_deep_for_a_socket_gets_127_0_0_1_and_a_taken_port_is_one_l
         with pytest.raises(LabError, match="found no free port on 127.0.0.1 .*point the lab"):
             server.start()
     assert processes_mentioning(str(deep)) == []
+
+
+def test_a_full_disk_at_initdb_is_one_line_and_leaves_no_process(tmp_path):
+    """initdb on a 2 MB tmpfs (mounted in a mount namespace of its own, gone with it)."""
+    if os.geteuid() != 0 or not shutil.which("unshare"):
+        pytest.skip("needs root and unshare to mount a small tmpfs")
+    code = (
+        "from pathlib import Path; from labkit.bench import postgres; "
+        "from labkit.bench.errors import LabError\n"
+        f"try:\n    postgres.LocalServer(Path({str(tmp_path)!r})).start()\n"
+        "except LabError as error:\n    print(error)"
+    )
+    python = shlex.join([sys.executable, "-c", code])
+    done = subprocess.run(
+        [
+            "unshare",
+            "-m",
+            "sh",
+            "-c",
+            f"mount -t tmpfs -o size=2m tmpfs {tmp_path} || exit 97\ncd {os.getcwd()} && {python}",
+        ],  # fmt: skip
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    if done.returncode == 97:
+        pytest.skip("this machine does not let us mount a tmpfs")
+    assert "No space left on device; check that TMPDIR has room" in done.stdout, done.stderr
+    assert processes_mentioning(str(tmp_path)) == []

@@ -217,7 +217,7 @@ class LocalServer:
                 )
             raise LabError(
                 f"labkit could not set up its Postgres server in {self.folder}: {problem}; "
-                f"check that TMPDIR has room (about 40 MB) and is yours, {WHAT_TO_DO}"
+                f"check that TMPDIR has room (about 30 MB) and is yours, {WHAT_TO_DO}"
             )
 
     def address(self) -> tuple[str, int]:
