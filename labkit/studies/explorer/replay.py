@@ -48,7 +48,7 @@ from labkit.studies.explorer.report import (
 from labkit.studies.explorer.steps import FILES
 from labkit.studies.explorer.target import KINDS, name_target
 
-__all__ = ["DURABILITY_MODES", "ExploreSpec", "explore", "explore_in"]
+__all__ = ["DURABILITY_MODES", "ExploreSpec", "explore", "explore_in", "explore_spec"]
 
 ENTRY = "labkit.studies.explorer.worker:run"
 DURABILITY_MODES = ("sync", "async", "exit")
@@ -89,9 +89,9 @@ class ExploreSpec:
 
 
 def explore(
-    target: str | dict,
+    target: str,
     kind: str = "step",
-    checker: str | dict | None = None,
+    checker: str | None = None,
     durability: str = "sync",
     one_file: bool = False,
     kill_mode: str = "sigkill",
@@ -105,9 +105,9 @@ def explore(
     if not isinstance(one_file, bool):
         raise LabError(f"one_file must be True or False, not {one_file!r}")
     spec = ExploreSpec(
-        target if isinstance(target, dict) else name_target(target),
+        name_target(target),
         kind,
-        checker if isinstance(checker, dict | None) else name_target(checker, "checker"),
+        None if checker is None else name_target(checker, "checker"),
         durability,
         "one" if one_file else "two",
         kill_mode,
@@ -121,7 +121,7 @@ def explore(
 
 
 def explore_spec(spec: ExploreSpec, folder: Path, progress: Progress | None = None) -> Exploration:
-    """Explore in the trial server, into `folder` (made already); a Ctrl-C there stops it."""
+    """Explore in the server for its kind, into `folder` (made already); a Ctrl-C stops it."""
     relay = (
         (lambda done, total, row: progress(done, total, PointResult(**row))) if progress else None
     )
@@ -129,7 +129,7 @@ def explore_spec(spec: ExploreSpec, folder: Path, progress: Progress | None = No
         found = server.call_on(
             SERVERS[spec.kind],
             "labkit.studies.explorer.replay:explore_in",
-            relay if progress else None,
+            relay,
             folder=str(folder),
             spec=asdict(spec),
         )
@@ -175,12 +175,13 @@ def explore_in(folder: str, spec: dict, progress: Progress | None = None) -> dic
     if is_checker_error(clean_row):
         exploration.stopped = clean_row.failure
     explored = [] if exploration.stopped else list(firsts.values())
-    for row in replayed(Path(folder), spec, explored, record["state"]):
-        rows.append(row)
-        note(folder, row, progress, len(rows) - 1, len(firsts))
-        if is_checker_error(row):
-            exploration.stopped = row.failure
-            break  # the workers still running are killed and reaped on the way out
+    with contextlib.closing(replayed(Path(folder), spec, explored, record["state"])) as done:
+        for row in done:
+            rows.append(row)
+            note(folder, row, progress, len(rows) - 1, len(firsts))
+            if is_checker_error(row):
+                exploration.stopped = row.failure
+                break  # closing it kills and reaps the workers still running
     by_n = {row.n: row for row in rows}
     rows += [
         same_state(point, spec, by_n[point["same_as"]])
