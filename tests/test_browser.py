@@ -207,7 +207,7 @@ def test_lesson_4_the_24_kill_matrix_from_the_widgets(lab_url, page, shot_on_fai
     panel = run_all(page, lab_url, lesson, ".labkit-durability-panel")
     started = time.perf_counter()
     panel.locator("button:has-text('Run trials')").click()
-    panel.locator("text=24/24").wait_for(timeout=120_000)
+    panel.locator("text=Done: 24 kills").wait_for(timeout=120_000)  # the job's last line
     page.wait_for_function(  # the distribution plot has arrived and is drawn
         "el => el.complete && el.naturalWidth > 0",
         arg=panel.locator(".labkit-distribution").element_handle(),
