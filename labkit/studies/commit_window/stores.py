@@ -2,8 +2,8 @@
 
 `control.db` holds the workflow checkpoint (`progress.done`); `effect.db` holds the business
 effect (`receipts`). The `atomic` order keeps both tables in `control.db`. Every write runs in
-an explicit transaction whose begin and commit go into the trace, with the rows written, so a
-timeline can show what each file held at any moment. Worker-side: standard library only.
+a traced transaction (`bench.store`), so a timeline can show what each file held at any moment.
+Worker-side: standard library only.
 """
 
 from __future__ import annotations
@@ -11,15 +11,13 @@ from __future__ import annotations
 import os
 import sqlite3
 
+from labkit.bench.store import TracedStore
 from labkit.bench.tickets import PayloadConflict
-from labkit.bench.trace import Trace
 
 __all__ = [
     "KEY",
     "PAYLOAD",
-    "PayloadConflict",
     "Store",
-    "connect",
     "create_files",
 ]
 
@@ -36,13 +34,6 @@ CREATE TABLE receipts(id INTEGER PRIMARY KEY, op_key TEXT NOT NULL, payload TEXT
 UNIQUE_KEY = "CREATE UNIQUE INDEX receipt_key ON receipts(op_key);"
 
 
-def connect(path: str | os.PathLike) -> sqlite3.Connection:
-    """A connection in autocommit mode, so that every transaction is one we opened ourselves."""
-    db = sqlite3.connect(path, isolation_level=None)
-    db.execute("PRAGMA synchronous=FULL")
-    return db
-
-
 def create_files(run_dir: str | os.PathLike, files: tuple[str, ...], unique_key: bool) -> None:
     """Fresh files for a run: `progress` in control.db, `receipts` in the last file."""
     for name in files:
@@ -55,29 +46,9 @@ def create_files(run_dir: str | os.PathLike, files: tuple[str, ...], unique_key:
         db.close()
 
 
-class Store:
-    """One SQLite file as a worker sees it; `with store:` is one traced transaction."""
-
-    def __init__(self, run_dir: str, name: str, trace: Trace) -> None:
-        self.name = name
-        self.db = connect(os.path.join(run_dir, name))
-        self._trace = trace
-        self._writes: list[dict] = []
-
-    def __enter__(self) -> Store:
-        self.db.execute("BEGIN IMMEDIATE")
-        self._trace.event("begin", file=self.name)
-        self._writes = []
-        return self
-
-    def __exit__(self, error_type: type | None, *_: object) -> None:
-        """COMMIT, or ROLLBACK if the block raised (the exception goes on)."""
-        if error_type is None:
-            self.db.execute("COMMIT")
-            self._trace.event("commit", file=self.name, writes=self._writes)
-        else:
-            self.db.execute("ROLLBACK")
-            self._trace.event("rollback", file=self.name, error=error_type.__name__)
+class Store(TracedStore):
+    """control.db or effect.db as study 000's worker sees it; `with store:` is one traced
+    transaction (`bench.store`)."""
 
     def is_done(self) -> bool:
         return self.db.execute("SELECT done FROM progress WHERE id=1").fetchone()[0] == 1
@@ -85,7 +56,7 @@ class Store:
     def mark_done(self) -> None:
         """The workflow checkpoint: this step is finished."""
         self.db.execute("UPDATE progress SET done=1 WHERE id=1")
-        self._writes.append({"table": "progress", "op": "update", "row": {"id": 1, "done": 1}})
+        self.wrote("progress", "update", {"id": 1, "done": 1})
 
     def add_receipt(self, key: str, payload: str) -> int:
         """The business effect, as a receiver without deduplication takes it: always a new row."""
@@ -93,7 +64,7 @@ class Store:
             "INSERT INTO receipts(op_key, payload) VALUES(?, ?)", (key, payload)
         )
         row = {"id": cursor.lastrowid, "op_key": key, "payload": payload}
-        self._writes.append({"table": "receipts", "op": "insert", "row": row})
+        self.wrote("receipts", "insert", row)
         return cursor.lastrowid
 
     def add_receipt_once(self, key: str, payload: str) -> int:
@@ -108,6 +79,3 @@ class Store:
         if saved_payload != payload:
             raise PayloadConflict(f"key {key!r} already holds {saved_payload!r}, not {payload!r}")
         return receipt_id
-
-    def close(self) -> None:
-        self.db.close()

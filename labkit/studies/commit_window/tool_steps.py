@@ -18,8 +18,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from labkit.bench.gate import Gate
+from labkit.bench.store import connect
 from labkit.bench.trace import Trace
-from labkit.studies.commit_window.stores import KEY, PAYLOAD, Store, connect
+from labkit.studies.commit_window.stores import KEY, PAYLOAD, Store
 
 __all__ = ["JOBS", "QUEUE_FILE", "TOOL_STEPS", "ToolStep", "create_queue", "reconcile", "run"]
 

@@ -5,7 +5,7 @@
 message `sent` there once the consumer has answered. `consumer.db` is the subscriber's: what a
 message made happen (`effects`) and, for a consumer that deduplicates, the messages it has
 taken in (`inbox`, UNIQUE(subscriber, message_id)), written in one transaction with the effect.
-Every transaction is a traced `Store` (commit_window.stores). Worker-side: standard library only.
+Every transaction is traced (`bench.store`). Worker-side: standard library only.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from __future__ import annotations
 import os
 import sqlite3
 
-from labkit.studies.commit_window.stores import Store
+from labkit.bench.store import TracedStore
 
 __all__ = [
     "BUSINESS_FILE",
@@ -55,7 +55,7 @@ def create_files(run_dir: str | os.PathLike) -> None:
         db.close()
 
 
-class BusinessStore(Store):
+class BusinessStore(TracedStore):
     """business.db: orders and their outbox; `with store:` is one traced transaction."""
 
     def add_order(self, order_key: str, item: str) -> int:
@@ -64,7 +64,7 @@ class BusinessStore(Store):
             "INSERT INTO orders(order_key, item) VALUES(?, ?)", (order_key, item)
         )
         row = {"id": cursor.lastrowid, "order_key": order_key, "item": item}
-        self._writes.append({"table": "orders", "op": "insert", "row": row})
+        self.wrote("orders", "insert", row)
         return cursor.lastrowid
 
     def add_message(self, message_id: str, payload: str) -> bool:
@@ -75,7 +75,7 @@ class BusinessStore(Store):
         )
         if cursor.rowcount == 1:
             row = {"id": cursor.lastrowid, "message_id": message_id, "payload": payload, "sent": 0}
-            self._writes.append({"table": "outbox", "op": "insert", "row": row})
+            self.wrote("outbox", "insert", row)
         return cursor.rowcount == 1
 
     def unsent(self) -> list[tuple[int, str, str]]:
@@ -86,12 +86,10 @@ class BusinessStore(Store):
 
     def mark_sent(self, outbox_id: int) -> None:
         self.db.execute("UPDATE outbox SET sent=1 WHERE id=?", (outbox_id,))
-        self._writes.append(
-            {"table": "outbox", "op": "update", "row": {"id": outbox_id, "sent": 1}}
-        )
+        self.wrote("outbox", "update", {"id": outbox_id, "sent": 1})
 
 
-class ConsumerStore(Store):
+class ConsumerStore(TracedStore):
     """consumer.db: the effects of messages, and the inbox of the ones taken in."""
 
     def take_in(self, subscriber: str, message_id: str) -> bool:
@@ -102,7 +100,7 @@ class ConsumerStore(Store):
         )
         if cursor.rowcount == 1:
             row = {"id": cursor.lastrowid, "subscriber": subscriber, "message_id": message_id}
-            self._writes.append({"table": "inbox", "op": "insert", "row": row})
+            self.wrote("inbox", "insert", row)
         return cursor.rowcount == 1
 
     def apply(self, message_id: str, payload: str) -> None:
@@ -111,4 +109,4 @@ class ConsumerStore(Store):
             "INSERT INTO effects(message_id, payload) VALUES(?, ?)", (message_id, payload)
         )
         row = {"id": cursor.lastrowid, "message_id": message_id, "payload": payload}
-        self._writes.append({"table": "effects", "op": "insert", "row": row})
+        self.wrote("effects", "insert", row)
