@@ -16,6 +16,7 @@ import contextlib
 import hashlib
 import json
 import os
+import shutil
 import signal
 import sqlite3
 import sys
@@ -30,6 +31,7 @@ from labkit.bench.trace import TRACE_FILE, Trace
 __all__ = [
     "KILL_MODES",
     "CrashPoints",
+    "point_folder",
     "point_name",
     "read_state",
     "skip_disk_waits",
@@ -47,18 +49,34 @@ def point_name(n: int) -> str:
     return f"crash point {n}"
 
 
+def point_folder(exploration: str, n: int) -> str:
+    """The run folder of crash point `n` in an exploration's folder."""
+    return os.path.join(exploration, f"point-{n:03d}")
+
+
 class CrashPoints:
     """Numbers the crash points a worker passes; at its planned one, the worker dies.
 
     A point is planned by what it is, not by its number: its operation, its detail and which
     time it comes (`nth`). Where LangGraph saves in a background thread, two points can come in
-    either order from one run to the next; the plan still kills at the same operation."""
+    either order from one run to the next; the plan still kills at the same operation.
+
+    Recording with `fork_to` (an exploration's folder), the worker also crashes itself at the
+    first point of each new crash state without a second run to it: it forks there, the fork
+    dies at once (SIGKILL or `os._exit`, as a planned kill), and the files it leaves are copied
+    into the point's own folder for the recovery, before the recording goes on. The fork is a
+    process that ran the code to the point (its parent's past is its own) and is killed there;
+    a kill changes no file, so what it leaves is the files as they are. Only a process with one
+    thread forks: another thread could write while the files are copied (such a point is
+    replayed by a worker that runs to it instead)."""
 
     def __init__(self, job: dict, trace: Trace, reader_files: Iterable[str]) -> None:
         self.run_dir, self.trace = job["run_dir"], trace
         self.plan, self.kill_mode = job.get("crash_at"), job.get("kill_mode", "sigkill")
         self.gate = Gate(trace, job)  # step mode: pause at each point for the parent
         self.recording = job["role"] == "record"
+        self.fork_to = job.get("fork_to") if self.recording else None
+        self.forked: set[str] = set()  # the crash states a fork was killed in already
         self.reader_files = set(reader_files)
         self.count = 0
         self.armed = False  # set-up (the files' tables, the nodes' context) is no crash point
@@ -85,6 +103,9 @@ class CrashPoints:
                 with hold or contextlib.nullcontext():
                     fields["state"] = state_digest(self.run_dir)
             self.trace.note("point", point=str(self.count), **fields)  # the matrix's number
+            if self.fork_to and fields["state"] not in self.forked and self.alone():
+                self.forked.add(fields["state"])
+                self.crash_a_fork(self.count)
             if name in self.gate.pause_at:
                 self.gate(name)  # step mode: the parent goes on, or kills it here
 
@@ -99,6 +120,26 @@ class CrashPoints:
         if self.kill_mode == "exit":
             os._exit(EXIT_CODE)
         os.kill(os.getpid(), signal.SIGKILL)
+
+    def alone(self) -> bool:
+        return threading.active_count() == 1
+
+    def crash_a_fork(self, n: int) -> None:
+        """Fork here and let the fork die at once; copy what it leaves to point `n`'s folder,
+        with the trace as that process knew it (its part of the timeline: "first")."""
+        sys.stdout.flush()  # nothing buffered may be written twice, once by each process
+        sys.stderr.flush()
+        child = os.fork()
+        if child == 0:
+            self.die()
+        code = os.waitstatus_to_exitcode(os.waitpid(child, 0)[1])
+        folder = point_folder(self.fork_to, n)
+        os.mkdir(folder)
+        copy_files(self.run_dir, folder)
+        trace = Trace(folder, "first")
+        trace.note("kill", point=point_name(n), pid=child, mode=self.kill_mode, code=code)
+        trace.close()
+        self.trace.note("forked", n=n, pid=child, code=code)
 
     def locate(self) -> str | None:
         """The innermost line of the reader's code on this thread's stack, as file:line."""
@@ -171,6 +212,29 @@ def run_file(fd: object, run_dir: str) -> str | None:
     except OSError:
         return None
     return path if os.path.dirname(path) == os.path.realpath(run_dir) else None
+
+
+def copy_files(run_dir: str, folder: str) -> None:
+    """Every file of the run as it is now (a journal too: it is the state) into `folder`, and
+    the trace with its worker's events said to be the first worker's."""
+    for name in os.listdir(run_dir):
+        path = os.path.join(run_dir, name)
+        if name == TRACE_FILE:
+            with open(path, "rb") as trace:
+                events = trace.read().replace(b'"role": "record"', b'"role": "first"')
+            with open(os.path.join(folder, name), "wb") as copy:
+                copy.write(events)
+        elif lab_file(name):
+            continue
+        elif os.path.isdir(path):
+            shutil.copytree(path, os.path.join(folder, name))
+        else:
+            shutil.copyfile(path, os.path.join(folder, name))
+
+
+def lab_file(name: str) -> bool:
+    """A file of the lab's own in a run folder: a folder's marker, a worker's output."""
+    return name.startswith(".") or name.endswith((".stdout", ".stderr", ".json"))
 
 
 def read_state(run_dir: str) -> dict:

@@ -1,11 +1,14 @@
 """The crash explorer: run the reader's code once, then crash it at every crash point it passed.
 
 Record: a worker runs the code without a crash and numbers every crash point (`record.py`),
-with the state of the files at each. Replay: for each distinct crash state, one worker runs to
-its first point and is killed there, and a fresh worker recovers and lets the checker judge
-(`worker.py`); points whose crash states are equal are explored once and counted. Report: a
-row per point (`report.py`), written to the exploration's folder as it goes, so a Ctrl-C or a
-checker that raises still leaves, and returns, what was explored.
+with the state of the files at each. Replay: for each distinct crash state, a process that ran
+the code to its first point is killed there, and a fresh worker recovers and lets the checker
+judge (`worker.py`); points whose crash states are equal are explored once and counted. For a
+step, that process is a fork the recording makes at the point (so no step runs twice to get
+there); for a graph, whose saves run in threads a fork would not take along, it is a worker
+that runs the graph again to the point. Report: a row per point (`report.py`), written to the
+exploration's folder as it goes, so a Ctrl-C or a checker that raises still leaves, and
+returns, what was explored.
 
 A server of the bench runs the whole exploration (`explore_in`) and reports each row as it
 goes: the trial server for a graph, the light one (no LangGraph: its forks are cheaper still)
@@ -38,7 +41,7 @@ from labkit.bench.folders import keep_json, new_run_dir, release_run_dir
 from labkit.bench.gate import EXIT_CODE
 from labkit.bench.launcher import WorkerProcess, WorkerReport, first_to_end, read_report
 from labkit.bench.trace import Trace, read_trace
-from labkit.studies.explorer.record import KILL_MODES, point_name
+from labkit.studies.explorer.record import KILL_MODES, point_folder, point_name
 from labkit.studies.explorer.report import (
     EXPLORED_FILE,
     Exploration,
@@ -60,6 +63,7 @@ UNWATCHED = {  # what the commit watch could not crash apart (bench.commit_watch
     "together": lambda e: f"{e.get('commits')} commits to {' and '.join(e['files'])} seen at once",
 }
 SERVERS = {"step": "light", "graph": "trial", "callable": "trial"}  # a step's need no LangGraph
+FORKED = ("step",)  # the kinds whose recording forks a process to kill at each crash state
 LANES = 4  # crash states explored side by side: two per core of a workshop laptop, so that
 # one worker runs while the trial server forks the next (a fork holds the server a few ms)
 Progress = Callable[[int, int, PointResult], None]
@@ -169,6 +173,7 @@ def explore_in(folder: str, spec: dict, progress: Progress | None = None) -> dic
     for point in record["points"]:
         first = firsts.setdefault(point.pop("state"), point)
         point["same_as"] = None if first is point else first["n"]
+        point["forked"] = record["forked"].get(point["n"])  # how its fork died, if it forked
     exploration.crash_points, exploration.crash_states = len(record["points"]), len(firsts)
     rows = [clean_row]
     note(folder, clean_row, progress, 0, len(firsts))
@@ -210,7 +215,7 @@ def recording(folder: Path, spec: ExploreSpec) -> dict:
     """Run the code once without a crash; its crash points (in order) and its end state."""
     run_dir = folder / "record"
     run_dir.mkdir()
-    job = spec.job(point=None, clean=None)
+    job = spec.job(point=None, clean=None, fork_to=str(folder) if spec.kind in FORKED else None)
     ended = run_workers({0: run_dir}, "record", {0: job}, spec)[0]
     if ended.exit_code != 0 or ended.timed_out:
         why = worker_failure(ended) or f"it exited {ended.exit_code}"
@@ -224,8 +229,15 @@ def recording(folder: Path, spec: ExploreSpec) -> dict:
     unwatched = [
         UNWATCHED[e.get("reason", "together")](e) for e in trace if e["event"] == "unwatched"
     ]
+    forked = {e["n"]: e for e in trace if e["event"] == "forked"}
     report = read_report(run_dir, "record")
-    return {**report, "points": points, "run_dir": str(run_dir), "unwatched": unwatched}
+    return {
+        **report,
+        "points": points,
+        "run_dir": str(run_dir),
+        "unwatched": unwatched,
+        "forked": forked,
+    }
 
 
 def same_state(point: dict, spec: ExploreSpec, explored: PointResult) -> PointResult:
@@ -265,12 +277,22 @@ def replayed(folder: Path, spec: ExploreSpec, points: list[dict], clean: dict) -
 
         while waiting or running:
             while waiting and len(running) < LANES:
-                start("first", *prepared(folder, spec, waiting.pop(0), clean))
+                point = waiting.pop(0)
+                row, job = prepared(folder, spec, point, clean)
+                if point["forked"] is None:
+                    start("first", row, job)
+                elif died_as_planned(row, point["forked"]["code"], spec):
+                    start("recovery", row, job)  # the recording's fork was killed there
+                else:
+                    yield row
+            if not running:
+                continue
             worker = first_to_end(list(running))
             row, job = running.pop(worker)
             ended = worker.report()
             worker.close()
-            if worker.role == "first" and died_as_planned(row, ended, spec):
+            if worker.role == "first" and died_as_planned(row, ended.exit_code, spec, ended):
+                noted_kill(row, spec)
                 start("recovery", row, job)
                 continue
             if worker.role == "recovery" and (ended.exit_code != 0 or ended.timed_out):
@@ -281,27 +303,40 @@ def replayed(folder: Path, spec: ExploreSpec, points: list[dict], clean: dict) -
 
 
 def prepared(folder: Path, spec: ExploreSpec, point: dict, clean: dict) -> tuple:
-    """A point's row (its run folder made) and the job that crashes there."""
-    row = exploration_row(point, spec, folder / f"point-{point['n']:03d}")
-    Path(row.run_dir).mkdir()
+    """A point's row (its run folder made, unless the recording's fork left it) and the job
+    that crashes there."""
+    row = exploration_row(point, spec, Path(point_folder(str(folder), point["n"])))
+    if point["forked"] is None:
+        Path(row.run_dir).mkdir()
     plan = {k: point[k] for k in ("op", "detail", "nth")}
+    point = {k: point[k] for k in ("n", "op", "detail", "nth", "where")}
     return row, spec.job(crash_at=plan, point=point, clean=clean)
 
 
-def died_as_planned(row: PointResult, first: WorkerReport, spec: ExploreSpec) -> bool:
-    """Whether the first worker died at the row's point; if not, the row says why."""
-    if first.exit_code != (EXIT_CODE if spec.kill_mode == "exit" else SIGKILLED):
-        why = worker_failure(first) or "it ran to its end this time"
+def died_as_planned(
+    row: PointResult, code: int | None, spec: ExploreSpec, first: WorkerReport | None = None
+) -> bool:
+    """Whether the process killed at the row's point died as planned (its exit status
+    `code`); if not, the row says why."""
+    if code != (EXIT_CODE if spec.kill_mode == "exit" else SIGKILLED):
+        if first is None:
+            why = f"it exited {code}"
+        else:
+            why = worker_failure(first) or "it ran to its end this time"
         row.failure = f"it did not die after {row.op} {row.detail}: {why}"
         return False
-    # For the timeline: it had no time to say so itself; it died just after its last word.
+    return True
+
+
+def noted_kill(row: PointResult, spec: ExploreSpec) -> None:
+    """For the timeline: a worker that ran to its point had no time to say so itself; it
+    died just after its last word."""
     last = read_trace(row.run_dir)[-1]["t_ns"]
     trace = Trace(row.run_dir, "first")
     point = {"n": row.n, "op": row.op, "detail": row.detail, "where": row.where}
     trace.note("point", point=str(row.n), t_ns=last, **point)
     trace.note("kill", point=point_name(row.n), mode=spec.kill_mode, t_ns=last)
     trace.close()
-    return True
 
 
 def run_workers(
