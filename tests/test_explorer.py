@@ -140,6 +140,31 @@ def test_equal_crash_states_are_explored_once_and_counted(tmp_path, monkeypatch)
     assert found.green
 
 
+@pytest.mark.parametrize(
+    "key",
+    ["os.getppid()", "os.getpid()", "os.environ.get('LABKIT_ATTEMPT')", "time.time() // 3600"],
+)
+def test_a_key_of_the_process_or_the_hour_is_caught_as_after_a_real_restart(tmp_path, key):
+    """The recording forks the process it kills; the recovery still runs as after a restart:
+    another pid and parent than the code that ran saw, the next attempt, a day later."""
+    write(
+        tmp_path,
+        "keyed.py",
+        f"""
+        import os, time
+
+        def step(control, effect, gate):
+            with effect:
+                effect.add_receipt_once(f"report:{{{key}}}", "report")
+            with control:
+                control.mark_done()
+        """,
+    )
+    found = explore(f"{tmp_path}/keyed.py:step", out=tmp_path / "x")
+    assert failing(found) == {1: "duplicate"}, found.summary()
+    assert receipts(found.point(1).run_dir) == 2
+
+
 def test_the_readers_folder_is_read_for_the_named_module_only(tmp_path):
     write(tmp_path, "json.py", "open('json-was-imported', 'w').close()\n")
     write(

@@ -17,7 +17,7 @@ import signal
 import sys
 import time
 
-__all__ = ["ATTEMPT", "LATER", "move_clocks", "restart_here"]
+__all__ = ["ATTEMPT", "LATER", "move_clocks", "new_parent", "next_attempt", "restart_here"]
 
 LATER = 86_400 + 3_600  # seconds: a retry comes a day and an hour after the attempt before it
 ATTEMPT = "LABKIT_ATTEMPT"  # the environment variable that says which attempt this process is
@@ -73,6 +73,13 @@ def restart_here(seconds_later: float) -> None:
     """Go on in a child process, as after a restart `seconds_later` seconds from now: a new pid
     and parent pid, moved clocks, the next attempt's number in the environment. The parent
     never returns from here: it waits for the child and ends with the child's status."""
+    new_parent()
+    next_attempt(seconds_later)
+
+
+def new_parent() -> None:
+    """Go on in a child process, under a parent of its own (this process, which never returns
+    from here: it waits for the child and ends with the child's status)."""
     from labkit.bench.portable import die_with  # ctypes, for prctl: only a retry needs it
 
     sys.stdout.flush()  # nothing buffered may be written twice, once by each process
@@ -82,6 +89,12 @@ def restart_here(seconds_later: float) -> None:
     if child:
         end_as(child)
     die_with(parent)  # a SIGKILL of the worker the launcher started ends this one too
+
+
+def next_attempt(seconds_later: float) -> None:
+    """Run on as the next attempt, `seconds_later` from now: moved clocks, the attempt's number
+    one higher. Alone, for a process whose pid and parent differ from the attempt's already
+    (the crash explorer's recovery, when its recording ran under a parent of its own)."""
     os.environ[ATTEMPT] = str(int(os.environ.get(ATTEMPT, "1")) + 1)
     move_clocks(seconds_later)
 

@@ -139,7 +139,7 @@ class CrashPoints:
         trace = Trace(folder, "first")
         trace.note("kill", point=point_name(n), pid=child, mode=self.kill_mode, code=code)
         trace.close()
-        self.trace.note("forked", n=n, pid=child, code=code)
+        self.trace.note("forked", n=n, pid=child, parent=os.getppid(), code=code)
 
     def locate(self) -> str | None:
         """The innermost line of the reader's code on this thread's stack, as file:line."""
@@ -169,8 +169,9 @@ class CrashPoints:
 
         def fsync(fd: int) -> None:
             real_fsync(fd)
-            path = run_file(fd, self.run_dir)
-            if path and os.fstat(fd).st_ino != self._trace_inode:
+            number = fd if isinstance(fd, int) else fd.fileno()  # any object with fileno()
+            path = os.fstat(number).st_ino != self._trace_inode and run_file(number, self.run_dir)
+            if path:
                 if self.watch is not None:
                     self.watch.observe()  # the commits made before it come first
                 self.hit("fsync", os.path.basename(path))
@@ -203,10 +204,8 @@ def keep_synchronous_off(action: int, name: str | None, value: str | None, *_: o
     return sqlite3.SQLITE_OK
 
 
-def run_file(fd: object, run_dir: str) -> str | None:
+def run_file(fd: int, run_dir: str) -> str | None:
     """The path of the run folder's file open as `fd`, or None if it is another file."""
-    if not isinstance(fd, int):  # os.fsync takes any object with fileno()
-        fd = fd.fileno()
     try:
         path = os.readlink(f"/proc/self/fd/{fd}")
     except OSError:

@@ -309,8 +309,9 @@ def prepared(folder: Path, spec: ExploreSpec, point: dict, clean: dict) -> tuple
     if point["forked"] is None:
         Path(row.run_dir).mkdir()
     plan = {k: point[k] for k in ("op", "detail", "nth")}
+    killed_parent = point["forked"] and point["forked"]["parent"]  # the recording's parent
     point = {k: point[k] for k in ("n", "op", "detail", "nth", "where")}
-    return row, spec.job(crash_at=plan, point=point, clean=clean)
+    return row, spec.job(crash_at=plan, point=point, clean=clean, killed_parent=killed_parent)
 
 
 def died_as_planned(
