@@ -77,6 +77,7 @@ class CrashPoints:
         self.recording = job["role"] == "record"
         self.fork_to = job.get("fork_to") if self.recording else None
         self.forked: set[str] = set()  # the crash states a fork was killed in already
+        self.dying: dict[int, int] = {}  # the forks killed and not reaped yet: pid -> point
         self.reader_files = set(reader_files)
         self.count = 0
         self.armed = False  # set-up (the files' tables, the nodes' context) is no crash point
@@ -126,20 +127,35 @@ class CrashPoints:
 
     def crash_a_fork(self, n: int) -> None:
         """Fork here and let the fork die at once; copy what it leaves to point `n`'s folder,
-        with the trace as that process knew it (its part of the timeline: "first")."""
+        with the trace as that process knew it (its part of the timeline: "first").
+
+        By SIGKILL, this process sends it too: once `kill` returns, the fork runs no other
+        instruction, so the files are what it leaves, while the kernel is still tearing it
+        down (a few ms, on another core); it is reaped at the next fork, or by `reap`."""
+        self.reap()
         sys.stdout.flush()  # nothing buffered may be written twice, once by each process
         sys.stderr.flush()
         child = os.fork()
         if child == 0:
             self.die()
-        code = os.waitstatus_to_exitcode(os.waitpid(child, 0)[1])
+        if self.kill_mode == "sigkill":
+            os.kill(child, signal.SIGKILL)
+        else:  # os._exit is the fork's own doing: wait until it is done
+            os.waitid(os.P_PID, child, os.WEXITED | os.WNOWAIT)
+        self.dying[child] = n
         folder = point_folder(self.fork_to, n)
         os.mkdir(folder)
         copy_files(self.run_dir, folder)
         trace = Trace(folder, "first")
-        trace.note("kill", point=point_name(n), pid=child, mode=self.kill_mode, code=code)
+        trace.note("kill", point=point_name(n), pid=child, mode=self.kill_mode)
         trace.close()
-        self.trace.note("forked", n=n, pid=child, parent=os.getppid(), code=code)
+
+    def reap(self) -> None:
+        """Wait for the forks killed so far, and note how each ended (its exit status)."""
+        while self.dying:
+            child, n = self.dying.popitem()
+            code = os.waitstatus_to_exitcode(os.waitpid(child, 0)[1])
+            self.trace.note("forked", n=n, pid=child, parent=os.getppid(), code=code)
 
     def locate(self) -> str | None:
         """The innermost line of the reader's code on this thread's stack, as file:line."""

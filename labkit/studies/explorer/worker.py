@@ -52,6 +52,7 @@ def run(job: dict) -> None:
     else:
         points = CrashPoints(job, trace, ())
         world.run_first(job, points)
+        points.reap()
         if job["role"] == "record":
             end = read_state(job["run_dir"])
             state = CrashState(None, end, end, end, finished=True, run_dir=job["run_dir"])
