@@ -165,6 +165,49 @@ def test_a_key_of_the_process_or_the_hour_is_caught_as_after_a_real_restart(tmp_
     assert receipts(found.point(1).run_dir) == 2
 
 
+@pytest.mark.parametrize(
+    ("claim", "name"),
+    [
+        ("claim_conditional(db, 'worker-1', 0, 0, print)", "claim_conditional"),
+        ("leases.CLAIMS['lease'](db, 'worker-1', 0, 200, print)", "claim_lease"),
+    ],
+)
+def test_a_claim_through_lesson_6_is_a_crash_point_at_the_readers_line(tmp_path, claim, name):
+    """Killed right after its claim commits, the winner holds the task: the recovery cannot
+    claim it again (no lease has expired on the lab's clock), and the report is never written."""
+    write(
+        tmp_path,
+        "claims.py",
+        f"""
+        import os
+
+        from labkit.studies.leases import stores as leases
+        from labkit.studies.leases.stores import claim_conditional
+
+        def step(control, effect, gate):
+            if not os.path.exists(leases.TASKS_FILE):
+                leases.create_files(".")
+            db = leases.connect(".", leases.TASKS_FILE)
+            token = {claim}
+            if token is not None:
+                with effect:
+                    effect.add_receipt(f"job-17:{{token}}", "report")
+            with control:
+                control.mark_done()
+        """,
+    )
+    found = explore(f"{tmp_path}/claims.py:step", out=tmp_path / "x")
+    [claimed] = [p for p in found.points if p.op == "claim"]
+    assert (claimed.detail, claimed.where) == (f"{name} (tasks.db)", "claims.py:11")
+    assert claimed.outcome == "lost" and receipts(claimed.run_dir) == 0
+    [task] = read_tables(Path(claimed.run_dir) / "tasks.db")["task"].rows
+    assert tuple(task)[1:4] == ("claimed", "worker-1", 33), task
+    after = [p for p in found.points if p.n is not None and p.n > claimed.n]
+    assert [p.op for p in after] == ["commit", "commit"] and all(
+        p.outcome == "consistent" for p in after
+    )
+
+
 def test_the_readers_folder_is_read_for_the_named_module_only(tmp_path):
     write(tmp_path, "json.py", "open('json-was-imported', 'w').close()\n")
     write(

@@ -8,6 +8,7 @@ recovers in a fresh one; `checker` judges each state (by default: every effect o
 without a crash exactly once, the run finished); `report` is the matrix. `target` says where
 the reader's code is loaded from (only ever in a worker); `steps`, `graphs` and `callables` are
 the worlds it runs in (a lesson 2 step, a LangGraph graph, any run(checkpointer, resume));
-`worker` is the process of each role; `stepping` replays a step with a pause at each crash
+`worker` is the process of each role; `services` names a call into the lab's services as
+its crash point (lesson 6's claims); `stepping` replays a step with a pause at each crash
 point; `lab` names the lab's own studies as targets.
 """

@@ -78,6 +78,7 @@ class CrashPoints:
         self.fork_to = job.get("fork_to") if self.recording else None
         self.forked: set[str] = set()  # the crash states a fork was killed in already
         self.dying: dict[int, int] = {}  # the forks killed and not reaped yet: pid -> point
+        self.next_commit: tuple[str, str, str] | None = None  # (op, what, file): a service's
         self.reader_files = set(reader_files)
         self.count = 0
         self.armed = False  # set-up (the files' tables, the nodes' context) is no crash point
@@ -170,7 +171,12 @@ class CrashPoints:
         """A crash point after every commit to a SQLite file of the run folder (but `ignore`)."""
 
         def committed(file: str) -> None:
-            self.hit("commit", file, watch.committed_at)
+            named = self.next_commit  # a service's commit to come (a claim: `services`)
+            if named and named[2] in file.split(" and "):
+                self.next_commit = None
+                self.hit(named[0], f"{named[1]} ({file})", watch.committed_at)
+            else:
+                self.hit("commit", file, watch.committed_at)
 
         watch = CommitWatch(self.run_dir, None, committed, self.trace, self.locate)
         for name in ignore:

@@ -24,6 +24,7 @@ from labkit.bench.restart import LATER, new_parent, next_attempt, restart_here
 from labkit.bench.trace import Trace
 from labkit.studies.explorer.checker import CrashState, default_checker, outcome_of
 from labkit.studies.explorer.record import CrashPoints, read_state, skip_disk_waits
+from labkit.studies.explorer.services import watch_claims
 from labkit.studies.explorer.target import load
 
 __all__ = ["run"]
@@ -51,6 +52,7 @@ def run(job: dict) -> None:
         recover_and_check(job, world, trace)
     else:
         points = CrashPoints(job, trace, ())
+        watch_claims(points)  # before the reader's module is loaded
         world.run_first(job, points)
         points.reap()
         if job["role"] == "record":
