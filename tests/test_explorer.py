@@ -208,6 +208,42 @@ def test_a_claim_through_lesson_6_is_a_crash_point_at_the_readers_line(tmp_path,
     )
 
 
+@pytest.mark.parametrize(("key", "failing_at"), [("uuid.uuid4().hex", "reply"), ("'o-17'", None)])
+def test_a_call_to_lesson_5s_service_is_crashed_before_sending_and_after_the_reply(
+    tmp_path, key, failing_at
+):
+    """Killed after the reply, a retry under a new key makes a second ticket in the service's
+    file; under the operation's own key the service returns the original: green."""
+    write(
+        tmp_path,
+        "calls.py",
+        f"""
+        import uuid
+
+        from labkit.studies.explorer.services import ticket_service
+
+        def step(control, effect, gate):
+            tickets = ticket_service()
+            tickets.create({key}, "refund order 17")
+            with control:
+                control.mark_done()
+        """,
+    )
+    found = explore(f"{tmp_path}/calls.py:step", out=tmp_path / "x")
+    [call] = [p for p in found.points if p.op == "call"]
+    [reply] = [p for p in found.points if p.op == "reply"]
+    assert call.n < reply.n and call.detail.endswith(": before sending")
+    assert call.where == reply.where == "calls.py:8"
+    assert call.outcome == "consistent"
+    assert {p.op for p in found.failing} == ({failing_at, "fsync"} if failing_at else set())
+    if failing_at:
+        assert reply.outcome == "duplicate"
+        assert len(read_tables(Path(reply.run_dir) / "tickets.db")["ticket"].rows) == 2
+    else:
+        assert found.green, found.summary()
+    assert processes_mentioning(str(tmp_path)) == []  # every service ended with its worker
+
+
 def test_the_readers_folder_is_read_for_the_named_module_only(tmp_path):
     write(tmp_path, "json.py", "open('json-was-imported', 'w').close()\n")
     write(

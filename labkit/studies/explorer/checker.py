@@ -5,7 +5,8 @@ line that says what is wrong ("duplicate: ...", "lost: ..."). It runs in the rec
 so a reader's checker is the reader's code in the reader's lab, like the code it checks.
 
 The default checker takes the run without a crash as the truth: every effect that run made
-(each table's rows, each line of a file it fsynced; a checkpointer's own file aside) must be
+(each table's rows, each line of a file it fsynced; a checkpointer's own file, the calls'
+history and the port file of lesson 5's service aside) must be
 there exactly as often after any crash and recovery, and the recovered run must have finished.
 Where the run without a crash is itself wrong (study 001's fresh key makes two tickets with no
 crash at all), only a checker that knows the operation can say so: pass your own.
@@ -13,6 +14,8 @@ Worker-side: standard library only.
 """
 
 from __future__ import annotations
+
+from labkit.studies.explorer.services import NOT_EFFECTS
 
 __all__ = ["CHECKPOINT_FILE", "OUTCOMES", "CrashState", "default_checker", "outcome_of"]
 
@@ -59,7 +62,7 @@ def effects(state: dict) -> dict[str, int]:
     """How many rows each table holds and how many lines each other file: the effects."""
     counted = {}
     for file, content in state.items():
-        if file == CHECKPOINT_FILE:
+        if file == CHECKPOINT_FILE or file in NOT_EFFECTS:
             continue
         if isinstance(content, dict):
             counted.update({f"{file}:{table}": len(rows) for table, rows in content.items()})

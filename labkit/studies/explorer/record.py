@@ -174,7 +174,7 @@ class CrashPoints:
             named = self.next_commit  # a service's commit to come (a claim: `services`)
             if named and named[2] in file.split(" and "):
                 self.next_commit = None
-                self.hit(named[0], f"{named[1]} ({file})", watch.committed_at)
+                self.hit(named[0], named[1])  # at the reader's call into the service
             else:
                 self.hit("commit", file, watch.committed_at)
 

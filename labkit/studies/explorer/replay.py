@@ -224,7 +224,7 @@ def recording(folder: Path, spec: ExploreSpec) -> dict:
     points = [
         {k: e[k] for k in ("n", "op", "detail", "nth", "where", "state")}
         for e in trace
-        if e["event"] == "point"
+        if e["event"] == "point" and e["role"] == "record"  # not a service's of the run's
     ]
     unwatched = [
         UNWATCHED[e.get("reason", "together")](e) for e in trace if e["event"] == "unwatched"

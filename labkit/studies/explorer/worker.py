@@ -24,7 +24,7 @@ from labkit.bench.restart import LATER, new_parent, next_attempt, restart_here
 from labkit.bench.trace import Trace
 from labkit.studies.explorer.checker import CrashState, default_checker, outcome_of
 from labkit.studies.explorer.record import CrashPoints, read_state, skip_disk_waits
-from labkit.studies.explorer.services import watch_claims
+from labkit.studies.explorer.services import serve_here, watch_claims
 from labkit.studies.explorer.target import load
 
 __all__ = ["run"]
@@ -49,10 +49,12 @@ def run(job: dict) -> None:
     trace.note("start", target=job["target"]["label"], kind=job["kind"])
     world = importlib.import_module(WORLDS[job["kind"]])
     if job["role"] == "recovery":
+        serve_here(job, None)
         recover_and_check(job, world, trace)
     else:
         points = CrashPoints(job, trace, ())
         watch_claims(points)  # before the reader's module is loaded
+        serve_here(job, points)
         world.run_first(job, points)
         points.reap()
         if job["role"] == "record":
