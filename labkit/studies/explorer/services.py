@@ -122,16 +122,19 @@ def start_service(run_dir: str) -> int:
     resume_r, resume_w = os.pipe()
     sys.stdout.flush()  # nothing buffered may be written twice, once by each process
     sys.stderr.flush()
-    if os.fork() == 0:
-        code = 1
+    if os.fork() == 0:  # the service: it ends by os._exit once its parent has gone
         try:
             if _here["points"] is not None:
                 _here["points"].armed = False  # the service's commits are not the step's
             close_all_but(0, 1, 2, notify_w, resume_r)
             job = {"run_dir": run_dir, "role": "service", "pause_at": ["listening"]}
             serve({**job, "notify_fd": notify_w, "resume_fd": resume_r})
+        except BaseException:
+            import traceback
+
+            traceback.print_exc()  # into the run's stderr, as a worker's error goes
         finally:
-            os._exit(code)
+            os._exit(1)
     os.close(notify_w)
     os.close(resume_r)
     said = os.read(notify_r, 64)
