@@ -7,6 +7,7 @@ import json
 import os
 import shlex
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -14,6 +15,12 @@ import textwrap
 from pathlib import Path
 
 import pytest
+
+# Started in the background by a shell without job control (`.ci/run &` in a script), the suite
+# inherits SIGINT ignored, and so would every process it starts: the tests that press Ctrl-C
+# would test nothing. Python's own handler here gives the children the default back at exec.
+if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 def processes_mentioning(*texts: str) -> list[int]:
@@ -28,6 +35,23 @@ def processes_mentioning(*texts: str) -> list[int]:
             if all(text in cmdline for text in texts):
                 pids.append(int(entry.name))
     return pids
+
+
+def forks_of(pid: int) -> list[int]:
+    """The live children of `pid` that are its forks (they run its command line): a trial
+    server's spares and workers, not a Postgres server a lesson-7 call left running there."""
+    try:
+        own = Path(f"/proc/{pid}/cmdline").read_bytes()
+    except OSError:
+        return []
+    forks = []
+    for child in children_of(pid):
+        try:
+            if Path(f"/proc/{child}/cmdline").read_bytes() == own:
+                forks.append(child)
+        except OSError:  # gone meanwhile
+            continue
+    return forks
 
 
 def children_of(pid: int) -> list[int]:

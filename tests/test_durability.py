@@ -18,7 +18,7 @@ from labkit.studies.durability.experiment import (
     run_trials,
 )
 from labkit.studies.durability.pitfalls import PITFALLS, run_pitfall
-from tests.conftest import children_of
+from tests.conftest import children_of, forks_of
 
 
 def trial(*args, **kwargs):
@@ -146,10 +146,10 @@ def test_ctrl_c_during_trials_stops_the_server_call_and_leaves_no_worker(after_s
     workers: list[int] = []
     while not workers and time.monotonic() < deadline:  # the server runs and has forked a worker
         servers = children_of(cli.pid)
-        workers = children_of(servers[0]) if servers else []
+        workers = forks_of(servers[0]) if servers else []
         time.sleep(0.01)
     time.sleep(after_s)
-    workers += children_of(servers[0])  # the spares waiting, and the worker of the trial
+    workers += forks_of(servers[0])  # the spares waiting, and the worker of the trial
     cli.send_signal(signal.SIGINT)
     _, stderr = cli.communicate(timeout=60)
     assert cli.returncode == 130, stderr

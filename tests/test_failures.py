@@ -21,7 +21,7 @@ from labkit.studies.interrupt_resume.experiment import run_interrupt
 from labkit.views.durability import distribution_figure, trials_html
 from labkit.views.tables import run_html, study_table_html, sweep_html
 from labkit.views.text import format_run, format_sweep
-from tests.conftest import children_of
+from tests.conftest import forks_of
 
 CLAIMS = [word for word in OUTCOMES if word != "failed"]  # the words a failed run must not say
 
@@ -101,7 +101,7 @@ def test_a_durability_trial_whose_first_worker_cannot_open_its_files_is_failed()
     # The trial server's waiting spares become the trial's two workers. Limited to 6 open
     # files, the first worker cannot open the checkpoint file: a real error, in a real worker.
     server_pid = server.call("os:getpid")
-    spares = children_of(server_pid)
+    spares = forks_of(server_pid)
     assert len(spares) == 2
     for pid in spares:
         resource.prlimit(pid, resource.RLIMIT_NOFILE, (6, 6))

@@ -12,12 +12,12 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
-from conftest import children_of
 
 from labkit.bench import launcher
 from labkit.views.panel import CrashPanel
 from labkit.views.step_panel import StepPanel
 from labkit.views.sweep_panel import SweepPanel
+from tests.conftest import children_of, forks_of
 
 
 @pytest.fixture(autouse=True)
@@ -256,7 +256,7 @@ def test_stop_during_a_matrix_interrupts_the_trial_server_and_the_next_run_is_wh
     assert panel.job.stopped and panel.error is None and panel.trials == []
     assert panel.status.value.startswith("Stopped after") and panel.progress.value < 24
     trial_server = server._server.process.pid
-    assert len(children_of(trial_server)) <= spares.KEPT  # no worker left: spares only
+    assert len(forks_of(trial_server)) <= spares.KEPT  # no worker left: spares only
     stepping.continue_button.click()  # Stop killed the matrix's workers, not this one
     assert stepping.error is None and "Paused at <b>effect</b>" in stepping.status.value
     stepping.session.close()
@@ -307,7 +307,7 @@ def test_a_panels_job_and_a_cell_at_once_start_one_trial_server(monkeypatch):
     started = []
 
     class SlowToStart:
-        def __init__(self):
+        def __init__(self, kind="trial"):
             started.append(self)
             time.sleep(0.3)  # as a real server takes its time to import LangGraph
             self.process = SimpleNamespace(poll=lambda: None)

@@ -10,7 +10,7 @@ import os
 import time
 from pathlib import Path
 
-from tests.conftest import children_of, run_python
+from tests.conftest import forks_of, run_python
 
 
 def test_a_spare_runs_its_job_and_its_exit_is_seen_while_other_spares_wait(tmp_path):
@@ -66,14 +66,6 @@ def test_spares_exit_by_themselves_when_the_server_dies():
     assert all(exited(pid) for pid in pids)
 
 
-def forked_from(pid: int, cmdline: bytes) -> bool:
-    """The process runs the command line `cmdline` (a fork of that process has its parent's)."""
-    try:
-        return Path(f"/proc/{pid}/cmdline").read_bytes() == cmdline
-    except OSError:
-        return False
-
-
 def exited(pid: int) -> bool:
     """Gone, or a zombie waiting for a reaper that is not ours."""
     stat = Path(f"/proc/{pid}/stat")
@@ -89,9 +81,7 @@ def test_the_trial_servers_spares_hold_neither_its_reply_pipe_nor_its_requests()
     server_pid = server.call("os:getpid")
     client = server._server.process
     pipes = {os.readlink(f"/proc/self/fd/{f.fileno()}") for f in (client.stdin, client.stdout)}
-    # The server's forks (a Postgres an earlier lesson-7 test left running is its child too)
-    own = Path(f"/proc/{server_pid}/cmdline").read_bytes()
-    spares = [pid for pid in children_of(server_pid) if forked_from(pid, own)]
+    spares = forks_of(server_pid)
     assert len(spares) == 2  # waiting for the next trial's two workers
     for pid in spares:
         held = {os.readlink(fd) for fd in Path(f"/proc/{pid}/fd").iterdir()}
