@@ -26,6 +26,7 @@ from conftest import STDLIB, processes_mentioning, worker_imports
 
 from labkit.bench.errors import LabError
 from labkit.bench.snapshot import read_tables
+from labkit.bench.trace import read_trace
 from labkit.studies.explorer.replay import explore
 
 STUDY_000 = "labkit.studies.commit_window.worker:"
@@ -138,6 +139,36 @@ def test_equal_crash_states_are_explored_once_and_counted(tmp_path, monkeypatch)
     assert found.point(3).same_as == 1 and found.point(3).run_dir.endswith("point-001")
     assert not (tmp_path / "x" / "point-003").exists()
     assert found.green
+
+
+@pytest.mark.parametrize("threads", [False, True])
+def test_a_step_is_killed_in_a_fork_of_its_recording_unless_a_thread_runs_beside_it(
+    tmp_path, threads
+):
+    """The recording forks the process it kills at a point only when it has no other thread
+    (another could write while the files are copied); else a worker runs to the point and
+    dies there. Either way the same window is found, in the files of the point's folder."""
+    helper = "threading.Thread(target=time.sleep, args=(0.5,), daemon=True).start()"
+    write(
+        tmp_path,
+        "steps.py",
+        f"""
+        import threading, time
+
+        def step(control, effect, gate):
+            {helper if threads else "pass"}
+            with effect:
+                effect.add_receipt("job-1", "report")
+            with control:
+                control.mark_done()
+        """,
+    )
+    found = explore(f"{tmp_path}/steps.py:step", out=tmp_path / "x")
+    assert failing(found) == {1: "duplicate"} and receipts(found.point(1).run_dir) == 2
+    [kill] = [e for e in read_trace(found.point(1).run_dir) if e["event"] == "kill"]
+    assert kill["role"] == "first" and kill["mode"] == "sigkill"
+    ran_again = (Path(found.point(1).run_dir) / "first.stdout").exists()  # a worker of its own
+    assert ran_again == threads
 
 
 @pytest.mark.parametrize(
