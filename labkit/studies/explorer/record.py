@@ -130,9 +130,10 @@ class CrashPoints:
         """Fork here and let the fork die at once; copy what it leaves to point `n`'s folder,
         with the trace as that process knew it (its part of the timeline: "first").
 
-        By SIGKILL, this process sends it too: once `kill` returns, the fork runs no other
-        instruction, so the files are what it leaves, while the kernel is still tearing it
-        down (a few ms, on another core); it is reaped at the next fork, or by `reap`."""
+        By SIGKILL, this process sends it too, and copies at once: the fork's only code is
+        its own kill (it writes nothing), so the files are what it leaves while the kernel
+        still tears it down (a few ms, on another core); it is reaped at the next fork, or by
+        `reap`, and its exit status noted then."""
         self.reap()
         sys.stdout.flush()  # nothing buffered may be written twice, once by each process
         sys.stderr.flush()
