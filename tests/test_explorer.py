@@ -28,6 +28,7 @@ from labkit.bench.errors import LabError
 from labkit.bench.snapshot import read_tables
 from labkit.bench.trace import read_trace
 from labkit.studies.explorer.replay import explore
+from labkit.studies.explorer.services import ticket_service
 
 STUDY_000 = "labkit.studies.commit_window.worker:"
 LAB = "labkit.studies.explorer.lab:"
@@ -389,6 +390,8 @@ def test_bad_input_in_the_api_is_a_lab_error():
         explore(STUDY_000 + "effect_first", kind="steps")
     with pytest.raises(LabError, match="one_file must be True or False"):
         explore(STUDY_000 + "atomic", one_file="yes")
+    with pytest.raises(LabError, match="runs in a step the crash explorer runs"):
+        ticket_service()  # lesson 5's service, outside the explorer's workers
 
 
 EMAIL_GRAPH = """

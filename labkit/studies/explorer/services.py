@@ -26,11 +26,13 @@ import sys
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
+from labkit.bench.errors import LabError
 from labkit.bench.tickets import TICKETS_FILE
 from labkit.studies.leases import stores as leases
 
 if TYPE_CHECKING:
     from labkit.studies.explorer.record import CrashPoints
+    from labkit.studies.unknown_outcome.caller import TicketService
 
 __all__ = ["CLAIM_FUNCTIONS", "NOT_EFFECTS", "serve_here", "ticket_service", "watch_claims"]
 
@@ -61,9 +63,9 @@ def naming(claim: Callable, points: CrashPoints) -> Callable:
         try:
             return claim(db, *args, **kwargs)
         finally:
-            if not db.in_transaction:  # its own commit (a RETURNING row read ends it) is seen
-                points.watch.observe()  # now, its crash point at the reader's call
-                points.next_commit = None  # (or it changed nothing)
+            if not db.in_transaction and points.watch is not None:  # its own commit (a
+                points.watch.observe()  # RETURNING row read ends it) is seen now: its crash
+                points.next_commit = None  # point at the reader's call (or it changed nothing)
 
     return claimed
 
@@ -73,10 +75,12 @@ def serve_here(job: dict, points: CrashPoints | None) -> None:
     _here.update(run_dir=job["run_dir"], role=job["role"], points=points, service=None)
 
 
-def ticket_service(timeout: float = 5.0) -> object:
+def ticket_service(timeout: float = 5.0) -> TicketService:
     """Lesson 5's ticket service for your step (`create(op_key, title)`, `lookup(op_key)`):
     started on first use, in a process of its own that serves this run's folder."""
-    if _here.get("service") is None:
+    if "run_dir" not in _here:
+        raise LabError("ticket_service() runs in a step the crash explorer runs (lk.explore)")
+    if _here["service"] is None:
         from labkit.studies.unknown_outcome.caller import TicketService
 
         class ExploredService(TicketService):
