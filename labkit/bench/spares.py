@@ -23,7 +23,7 @@ import traceback
 
 from labkit.bench.portable import die_with, open_descriptors
 
-__all__ = ["Spare", "die_with", "drop", "refill", "take"]
+__all__ = ["Spare", "close_all_but", "drop", "refill", "take"]
 
 KEPT = 2  # a trial takes two workers: the one that is killed, and the recovery
 _ready: list[Spare] = []
