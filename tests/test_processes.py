@@ -168,3 +168,14 @@ def test_the_command_line_text_views_do_not_import_notebook_libraries():
     probe = "import sys, labkit.cli, labkit.views.text; print('IPython' in sys.modules)"
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
     assert done.stdout.strip() == "False"
+
+
+def test_resuming_a_paused_worker_that_a_signal_ended_meanwhile_is_harmless(tmp_path):
+    """An orchestrator's SIGTERM reaches a worker paused at a point; the lab then says go on."""
+    from labkit.studies.commit_window.stepping import StepSession
+
+    with StepSession("effect_first", out=tmp_path / "run") as session:
+        session.worker.proc.send_signal(signal.SIGTERM)
+        assert session.worker.proc.wait(timeout=10) == -signal.SIGTERM
+        session.worker.resume()  # its pipe has no reader now: no BrokenPipeError
+        assert session.worker.wait() == -signal.SIGTERM

@@ -17,6 +17,7 @@ worker has exited: it reaches end-of-file.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import select
@@ -266,8 +267,10 @@ class WorkerProcess:
         return self.paused_at
 
     def resume(self) -> None:
-        """Let a paused worker go on to its next point."""
-        os.write(self._resume, b"continue\n")
+        """Let a paused worker go on to its next point. One that a signal ended while it was
+        paused (a SIGTERM with no handler) has nothing to go on with: its exit tells the rest."""
+        with contextlib.suppress(BrokenPipeError):
+            os.write(self._resume, b"continue\n")
         self.paused_at = None
 
     def kill(self) -> None:
