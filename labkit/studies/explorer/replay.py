@@ -169,9 +169,13 @@ def explore_in(folder: str, spec: dict, progress: Progress | None = None) -> dic
     exploration.clean, exploration.unwatched = record["state"], record["unwatched"]
     clean_row = PointResult(None, "run", "to its end", None, "", None, record["run_dir"])
     judged(clean_row, record)
-    firsts: dict[str, dict] = {}  # crash state -> the first point that leaves it
+    firsts: dict[object, dict] = {}  # crash state -> the first point that leaves it
     for point in record["points"]:
-        first = firsts.setdefault(point.pop("state"), point)
+        # A step's state at a point is what the recording read there. A graph's is not: its
+        # saving thread runs beside the nodes, so a replay killed at that point may die with
+        # more or less saved (under load, a node's ledger line before its writes are saved).
+        state = point.pop("state")
+        first = firsts.setdefault(state if spec.kind == "step" else point["n"], point)
         point["same_as"] = None if first is point else first["n"]
         point["forked"] = record["forked"].get(point["n"])  # how its fork died, if it forked
     exploration.crash_points, exploration.crash_states = len(record["points"]), len(firsts)
