@@ -240,6 +240,23 @@ def test_lesson_5_the_call_panel_in_a_real_browser(lab_url, page, shot_on_failur
 
 
 @pytest.mark.timeout(300)
+def test_lesson_6_the_lease_panel_in_a_real_browser(lab_url, page, shot_on_failure):
+    lesson = "notebooks/06_two_workers_one_task.ipynb"
+    panel = run_all(page, lab_url, lesson, ".labkit-lease-panel")
+    panel.locator(".widget-dropdown select").first.select_option("lease")  # no fence
+    started = time.perf_counter()
+    panel.locator("button:has-text('Run')").click()
+    panel.locator("text=LOST UPDATE").wait_for(timeout=30_000)
+    page.wait_for_function(  # the timeline picture has arrived and is drawn
+        "el => el.complete && el.naturalWidth > 0", arg=panel.locator("img").element_handle()
+    )
+    record_timing("lease panel: click to the outcome and timeline", time.perf_counter() - started)
+    text = panel.inner_text()
+    assert "token 33, write applied" in text and "token 34, write applied" in text
+    panel.screenshot(path=ARTIFACTS / "06-lease-lost-update.png")
+
+
+@pytest.mark.timeout(300)
 def test_start_page_sweep_moves_its_bar_and_stops_in_a_real_browser(lab_url, page, shot_on_failure):
     panel = run_all(page, lab_url, "notebooks/00_start_here.ipynb", ".labkit-sweep-panel")
     panel.locator(".widget-select-multiple select").select_option(["exit", "sigkill"])
