@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from collections.abc import Callable
 
-from labkit.cli.common import STEP_KEYS, print_json, progress_bar, step_through
+from labkit.cli.common import STEP_KEYS, out_option, print_json, progress_bar, step_through
 from labkit.keypress import read_key
 from labkit.studies.commit_window.orders import NO_KILL, ORDERS, get_order
 from labkit.studies.commit_window.runs import run
@@ -25,13 +25,13 @@ def register(commands: argparse._SubParsersAction) -> None:
     one.add_argument("order", help=f"one of: {', '.join(ORDERS)}")
     one.add_argument("--kill-at", default=NO_KILL, help="a kill point of the order, or none")
     one.add_argument("--kill-mode", default="exit", help=f"one of: {', '.join(KILL_MODES)}")
-    one.add_argument("--out", help="a new folder for the run (default: a new temporary folder)")
+    out_option(one)
     one.add_argument("--json", action="store_true", help="print one JSON object")
     one.set_defaults(handler=cmd_run)
 
     many = commands.add_parser("sweep", help="every order at every kill point")
     many.add_argument("--kill-mode", default="exit", help=f"one of: {', '.join(KILL_MODES)}, both")
-    many.add_argument("--out", help="a new folder for the sweep (default: a new temporary folder)")
+    out_option(many, "sweep")
     many.add_argument("--json", action="store_true", help="print a JSON list")
     many.set_defaults(handler=cmd_sweep)
 
@@ -41,7 +41,7 @@ def register(commands: argparse._SubParsersAction) -> None:
     tool.add_argument("step", help=f"one of: {', '.join(TOOL_STEPS)}")
     tool.add_argument("--kill-at", default=NO_KILL, help="a kill point of the step, or none")
     tool.add_argument("--kill-mode", default="exit", help=f"one of: {', '.join(KILL_MODES)}")
-    tool.add_argument("--out", help="a new folder for the run (default: a new temporary folder)")
+    out_option(tool)
     tool.add_argument("--json", action="store_true", help="print one JSON object")
     tool.set_defaults(handler=cmd_tool_step)
 
@@ -49,7 +49,7 @@ def register(commands: argparse._SubParsersAction) -> None:
         "step", help="pause at each kill point: Enter goes on, k kills, q quits"
     )
     step.add_argument("order", help=f"one of: {', '.join(ORDERS)}")
-    step.add_argument("--out", help="a new folder for the run (default: a new temporary folder)")
+    out_option(step)
     step.set_defaults(handler=cmd_step, step=True)
 
 

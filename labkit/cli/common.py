@@ -15,6 +15,7 @@ from labkit.bench.errors import LabError, check_int
 __all__ = [
     "STEP_KEYS",
     "Parser",
+    "out_option",
     "print_json",
     "progress_bar",
     "step_through",
@@ -52,6 +53,13 @@ def whole_number(what: str, low: int, high: int) -> Callable[[str], int]:
             raise argparse.ArgumentTypeError(str(error)) from None
 
     return parse
+
+
+def out_option(parser: argparse.ArgumentParser, what: str = "run") -> None:
+    """--out: the folder the run writes in, which must not exist yet."""
+    parser.add_argument(
+        "--out", help=f"a new folder for the {what} (default: a new folder in the runs home)"
+    )
 
 
 def print_json(value: object) -> None:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import argparse
 
-from labkit.cli.common import print_json, progress_bar
+from labkit.cli.common import out_option, print_json, progress_bar
 
 __all__ = ["register"]
 
@@ -43,7 +43,7 @@ def register(commands: argparse._SubParsersAction) -> None:
         help="a step's control and effect in one file (lesson 2's atomic order)",
     )
     ex.add_argument("--kill-mode", default="sigkill", help="sigkill or exit (os._exit(91))")
-    ex.add_argument("--out", help="a new folder for the exploration (default: in the runs home)")
+    out_option(ex, "exploration")
     ex.add_argument("--json", action="store_true", help="print one JSON object")
     ex.set_defaults(handler=cmd_explore)
 

@@ -7,7 +7,14 @@ import argparse
 from collections.abc import Callable
 
 from labkit.bench.errors import LabError
-from labkit.cli.common import STEP_KEYS, print_json, progress_bar, step_through, whole_number
+from labkit.cli.common import (
+    STEP_KEYS,
+    out_option,
+    print_json,
+    progress_bar,
+    step_through,
+    whole_number,
+)
 from labkit.keypress import read_key
 from labkit.studies.leases.resume import GRAPH_CASES
 from labkit.studies.leases.spec import MAX_MS, METHODS, ClaimSpec
@@ -44,7 +51,7 @@ def register(commands: argparse._SubParsersAction) -> None:
         metavar="CASE",
         help=f"two processes resume one LangGraph thread; CASE one of: {', '.join(GRAPH_CASES)}",
     )
-    claim.add_argument("--out", help="a new folder for the run (default: a new temporary folder)")
+    out_option(claim)
     claim.add_argument("--json", action="store_true", help="print JSON")
     claim.set_defaults(handler=cmd_claim)
 

@@ -6,7 +6,7 @@ import argparse
 from collections.abc import Callable
 
 from labkit.bench.errors import LabError
-from labkit.cli.common import STEP_KEYS, print_json, progress_bar, step_through
+from labkit.cli.common import STEP_KEYS, out_option, print_json, progress_bar, step_through
 from labkit.keypress import read_key
 from labkit.studies.outbox.experiment import CONSUMERS, OUTBOX_KILL_POINTS
 
@@ -23,7 +23,7 @@ def register(commands: argparse._SubParsersAction) -> None:
     how.add_argument(
         "--graph", action="store_true", help="a LangGraph node writes the outbox row; replay it"
     )
-    box.add_argument("--out", help="a new folder for the run (default: a new temporary folder)")
+    out_option(box)
     box.add_argument("--json", action="store_true", help="print JSON")
     box.set_defaults(handler=cmd_outbox)
 

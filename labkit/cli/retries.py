@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 from collections.abc import Callable
 
-from labkit.cli.common import print_json, progress_bar, whole_number
+from labkit.cli.common import out_option, print_json, progress_bar, whole_number
 from labkit.studies.retries.spec import (
     DRAIN_SIGNALS,
     FAILURES,
@@ -54,7 +54,7 @@ def register(commands: argparse._SubParsersAction) -> None:
     retry.add_argument(
         "--defaults", action="store_true", help="only print which errors RetryPolicy() retries"
     )
-    retry.add_argument("--out", help="a new folder for the run (default: a new temporary folder)")
+    out_option(retry)
     retry.add_argument("--json", action="store_true", help="print JSON")
     retry.set_defaults(handler=cmd_retry)
 
@@ -65,7 +65,7 @@ def register(commands: argparse._SubParsersAction) -> None:
     handler.add_argument(
         "--keyed", action="store_true", help="the refund carries a key made from the order"
     )
-    handler.add_argument("--out", help="a new folder for the run")
+    out_option(handler)
     handler.add_argument("--json", action="store_true", help="print JSON")
     handler.set_defaults(handler=cmd_handler)
 
@@ -88,7 +88,7 @@ def register(commands: argparse._SubParsersAction) -> None:
         action="store_false",
         help="the worker does not turn SIGTERM into a drain",
     )
-    drain.add_argument("--out", help="a new folder for the run")
+    out_option(drain)
     drain.add_argument("--json", action="store_true", help="print JSON")
     drain.set_defaults(handler=cmd_drain)
 
@@ -113,7 +113,7 @@ def register(commands: argparse._SubParsersAction) -> None:
     func.add_argument(
         "--ref-in-task", action="store_true", help="make the order reference in a task"
     )
-    func.add_argument("--out", help="a new folder for the run")
+    out_option(func)
     func.add_argument("--json", action="store_true", help="print JSON")
     func.set_defaults(handler=cmd_functional)
 

@@ -6,7 +6,7 @@ import argparse
 from collections.abc import Callable
 
 from labkit.bench.errors import LabError
-from labkit.cli.common import STEP_KEYS, print_json, progress_bar, step_through
+from labkit.cli.common import STEP_KEYS, out_option, print_json, progress_bar, step_through
 from labkit.keypress import read_key
 from labkit.studies.unknown_outcome.spec import FAULTS, STRATEGIES
 
@@ -20,7 +20,7 @@ def register(commands: argparse._SubParsersAction) -> None:
     call.add_argument(
         "--timeout", type=float, default=0.2, help="seconds the caller waits for a reply"
     )
-    call.add_argument("--out", help="a new folder for the run (default: a new temporary folder)")
+    out_option(call)
     call.add_argument("--json", action="store_true", help="print one JSON object")
     call.add_argument(
         "--step", action="store_true", help="pause the caller at each point: Enter, k, q"
@@ -31,7 +31,7 @@ def register(commands: argparse._SubParsersAction) -> None:
     calls.add_argument(
         "--timeout", type=float, default=0.2, help="seconds the caller waits for a reply"
     )
-    calls.add_argument("--out", help="a new folder for the sweep (default: a new temporary folder)")
+    out_option(calls, "sweep")
     calls.add_argument("--json", action="store_true", help="print a JSON list")
     calls.set_defaults(handler=cmd_call_sweep)
 
