@@ -373,24 +373,33 @@ def test_step_with_stdout_closed_is_refused_before_a_worker_starts(tmp_path):
 
 
 CTRL_C_WHILE_IMPORTING = """
-import sys
+import runpy, sys
 
-class CtrlC:  # a Ctrl-C that lands while Python loads labkit's modules
+class CtrlC:  # a Ctrl-C that lands while Python loads one of labkit's modules
     def find_spec(self, name, path=None, target=None):
-        if name == "labkit.bench.folders":
+        if name == {module!r}:
             raise KeyboardInterrupt
 
 sys.meta_path.insert(0, CtrlC())
 sys.argv = ["labkit", "sweep"]
-from labkit.cli import main  # what the `labkit` console script does
-
-sys.exit(main())
+{start}
 """
+CONSOLE_SCRIPT = "from labkit.cli import main; sys.exit(main())"  # what `labkit` does
+PYTHON_M = "runpy.run_module('labkit', run_name='__main__', alter_sys=True)"  # python -m labkit
 
 
-def test_ctrl_c_while_labkit_loads_is_one_line_and_status_130(tmp_path):
+@pytest.mark.parametrize(
+    ("module", "start"),
+    [
+        ("labkit.bench.folders", CONSOLE_SCRIPT),  # inside labkit.cli's own imports
+        ("labkit.bench.folders", PYTHON_M),
+        ("labkit.cli", PYTHON_M),  # before labkit.cli has run a line
+    ],
+)
+def test_ctrl_c_while_labkit_loads_is_one_line_and_status_130(tmp_path, module, start):
+    script = CTRL_C_WHILE_IMPORTING.format(module=module, start=start)
     done = subprocess.run(
-        [sys.executable, "-c", CTRL_C_WHILE_IMPORTING],
+        [sys.executable, "-c", script],
         cwd=tmp_path,
         env={**os.environ, "TMPDIR": str(tmp_path)},
         capture_output=True,
