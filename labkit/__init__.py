@@ -51,6 +51,8 @@ _HOMES = {
     "run_graph_race": "labkit.studies.leases.resume",
     "explore": "labkit.studies.explorer.replay",
     "lab_folder": "labkit.studies.explorer.target",
+    "set_language": "labkit.language",
+    "language": "labkit.language",
     "clean_runs": "labkit.bench.folders",
     "runs_home": "labkit.bench.folders",
 }

@@ -29,6 +29,7 @@ try:  # a Ctrl-C while Python loads labkit (its first tenth of a second) is one 
         unknown_outcome,
     )
     from labkit.cli.common import Parser
+    from labkit.language import language
 except KeyboardInterrupt:
     print("labkit: interrupted before it started; nothing ran", file=sys.stderr)
     raise SystemExit(130) from None
@@ -64,6 +65,7 @@ def build_parser() -> Parser:
 def main(argv: Sequence[str] | None = None) -> int:
     try:
         args = build_parser().parse_args(argv)
+        language()  # LABKIT_LANGUAGE names a language there is a catalogue for, before any run
         if getattr(args, "step", False):  # step mode reads keys: check before a worker starts
             if sys.stdin is None:
                 raise LabError("labkit step reads your keys from stdin, and stdin is closed")
