@@ -432,6 +432,7 @@ def test_cli_step_moves_on_enter_and_kills_on_k(tmp_path, capsys):
         shown.count("=== paused at") == 2
         and "SIGKILL at 'w1 frozen; next: the clock moves" in shown
     )
+    assert "; the rest of the race runs ..." in shown and "fresh process" not in shown
     assert "outcome: ONE WINNER" in shown and "w1: killed by SIGKILL" in shown
     assert processes_mentioning(str(tmp_path)) == []
 

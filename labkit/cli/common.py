@@ -80,9 +80,16 @@ def progress_bar(desc: str, unit: str) -> tuple[object, Callable[[int, int, obje
     return bar, advance
 
 
-def step_through(session: object, answer: Callable[[str], str]) -> bool:
+def step_through(
+    session: object,
+    answer: Callable[[str], str],
+    then: str = "recovering in a fresh process",
+    ended: str = "The worker finished its step",
+) -> bool:
     """Show the files at each stop of a step session (any study's) and act on one key; False
-    if the reader quit (the worker killed and reaped), True when recovery is next."""
+    if the reader quit (the worker killed and reaped), True when recovery is next. `then` says
+    what follows a kill or the end, `ended` what the end is: a race's step mode has no fresh
+    process, the rest of its schedule runs."""
     from labkit.views.text import format_snapshot
 
     while not session.finished:
@@ -91,9 +98,9 @@ def step_through(session: object, answer: Callable[[str], str]) -> bool:
         choice = answer("Enter/c, k or q > ").strip().lower()
         if choice in ("", "c"):
             if session.proceed() is None:
-                print("The worker finished its step; recovering in a fresh process ...")
+                print(f"{ended}; {then} ...")
         elif choice == "k":
-            print(f"SIGKILL at {session.kill()!r}; recovering in a fresh process ...")
+            print(f"SIGKILL at {session.kill()!r}; {then} ...")
         elif choice == "q":
             session.close()
             print(f"Quit: the worker was killed and reaped. Run folder: {session.run_dir}")

@@ -119,5 +119,5 @@ def step_claim(spec: ClaimSpec, args: argparse.Namespace, answer: Callable[[str]
         print(f"{spec.method}: {METHODS[spec.method]}")
         print(f"w1 is frozen for {spec.pause_ms} ms; w2 arrives at {spec.arrival_ms} ms")
         print(f"keys: {STEP_KEYS}")
-        if step_through(session, answer):
+        if step_through(session, answer, "the rest of the race runs", "The schedule is over"):
             print("\n" + format_claim(session.recover()))
