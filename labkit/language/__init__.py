@@ -16,12 +16,13 @@ from __future__ import annotations
 
 import os
 import tomllib
+from collections.abc import Iterable, Iterator, Mapping
 from functools import cache
 from pathlib import Path
 
 from labkit.bench.errors import check_choice
 
-__all__ = ["LANGUAGES", "catalogue", "language", "say", "set_language"]
+__all__ = ["LANGUAGES", "Messages", "catalogue", "language", "say", "set_language"]
 
 LANGUAGES = ("en", "zh")  # the languages there is a catalogue for
 FOLDER = Path(__file__).parent
@@ -63,3 +64,23 @@ def say(key: str, /, **fields: object) -> str:
     """The message `key` in the chosen language, with its `{fields}` filled in (a brace meant
     as a brace is written twice in the catalogue, as str.format wants)."""
     return catalogue(language())[key].format(**fields)
+
+
+class Messages(Mapping[str, str]):
+    """A module's table of codes and what each means, e.g. a study's outcomes: the codes are
+    fixed, each meaning is `say("<prefix>.<code>")` when it is read, so a table made at import
+    follows the language chosen later (`OUTCOMES["lost"]`, `OUTCOMES.items()`)."""
+
+    def __init__(self, prefix: str, codes: Iterable[str]) -> None:
+        self.prefix, self.codes = prefix, tuple(codes)
+
+    def __getitem__(self, code: str) -> str:
+        if code not in self.codes:
+            raise KeyError(code)
+        return say(f"{self.prefix}.{code}")
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.codes)
+
+    def __len__(self) -> int:
+        return len(self.codes)

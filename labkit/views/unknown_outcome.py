@@ -6,21 +6,25 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from html import escape
+from typing import TYPE_CHECKING
 
 import ipywidgets as widgets
-from matplotlib.figure import Figure
 
 from labkit.bench.errors import check_items
 from labkit.bench.snapshot import Table
+from labkit.language import say
 from labkit.studies.unknown_outcome.experiment import CallResult, check_result, run_call
 from labkit.studies.unknown_outcome.outcome import JEPSEN_TYPES, OUTCOMES
 from labkit.studies.unknown_outcome.spec import FAULTS, STRATEGIES
 from labkit.views import show_html
 from labkit.views.background import BackgroundJob
-from labkit.views.figures import figure_png
+from labkit.views.figures import figure_png, new_figure
 from labkit.views.palette import KILL_COLOUR, NEUTRAL, OUTCOME_COLOURS
 from labkit.views.tables import CELL, table_html
 from labkit.views.text import CALL_COLUMNS, call_rows, op_text
+
+if TYPE_CHECKING:  # matplotlib is imported where a figure is drawn (figures.new_figure)
+    from matplotlib.figure import Figure
 
 __all__ = [
     "CallPanel",
@@ -53,7 +57,9 @@ def badge(outcome: str) -> str:
 
 
 def outcome_line(result: CallResult) -> str:
-    why = f"<br><b>Why:</b> <code>{escape(result.failure)}</code>" if result.failure else ""
+    why = ""
+    if result.failure:
+        why = f"<br><b>{say('unknown_outcome.view.why')}</b> <code>{escape(result.failure)}</code>"
     return f"<p>{badge(result.outcome)} {escape(OUTCOMES[result.outcome])}{why}</p>"
 
 
@@ -62,14 +68,20 @@ def jepsen_table(result: CallResult) -> Table:
     return Table(["process", "f", "key", "jepsen", "value"], rows)
 
 
+def tickets_text(count: int) -> str:
+    return say(
+        "unknown_outcome.view.ticket" if count == 1 else "unknown_outcome.view.tickets", count=count
+    )
+
+
 def call_html(result: CallResult) -> str:
     """The outcome, then the Jepsen column beside the service's tickets and the checkpoint."""
     ticket_table = Table(["id", "tenant", "op_key", "payload"], result.tickets)
     checkpoint = Table(["op_key", "title", "status", "ticket"], result.checkpoint)
     parts = [
-        table_html("what the caller saw · history.jsonl", jepsen_table(result)),
-        table_html(f"what the service holds · tickets.db ({result.tenant})", ticket_table),
-        table_html("what the workflow believes · caller.db", checkpoint),
+        table_html(say("unknown_outcome.view.caller_saw"), jepsen_table(result)),
+        table_html(say("unknown_outcome.view.service_holds", tenant=result.tenant), ticket_table),
+        table_html(say("unknown_outcome.view.workflow_believes"), checkpoint),
     ]
     legend = "; ".join(f"<b>{k}</b>: {escape(v)}" for k, v in JEPSEN_TYPES.items())
     return (
@@ -109,8 +121,8 @@ def call_sweep_html(results: Sequence[CallResult]) -> str:
         for fault in faults:
             r = cells.get((strategy, fault))
             text = (
-                f"{badge(r.outcome)}<br><small>{len(r.tickets)} ticket"
-                f"{'s' * (len(r.tickets) != 1)} · {escape(str(r.status))}</small>"
+                f"{badge(r.outcome)}<br><small>{tickets_text(len(r.tickets))} · "
+                f"{escape(str(r.status))}</small>"
                 if r
                 else ""
             )
@@ -119,26 +131,38 @@ def call_sweep_html(results: Sequence[CallResult]) -> str:
     words = dict.fromkeys(r.outcome for r in results)
     meaning = "".join(f"<li>{badge(w)} {escape(OUTCOMES[w])}</li>" for w in words)
     return (
-        f'<table style="border-collapse:collapse"><tr><th style="{CELL}">strategy \\ fault</th>'
-        f'{head}</tr>{rows}</table><ul style="list-style:none;padding-left:0">{meaning}</ul>'
+        f'<table style="border-collapse:collapse"><tr>'
+        f'<th style="{CELL}">{escape(say("unknown_outcome.view.strategy_fault"))}</th>{head}</tr>'
+        f'{rows}</table><ul style="list-style:none;padding-left:0">{meaning}</ul>'
     )
 
 
 LANES = {"caller": 3, "recovery": 2, "service": 1}
-SERVICE_LABELS = {
-    "request": lambda e: f"{e['f']} {e['op_key'].rsplit(':', 1)[-1]}",
-    "working": lambda e: "still working",
-    "commit": lambda e: f"COMMIT #{e['ticket']}",
-    "original": lambda e: f"#{e['ticket']} again",
-    "holding reply": lambda e: "holds the reply",
-    "reply": lambda e: "reply",
-    "reply lost": lambda e: "reply lost",
-    "refused": lambda e: "409 refused",
+LANE_NAMES = ("first_caller", "recovering_caller", "ticket_service")  # top to bottom
+SERVICE_LABELS = {  # a service event's label: its message in unknown_outcome.toml's [timeline]
+    "request": None,  # its f and key: codes
+    "working": "still_working",
+    "commit": "commit",
+    "original": "again",
+    "holding reply": "holds_reply",
+    "reply": "reply",
+    "reply lost": "reply_lost",
+    "refused": "refused",
 }
 
 
 def lane(event: dict) -> str:
     return "service" if event["role"].startswith("service") else event["role"]
+
+
+def service_label(event: dict) -> str:
+    """A service event in a few words: a request is its f and key, the rest come from the
+    catalogue (a commit and a returned original name their ticket)."""
+    if event["event"] == "request":
+        return f"{event['f']} {event['op_key'].rsplit(':', 1)[-1]}"
+    return say(
+        f"unknown_outcome.timeline.{SERVICE_LABELS[event['event']]}", ticket=event.get("ticket")
+    )
 
 
 def timeline_figure(result: CallResult) -> Figure:
@@ -151,7 +175,7 @@ def timeline_figure(result: CallResult) -> Figure:
     def ms(t_ns: int) -> float:
         return (t_ns - start) / 1e6
 
-    fig = Figure(figsize=(10, 4.2))
+    fig = new_figure((10, 4.2))
     ax = fig.subplots()
     placed: dict[tuple[str, bool], int] = {}
 
@@ -183,7 +207,11 @@ def timeline_figure(result: CallResult) -> Figure:
             color=colour,
             alpha=0.8,
             hatch="//" if op["type"] == "info" else None,
-            label=f"{op['type']}: {JEPSEN_TYPES[op['type']].split(':')[0]}",
+            label=say(
+                "unknown_outcome.timeline.legend",
+                type=op["type"],
+                meaning=say(f"unknown_outcome.jepsen_short.{op['type']}"),
+            ),
         )
         label(op["process"], op_text(op), ms(op["start_ns"]), above=True, fontsize=8)
     for e in events:
@@ -191,20 +219,23 @@ def timeline_figure(result: CallResult) -> Figure:
         if e["event"] == "kill":
             how = "os._exit(91)" if e.get("mode") == "exit" else "SIGKILL"
             ax.plot(x, y, "X", color=KILL_COLOUR, ms=12)
-            label(lane(e), f"{how} at {e['point']}", x, above=False, color=KILL_COLOUR)
+            said = say("unknown_outcome.timeline.kill", how=how, point=e["point"])
+            label(lane(e), said, x, above=False, color=KILL_COLOUR)
         elif lane(e) == "service" and e["event"] in SERVICE_LABELS:
             ax.plot(x, y, "D" if e["event"] == "commit" else "|", color="black", ms=7)
             shown = sum(placed.get(("service", side), -1) + 1 for side in (True, False))
-            label("service", SERVICE_LABELS[e["event"]](e), x, above=shown % 2 == 0)
+            label("service", service_label(e), x, above=shown % 2 == 0)
         elif e["event"] == "checkpoint":
             ax.plot(x, y, "s", color="#56B4E9", ms=6)
-            label(lane(e), f"intent {e['status']}", x, above=False)
+            label(
+                lane(e), say("unknown_outcome.timeline.intent", status=e["status"]), x, above=False
+            )
     handles = {h.get_label(): h for h in ax.get_legend_handles_labels()[0]}
     if handles:
         ax.legend(handles.values(), handles.keys(), loc="upper right", fontsize=7)
-    ax.set_yticks(list(LANES.values()), ["first caller", "recovering caller", "ticket service"])
+    ax.set_yticks(list(LANES.values()), [say(f"unknown_outcome.timeline.{n}") for n in LANE_NAMES])
     ax.set_ylim(0.2, 3.8)
-    ax.set_xlabel("milliseconds since the first event (CLOCK_MONOTONIC, from the traces)")
+    ax.set_xlabel(say("unknown_outcome.timeline.x_label"))
     ax.margins(x=0.1)
     ax.grid(axis="x", alpha=0.3)
     fig.tight_layout()
@@ -242,15 +273,21 @@ class CallPanel(widgets.VBox):
         self.result: CallResult | None = None
         self.error: Exception | None = None
         self.strategy = widgets.Dropdown(
-            options=list(STRATEGIES), value=strategy, description="strategy"
+            options=list(STRATEGIES),
+            value=strategy,
+            description=say("unknown_outcome.panel.strategy"),
         )
-        self.fault = widgets.Dropdown(options=list(FAULTS), value=fault, description="fault")
-        self.run_button = widgets.Button(description="Run", button_style="primary", icon="play")
-        self.status = widgets.HTML("Pick a strategy and a fault, then click Run.")
+        self.fault = widgets.Dropdown(
+            options=list(FAULTS), value=fault, description=say("unknown_outcome.panel.fault")
+        )
+        self.run_button = widgets.Button(
+            description=say("unknown_outcome.panel.run"), button_style="primary", icon="play"
+        )
+        self.status = widgets.HTML(say("unknown_outcome.panel.pick"))
         self.error_line = widgets.HTML()
         self.tables = widgets.HTML()
         self.image = widgets.Image(format="png")
-        self.job = BackgroundJob(self, [self.run_button], unit="call")
+        self.job = BackgroundJob(self, [self.run_button], unit=say("unknown_outcome.panel.unit"))
         self.run_button.on_click(self._on_run)
         controls = widgets.HBox([self.strategy, self.fault, self.run_button])
         feedback = [self.status, self.job.row, self.error_line]
@@ -259,12 +296,17 @@ class CallPanel(widgets.VBox):
 
     def _on_run(self, _button: widgets.Button | None = None) -> None:
         strategy, fault = self.strategy.value, self.fault.value
-        what = f"Running <b>{strategy}</b> under <b>{fault}</b>: {escape(FAULTS[fault])}"
+        what = say(
+            "unknown_outcome.panel.running",
+            strategy=strategy,
+            fault=fault,
+            meaning=escape(FAULTS[fault]),
+        )
         self.job.start(what, lambda _report: run_call(strategy, fault), self.show)
 
     def show(self, result: CallResult) -> None:
         self.result = result
-        self.status.value = f"Done. Folder: <code>{escape(str(result.run_dir))}</code>"
+        self.status.value = say("unknown_outcome.panel.done", folder=escape(str(result.run_dir)))
         self.tables.value = call_html(result)
         self.image.value = figure_png(timeline_figure(result))
 

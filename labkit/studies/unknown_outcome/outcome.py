@@ -9,26 +9,16 @@ before its answer leaves an invoke without a completion: that op is `info` too. 
 from __future__ import annotations
 
 from labkit.bench.failures import FAILED
+from labkit.language import Messages
 
 __all__ = ["FAILED", "JEPSEN_TYPES", "OUTCOMES", "classify", "jepsen_ops"]
 
-JEPSEN_TYPES = {
-    "ok": "it happened, and the caller saw the answer",
-    "fail": "it did not happen: the service said no",
-    "info": "unknown: it may or may not have happened (a timeout, a cut connection, a kill)",
-}
-OUTCOMES = {
-    "consistent": "the workflow's belief matches the service: one ticket and status done, "
-    "answered the first time (or failed with no ticket)",
-    "unknown-resolved": "the first call's outcome was unknown (info); recovery settled it: "
-    "one ticket, and the workflow has it",
-    "duplicate": "two or more tickets for one operation: a retry ran the effect again",
-    "orphan": "a ticket exists that the workflow believes failed: nobody follows it up, and a "
-    "later retry would make a second",
-    "lost": "the workflow says done, but the service holds no ticket",
-    "unresolved": "the outcome is still unknown after recovery: someone has to look",
-    FAILED: "a process did not do what the run planned (an error, a timeout): no outcome",
-}
+# What each Jepsen type and each outcome word means, in the reader's language (unknown_outcome.toml)
+JEPSEN_TYPES = Messages("unknown_outcome.jepsen", ("ok", "fail", "info"))
+OUTCOMES = Messages(
+    "unknown_outcome.outcomes",
+    ("consistent", "unknown-resolved", "duplicate", "orphan", "lost", "unresolved", FAILED),
+)
 
 
 def jepsen_ops(history: list[dict]) -> list[dict]:

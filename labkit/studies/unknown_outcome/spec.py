@@ -6,22 +6,17 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from labkit.bench.errors import LabError, check_choice, check_folder, check_number, described
+from labkit.language import Messages
 
 __all__ = ["FAULTS", "MAX_TIMEOUT", "STRATEGIES", "CallSpec"]
 
-STRATEGIES = {
-    "new_key": "retry under a new key: the service cannot know it is the same operation",
-    "same_key": "retry under the same key: the service returns the original ticket",
-    "reconcile": "look the key up first; create under the same key only if it is not there",
-    "give_up": "mark the call failed and move on, without asking the service",
-}
-FAULTS = {
-    "none": "nothing goes wrong: the reply comes back in time",
-    "caller_killed": "the caller is killed right after it sent the request",
-    "service_killed": "the service is killed after its commit, before its reply",
-    "reply_lost": "the service commits, but its reply comes after the caller gave up",
-    "still_working": "the caller's timeout fires while the service is still working",
-}
+# How the caller recovers, and what goes wrong: codes, each with its meaning in the reader's
+# language (unknown_outcome.toml)
+STRATEGIES = Messages("unknown_outcome.strategies", ("new_key", "same_key", "reconcile", "give_up"))
+FAULTS = Messages(
+    "unknown_outcome.faults",
+    ("none", "caller_killed", "service_killed", "reply_lost", "still_working"),
+)
 MAX_TIMEOUT = 60.0  # seconds the caller waits for a reply; more than any lesson needs
 CUSTOM = "custom"  # a reader's own recovery (the exercises), given as its source
 
