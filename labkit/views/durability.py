@@ -11,9 +11,10 @@ from matplotlib.figure import Figure
 from matplotlib.ticker import MaxNLocator
 
 from labkit.bench.errors import check_choice, check_items, check_record
+from labkit.language import say
 from labkit.studies.durability.experiment import DURABILITY_MODES, Trial
 from labkit.studies.durability.pitfalls import PITFALLS
-from labkit.views.figures import figure_png
+from labkit.views.figures import figure_png, new_figure
 from labkit.views.tables import grid_html
 from labkit.views.text import record_table
 
@@ -33,16 +34,23 @@ GRAPH_COLOURS = {"linear": "#0072B2", "parallel": "#E69F00"}  # Okabe-Ito blue, 
 GRAPH_MARKERS = {"linear": "o", "parallel": "s"}
 DESCRIBED = ("checkpoints", "writes")  # the keys of what describe_checkpoints returns
 PITFALL_REPORT = ("raised", "outcome", "warnings")  # and those of run_pitfall's report
+TRIAL_COLUMNS = (  # the trial table's columns, by their key in the catalogue
+    *("graph", "durability", "slow_ms", "kill_moment", "first_exit", "killed_inside"),
+    *("checkpoints", "writes", "orphan_writes", "ledger", "recovery"),
+)
+CHECKPOINT_COLUMNS = ("step", "source", "next", "interrupts", "id")
+WRITE_COLUMNS = ("id", "saved", "task", "channel", "value")
 
 
 def trial_outcome(trial: Trial) -> str:
     """In words: failed (and why), lost (nothing to resume), or how much ran again."""
     if trial.failure:
-        return f"FAILED, no outcome: {trial.failure}"
+        return say("durability.trial.failed", failure=trial.failure)
     if not trial.resumed:
-        return "nothing to resume: the run is lost"
+        return say("durability.trial.lost")
+    nodes = ", ".join(trial.rerun_nodes) or say("durability.trial.nothing")
     extra = trial.ledger_lines - trial.baseline_lines
-    return f"resumed; ran again: {', '.join(trial.rerun_nodes) or 'nothing'} (+{extra} lines)"
+    return say("durability.trial.resumed", nodes=nodes, extra=extra)
 
 
 def trials_html(trials: Sequence[Trial]) -> str:
@@ -54,7 +62,7 @@ def trials_html(trials: Sequence[Trial]) -> str:
             t.spec.slow_ms,
             t.spec.kill_moment,
             t.first_exit,
-            "yes" if t.killed_inside else "NO",
+            say("durability.trial.inside" if t.killed_inside else "durability.trial.outside"),
             t.checkpoints,
             t.writes,
             t.orphan_writes,
@@ -63,20 +71,7 @@ def trials_html(trials: Sequence[Trial]) -> str:
         )
         for t in trials
     ]
-    header = (
-        "graph",
-        "durability",
-        "slow ms",
-        "kill moment",
-        "first exit",
-        "killed inside",
-        "checkpoints",
-        "writes",
-        "writes of unsaved checkpoints",
-        "ledger lines / clean run",
-        "recovery",
-    )
-    return grid_html(header, rows)
+    return grid_html([say(f"durability.column.{c}") for c in TRIAL_COLUMNS], rows)
 
 
 def distribution_figure(trials: Sequence[Trial]) -> Figure:
@@ -85,7 +80,7 @@ def distribution_figure(trials: Sequence[Trial]) -> Figure:
     A failed trial has no outcome to plot: the figure says how many were left out."""
     failed = sum(1 for t in trials if t.failure)
     trials = [t for t in trials if not t.failure]
-    fig = Figure(figsize=(10, 3.6))
+    fig = new_figure((10, 3.6))
     left, right = fig.subplots(1, 2)
     modes = [m for m in DURABILITY_MODES if any(t.spec.mode == m for t in trials)]
     graphs = sorted({t.spec.graph for t in trials})
@@ -102,10 +97,7 @@ def distribution_figure(trials: Sequence[Trial]) -> Figure:
                 }
                 left.plot(x, t.checkpoints, linestyle="", **style)
                 right.plot(x, t.ledger_lines - t.baseline_lines, linestyle="", **style)
-    titles = (
-        "checkpoints saved when the kill landed",
-        "ledger lines after recovery − clean run\n(below 0: work lost; above 0: done twice)",
-    )
+    titles = (say("durability.figure.checkpoints"), say("durability.figure.ledger"))
     for ax, title in zip((left, right), titles, strict=True):
         ax.set_xticks(range(len(modes)))
         ax.set_xticklabels([f'durability="{m}"' for m in modes])
@@ -117,7 +109,7 @@ def distribution_figure(trials: Sequence[Trial]) -> Figure:
     if trials:
         left.legend(fontsize=8)
     if failed:
-        fig.suptitle(f"{failed} failed trial(s) not shown: see the table", fontsize=10)
+        fig.suptitle(say("durability.figure.failed", failed=failed), fontsize=10)
     fig.tight_layout()
     return fig
 
@@ -137,41 +129,49 @@ def checkpoints_html(described: dict) -> str:
     writes = [
         (
             w["checkpoint_id"][-12:],
-            "yes" if w["checkpoint_saved"] else "NO (ignored)",
+            say(
+                "durability.checkpoints.yes"
+                if w["checkpoint_saved"]
+                else "durability.checkpoints.ignored"
+            ),
             w["task_id"],
             w["channel"],
             w["value"],
         )
         for w in described["writes"]
     ]
+    none = [(say("common.nothing"), "", "", "", "")]
+
+    def header(columns: Sequence[str]) -> list[str]:
+        return [say(f"durability.checkpoints.{c}") for c in columns]
+
+    history = say("durability.checkpoints.from", call="<code>get_state_history</code>")
     return (
-        "<p><b>checkpoints</b> (from <code>get_state_history</code>, newest first)</p>"
-        + grid_html(
-            ("step", "source", "next", "pending interrupts", "checkpoint id (end)"),
-            checkpoints or [("(none)", "", "", "", "")],
-        )
-        + "<p><b>writes</b> (decoded with the saver's serializer)</p>"
-        + grid_html(
-            ("checkpoint id (end)", "checkpoint saved?", "task", "channel", "value"),
-            writes or [("(none)", "", "", "", "")],
-        )
+        f"<p><b>{say('durability.checkpoints.title')}</b> {history}</p>"
+        + grid_html(header(CHECKPOINT_COLUMNS), checkpoints or none)
+        + f"<p><b>{say('durability.checkpoints.writes')}</b> "
+        f"{escape(say('durability.checkpoints.decoded'))}</p>"
+        + grid_html(header(WRITE_COLUMNS), writes or none)
     )
 
 
 def pitfall_html(name: str, report: dict) -> str:
     """What happened today, beside what study 004 reported."""
     raised, outcome = report["raised"], report["outcome"]
+    no_exception = escape(say("durability.pitfall.no_exception"))
     if raised:
         today = f"<code>{escape(raised['type'])}: {escape(raised['message'])}</code>"
     elif isinstance(outcome, list):  # one record per case, e.g. each durability spelling
-        today = f"no exception; outcome:{grid_html(*record_table(outcome))}"
+        today = f"{no_exception}{grid_html(*record_table(outcome))}"
     else:
-        today = f"no exception; outcome: <code>{escape(str(outcome))}</code>"
-    warned = "".join(f"<br>warning: <code>{escape(w)}</code>" for w in report["warnings"])
-    pitfall = PITFALLS[name]
+        today = f"{no_exception} <code>{escape(str(outcome))}</code>"
+    warning = escape(say("durability.pitfall.warning"))
+    warned = "".join(f"<br>{warning}: <code>{escape(w)}</code>" for w in report["warnings"])
+    said = say("durability.pitfall.study_saw", said=say(f"durability.pitfall.{name}.said"))
     return (
-        f"<p><b>{escape(pitfall.title)}</b><br>today: {today}{warned}<br>"
-        f"<span style='color:#555'>study 004 saw: {escape(pitfall.study_said)}</span></p>"
+        f"<p><b>{escape(say(f'durability.pitfall.{name}.title'))}</b><br>"
+        f"{escape(say('durability.pitfall.today'))}: {today}{warned}<br>"
+        f"<span style='color:#555'>{escape(said)}</span></p>"
     )
 
 
@@ -199,7 +199,8 @@ def show_pitfall(name: str, report: dict) -> None:
 def show_study_figures(rows: Sequence[tuple[str, str, str]]) -> None:
     """Study 004's figures beside today's (the rows `beside_today` computes)."""
     check_items("rows", rows, tuple, "the rows beside_today returns")
-    display(HTML(grid_html(("figure", "study 004 reported", "today, on this machine"), rows)))
+    header = [say(f"durability.study_figures.{c}") for c in ("figure", "reported", "today")]
+    display(HTML(grid_html(header, rows)))
 
 
 LIBRARY_FACTS = ("version", "literal_at", "default", "default_at", "definitions", "definitions_in")
@@ -209,16 +210,27 @@ def show_library_facts(facts: dict) -> None:
     """What the installed LangGraph says about durability, each with the file and line it is in."""
     check_record("facts", facts, LIBRARY_FACTS, "what durability_in_library returns")
 
-    def at(place: dict) -> str:
-        return f"<code>{escape(place['file'])}</code> line {place['line']}"
+    def code(text: str) -> str:
+        return f"<code>{escape(text)}</code>"
 
+    def at(place: dict) -> str:
+        return say("durability.library.place", file=code(place["file"]), line=place["line"])
+
+    literal, default = facts["literal_at"], facts["default_at"]
     definitions = "".join(f"<li>{escape(text)}</li>" for text in facts["definitions"].values())
-    display(
-        HTML(
-            f"<p>langgraph {escape(facts['version'])}: <code>{escape(facts['literal_at']['text'])}"
-            f"</code> ({at(facts['literal_at'])})<br>the default when none is given: "
-            f"<b>{escape(facts['default'])}</b>, from <code>{escape(facts['default_at']['text'])}"
-            f"</code> ({at(facts['default_at'])})<br>the three definitions, from "
-            f"<code>{escape(facts['definitions_in'])}</code>:</p><ul>{definitions}</ul>"
-        )
+    lines = (
+        say(
+            "durability.library.literal",
+            version=escape(facts["version"]),
+            literal=code(literal["text"]),
+            place=at(literal),
+        ),
+        say(
+            "durability.library.default",
+            default=f"<b>{escape(facts['default'])}</b>",
+            text=code(default["text"]),
+            place=at(default),
+        ),
+        say("durability.library.definitions", where=code(facts["definitions_in"])),
     )
+    display(HTML(f"<p>{'<br>'.join(lines)}</p><ul>{definitions}</ul>"))

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import ipywidgets as widgets
 
+from labkit.language import say
 from labkit.studies.durability.experiment import (
     DURABILITY_MODES,
     GRAPHS,
@@ -31,27 +32,43 @@ class DurabilityPanel(widgets.VBox):
         self.trials: list[Trial] = []
         self.error: Exception | None = None
         self.graphs = widgets.SelectMultiple(
-            options=list(GRAPHS), value=list(GRAPHS), rows=2, description="graphs"
+            options=list(GRAPHS),
+            value=list(GRAPHS),
+            rows=2,
+            description=say("durability_panel.graphs"),
         )
         self.modes = widgets.SelectMultiple(
             options=list(DURABILITY_MODES),
             value=list(DURABILITY_MODES),
             rows=3,
-            description="durability",
+            description=say("durability_panel.durability"),
         )
         self.slow_ms = widgets.IntSlider(
-            value=0, min=0, max=500, step=50, description="slow ms", continuous_update=False
+            value=0,
+            min=0,
+            max=500,
+            step=50,
+            description=say("durability_panel.slow_ms"),
+            continuous_update=False,
         )
-        self.kill_moment = widgets.Dropdown(options=list(KILL_MOMENTS), description="kill when")
+        self.kill_moment = widgets.Dropdown(
+            options=list(KILL_MOMENTS), description=say("durability_panel.kill_when")
+        )
         self.count = widgets.IntSlider(
-            value=trials, min=1, max=50, description="trials", continuous_update=False
+            value=trials,
+            min=1,
+            max=50,
+            description=say("durability_panel.trials"),
+            continuous_update=False,
         )
         self.run_button = widgets.Button(
-            description="Run trials", button_style="primary", icon="play"
+            description=say("durability_panel.run"), button_style="primary", icon="play"
         )
-        self.job = BackgroundJob(self, [self.run_button], unit="kills", stoppable=True)
+        self.job = BackgroundJob(
+            self, [self.run_button], unit=say("durability_panel.unit"), stoppable=True
+        )
         self.progress = self.job.progress
-        self.status = widgets.HTML("Each trial: SIGKILL inside the node, then a fresh recovery.")
+        self.status = widgets.HTML(say("durability_panel.ready"))
         self.error_line = widgets.HTML()
         self.plot = widgets.Image(format="png")
         self.plot.add_class("labkit-distribution")
@@ -91,17 +108,18 @@ class DurabilityPanel(widgets.VBox):
             ]
 
             def advance(done: int, total: int, trial: Trial) -> None:
-                report(
-                    done,
-                    total,
-                    f"{trial.spec.mode}, checkpoints at kill {trial.checkpoints}, "
-                    f"ledger {trial.ledger_lines}",
+                line = say(
+                    "durability_panel.progress",
+                    mode=trial.spec.mode,
+                    checkpoints=trial.checkpoints,
+                    lines=trial.ledger_lines,
                 )
+                report(done, total, line)
 
             return run_trials(specs, count, progress=advance)
 
         kills = len(graphs) * len(modes) * count
-        self.job.start(f"Running {kills} trials, each a SIGKILL inside a node", work, self.show)
+        self.job.start(say("durability_panel.running", kills=kills), work, self.show)
 
     def show(self, trials: list[Trial]) -> None:
         self.trials = trials
@@ -110,8 +128,7 @@ class DurabilityPanel(widgets.VBox):
         self.table.value = trials_html(trials)
         last = trials[-1]
         self.checkpoints.value = (
-            f"<p>The checkpoint file of the last trial "
-            f"({last.spec.mode}) as the kill left it:</p>"
+            f"<p>{say('durability_panel.last_trial', mode=last.spec.mode)}</p>"
             + checkpoints_html(describe_checkpoints(last))
         )
 

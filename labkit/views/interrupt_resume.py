@@ -10,6 +10,7 @@ from IPython.display import HTML, display
 
 from labkit.bench.errors import check_items, check_record
 from labkit.bench.failures import FAILED
+from labkit.language import say
 from labkit.studies.interrupt_resume.contract import TicketAnswer
 from labkit.studies.interrupt_resume.experiment import (
     INTERRUPT_KILL_POINTS,
@@ -36,6 +37,11 @@ INTERRUPT_KEYS = (  # the figures of run_interrupt's result that the views read
     *("after_resume", "receipts", "exits", "tickets"),
 )
 RESULT = "what run_interrupt returns (a dict of its figures)"
+PROCESSES = {  # the resume-in choice: its value, and the key of its label
+    "same process": "interrupt_resume.panel.same_process",
+    "new process": "interrupt_resume.panel.new_process",
+}
+ANSWER_COLUMNS = ("tenant", "key", "body", "ticket_id", "answer")
 
 
 def verdict(result: dict) -> str:
@@ -43,8 +49,13 @@ def verdict(result: dict) -> str:
     if result.get("failure"):
         return outcome_badge(FAILED, result["failure"])
     if result["after_resume"] == 1:
-        return outcome_word("consistent", "ONE TICKET")
-    return outcome_word("duplicate", f"{result['after_resume']} TICKETS")
+        return outcome_word("consistent", say("interrupt_resume.one_ticket"))
+    return outcome_word("duplicate", say("interrupt_resume.tickets", count=result["after_resume"]))
+
+
+def nothing() -> list[tuple[str, ...]]:
+    """An empty ticket table's one row."""
+    return [(say("common.nothing"),) * 4]
 
 
 def table_html(results: Sequence[dict]) -> str:
@@ -58,16 +69,18 @@ def interrupt_html(result: dict) -> str:
         f"<p>{verdict(result)}</p>",
         table_html([result]),
         "<p><b>tickets.db · ticket</b></p>",
-        grid_html(("id", "tenant", "op_key", "payload"), result["tickets"] or [("(none)",) * 4]),
+        grid_html(("id", "tenant", "op_key", "payload"), result["tickets"] or nothing()),
     ]
     resume = result.get("recover") or result.get("resume") or {}
     if resume.get("found"):
         found = resume["found"]
-        parts.append(
-            f"<p>The resuming process found <code>next={found['next']}</code>, pending "
-            f"interrupts <code>{escape(str(found['interrupts']))}</code>, and resumed with "
-            f"<code>{escape(resume['resumed_how'])}</code>. Its checkpoint file then:</p>"
+        said = say(
+            "interrupt_resume.resumed",
+            next=f"<code>next={found['next']}</code>",
+            interrupts=f"<code>{escape(str(found['interrupts']))}</code>",
+            how=f"<code>{escape(resume['resumed_how'])}</code>",
         )
+        parts.append(f"<p>{said}</p>")
         parts.append(checkpoints_html(resume["checkpoints"]))
     return "".join(parts)
 
@@ -93,15 +106,17 @@ def ticket_answers_html(answers: Sequence[TicketAnswer], tickets: Sequence[Seque
             a.key,
             a.body,
             a.ticket_id or "—",
-            f"refused: {a.refused}" if a.refused else "ok",
+            say("interrupt_resume.refused", why=a.refused)
+            if a.refused
+            else say("interrupt_resume.ok"),
         )
         for a in answers
     ]
     return (
-        grid_html(("tenant", "key", "body as sent", "ticket id returned", "answer"), rows)
+        grid_html([say(f"interrupt_resume.column.{c}") for c in ANSWER_COLUMNS], rows)
         + "<p><b>tickets.db · ticket</b></p>"
         + grid_html(
-            ("id", "tenant", "op_key", "payload (normalised)"), tickets or [("(none)",) * 4]
+            ("id", "tenant", "op_key", say("interrupt_resume.column.payload")), tickets or nothing()
         )
     )
 
@@ -119,19 +134,29 @@ class InterruptPanel(widgets.VBox):
     def __init__(self) -> None:
         self.result: dict | None = None
         self.error: Exception | None = None
-        self.key = widgets.ToggleButtons(options=list(KEY_STRATEGIES), description="key")
-        self.layout_choice = widgets.ToggleButtons(options=list(LAYOUTS), description="layout")
+        self.key = widgets.ToggleButtons(
+            options=list(KEY_STRATEGIES), description=say("interrupt_resume.panel.key")
+        )
+        self.layout_choice = widgets.ToggleButtons(
+            options=list(LAYOUTS), description=say("interrupt_resume.panel.layout")
+        )
         self.process = widgets.ToggleButtons(
-            options=["same process", "new process"], description="resume in"
+            options=[(say(label), value) for value, label in PROCESSES.items()],
+            description=say("interrupt_resume.panel.resume_in"),
         )
         self.kill_at = widgets.Dropdown(
-            options=list(INTERRUPT_KILL_POINTS), description="kill at", disabled=True
+            options=list(INTERRUPT_KILL_POINTS),
+            description=say("interrupt_resume.panel.kill_at"),
+            disabled=True,
         )
-        self.run_button = widgets.Button(description="Run", button_style="primary", icon="play")
+        self.run_button = widgets.Button(
+            description=say("interrupt_resume.panel.run"), button_style="primary", icon="play"
+        )
         self.status = widgets.HTML()
         self.error_line = widgets.HTML()
         self.output = widgets.HTML()
-        self.job = BackgroundJob(self, [self.run_button], unit="run")  # off the kernel's thread
+        unit = say("interrupt_resume.panel.unit")
+        self.job = BackgroundJob(self, [self.run_button], unit=unit)  # off the kernel's thread
         self.process.observe(self._on_process, names="value")
         self.run_button.on_click(self._on_run)
         super().__init__(
@@ -156,8 +181,9 @@ class InterruptPanel(widgets.VBox):
     def _on_run(self, _button: object = None) -> None:
         key, layout, kill_at = self.key.value, self.layout_choice.value, self.kill_at.value
         cross = self.process.value == "new process"
+        running = "running_new" if cross else "running_same"
         self.job.start(
-            f"Running key <b>{key}</b>, {layout}, resumed in a {self.process.value}",
+            say(f"interrupt_resume.panel.{running}", key=f"<b>{key}</b>", layout=layout),
             lambda _report: run_interrupt(key, layout, cross, kill_at),
             self.show,
         )

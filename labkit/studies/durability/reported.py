@@ -10,12 +10,15 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from labkit.bench.errors import LabError, check_items
+from labkit.language import say
 from labkit.studies.durability.experiment import BASELINE_LINES, DURABILITY_MODES, Trial
 
 __all__ = ["STUDY_004_REPORTED", "beside_today"]
 
 LINEAR_NODES = BASELINE_LINES["linear"] // 2  # a start and an end line per node
 COST_ORDER = ("exit", "async", "sync")  # the order the study gives its clean-run figures in
+# What the study reported, in English (the reader sees the chosen language's catalogue,
+# "durability.reported.study.<figure>", where these words are the English edition's).
 STUDY_004_REPORTED = {
     "slow_async_extra_lines": "6 to 7 lines beyond the clean run's 10 (1 checkpoint kept)",
     "slow_sync_repeats": "0 to 3 repeats (3 checkpoints kept)",
@@ -27,30 +30,19 @@ STUDY_004_REPORTED = {
     "sync_extra_cost": "1.1 s of 1.9 s: 58 %",
     "mistyped_mode": "runs to the end, n=5 (its 5-node graph), no warning",
 }
-LABELS = {
-    "slow_async_extra_lines": "parallel graph, 250 ms put(), async: ledger lines after recovery",
-    "slow_sync_repeats": "parallel graph, 250 ms put(), sync: node runs repeated",
-    "writes_at_kill": "`writes` rows at the kill, parallel graph, summed over its trials",
-    "rerun_drift": "nodes run again, parallel graph, over every trial that resumed",
-    "clean_seconds_local": "clean run, local file, exit / async / sync: seconds",
-    "clean_checkpoints_local": "clean run, local file, exit / async / sync: checkpoints",
-    "clean_seconds_slow": "clean run, 250 ms put(), exit / async / sync: seconds",
-    "sync_extra_cost": "what sync costs beyond exit on the 250 ms put()",
-    "mistyped_mode": "durability='syncc'",
-}
 
 
 def span(values: Sequence[int]) -> str:
     """3, or 1 to 4; "none" if there is nothing to count."""
     if not values:
-        return "none"
+        return say("durability.reported.today.none")
     low, high = min(values), max(values)
-    return str(low) if low == high else f"{low} to {high}"
+    return str(low) if low == high else say("durability.reported.today.span", low=low, high=high)
 
 
 def clean_figures(clean: dict, slow_ms: int, figure: str) -> str:
     return " / ".join(
-        f"{clean[slow_ms][m]['seconds']:.2f} s"
+        say("durability.reported.today.seconds", seconds=clean[slow_ms][m]["seconds"])
         if figure == "seconds"
         else str(clean[slow_ms][m][figure])
         for m in COST_ORDER
@@ -75,25 +67,52 @@ def beside_today(
     writes = {m: [t.writes for t in parallel if t.spec.mode == m] for m in ("sync", "async")}
     sync_s, exit_s = clean[250]["sync"]["seconds"], clean[250]["exit"]["seconds"]
     syncc = next(r for r in mistyped["outcome"] if r["mode"] == "syncc")
+    sync_kept = span([t.checkpoints for t in slow_in["sync"]])
+    async_kept = span([t.checkpoints for t in slow_in["async"]])
+    trials = len(slow_in["async"])
     today = {
         "slow_async_extra_lines": (
-            f"{extra} lines beyond the clean run's {resumed[0].baseline_lines} in the "
-            f"{len(resumed)} of {len(slow_in['async'])} trials that resumed"
+            say(
+                "durability.reported.today.extra_lines",
+                extra=extra,
+                baseline=resumed[0].baseline_lines,
+                resumed=len(resumed),
+                trials=trials,
+            )
             if resumed
-            else f"none of the {len(slow_in['async'])} trials could resume"
+            else say("durability.reported.today.none_resumed", trials=trials)
         )
-        + f" (checkpoints kept: {span([t.checkpoints for t in slow_in['async']])})",
-        "slow_sync_repeats": f"{span([len(t.rerun_nodes) for t in slow_in['sync']])} repeats "
-        f"(checkpoints kept: {span([t.checkpoints for t in slow_in['sync']])})",
-        "writes_at_kill": f"sync {sum(writes['sync'])} rows, async {sum(writes['async'])} rows "
-        f"({len(writes['sync'])} and {len(writes['async'])} trials)",
+        + say("durability.reported.today.kept", kept=async_kept),
+        "slow_sync_repeats": say(
+            "durability.reported.today.repeats",
+            repeats=span([len(t.rerun_nodes) for t in slow_in["sync"]]),
+            kept=sync_kept,
+        ),
+        "writes_at_kill": say(
+            "durability.reported.today.writes",
+            sync=sum(writes["sync"]),
+            async_=sum(writes["async"]),
+            sync_trials=len(writes["sync"]),
+            async_trials=len(writes["async"]),
+        ),
         "rerun_drift": span([len(t.rerun_nodes) for t in [*parallel, *slow] if t.resumed]),
         "clean_seconds_local": clean_figures(clean, 0, "seconds"),
         "clean_checkpoints_local": clean_figures(clean, 0, "checkpoints"),
         "clean_seconds_slow": clean_figures(clean, 250, "seconds"),
-        "sync_extra_cost": f"{sync_s - exit_s:.2f} s of {sync_s:.2f} s: "
-        f"{(sync_s - exit_s) / sync_s:.0%}",
-        "mistyped_mode": f"runs to the end, n={syncc['nodes_run']} (of the linear graph's "
-        f"{LINEAR_NODES}), {len(mistyped['warnings'])} warnings",
+        "sync_extra_cost": say(
+            "durability.reported.today.extra_cost",
+            extra=sync_s - exit_s,
+            total=sync_s,
+            share=(sync_s - exit_s) / sync_s,
+        ),
+        "mistyped_mode": say(
+            "durability.reported.today.mistyped",
+            nodes=syncc["nodes_run"],
+            of=LINEAR_NODES,
+            warnings=len(mistyped["warnings"]),
+        ),
     }
-    return [(LABELS[k], STUDY_004_REPORTED[k], today[k]) for k in STUDY_004_REPORTED]
+    return [
+        (say(f"durability.reported.label.{k}"), say(f"durability.reported.study.{k}"), today[k])
+        for k in STUDY_004_REPORTED
+    ]
