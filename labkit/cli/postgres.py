@@ -156,9 +156,9 @@ def cmd_window(args: argparse.Namespace) -> None:
     if args.json:
         print_json([{k: v for k, v in r.to_json().items() if k != "events"} for r in results])
         return
-    from labkit.views.postgres import WINDOW_COLUMNS, format_rows, window_rows
+    from labkit.views.postgres import format_rows, header, window_rows
 
-    print(format_rows(WINDOW_COLUMNS, window_rows(results)))
+    print(format_rows(header("window"), window_rows(results)))
     if len(results) == 1:
         print(f"run folder: {results[0].run_dir} (schema {results[0].schema})")
 
@@ -170,9 +170,9 @@ def cmd_race(args: argparse.Namespace) -> None:
     if args.json:
         print_json([r.to_json() for r in results])
         return
-    from labkit.views.postgres import RACE_COLUMNS, format_rows, race_rows
+    from labkit.views.postgres import format_rows, header, race_rows
 
-    print(format_rows(RACE_COLUMNS, race_rows(results)))
+    print(format_rows(header("race"), race_rows(results)))
 
 
 def cmd_crash(args: argparse.Namespace) -> None:
@@ -187,9 +187,9 @@ def cmd_crash(args: argparse.Namespace) -> None:
     if args.json:
         print_json([r.to_json() for r in results])
         return
-    from labkit.views.postgres import CRASH_COLUMNS, crash_rows, format_rows
+    from labkit.views.postgres import crash_rows, format_rows, header
 
-    print(format_rows(CRASH_COLUMNS, crash_rows(results)))
+    print(format_rows(header("crash"), crash_rows(results)))
     print("\nthe restarted server said:\n  " + "\n  ".join(results[-1].recovery_log))
 
 
@@ -228,9 +228,9 @@ def cmd_8039(args: argparse.Namespace) -> None:
     if args.json:
         print_json([t.summary() for t in trials])
         return
-    from labkit.views.postgres import RERUN_COLUMNS, format_rows, rerun_rows
+    from labkit.views.postgres import format_rows, header, rerun_rows
 
-    print(format_rows(RERUN_COLUMNS, rerun_rows(trials)))
+    print(format_rows(header("rerun"), rerun_rows(trials)))
 
 
 def cmd_puts(args: argparse.Namespace) -> None:
@@ -240,6 +240,6 @@ def cmd_puts(args: argparse.Namespace) -> None:
     if args.json:
         print_json(latencies)
         return
-    from labkit.views.postgres import LATENCY_COLUMNS, format_rows, latency_rows
+    from labkit.views.postgres import format_rows, header, latency_rows
 
-    print(format_rows(LATENCY_COLUMNS, latency_rows(latencies)))
+    print(format_rows(header("latency"), latency_rows(latencies)))

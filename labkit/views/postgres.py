@@ -14,6 +14,7 @@ from html import escape
 from typing import TYPE_CHECKING
 
 from labkit.bench.errors import check_instance, check_items
+from labkit.language import say
 from labkit.studies.durability.experiment import Trial
 from labkit.studies.postgres.spec import CrashResult, RaceResult, WindowResult
 from labkit.views.palette import KILL_COLOUR, NEUTRAL, outcome_colour
@@ -24,13 +25,10 @@ if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
 __all__ = [
-    "CRASH_COLUMNS",
-    "LATENCY_COLUMNS",
-    "RACE_COLUMNS",
-    "RERUN_COLUMNS",
-    "WINDOW_COLUMNS",
+    "COLUMNS",
     "crash_rows",
     "format_rows",
+    "header",
     "latency_figure",
     "latency_rows",
     "matrix_columns",
@@ -50,21 +48,23 @@ __all__ = [
 ]
 
 STUDY_MS = 250  # study 004's stand-in for "a network checkpointer (Postgres or a hosted service)"
-WINDOW_COLUMNS = ("order", "killed at", "at the kill: done/receipts", "after recovery", "outcome")
-RACE_COLUMNS = ("lock", "the second waited at", "first", "second", "receipts", "outcome")
-CRASH_COLUMNS = (
-    "server SIGKILLed when",
-    "Postgres showed the client",
-    "the client's COMMIT returned",
-    "order-3 after restart",
-    "rows after restart",
-)
-RERUN_COLUMNS = ("checkpointer", "put_writes() delay", "writes rows at the kill", "ran again")
-LATENCY_COLUMNS = ("checkpointer", "put() calls", "median ms", "p90 ms", "max ms", "vs 250 ms")
+# Each table's columns, by their keys in the catalogue ("postgres.column.<key>").
+COLUMNS = {
+    "window": ("order", "killed_at", "at_kill", "after", "outcome"),
+    "race": ("lock", "waited_at", "first", "second", "receipts", "outcome"),
+    "crash": ("crashed_when", "postgres_showed", "commit_returned", "order_3", "rows_after"),
+    "rerun": ("checkpointer", "writes_delay", "writes_rows", "ran_again"),
+    "latency": ("checkpointer", "put_calls", "median", "p90", "max", "versus"),
+}
 WINDOWS = "a list of WindowResult (what run_window or window_sweep returns)"
 RACES = "a list of RaceResult (what run_race returns)"
 CRASHES = "a list of CrashResult (what run_crash or crash_sweep returns)"
 TRIALS = "a list of Trial (what checkpointer_matrix returns)"
+
+
+def header(table: str) -> tuple[str, ...]:
+    """The header of one of the COLUMNS' tables, in the reader's language."""
+    return tuple(say(f"postgres.column.{key}") for key in COLUMNS[table])
 
 
 def window_rows(results: Sequence[WindowResult]) -> list[tuple]:
@@ -81,7 +81,7 @@ def race_rows(results: Sequence[RaceResult]) -> list[tuple]:
     return [
         (
             r.spec.lock,
-            r.reports["second_waited_at"] or "nowhere",
+            r.reports["second_waited_at"] or say("postgres.nowhere"),
             r.reports["first"],
             r.reports["second"],
             r.receipts,
@@ -93,7 +93,8 @@ def race_rows(results: Sequence[RaceResult]) -> list[tuple]:
 
 def crash_rows(results: Sequence[CrashResult]) -> list[tuple]:
     def seen(shown: dict) -> str:
-        waiting = f", waiting on {shown['wait_event']}" if shown.get("wait_event") else ""
+        event = shown.get("wait_event")
+        waiting = say("postgres.waiting_on", event=event) if event else ""
         return f"{shown.get('state')}: {shown.get('query')}{waiting}" if shown else "-"
 
     return [
@@ -101,7 +102,7 @@ def crash_rows(results: Sequence[CrashResult]) -> list[tuple]:
             r.spec.point,
             seen(r.seen_in_flight),
             r.client_saw,
-            "SURVIVED" if r.in_flight_survived else "gone",
+            say("postgres.survived" if r.in_flight_survived else "postgres.gone"),
             ", ".join(r.survived),
         )
         for r in check_items("results", results, CrashResult, CRASHES)
@@ -112,12 +113,12 @@ def setup_name(trial: Trial) -> str:
     """sqlite, stub 250 ms (the study's slow SQLite), or postgres."""
     slow = f" {trial.spec.slow_ms} ms" if trial.spec.slow_ms else ""
     stub = trial.spec.checkpointer == "sqlite" and slow
-    return ("stub" if stub else trial.spec.checkpointer) + slow
+    return (say("postgres.stub") if stub else trial.spec.checkpointer) + slow
 
 
 def matrix_columns(trials: Sequence[Trial]) -> tuple[str, ...]:
     names = dict.fromkeys(setup_name(t) for t in check_items("trials", trials, Trial, TRIALS))
-    return ("graph", "mode", *names)
+    return (say("postgres.column.graph"), say("postgres.column.mode"), *names)
 
 
 def matrix_rows(trials: Sequence[Trial]) -> list[tuple]:
@@ -127,11 +128,12 @@ def matrix_rows(trials: Sequence[Trial]) -> list[tuple]:
     cells: dict[tuple[str, str], dict[str, list[str]]] = {}
     for t in trials:
         if t.failure:
-            said = "FAILED"
+            said = say("postgres.failed")
         elif not t.resumed:
-            said = f"{t.checkpoints} ckpt, lost"
+            said = say("postgres.ckpt_lost", checkpoints=t.checkpoints)
         else:
-            said = f"{t.checkpoints} ckpt, again: {' '.join(t.rerun_nodes) or '-'}"
+            nodes = " ".join(t.rerun_nodes) or "-"
+            said = say("postgres.ckpt_again", checkpoints=t.checkpoints, nodes=nodes)
         row = cells.setdefault((t.spec.graph, t.spec.mode), {name: [] for name in columns})
         row[setup_name(t)].append(said)
     return [(g, m, *("; ".join(row[c]) or "-" for c in columns)) for (g, m), row in cells.items()]
@@ -150,7 +152,11 @@ def latency_rows(latencies: Mapping[str, Sequence[float]]) -> list[tuple]:
         median = statistics.median(ordered)
         p90 = ordered[min(len(ordered) - 1, int(0.9 * len(ordered)))]
         ratio = STUDY_MS / median
-        versus = f"{ratio:.0f}x faster" if ratio >= 1.5 else f"{median / STUDY_MS:.2f}x of it"
+        versus = (
+            say("postgres.faster", ratio=ratio)
+            if ratio >= 1.5
+            else say("postgres.share", share=median / STUDY_MS)
+        )
         figures = (f"{median:.1f}", f"{p90:.1f}", f"{ordered[-1]:.1f}")
         rows.append((name, len(ordered), *figures, versus))
     return rows
@@ -163,8 +169,8 @@ def rerun_rows(trials: Sequence[Trial]) -> list[tuple]:
         (
             t.spec.checkpointer,
             f"{t.spec.writes_delay_ms} ms",
-            "FAILED" if t.failure else t.writes,
-            t.failure or " ".join(t.rerun_nodes) or "nothing",
+            say("postgres.failed") if t.failure else t.writes,
+            t.failure or " ".join(t.rerun_nodes) or say("postgres.nothing"),
         )
         for t in check_items("trials", trials, Trial, TRIALS)
     ]
@@ -179,28 +185,29 @@ def rows_html(columns: Sequence[str], rows: Sequence[Sequence[object]]) -> str:
     """A table for a notebook; an outcome cell shows its word on its colour."""
     html = grid_html(columns, rows)
     for outcome in ("consistent", "duplicate", "lost"):
-        html = html.replace(f">{outcome}</td>", f">{outcome_word(outcome)}</td>")
+        word = outcome_word(outcome, say(f"postgres.outcome.{outcome}"))
+        html = html.replace(f">{outcome}</td>", f">{word}</td>")
     return html
 
 
 def latency_figure(latencies: Mapping[str, Sequence[float]]) -> Figure:
     """Every put() as a dot, one row per checkpointer, on a log scale, with the study's 250 ms
     as a line: where the real distribution sits against the stand-in."""
-    from matplotlib.figure import Figure
+    from labkit.views.figures import new_figure
 
     check_instance("latencies", latencies, Mapping, "a dict of name: put() times in ms")
-    fig = Figure(figsize=(8, 0.7 * len(latencies) + 1.4))
+    fig = new_figure((8, 0.7 * len(latencies) + 1.4))
     ax = fig.subplots()
     for y, times in enumerate(latencies.values()):
         spread = [y + 0.15 * ((i % 7) - 3) / 3 for i in range(len(times))]
         ax.plot(times, spread, "o", ms=4, alpha=0.6, color=NEUTRAL)
         if times:
             ax.plot([statistics.median(times)] * 2, [y - 0.3, y + 0.3], color="black", lw=2)
-    ax.axvline(STUDY_MS, color=KILL_COLOUR, ls="--", label="study 004's stand-in: 250 ms")
+    ax.axvline(STUDY_MS, color=KILL_COLOUR, ls="--", label=say("postgres.stand_in"))
     ax.set_xscale("log")
     ax.set_yticks(range(len(latencies)))
     ax.set_yticklabels(list(latencies))
-    ax.set_xlabel("put() time, ms (log scale); a black bar marks the median")
+    ax.set_xlabel(say("postgres.put_time"))
     ax.legend(loc="lower right", fontsize=8)
     fig.tight_layout()
     return fig
@@ -216,24 +223,23 @@ def show(html: str) -> None:
 
 
 def show_windows(results: Sequence[WindowResult]) -> None:
-    show(rows_html(WINDOW_COLUMNS, window_rows(results)))
+    show(rows_html(header("window"), window_rows(results)))
 
 
 def show_races(results: Sequence[RaceResult]) -> None:
-    show(rows_html(RACE_COLUMNS, race_rows(results)))
+    show(rows_html(header("race"), race_rows(results)))
 
 
 def show_crashes(results: Sequence[CrashResult]) -> None:
     rows = crash_rows(results)
-    html = rows_html(CRASH_COLUMNS, rows).replace(
-        ">SURVIVED<", f'><b style="color:{outcome_colour("consistent")}">SURVIVED</b><'
+    survived = say("postgres.survived")
+    html = rows_html(header("crash"), rows).replace(
+        f">{survived}<", f'><b style="color:{outcome_colour("consistent")}">{survived}</b><'
     )
     logs = {r.spec.point: r.recovery_log for r in results}
     point, log = next(iter(logs.items()))
-    note = (
-        f"<p>The restarted server's own words after the crash at <code>{escape(point)}</code>:"
-        f"</p><pre>{escape(chr(10).join(log))}</pre>"
-    )
+    said = say("postgres.restarted_said", point=f"<code>{escape(point)}</code>")
+    note = f"<p>{said}</p><pre>{escape(chr(10).join(log))}</pre>"
     show(html + note)
 
 
@@ -242,7 +248,7 @@ def show_matrix(trials: Sequence[Trial]) -> None:
 
 
 def show_reruns(trials: Sequence[Trial]) -> None:
-    show(rows_html(RERUN_COLUMNS, rerun_rows(trials)))
+    show(rows_html(header("rerun"), rerun_rows(trials)))
 
 
 def show_latencies(latencies: Mapping[str, Sequence[float]]) -> None:
@@ -250,7 +256,7 @@ def show_latencies(latencies: Mapping[str, Sequence[float]]) -> None:
 
     from labkit.views.figures import figure_png
 
-    show(rows_html(LATENCY_COLUMNS, latency_rows(latencies)))
+    show(rows_html(header("latency"), latency_rows(latencies)))
     display(Image(figure_png(latency_figure(latencies))))
 
 

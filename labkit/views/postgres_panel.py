@@ -7,10 +7,11 @@ from html import escape
 
 import ipywidgets as widgets
 
+from labkit.language import say
 from labkit.studies.postgres.experiment import run_crash
 from labkit.studies.postgres.spec import CRASH_POINTS, CrashResult
 from labkit.views.background import BackgroundJob
-from labkit.views.postgres import CRASH_COLUMNS, crash_rows, rows_html
+from labkit.views.postgres import crash_rows, header, rows_html
 
 __all__ = ["ServerCrashPanel"]
 
@@ -22,13 +23,17 @@ class ServerCrashPanel(widgets.VBox):
     def __init__(self) -> None:
         self.result: CrashResult | None = None
         self.error: Exception | None = None
-        self.point = widgets.ToggleButtons(options=list(CRASH_POINTS), description="kill at")
+        self.point = widgets.ToggleButtons(
+            options=list(CRASH_POINTS), description=say("postgres_panel.kill_at")
+        )
         self.meaning = widgets.HTML(self._meaning())
-        self.run_button = widgets.Button(description="Run", button_style="primary", icon="play")
+        self.run_button = widgets.Button(
+            description=say("postgres_panel.run"), button_style="primary", icon="play"
+        )
         self.status = widgets.HTML()
         self.error_line = widgets.HTML()
         self.output = widgets.HTML()
-        self.job = BackgroundJob(self, [self.run_button], unit="crash")
+        self.job = BackgroundJob(self, [self.run_button], unit=say("postgres_panel.unit"))
         self.point.observe(lambda _change: setattr(self.meaning, "value", self._meaning()), "value")
         self.run_button.on_click(self._on_run)
         super().__init__(
@@ -44,12 +49,12 @@ class ServerCrashPanel(widgets.VBox):
         )
 
     def _meaning(self) -> str:
-        return f"<i>{escape(CRASH_POINTS[self.point.value])}</i>"
+        return f"<i>{escape(say(f'postgres_panel.crash_point.{self.point.value}'))}</i>"
 
     def _on_run(self, _button: object = None) -> None:
         point = self.point.value  # read now, on the kernel's thread
         self.job.start(
-            f"SIGKILLing the Postgres server at <b>{point}</b>, then restarting it",
+            say("postgres_panel.running", point=f"<b>{point}</b>"),
             lambda _report: run_crash(point),
             self.show,
         )
@@ -58,8 +63,9 @@ class ServerCrashPanel(widgets.VBox):
         self.result = result
         log = escape("\n".join(result.recovery_log))
         self.output.value = (
-            rows_html(CRASH_COLUMNS, crash_rows([result]))
-            + f"<p>The restarted server said ({result.restart_seconds} s):</p><pre>{log}</pre>"
+            rows_html(header("crash"), crash_rows([result]))
+            + f"<p>{say('postgres_panel.restarted', seconds=result.restart_seconds)}</p>"
+            + f"<pre>{log}</pre>"
         )
 
     def click(self) -> None:
