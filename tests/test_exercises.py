@@ -16,6 +16,7 @@ import pytest
 from wrong_answers import ERRORS, RIGHT, WRONG, key
 
 from labkit.bench.errors import LabError
+from labkit.language import say
 from labkit.studies.commit_window.stores import KEY, PAYLOAD
 from labkit.studies.durability.experiment import DURABILITY_MODES, DurabilitySpec, Trial
 from labkit.workshop import (
@@ -300,7 +301,7 @@ def test_a_hint_number_outside_the_hints_is_refused_in_one_line():
 
 
 def test_the_safe_step_hints_say_what_is_true_of_two_files():
-    hints = " ".join(lesson2.safe_step.hints)
+    hints = " ".join(map(say, lesson2.safe_step.hints))
     assert "The two files cannot share a transaction" not in hints  # ATTACH lets them
     assert "Each Store commits its own file" in hints
 

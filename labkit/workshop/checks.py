@@ -6,6 +6,10 @@ the reader's own code is shown as such, with their line; a wrong answer says wha
 in *this* answer (which kill point, what the files held, the failing run's folder) without
 giving away the parts that were right or are still open.
 
+Every word a reader sees comes from the catalogue (`labkit.language`), looked up when it is
+shown: the verdict's word from its status code (the code stays, tests compare it), hints from
+their keys, and the shared sentences from `checks.toml`, whose keys every lesson may reuse.
+
 The exercises themselves, lesson by lesson, are in `labkit.workshop`.
 """
 
@@ -24,6 +28,7 @@ from typing import NamedTuple
 
 from labkit.bench.errors import check_int
 from labkit.bench.launcher import WorkerReport
+from labkit.language import say
 
 __all__ = [
     "OPEN",
@@ -63,29 +68,35 @@ class Verdict:
 
     status: "correct", "incorrect", "incomplete" (what is filled in is right, parts are open),
     "not attempted" (the starter as it was), "error" (the reader's code raised) or "no verdict"
-    (a run of the lab failed by itself, so it says nothing about the answer)."""
+    (a run of the lab failed by itself, so it says nothing about the answer). The status is a
+    code; the reader sees its word in the chosen language (`checks.verdict.<code>`)."""
 
     status: str
-    message: str
+    message: str  # in the language chosen when the check ran
     run_dir: str | None = None  # the folder of the run that shows it (the failing one)
 
     def __bool__(self) -> bool:
         return self.status == "correct"
 
+    def word(self) -> str:
+        """The status as the reader reads it: "INCORRECT", "不正确"."""
+        return say(f"checks.verdict.{self.status.replace(' ', '_')}")
+
     def __str__(self) -> str:
-        folder = f"\n(look in {self.run_dir})" if self.run_dir else ""
-        return f"{self.status.upper()}: {self.message}{folder}"
+        folder = "\n" + say("checks.look_in", folder=self.run_dir) if self.run_dir else ""
+        return say("checks.verdict_line", verdict=self.word(), message=self.message) + folder
 
     def _repr_html_(self) -> str:
-        folder = (
-            f"<br><small>look in <code>{escape(self.run_dir)}</code></small>"
-            if self.run_dir
-            else ""
+        code = f"<code>{escape(self.run_dir)}</code>" if self.run_dir else ""
+        folder = f"<br><small>{say('checks.look_in_html', folder=code)}</small>" if code else ""
+        line = say(
+            "checks.verdict_line",
+            verdict=f"<b>{escape(self.word())}</b>",
+            message=escape(self.message).replace("\n", "<br>"),
         )
-        message = escape(self.message).replace("\n", "<br>")
         return (
             f'<div style="border-left:6px solid {COLOURS[self.status]};padding:4px 10px">'
-            f"<b>{escape(self.status.upper())}</b>: {message}{folder}</div>"
+            f"{line}{folder}</div>"
         )
 
 
@@ -127,21 +138,28 @@ def lone(value: object) -> object:
 
 
 class Form(NamedTuple):
-    """What every prediction of an exercise is: `says` tells the reader, `read` gives an
-    answer's natural value, or None for one that is not such a value (it is never run)."""
+    """What every prediction of an exercise is: `says` tells the reader (the catalogue's `key`
+    with its `fields`, looked up when shown), `read` gives an answer's natural value, or None
+    for one that is not such a value (it is never run)."""
 
-    says: str
+    key: str
     read: Callable[[object], object]
+    fields: dict[str, object] = {}  # never changed, so one shared default is safe
+
+    @property
+    def says(self) -> str:
+        return say(self.key, **self.fields)
 
 
 def one_of(*words: str) -> Form:
-    """One of `words`, in any case, with a full stop or an ending: "Duplicated" is "duplicate"."""
+    """One of `words`, in any case, with a full stop or an ending: "Duplicated" is "duplicate".
+    The words are codes the reader types, so they stay as they are in every language."""
 
     def read(value: object) -> str | None:
         given = word(lone(value))
         return next((w for w in words if given in (w, f"{w}d", f"{w}s")), None)
 
-    return Form(f"one of: {', '.join(words)}", read)
+    return Form("checks.form.one_of", read, {"words": ", ".join(words)})
 
 
 def read_whole_number(value: object) -> int | None:
@@ -155,17 +173,18 @@ def read_whole_number(value: object) -> int | None:
     return int(text[1]) if text else None
 
 
-WHOLE_NUMBER = Form("a whole number, written in digits", read_whole_number)
+WHOLE_NUMBER = Form("checks.form.whole_number", read_whole_number)
 
 
 def code_error(error: str, line: int | None, source: str) -> str:
     """The reader's error in one sentence, with the line of their code that raised it."""
     lines = source.splitlines()
     if line is None or not 0 < line <= len(lines):
-        return f"your code raised {error}"
-    return f"your code raised {error}, at line {line}: {lines[line - 1].strip()}"
+        return say("checks.code.raised", error=error)
+    return say("checks.code.raised_at", error=error, line=line, code=lines[line - 1].strip())
 
 
+# English only, for a module not yet moved to say("checks.code.own_source_only").
 OWN_SOURCE_ONLY = (
     "a name from another cell is not there: only the function's own source runs in the "
     "worker, so define helpers and constants inside it"
@@ -180,11 +199,15 @@ def worker_error(
     if worker.exit_code in planned and not worker.timed_out:
         return None
     if worker.timed_out:
-        return f"the {worker.role} worker did not finish in time (an endless loop?)"
-    lines = worker.stderr.strip().splitlines() or [f"exit status {worker.exit_code}"]
+        return say("checks.code.timed_out", role=worker.role)
+    lines = worker.stderr.strip().splitlines() or [
+        say("checks.code.exit_status", code=worker.exit_code)
+    ]
     frames = re.findall(rf'File "{re.escape(reader_file)}", line (\d+)', worker.stderr)
     error = code_error(lines[-1], int(frames[-1]) if frames else None, source)
-    return f"{error} ({OWN_SOURCE_ONLY})" if lines[-1].startswith("NameError") else error
+    if lines[-1].startswith("NameError"):
+        return f"{error} ({say('checks.code.own_source_only')})"
+    return error
 
 
 def normalized(source: str) -> str:
@@ -203,24 +226,26 @@ def source_of(answer: Callable | str) -> tuple[str, str]:
             code_error(f"SyntaxError: {error.msg}", error.lineno, source)
         ) from None
     except (OSError, TypeError) as error:
-        raise ReaderCodeError(f"the check needs a function defined in a cell ({error})") from None
+        raise ReaderCodeError(say("checks.code.needs_a_cell", error=error)) from None
     names = [node.name for node in tree.body if isinstance(node, ast.FunctionDef)]
     if not names:
-        raise ReaderCodeError("the check needs a function (def ...), and found none")
+        raise ReaderCodeError(say("checks.code.needs_a_function"))
     return source, names[0]
 
 
 @dataclass
 class Exercise:
-    """One checked exercise. `judge(answer)` runs the real lab and returns a Verdict."""
+    """One checked exercise. `judge(answer)` runs the real lab and returns a Verdict; `hints`
+    are catalogue keys ("lesson2.safe_step.hint1"), each said in the language of the moment."""
 
     name: str
     solution_file: str
     starter: str  # the text of the cell the reader edits, exactly as the lesson shows it
     judge: Callable[[object], Verdict]
-    hints: list[str] = field(default_factory=list)
+    hints: list[str] = field(default_factory=list)  # catalogue keys, in the order shown
     code: bool = False  # the answer is a function (else: a value such as a dict or a word)
     hints_shown: int = 0
+    hint_fields: dict[str, object] = field(default_factory=dict)  # values the hints name
 
     def untouched(self, answer: object) -> bool:
         """The starter as the lesson shows it (a placeholder in every part)."""
@@ -237,13 +262,11 @@ class Exercise:
 
     def check(self, answer: object) -> Verdict:
         if self.untouched(answer):
-            return Verdict(
-                "not attempted", f"change the starter, then check again (hint: {self.name}.hint())"
-            )
+            return Verdict("not attempted", say("checks.check.not_attempted", name=self.name))
         try:
             return self.judge(answer)
         except ReaderCodeError as error:
-            return Verdict("error", f"{error}\nMend it and check again.", error.run_dir)
+            return Verdict("error", say("checks.check.mend_it", error=error), error.run_dir)
 
     def hint(self, number: int | None = None) -> Text:
         """The next hint (or hint `number`, 1 to the last): each says something the ones
@@ -251,15 +274,20 @@ class Exercise:
         if number is not None:
             number = check_int("hint number", number, 1, len(self.hints))
         self.hints_shown = number or min(self.hints_shown + 1, len(self.hints))
-        last = self.hints_shown == len(self.hints)
-        text = f"Hint {self.hints_shown} of {len(self.hints)}: {self.hints[self.hints_shown - 1]}"
-        after = f"\nThat was the last hint; {self.name}.solution() shows the answer."
-        return Text(text + (after if last else f"\n(Call {self.name}.hint() for the next one.)"))
+        text = say(
+            "checks.hint.header",
+            number=self.hints_shown,
+            total=len(self.hints),
+            text=say(self.hints[self.hints_shown - 1], **self.hint_fields),
+        )
+        after = "last" if self.hints_shown == len(self.hints) else "next"
+        return Text(f"{text}\n{say(f'checks.hint.{after}', name=self.name)}")
 
     def solution(self) -> Text:
         """The solution, for when you are done trying (the lesson's `# %load` line loads it)."""
         path = SOLUTIONS / self.solution_file
-        return Text(f"# %load solutions/{self.solution_file}\n{path.read_text()}")
+        header = say("checks.solution.header", file=self.solution_file)
+        return Text(f"{header}\n{path.read_text()}")
 
 
 class Measured(NamedTuple):
@@ -282,16 +310,14 @@ def each(run_case: Callable[[str], Measured]) -> Measure:
 
 def no_verdict(run: str, failure: str, run_dir: str | None) -> Verdict:
     """A real run failed by itself (a worker's own error, a timeout): no verdict, no value."""
-    return Verdict(
-        "no verdict",
-        f"{run} failed ({failure}), so it says nothing about your answer: check again",
-        run_dir,
-    )
+    return Verdict("no verdict", say("checks.check.no_verdict", run=run, failure=failure), run_dir)
 
 
 def also_in(run_dir: object, footer: object) -> str:
     """The note "(look in …)" for a run folder other than the one the verdict's footer names."""
-    return f" (look in {run_dir})" if run_dir and str(run_dir) != str(footer) else ""
+    if not run_dir or str(run_dir) == str(footer):
+        return ""
+    return " " + say("checks.look_in", folder=run_dir)
 
 
 def case_name(key: object) -> object:
@@ -309,16 +335,21 @@ def judge_predictions(
     what its real run gave. Open cases stay open and their answers hidden; an answer that is not
     of the `form` gets a form message before anything runs."""
     cases = list(cases)
+    listed = ", ".join(cases)
     if not isinstance(predicted, dict):
-        return Verdict(
-            "incorrect", f"give a dict with one prediction for each of: {', '.join(cases)}"
-        )
+        return Verdict("incorrect", say("checks.predictions.give_a_dict", cases=listed))
     named = [case_name(k) for k in predicted]
     unknown = [k for k in predicted if case_name(k) not in cases]
     twice = [k for k in cases if named.count(k) > 1]
     if unknown or twice:
-        problem = f"not a case of this exercise: {unknown}" if unknown else f"given twice: {twice}"
-        return Verdict("incorrect", f"{problem}; the cases: {', '.join(cases)}")
+        problem = (
+            say("checks.predictions.not_a_case", names=unknown)
+            if unknown
+            else say("checks.predictions.given_twice", names=twice)
+        )
+        return Verdict(
+            "incorrect", say("checks.predictions.the_cases", problem=problem, cases=listed)
+        )
     given = dict(zip(named, predicted.values(), strict=True))
     answered = [k for k in cases if not is_open(given.get(k))]
     said = {k: form.read(given[k]) for k in answered}
@@ -326,32 +357,43 @@ def judge_predictions(
     if misread:
         return Verdict(
             "incorrect",
-            f"each prediction is {form.says}; not {', '.join(misread)} (nothing was run)",
+            say("checks.predictions.misread", form=form.says, answers=", ".join(misread)),
         )
     actual = measure(answered)
     failed = next((k for k in answered if actual[k].failure), None)
     if failed:
         return no_verdict(
-            f"the real run of {failed}", actual[failed].failure, actual[failed].run_dir
+            say("checks.predictions.real_run_of", case=failed),
+            actual[failed].failure,
+            actual[failed].run_dir,
         )
     still_open = [k for k in cases if k not in answered]
     wrong = [k for k in answered if said[k] != actual[k].value]
-    also_open = f"\nStill open: {', '.join(still_open)}." if still_open else ""
+    also_open = (
+        "\n" + say("checks.predictions.still_open", cases=", ".join(still_open))
+        if still_open
+        else ""
+    )
     if wrong:
         footer = actual[wrong[0]].run_dir
         lines = [
-            f"{k}: you said {given[k]!r}, the real run gave {actual[k].value!r} "
-            f"({actual[k].story}){also_in(actual[k].run_dir, footer)}"
+            say(
+                "checks.predictions.wrong",
+                case=k,
+                said=repr(given[k]),
+                real=repr(actual[k].value),
+                story=actual[k].story,
+                look_in=also_in(actual[k].run_dir, footer),
+            )
             for k in wrong
         ]
         right = len(answered) - len(wrong)
-        summary = f"{right} of your {len(answered)} predictions match real runs; not these:\n"
-        return Verdict("incorrect", summary + "\n".join(lines) + also_open, footer)
+        summary = say("checks.predictions.summary", right=right, answered=len(answered))
+        return Verdict("incorrect", "\n".join([summary, *lines]) + also_open, footer)
     if still_open:
-        made = (
-            "prediction you made matches a real run"
-            if len(answered) == 1
-            else f"{len(answered)} predictions you made match real runs"
-        )
-        return Verdict("incomplete", f"so far so good: the {made}.{also_open}")
-    return Verdict("correct", "every prediction matches a real run", actual[cases[0]].run_dir)
+        if len(answered) == 1:
+            so_far = say("checks.predictions.so_far_one")
+        else:
+            so_far = say("checks.predictions.so_far", answered=len(answered))
+        return Verdict("incomplete", so_far + also_open)
+    return Verdict("correct", say("checks.predictions.all_match"), actual[cases[0]].run_dir)

@@ -1,10 +1,13 @@
 """Lesson 1 · The commit window (notebooks/01_the_commit_window.ipynb): its checked exercise.
 
 lesson1.find_the_window.check(window)   # .hint(), .solution()
+
+What the verdicts and hints say is in the catalogue, `lesson1.toml`.
 """
 
 from __future__ import annotations
 
+from labkit.language import say
 from labkit.studies.commit_window.orders import get_order
 from labkit.studies.commit_window.outcome import describe_state
 from labkit.studies.commit_window.runs import run
@@ -22,42 +25,43 @@ def judge_window(points: object) -> Verdict:
     if isinstance(points, str):
         points = {points}
     if not isinstance(points, set | frozenset | list | tuple):
-        return Verdict("incorrect", 'give a set of kill points, such as {"start"}')
+        return Verdict("incorrect", say("lesson1.find_the_window.give_a_set"))
     given = [p for p in points if not is_open(p)]
     not_words = [p for p in given if word(p) is None]
     if not_words:
-        return Verdict(
-            "incorrect",
-            f'each kill point is a word, such as "start"; not {", ".join(map(repr, not_words))}',
-        )
+        answers = ", ".join(map(repr, not_words))
+        return Verdict("incorrect", say("lesson1.find_the_window.not_words", answers=answers))
     named = {word(p) for p in given}
     unknown = sorted(named - set(order.kill_points))
     if unknown:
+        its_points = ", ".join(order.kill_points)
         return Verdict(
             "incorrect",
-            f"not a kill point of checkpoint_first: {unknown}; "
-            f"its points: {', '.join(order.kill_points)}",
+            say("lesson1.find_the_window.unknown", unknown=unknown, points=its_points),
         )
     runs = {point: run(order.name, point) for point in order.kill_points}
     failed = next((r for r in runs.values() if r.failure), None)
     if failed:
-        return no_verdict(
-            f"the real run killed at {failed.spec.kill_at}", failed.failure, str(failed.run_dir)
-        )
+        killed_at = say("lesson1.find_the_window.killed_at", point=failed.spec.kill_at)
+        return no_verdict(killed_at, failed.failure, str(failed.run_dir))
     losing = {point for point, r in runs.items() if r.outcome == "lost"}
     if named == losing:
-        where = sorted(losing) or ["none"]
-        folder = str(runs[where[0]].run_dir) if losing else None
-        return Verdict("correct", f"the receipt is lost by a kill at: {', '.join(where)}", folder)
+        where = ", ".join(sorted(losing)) or say("lesson1.find_the_window.none")
+        folder = str(runs[min(losing)].run_dir) if losing else None
+        return Verdict("correct", say("lesson1.find_the_window.correct", points=where), folder)
     not_lost = [p for p in order.kill_points if p in named - losing]
     footer = str(runs[not_lost[0]].run_dir) if not_lost else None
     lines = [
-        f"killed at {p}, recovery left {describe_state(runs[p].after)}: not lost"
-        f"{also_in(runs[p].run_dir, footer)}"
+        say(
+            "lesson1.find_the_window.not_lost",
+            point=p,
+            state=describe_state(runs[p].after),
+            look_in=also_in(runs[p].run_dir, footer),
+        )
         for p in not_lost
     ]
     if losing - named:
-        lines.append("your set leaves out one or more points where a kill loses the receipt")
+        lines.append(say("lesson1.find_the_window.left_out"))
     return Verdict("incorrect", "\n".join(lines), footer)
 
 
@@ -66,12 +70,5 @@ find_the_window = Exercise(
     "01_find_the_window.py",
     starter='window = {"???"}',
     judge=judge_window,
-    hints=[
-        "checkpoint_first passes `start`, commits done=1 (then passes `checkpoint`), "
-        "commits the receipt (then passes `effect`).",
-        "For each point, write down done and receipts as a kill there leaves them; "
-        "recovery runs the step only if done=0.",
-        "Lost means done=1 and no receipt: recovery skips a step whose effect never "
-        "happened. Which point lies after one commit and before the other?",
-    ],
+    hints=[f"lesson1.find_the_window.hint{n}" for n in (1, 2, 3)],
 )

@@ -8,6 +8,8 @@ stderr, the files) tell a wrong step from an error in the reader's code, shown a
 
 The tool checklist (study 000's three questions) is judged against real crashes of the lab's
 own steps: each crashed in its window and retried in a fresh process.
+
+What the verdicts and hints say is in the catalogue, `lesson2.toml`.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from collections.abc import Callable
 
 from labkit.bench.gate import EXIT_CODE
 from labkit.bench.trace import read_trace
+from labkit.language import say
 from labkit.studies.commit_window.learner import LEARNER_FILE
 from labkit.studies.commit_window.orders import STUDY_000_CASES
 from labkit.studies.commit_window.outcome import describe_state
@@ -49,7 +52,13 @@ def study_000_case(case: str) -> Measured:
     """One case of study 000 ("order/point"): a real crash and recovery, and its outcome."""
 
     r = run(*case.split("/"))
-    story = f"done/receipts {r.before.done}/{r.before.receipts} → {r.after.done}/{r.after.receipts}"
+    story = say(
+        "lesson2.case_story",
+        before_done=r.before.done,
+        before_receipts=r.before.receipts,
+        after_done=r.after.done,
+        after_receipts=r.after.receipts,
+    )
     return Measured(r.outcome, story, str(r.run_dir), r.failure)
 
 
@@ -71,23 +80,10 @@ def unwatched(run: RunResult) -> str | None:
     for event in trace:
         if event["event"] != "unwatched" or event["role"] != "first":
             continue
-        files = " and ".join(event["files"])
-        if event.get("reason") == "wal":
-            return (
-                f"it put {files} in WAL mode, where a commit does not show in the file: "
-                "keep SQLite's own journal (no PRAGMA journal_mode)"
-            )
-        if event.get("reason") == "uncounted":
-            return (
-                f"{files} changed in a way SQLite's change counter did not count (an "
-                "exclusive lock, or a write that is not SQLite's): keep SQLite's own locking"
-            )
-        return (
-            f"it made {event['commits']} commits to {files} that could not be crashed apart: "
-            "write through the stores, or sqlite3 in the step's own thread, one commit after "
-            "another (a transaction over an ATTACHed file is one commit when the connection's "
-            "execute or commit ends it)"
-        )
+        files = say("lesson2.step.files_and").join(event["files"])
+        if event.get("reason") in ("wal", "uncounted"):
+            return say(f"lesson2.step.{event['reason']}", files=files)
+        return say("lesson2.step.together", commits=event["commits"], files=files)
     created = json.loads(json.dumps(next(e["rows"] for e in trace if e["event"] == "created")))
     commits = [
         e["point"]
@@ -96,10 +92,7 @@ def unwatched(run: RunResult) -> str | None:
     ]
     for name, rows in run.before.rows.items():
         if rows != created[name] and not any(name in point for point in commits):
-            return (
-                f"it changed {name} but no commit to it was seen: write through the stores "
-                "or sqlite3, and return from the step (no os._exit)"
-            )
+            return say("lesson2.step.no_commit_seen", name=name)
     return None
 
 
@@ -118,50 +111,31 @@ def judge_step(answer: Callable | str) -> Verdict:
         raise ReaderCodeError(error, str(clean.run_dir))
     receipts = clean.before.table("receipts").rows
     if (clean.before.done, len(receipts)) != (1, 1) or receipts[0][2] != PAYLOAD:
-        return Verdict(
-            "incorrect",
-            f"run once without a crash, the step left {describe_state(clean.before)}, "
-            f"receipts {receipts}: it must save one receipt of PAYLOAD and done=1",
-            str(clean.run_dir),
-        )
+        state = describe_state(clean.before)
+        said = say("lesson2.step.clean_run", state=state, receipts=receipts)
+        return Verdict("incorrect", said, str(clean.run_dir))
     why = unwatched(clean)
     if why:
-        return Verdict(
-            "incorrect",
-            f"the check could not kill your step after every commit: {why}",
-            str(clean.run_dir),
-        )
+        return Verdict("incorrect", say("lesson2.step.unwatched", why=why), str(clean.run_dir))
     trace = read_trace(clean.run_dir)
     points = [e["point"] for e in trace if e["event"] == "point" and e["role"] == "first"]
     for point in points:
         r = run(point)
-        at = f"killed at `{point}`, when the files held {describe_state(r.before)}"
+        at = say("lesson2.step.killed_at", point=point, state=describe_state(r.before))
         if r.first.exit_code != EXIT_CODE:
-            why = (
-                worker_error(r.first, source, LEARNER_FILE, KILLED)
-                or "it did not reach that point this time"
+            why = worker_error(r.first, source, LEARNER_FILE, KILLED) or say(
+                "lesson2.step.not_reached"
             )
-            return Verdict("incorrect", f"{at}: {why}; a step must commit the same way every run")
+            return Verdict("incorrect", say("lesson2.step.not_the_same", at=at, why=why))
         error = worker_error(r.recovery, source, LEARNER_FILE)
         if error:
-            return Verdict(
-                "incorrect",
-                f"{at}, the recovery failed: {error}. A retry must get the receipt back, "
-                "not an error",
-                str(r.run_dir),
-            )
+            said = say("lesson2.step.recovery_failed", at=at, error=error)
+            return Verdict("incorrect", said, str(r.run_dir))
         if (r.after.done, r.after.receipts) != (1, 1):
-            return Verdict(
-                "incorrect",
-                f"{at}, recovery left {describe_state(r.after)}: your step is not safe to replay",
-                str(r.run_dir),
-            )
-    return Verdict(
-        "correct",
-        f"done=1 and one receipt after a kill at every one of the {len(points)} points your "
-        f"step passed: {', '.join(points)}",
-        str(clean.run_dir),
-    )
+            said = say("lesson2.step.not_safe", at=at, state=describe_state(r.after))
+            return Verdict("incorrect", said, str(r.run_dir))
+    said = say("lesson2.step.correct", count=len(points), points=", ".join(points))
+    return Verdict("correct", said, str(clean.run_dir))
 
 
 BUGGY_STEP_STARTER = """def buggy_step(control, effect, gate):
@@ -184,14 +158,7 @@ predict_five_cases = Exercise(
     "idempotent/effect": "???",
 }""",
     judge=judge_five_cases,
-    hints=[
-        "For each case, write down done and receipts as the kill leaves them: a write counts "
-        "only once its transaction has committed, and atomic commits both in one transaction.",
-        "Then let recovery act: it reads done only; with done=1 it skips the step, with done=0 "
-        "it runs the whole step again.",
-        "Only the idempotent receiver recognises the retry: add_receipt_once returns the "
-        "receipt it already holds for the key instead of adding a second one.",
-    ],
+    hints=[f"lesson2.predict_five_cases.hint{n}" for n in (1, 2, 3)],
 )
 
 safe_step = Exercise(
@@ -204,17 +171,7 @@ safe_step = Exercise(
         control.mark_done()""",
     judge=judge_step,
     code=True,
-    hints=[
-        "The check kills your step after every commit that reaches a file, with or without "
-        "`with` blocks. Reordering cannot help: a kill after the first commit always "
-        "leaves the other file behind.",
-        "Each Store commits its own file, one after the other: a kill can land between the "
-        "two commits. The lesson's fix, which works even where two stores cannot share a "
-        "transaction, is on the receiver's side: it recognises the retry, so a second "
-        "attempt adds no second receipt.",
-        "effect.add_receipt_once(KEY, PAYLOAD) returns the original receipt for a key it "
-        "knows; commit it before done=1.",
-    ],
+    hints=[f"lesson2.safe_step.hint{n}" for n in (1, 2, 3)],
 )
 
 bug_hunt = Exercise(
@@ -223,14 +180,7 @@ bug_hunt = Exercise(
     starter=BUGGY_STEP_STARTER,
     judge=judge_step,
     code=True,
-    hints=[
-        "Killed between its two commits, the step runs again in a new process. Print the "
-        "key on two attempts: is it the same operation both times?",
-        "add_receipt_once recognises a retry by its key alone; a key made inside the step "
-        "is new on every attempt.",
-        "The key must exist before the first attempt and be reused by every retry: the "
-        "worker gives you KEY.",
-    ],
+    hints=[f"lesson2.bug_hunt.hint{n}" for n in (1, 2, 3)],
 )
 
 
@@ -238,7 +188,8 @@ bug_hunt = Exercise(
 # crashed where its window is and retried in a fresh process.
 CHECKLIST_STEPS = {"effect_first": "effect", "idempotent": "effect", "queue_pop": "popped"}
 QUESTIONS = ("idempotent", "key", "on_retry")
-ON_RETRY = one_of("duplicate", "original", "next job")
+RETRY_WORDS = ("duplicate", "original", "next job")
+ON_RETRY = one_of(*RETRY_WORDS)
 
 
 def read_checklist_answer(value: object) -> str | None:
@@ -257,8 +208,7 @@ def read_checklist_answer(value: object) -> str | None:
 
 
 CHECKLIST_ANSWER = Form(
-    "yes or no, a key (or none), or one of: duplicate, original, next job",
-    read_checklist_answer,
+    "lesson2.tool_checklist.form", read_checklist_answer, {"words": ", ".join(RETRY_WORDS)}
 )
 
 
@@ -285,12 +235,14 @@ def answer_step(step: str) -> dict[str, Measured]:
         run_dir, file, failure = str(r.run_dir), "control.db", r.failure
         receipts = [row[2] for row in r.after.table("receipts").rows]
         retry = "next job" if receipts and receipts != [JOBS[0]] else "original"
-        story = f"the retry processed {receipts}; {JOBS[0]} was popped before the kill"
+        story = say("lesson2.tool_checklist.popped_story", receipts=receipts, job=JOBS[0])
     else:
         r = run(step, point)
         run_dir, file, failure = str(r.run_dir), r.spec.write_order.files[-1], r.failure
         retry = "duplicate" if r.after.receipts > 1 else "original"
-        story = f"receipts {r.before.receipts} → {r.after.receipts} after the retry"
+        story = say(
+            "lesson2.tool_checklist.retry_story", before=r.before.receipts, after=r.after.receipts
+        )
     answers = {
         "idempotent": "yes" if retry == "original" else "no",
         "key": receiver_key(run_dir, file),
@@ -325,12 +277,5 @@ tool_checklist = Exercise(
     judge=lambda answers: judge_predictions(
         answers, CHECKLIST_CASES, measure_checklist, CHECKLIST_ANSWER
     ),
-    hints=[
-        "Ask of each step what its receiver does with a second attempt: does it keep one "
-        "result (idempotent), and by what does it know the attempt is the same operation?",
-        "A key counts only if the receiver enforces it: effect_first writes op_key into its "
-        "rows, but nothing stops a second row with the same op_key.",
-        "queue_pop's retry pops again: the first job left the queue with the killed worker. "
-        "The idempotent order's receiver keeps UNIQUE(op_key), the key being KEY.",
-    ],
+    hints=[f"lesson2.tool_checklist.hint{n}" for n in (1, 2, 3)],
 )

@@ -9,6 +9,8 @@ A key is judged across a restart: computed in a worker, then in another that res
 The release gate (study 001's closing advice) is judged on five real candidate graphs: the
 reader's gate must let through exactly the one that keeps one ticket after a crash and a
 resume, none after a rejected approval, and refuses a changed title under the same operation.
+
+What the verdicts and hints say is in the catalogue, `lesson3.toml`.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from pathlib import Path
 
 from labkit.bench.folders import holds_run_dirs, new_run_dir
 from labkit.bench.launcher import WorkerProcess, read_report
+from labkit.language import say
 from labkit.studies.interrupt_resume.contract import (
     FIRST_INPUT,
     TENANT,
@@ -48,7 +51,8 @@ def interrupt_case(point: str) -> Measured:
     """Tickets after a SIGKILL at `point` and a resume (fresh key, combined layout)."""
 
     r = run_interrupt("fresh", "combined", True, point)
-    return Measured(r["after_resume"], f"receipts {r['receipts']}", r["run_dir"], r["failure"])
+    story = say("lesson3.predict_kills.story", receipts=r["receipts"])
+    return Measured(r["after_resume"], story, r["run_dir"], r["failure"])
 
 
 ONE = {"operation_id": "request-42/create-ticket/v1", "title": "Printer offline"}
@@ -68,18 +72,16 @@ def probe_keys(run_dir: Path, role: str, source: str, name: str, seconds: float)
         process.wait()
     worker, found = process.report(), read_report(run_dir, role)
     if worker.timed_out:
-        raise ReaderCodeError(
-            f"your key function did not return within {seconds:.0f} s", str(run_dir)
-        )
+        said = say("lesson3.operation_key.timed_out", seconds=seconds)
+        raise ReaderCodeError(said, str(run_dir))
     if "error" in found:
         raise ReaderCodeError(code_error(found["error"], found["line"], source), str(run_dir))
     if "keys" not in found:
-        last = (worker.stderr.strip().splitlines() or ["no error shown"])[-1]
-        raise ReaderCodeError(
-            f"the {role} worker ended (exit status {worker.exit_code}) before your key "
-            f"function returned: {last}",
-            str(run_dir),
-        )
+        last = (
+            worker.stderr.strip().splitlines() or [say("lesson3.operation_key.no_error_shown")]
+        )[-1]
+        said = say("lesson3.operation_key.ended_early", role=role, code=worker.exit_code, last=last)
+        raise ReaderCodeError(said, str(run_dir))
     return found
 
 
@@ -103,47 +105,36 @@ def judge_operation_key(answer: Callable | str) -> Verdict:
     other_later, same_later, again_later = after["keys"]
     if same != again or same_later != again_later:
         first, second = (same, again) if same != again else (same_later, again_later)
-        return Verdict(
-            "incorrect",
-            f"the same request got two keys in one process ({first} and {second}): "
-            "every resume would create a new ticket",
-            str(run_dir),
-        )
+        said = say("lesson3.operation_key.two_keys", first=first, second=second)
+        return Verdict("incorrect", said, str(run_dir))
     for key, key_later in ((same, same_later), (other, other_later)):
         if key != key_later:
-            return Verdict(
-                "incorrect",
-                f"the same request got the key {key} before a restart and {key_later} after "
-                f"it (pid {before['pid']} → {after['pid']}, parent {before['ppid']} → "
-                f"{after['ppid']}, hash('probe') {before['hash']} → {after['hash']}, a day and "
-                "an hour later, the requests in another order): the resumed node would create "
-                "a second ticket",
-                str(run_dir),
+            said = say(
+                "lesson3.operation_key.changed_by_restart",
+                key=key,
+                key_later=key_later,
+                pid=before["pid"],
+                pid_later=after["pid"],
+                ppid=before["ppid"],
+                ppid_later=after["ppid"],
+                hash=before["hash"],
+                hash_later=after["hash"],
             )
+            return Verdict("incorrect", said, str(run_dir))
     if other == same:
-        return Verdict(
-            "incorrect",
-            f"two different requests (request-42 and request-43, same title) both got {same}: "
-            "the second would be merged into the first",
-            str(run_dir),
-        )
+        return Verdict("incorrect", say("lesson3.operation_key.merged", key=same), str(run_dir))
     if not same.startswith(("'", '"')):
-        return Verdict("incorrect", f"the key must be a string (text), not {same}", str(run_dir))
+        said = say("lesson3.operation_key.not_a_string", key=same)
+        return Verdict("incorrect", said, str(run_dir))
     renamed = re.sub(rf"\bdef {re.escape(name)}\(", "def operation_key(", source, count=1)
     r = run_interrupt("custom", "combined", True, "after_create", key_source=renamed)
     if r["after_resume"] != 1:
-        return Verdict(
-            "incorrect",
-            f"killed after the ticket was created, then resumed in a new process: "
-            f"{r['after_resume']} tickets (receipts {r['receipts']})",
-            r["run_dir"],
+        said = say(
+            "lesson3.operation_key.after_create", tickets=r["after_resume"], receipts=r["receipts"]
         )
-    return Verdict(
-        "correct",
-        f"the same key {same} after a restart, another for another request, and one ticket "
-        f"after a SIGKILL and a resume in a new process (receipts {r['receipts']})",
-        r["run_dir"],
-    )
+        return Verdict("incorrect", said, r["run_dir"])
+    said = say("lesson3.operation_key.correct", key=same, receipts=r["receipts"])
+    return Verdict("correct", said, r["run_dir"])
 
 
 operation_key = Exercise(
@@ -155,15 +146,7 @@ operation_key = Exercise(
     return str(uuid.uuid4())""",
     judge=judge_operation_key,
     code=True,
-    hints=[
-        "The check computes your key twice for one request, also after a real restart (a "
-        "new interpreter: another pid, parent pid, hash seed and clock), and once for "
-        "another request.",
-        "So nothing from the process or the moment may go into it: no uuid4 or uuid1, no "
-        "time, random, id(), hash() of a string, os.getpid() or os.getppid().",
-        "What in the state was fixed per request before the first attempt, and differs "
-        "between two requests with the same title?",
-    ],
+    hints=[f"lesson3.operation_key.hint{n}" for n in (1, 2, 3)],
 )
 
 predict_kills = Exercise(
@@ -177,30 +160,30 @@ predict_kills = Exercise(
     judge=lambda predicted: judge_predictions(
         predicted, ("before_create", "after_create", "paused"), each(interrupt_case), WHOLE_NUMBER
     ),
-    hints=[
-        "Count the runs of the node that reach the ticket service: the killed process, a "
-        "re-run up to the interrupt (if no interrupt was saved), the resume.",
-        "With a fresh key every run that reaches the ticket service makes a new ticket; "
-        "a process killed at before_create never reached it.",
-        "At `paused` the interrupt was saved before the kill: only the resume runs the node again.",
-    ],
+    hints=[f"lesson3.predict_kills.hint{n}" for n in (1, 2, 3)],
 )
 
 
-# The release gate: five candidates (key strategy, layout, a key function for "custom").
+# The release gate: five candidates (key strategy, layout, a key function for "custom"), each
+# by a code; the reader reads its name, `lesson3.release_gate.candidate.<code>`.
 TITLE_IN_KEY = (
     "def operation_key(state):\n    return f\"{state['operation_id']}/{state['title']}\"\n"
 )
 CANDIDATES = {
-    "fresh UUID, review after the ticket": ("fresh", "combined", None),
-    "stable key, review after the ticket": ("stable", "combined", None),
-    "fresh UUID, approve then execute": ("fresh", "split", None),
-    "title in the key, approve then execute": ("custom", "split", TITLE_IN_KEY),
-    "stable key, approve then execute": ("stable", "split", None),
+    "fresh_review": ("fresh", "combined", None),
+    "stable_review": ("stable", "combined", None),
+    "fresh_approve": ("fresh", "split", None),
+    "title_approve": ("custom", "split", TITLE_IN_KEY),
+    "stable_approve": ("stable", "split", None),
 }
-RELEASE = "stable key, approve then execute"
+RELEASE = "stable_approve"
 SCENARIOS = ("tickets_after_crash", "tickets_after_rejection", "changed_title")
 GATE_FILE = "<your gate>"
+
+
+def candidate_name(candidate: str) -> str:
+    """A candidate as the reader reads it: "stable key, approve then execute"."""
+    return say(f"lesson3.release_gate.candidate.{candidate}")
 
 
 class ScenarioFailed(Exception):
@@ -270,7 +253,7 @@ def gate_verdict(gate: Callable, source: str, candidate: str) -> tuple[bool, Tri
         message = f"{type(error).__name__}: {error}"
         raise ReaderCodeError(code_error(message, lines[-1] if lines else None, source)) from None
     if not isinstance(said, bool):
-        raise ReaderCodeError(f"your gate must return True or False, not {said!r}")
+        raise ReaderCodeError(say("lesson3.release_gate.not_a_bool", said=repr(said)))
     return said, trials
 
 
@@ -289,19 +272,19 @@ def judge_release_gate(answer: Callable | str) -> Verdict:
         try:
             said, trials = gate_verdict(gate, source, candidate)
         except ScenarioFailed as failed:
-            return no_verdict(f"a real run for “{candidate}”", str(failed), failed.run_dir)
+            run_for = say("lesson3.release_gate.run_for", candidate=candidate_name(candidate))
+            return no_verdict(run_for, str(failed), failed.run_dir)
         if said != (candidate == RELEASE):
-            done = "released" if said else "held back"
-            return Verdict(
-                "incorrect",
-                f"your gate {done} “{candidate}”, whose real runs gave: {trials.story()}",
-                trials.run_dir,
+            message = say(
+                f"lesson3.release_gate.{'released' if said else 'held_back'}",
+                candidate=candidate_name(candidate),
+                story=trials.story(),
             )
-    return Verdict(
-        "correct",
-        f"of {len(CANDIDATES)} candidate graphs, your gate released only “{RELEASE}”",
-        trials.run_dir,
+            return Verdict("incorrect", message, trials.run_dir)
+    message = say(
+        "lesson3.release_gate.correct", count=len(CANDIDATES), release=candidate_name(RELEASE)
     )
+    return Verdict("correct", message, trials.run_dir)
 
 
 release_gate = Exercise(
@@ -311,12 +294,5 @@ release_gate = Exercise(
     return True""",
     judge=judge_release_gate,
     code=True,
-    hints=[
-        "trial(name) runs one scenario on the candidate for real: tickets_after_crash, "
-        "tickets_after_rejection (numbers of tickets) and changed_title (the service's answer: "
-        "refused, original ticket or new ticket).",
-        "Study 001's gate: one ticket after a resume, zero actions after a rejected approval, "
-        "and a changed parameter under the same operation refused rather than merged.",
-        "Each of the three catches a candidate that the other two let through: ask all three.",
-    ],
+    hints=[f"lesson3.release_gate.hint{n}" for n in (1, 2, 3)],
 )

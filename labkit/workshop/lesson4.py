@@ -2,10 +2,13 @@
 exercises. The trials run in labkit's trial server: the kernel never imports LangGraph.
 
     lesson4.choose_durability.check(choice)   # .hint(), .solution()
+
+What the verdicts and hints say is in the catalogue, `lesson4.toml`.
 """
 
 from __future__ import annotations
 
+from labkit.language import say
 from labkit.studies.durability.experiment import DURABILITY_MODES, DurabilitySpec, run_trials
 from labkit.workshop.checks import (
     WHOLE_NUMBER,
@@ -21,6 +24,7 @@ __all__ = ["choose_durability", "predict_sync_trial"]
 
 
 REPEAT_COST, LOSS_COST, SLOW_MS, TRIALS = 10, 1_000, 100, 3
+COSTS = {"loss_cost": LOSS_COST, "repeat_cost": REPEAT_COST}  # as the messages name them
 
 
 def judge_durability(choice: object) -> Verdict:
@@ -28,35 +32,39 @@ def judge_durability(choice: object) -> Verdict:
     A trial whose worker failed by itself (its own error, a timeout) has no outcome to cost:
     then there is no verdict, rather than a verdict from it."""
 
-    modes = ", ".join(DURABILITY_MODES)
     if word(choice) not in DURABILITY_MODES:
-        return Verdict("incorrect", f"{choice!r} is not a durability mode; choose one of: {modes}")
+        modes = ", ".join(DURABILITY_MODES)
+        return Verdict(
+            "incorrect",
+            say("lesson4.choose_durability.not_a_mode", choice=repr(choice), modes=modes),
+        )
     choice = word(choice)
     trials = run_trials([DurabilitySpec("linear", m, SLOW_MS) for m in DURABILITY_MODES], TRIALS)
     failed = next((t for t in trials if t.failure), None)
     if failed:
-        return no_verdict(f"a real trial of {failed.spec.mode}", failed.failure, failed.run_dir)
+        trial_of = say("lesson4.choose_durability.trial_of", mode=failed.spec.mode)
+        return no_verdict(trial_of, failed.failure, failed.run_dir)
     cost = dict.fromkeys(DURABILITY_MODES, 0)
     for t in trials:
         cost[t.spec.mode] += REPEAT_COST * len(t.rerun_nodes) if t.resumed else LOSS_COST
     mine = [t for t in trials if t.spec.mode == choice]
     if cost[choice] == min(cost.values()):
         table = ", ".join(f"{m} {c:,}" for m, c in cost.items())
-        return Verdict(
-            "correct",
-            f"{choice} cost the least in {TRIALS} real kills each: {table}",
-            mine[0].run_dir,
-        )
+        said = say("lesson4.choose_durability.correct", choice=choice, trials=TRIALS, table=table)
+        return Verdict("correct", said, mine[0].run_dir)
     lost = sum(not t.resumed for t in mine)
     repeated = sum(len(t.rerun_nodes) for t in mine if t.resumed)
     worst = max(mine, key=lambda t: LOSS_COST if not t.resumed else len(t.rerun_nodes))
-    return Verdict(
-        "incorrect",
-        f"in {TRIALS} real kills, {choice} cost {cost[choice]:,}: {lost} runs lost "
-        f"({LOSS_COST:,} each) and {repeated} node runs repeated ({REPEAT_COST} each); "
-        "another mode cost less",
-        worst.run_dir,
+    said = say(
+        "lesson4.choose_durability.incorrect",
+        trials=TRIALS,
+        choice=choice,
+        cost=cost[choice],
+        lost=lost,
+        repeated=repeated,
+        **COSTS,
     )
+    return Verdict("incorrect", said, worst.run_dir)
 
 
 def sync_trial(keys: list[str]) -> dict[str, Measured]:
@@ -64,9 +72,14 @@ def sync_trial(keys: list[str]) -> dict[str, Measured]:
 
     [t] = run_trials([DurabilitySpec("linear", "sync")], 1)
     actual = {
-        "checkpoints": Measured(t.checkpoints, "at the kill", t.run_dir, t.failure),
+        "checkpoints": Measured(
+            t.checkpoints, say("lesson4.predict_sync_trial.at_the_kill"), t.run_dir, t.failure
+        ),
         "ledger_lines": Measured(
-            t.ledger_lines, f"ran again: {', '.join(t.rerun_nodes)}", t.run_dir, t.failure
+            t.ledger_lines,
+            say("lesson4.predict_sync_trial.ran_again", nodes=", ".join(t.rerun_nodes)),
+            t.run_dir,
+            t.failure,
         ),
     }
     return {k: actual[k] for k in keys}
@@ -77,14 +90,8 @@ choose_durability = Exercise(
     "04_choose_durability.py",
     starter='choice = "???"',
     judge=judge_durability,
-    hints=[
-        f"A lost run costs {LOSS_COST:,}, each node run again {REPEAT_COST}; the "
-        f"checkpointer takes {SLOW_MS} ms a write.",
-        "exit saves only when the graph exits, which a SIGKILL skips: what is left for "
-        "recovery to resume from?",
-        "async lets the nodes run ahead of the slow writes; sync waits for each one. Which "
-        "mode still holds a checkpoint when the kill lands?",
-    ],
+    hints=[f"lesson4.choose_durability.hint{n}" for n in (1, 2, 3)],
+    hint_fields={**COSTS, "slow_ms": SLOW_MS},
 )
 
 predict_sync_trial = Exercise(
@@ -94,10 +101,5 @@ predict_sync_trial = Exercise(
     judge=lambda predicted: judge_predictions(
         predicted, ("checkpoints", "ledger_lines"), sync_trial, WHOLE_NUMBER
     ),
-    hints=[
-        "Count one checkpoint for the input and one per finished super-step before c.",
-        "The super-steps before c are __start__, a and b.",
-        "A clean run writes 8 ledger lines (the start and end of a, b, c, d); recovery "
-        "resumes at c.",
-    ],
+    hints=[f"lesson4.predict_sync_trial.hint{n}" for n in (1, 2, 3)],
 )
