@@ -12,11 +12,12 @@ from html import escape
 from typing import TYPE_CHECKING
 
 from labkit.bench.errors import check_items, check_record
+from labkit.language import say
 from labkit.studies.leases.experiment import ClaimResult, check_result, run_claim
 from labkit.studies.leases.outcome import OUTCOMES
 from labkit.studies.leases.spec import METHODS, ClaimSpec
 from labkit.views import show_html
-from labkit.views.figures import figure_png
+from labkit.views.figures import figure_png, new_figure
 from labkit.views.palette import KILL_COLOUR, NEUTRAL
 from labkit.views.tables import CELL, grid_html, snapshot_html
 from labkit.views.text import format_grid, format_snapshot, process_exits
@@ -59,18 +60,25 @@ def said(word: str) -> str:
     return word.replace("_", " ")
 
 
+def columns(*names: str) -> list[str]:
+    """The headers of CLAIM_COLUMNS (and more), in the reader's language."""
+    return [say(f"leases.columns.{name}") for name in names]
+
+
 def worker_text(report: dict) -> str:
     """What one worker did, in a few words: its claim's token, its write, its done mark."""
     if not report:
-        return "no report (killed?)"
+        return say("leases.worker.no_report")
     if not report.get("claimed"):
-        return "claim refused"
-    text = f"token {report['fence']}"
+        return say("leases.worker.claim_refused")
+    text = say("leases.worker.token", fence=report["fence"])
     if report.get("renewed") is False:
-        return text + ", renewal failed: gave up"
+        return text + say("leases.worker.gave_up")
     if "applied" in report:
-        text += ", write " + ("applied" if report["applied"] else "REFUSED")
-        text += ", done" if report.get("done") else ", not done"
+        text += say(
+            "leases.worker.write_applied" if report["applied"] else "leases.worker.write_refused"
+        )
+        text += say("leases.worker.done" if report.get("done") else "leases.worker.not_done")
     return text
 
 
@@ -82,13 +90,13 @@ def claim_rows(results: Sequence[ClaimResult]) -> list[tuple]:
         rows.append(
             (
                 r.spec.method,
-                f"{r.spec.pause_ms} ms",
-                f"{r.spec.lease_ms} ms",
+                say("leases.race.ms", ms=r.spec.pause_ms),
+                say("leases.race.ms", ms=r.spec.lease_ms),
                 worker_text(r.reports.get("w1", {})),
                 worker_text(r.reports.get("w2", {})),
                 r.counts["applied"],
                 r.counts["refused"],
-                f"by {document[2]} under token {document[3]}",
+                say("leases.race.document", worker=document[2], fence=document[3]),
             )
         )
     return rows
@@ -98,29 +106,45 @@ def legend_lines(words: Sequence[str]) -> list[str]:
     return [f"  {said(w)}: {OUTCOMES[w]}" for w in dict.fromkeys(words)]
 
 
+def schedule(r: ClaimResult, key: str = "schedule") -> str:
+    """When w1 claims and is frozen, and when w2 arrives."""
+    return say(
+        f"leases.race.{key}",
+        lease=r.spec.lease_ms,
+        stop=r.stop_at if key == "schedule_html" else repr(r.stop_at),
+        pause=r.spec.pause_ms,
+        arrival=r.spec.arrival_ms,
+    )
+
+
+def outcome_text(outcome: str) -> str:
+    return say("leases.race.outcome", word=said(outcome).upper(), meaning=OUTCOMES[outcome])
+
+
 def format_claim(result: ClaimResult) -> str:
     """One race: the schedule, how each worker ended, the outcome, the files."""
     r = check_result(result)
     lines = [
         f"{r.spec.method}: {METHODS[r.spec.method]}",
-        f"  w1 claims at 0 ms (lease {r.spec.lease_ms} ms) and is frozen at {r.stop_at!r} for "
-        f"{r.spec.pause_ms} ms; w2 arrives at {r.spec.arrival_ms} ms",
-        f"  processes: {process_exits(r.summary()['exits'])}",
-        f"  outcome: {said(r.outcome).upper()}: {OUTCOMES[r.outcome]}",
-        *([f"  why: {r.failure}"] if r.failure else []),
-        f"  run folder: {r.run_dir}",
+        f"  {schedule(r)}",
+        f"  {say('leases.race.processes', exits=process_exits(r.summary()['exits']))}",
+        f"  {outcome_text(r.outcome)}",
+        *([f"  {say('leases.race.why', failure=r.failure)}"] if r.failure else []),
+        f"  {say('leases.race.run_folder', folder=r.run_dir)}",
         "",
-        format_grid(CLAIM_COLUMNS, claim_rows([r])),
+        format_grid(columns(*CLAIM_COLUMNS), claim_rows([r])),
     ]
-    return "\n".join(lines) + "\n\nThe files at the end:\n\n" + format_snapshot(r.after)
+    at_end = say("leases.race.files_at_end")
+    return "\n".join(lines) + f"\n\n{at_end}\n\n" + format_snapshot(r.after)
 
 
 def format_claim_sweep(results: Sequence[ClaimResult]) -> str:
     """Every race of a sweep, one line each with its word, and what each word means."""
     results = check_items("results", results, ClaimResult, RESULTS)
     rows = [(*row, said(r.outcome)) for r, row in zip(results, claim_rows(results), strict=True)]
-    table = format_grid((*CLAIM_COLUMNS, "outcome"), rows)
-    return table + "\n\nOutcomes:\n" + "\n".join(legend_lines([r.outcome for r in results]))
+    table = format_grid(columns(*CLAIM_COLUMNS, "outcome"), rows)
+    legend = "\n".join(legend_lines([r.outcome for r in results]))
+    return f"{table}\n\n{say('leases.race.outcomes')}\n{legend}"
 
 
 def badge(outcome: str) -> str:
@@ -131,39 +155,44 @@ def badge(outcome: str) -> str:
 
 
 def outcome_html(outcome: str, failure: str | None) -> str:
-    why = f"<br><b>Why:</b> <code>{escape(failure)}</code>" if failure else ""
+    why = ""
+    if failure:
+        why = f"<br><b>{say('leases.race.why_html')}</b> <code>{escape(failure)}</code>"
     return f"<p>{badge(outcome)} {escape(OUTCOMES[outcome])}{why}</p>"
 
 
 def claim_html(result: ClaimResult) -> str:
     """A race: the outcome in words, its row, then every table of both files."""
     r = check_result(result)
-    schedule = (
-        f"w1 claims at 0 ms (lease {r.spec.lease_ms} ms), is frozen at <b>{r.stop_at}</b> for "
-        f"{r.spec.pause_ms} ms; w2 arrives at {r.spec.arrival_ms} ms"
-    )
+    exits = escape(process_exits(r.summary()["exits"]))
+    folder = say("leases.race.run_folder_html", folder=escape(str(r.run_dir)))
     return (
-        f"<div><p><b>{r.spec.method}</b>: {escape(METHODS[r.spec.method])}<br>{schedule}<br>"
-        f"Processes: {escape(process_exits(r.summary()['exits']))}</p>"
-        f"{outcome_html(r.outcome, r.failure)}{grid_html(CLAIM_COLUMNS, claim_rows([r]))}"
-        f"{snapshot_html(r.after)}"
-        f"<p style='color:#555'>Run folder: <code>{escape(str(r.run_dir))}</code></p></div>"
+        f"<div><p><b>{r.spec.method}</b>: {escape(METHODS[r.spec.method])}<br>"
+        f"{schedule(r, 'schedule_html')}<br>{say('leases.race.processes_html', exits=exits)}</p>"
+        f"{outcome_html(r.outcome, r.failure)}"
+        f"{grid_html(columns(*CLAIM_COLUMNS), claim_rows([r]))}{snapshot_html(r.after)}"
+        f"<p style='color:#555'>{folder}</p></div>"
     )
 
 
 def claim_sweep_html(results: Sequence[ClaimResult]) -> str:
     """The sweep as a matrix: methods down, pause × lease across, the outcome word in each."""
     results = check_items("results", results, ClaimResult, RESULTS)
-    columns = list(dict.fromkeys((r.spec.pause_ms, r.spec.lease_ms) for r in results))
+    pairs = list(dict.fromkeys((r.spec.pause_ms, r.spec.lease_ms) for r in results))
     cells = {(r.spec.method, r.spec.pause_ms, r.spec.lease_ms): r for r in results}
-    head = "".join(f'<th style="{CELL}">pause {p} ms<br>lease {le} ms</th>' for p, le in columns)
+    head = "".join(
+        f'<th style="{CELL}">{say("leases.race.column", pause=p, lease=le)}</th>' for p, le in pairs
+    )
     body = ""
     for method in [m for m in METHODS if any(k[0] == m for k in cells)]:
         row = f'<th style="{CELL}">{escape(method)}</th>'
-        for pause, lease in columns:
+        for pause, lease in pairs:
             r = cells.get((method, pause, lease))
-            text = f"{badge(r.outcome)}<br><small>{r.counts['applied']} applied · " if r else ""
-            text += f"{r.counts['refused']} refused</small>" if r else ""
+            text = ""
+            if r:
+                text = (
+                    f"{badge(r.outcome)}<br><small>{say('leases.race.counts', **r.counts)}</small>"
+                )
             row += f'<td style="{CELL}">{text}</td>'
         body += f"<tr>{row}</tr>"
     meaning = "".join(
@@ -171,7 +200,8 @@ def claim_sweep_html(results: Sequence[ClaimResult]) -> str:
         for w in dict.fromkeys(r.outcome for r in results)
     )
     return (
-        f'<table style="border-collapse:collapse"><tr><th style="{CELL}">method</th>{head}</tr>'
+        f'<table style="border-collapse:collapse"><tr><th style="{CELL}">'
+        f"{say('leases.columns.method')}</th>{head}</tr>"
         f'{body}</table><ul style="list-style:none;padding-left:0">{meaning}</ul>'
     )
 
@@ -195,14 +225,18 @@ def checkpoint_lines(checkpoints: list[dict]) -> list[str]:
     def walk(parent: str | None, depth: int) -> None:
         kids = children.get(parent, [])
         for n, checkpoint in enumerate(kids, 1):
-            fork = f"   ← FORK: child {n} of {len(kids)}" if len(kids) > 1 else ""
-            waits = (
-                f" (interrupt: {checkpoint['interrupts'][0]})" if checkpoint["interrupts"] else ""
+            fork = say("leases.graph.fork", n=n, count=len(kids)) if len(kids) > 1 else ""
+            interrupts = checkpoint["interrupts"]
+            waits = say("leases.graph.interrupt", value=interrupts[0]) if interrupts else ""
+            line = say(
+                "leases.graph.checkpoint",
+                step=checkpoint["step"],
+                id=short(checkpoint),
+                next=checkpoint["next"] or say("leases.graph.finished"),
+                waits=waits,
+                fork=fork,
             )
-            lines.append(
-                f"{'  ' * depth}step {checkpoint['step']} · …{short(checkpoint)}"
-                f" · next {checkpoint['next'] or '[] (finished)'}{waits}{fork}"
-            )
+            lines.append(f"{'  ' * depth}{line}")
             walk(checkpoint["checkpoint_id"], depth + 1)
 
     walk(None, 0)
@@ -211,16 +245,16 @@ def checkpoint_lines(checkpoints: list[dict]) -> list[str]:
 
 def token_text(fence: int) -> str:
     """A publish's token; 0 is none (the resumer claimed nothing)."""
-    return f"token {fence}" if fence else "no token"
+    return say("leases.graph.token", fence=fence) if fence else say("leases.graph.no_token")
 
 
 def resumer_text(role: str, resumer: dict) -> str:
     if resumer.get("error"):
-        return f"{role}: died, {resumer['error']}"
+        return say("leases.graph.died", role=role, error=resumer["error"])
     if resumer.get("ran") is False:
-        return f"{role}: claim refused, did not resume"
-    token = f" with token {resumer['fence']}" if resumer.get("claimed") else ""
-    return f"{role}: resumed{token}, found next={resumer.get('found_next')}"
+        return say("leases.graph.not_resumed", role=role)
+    token = say("leases.graph.with_token", fence=resumer["fence"]) if resumer.get("claimed") else ""
+    return say("leases.graph.resumed", role=role, token=token, next=resumer.get("found_next"))
 
 
 def format_graph_race(run: dict) -> str:
@@ -229,21 +263,29 @@ def format_graph_race(run: dict) -> str:
 
     run = check_record("run", run, ("case", "resumers", "checkpoints"), GRAPH_RESULT)
     publishes = [
-        f"{line['role']} ({token_text(line['fence'])}): "
-        f"{'applied' if line['applied'] else 'refused'}"
+        say(
+            "leases.graph.publish",
+            role=line["role"],
+            token=token_text(line["fence"]),
+            what=say("leases.graph.applied" if line["applied"] else "leases.graph.refused"),
+        )
         for line in run["publish_runs"]
     ]
+    ran = say(
+        "leases.graph.publish_ran_once" if len(publishes) == 1 else "leases.graph.publish_ran",
+        count=len(publishes),
+        runs="; ".join(publishes) or say("leases.graph.never"),
+    )
     return "\n".join(
         [
             f"{run['case']}: {GRAPH_CASES[run['case']]}",
             *(f"  {resumer_text(role, r)}" for role, r in run["resumers"].items()),
-            f"  publish ran {len(publishes)} time{'s' * (len(publishes) != 1)}: "
-            f"{'; '.join(publishes) or 'never'}",
-            f"  outcome: {said(run['outcome']).upper()}: {OUTCOMES[run['outcome']]}",
-            *([f"  why: {run['failure']}"] if run["failure"] else []),
-            f"  the checkpoint chain {'FORKS' if run['forks'] else 'does not fork'}:",
+            f"  {ran}",
+            f"  {outcome_text(run['outcome'])}",
+            *([f"  {say('leases.race.why', failure=run['failure'])}"] if run["failure"] else []),
+            f"  {say('leases.graph.forks' if run['forks'] else 'leases.graph.no_fork')}",
             *(f"    {line}" for line in checkpoint_lines(run["checkpoints"])),
-            f"  run folder: {run['run_dir']}",
+            f"  {say('leases.race.run_folder', folder=run['run_dir'])}",
         ]
     )
 
@@ -263,8 +305,6 @@ def timeline_figure(result: ClaimResult) -> Figure:
     """A lane per worker on the lab's clock: each won claim's lease as a bar to its expiry
     (a renewal extends it, hatched), the pause shaded, claims, writes and done marks with their
     tokens; events at the same lab time are drawn apart in the order they happened."""
-    from matplotlib.figure import Figure
-
     r = check_result(result)
     events = [e for e in r.trace() if "lab_ms" in e]
     span = max([r.spec.pause_ms, r.spec.arrival_ms + r.spec.lease_ms, 1])
@@ -277,7 +317,7 @@ def timeline_figure(result: ClaimResult) -> Figure:
         n = seen[key] = seen.get(key, -1) + 1
         return event["lab_ms"] + n * nudge, n
 
-    fig = Figure(figsize=(10, 3.6))
+    fig = new_figure((10, 3.6))
     ax = fig.subplots()
     stop = next((e for e in events if e["event"] == "stop"), None)
     cont = next((e for e in events if e["event"] == "cont"), None)
@@ -291,7 +331,7 @@ def timeline_figure(result: ClaimResult) -> Figure:
             color=NEUTRAL,
             alpha=0.25,
             hatch="..",
-            label=f"w1 frozen (SIGSTOP) {end - stop['lab_ms']} ms",
+            label=say("leases.timeline.frozen", ms=end - stop["lab_ms"]),
         )
     for e in events:
         if e["role"] == "lab":
@@ -303,7 +343,8 @@ def timeline_figure(result: ClaimResult) -> Figure:
             until = e["lab_ms"] + e["lease_ms"]
             ax.barh(y, e["lease_ms"], left=e["lab_ms"], height=0.3, color=colour, alpha=0.35)
             ax.plot([until, until], [y - 0.2, y + 0.2], color=colour, lw=2)
-            ax.annotate(f"lease {e['fence']} expires {until}", (until, y + 0.22), fontsize=7)
+            expires = say("leases.timeline.expires", fence=e["fence"], until=until)
+            ax.annotate(expires, (until, y + 0.22), fontsize=7)
         if e["event"] == "renew" and e["held"]:
             ax.barh(
                 y,
@@ -313,7 +354,7 @@ def timeline_figure(result: ClaimResult) -> Figure:
                 color=colour,
                 alpha=0.25,
                 hatch="//",
-                label="renewed by name",
+                label=say("leases.timeline.renewed"),
             )
         text, marker = event_mark(e)
         if text:
@@ -323,10 +364,10 @@ def timeline_figure(result: ClaimResult) -> Figure:
     handles = {h.get_label(): h for h in ax.get_legend_handles_labels()[0]}
     if handles:
         ax.legend(handles.values(), handles.keys(), loc="upper right", fontsize=7)
-    ax.set_yticks(list(LANES.values()), ["worker 1", "worker 2"])
+    ax.set_yticks(list(LANES.values()), [say(f"leases.timeline.worker_{n}") for n in (1, 2)])
     ax.set_ylim(0.2, 2.8)
     ax.set_xlim(-span * 0.05, span * 1.3)
-    ax.set_xlabel("the lab's clock (ms); w2 arrives at the dashed line")
+    ax.set_xlabel(say("leases.timeline.x_label"))
     ax.set_title(f"{r.spec.method}: {said(r.outcome)}", fontsize=10)
     ax.grid(axis="x", alpha=0.3)
     fig.tight_layout()
@@ -335,15 +376,16 @@ def timeline_figure(result: ClaimResult) -> Figure:
 
 def event_mark(e: dict) -> tuple[str, str]:
     """An event's label and marker on its lane ("" for events not drawn)."""
-    if e["event"] == "claim":
-        return (f"claim: token {e['fence']}", "^") if e["won"] else ("claim ✗ held", "x")
-    if e["event"] == "write":
-        return (f"write {e['fence']}", "o") if e["applied"] else (f"write {e['fence']} ✗", "X")
-    if e["event"] == "done":
-        return ("done", "s") if e["marked"] else ("done ✗", "s")
-    if e["event"] == "renew":
-        return ("renew by name: ok", "d") if e["held"] else ("renew ✗", "d")
-    return "", ""
+    ok, key, marker = {
+        "claim": (e.get("won"), ("claim", "claim_held"), ("^", "x")),
+        "write": (e.get("applied"), ("write", "write_refused"), ("o", "X")),
+        "done": (e.get("marked"), ("done", "done_refused"), ("s", "s")),
+        "renew": (e.get("held"), ("renew", "renew_refused"), ("d", "d")),
+    }.get(e["event"], (None, None, None))
+    if key is None:
+        return "", ""
+    n = 0 if ok else 1
+    return say(f"leases.timeline.{key[n]}", fence=e.get("fence")), marker[n]
 
 
 # --- in a notebook --------------------------------------------------------------------------
@@ -381,14 +423,20 @@ class LeasePanel:
         ClaimSpec(method, pause_ms, lease_ms)  # bad input: one line, before any widget
         self.result: ClaimResult | None = None
         self.error: Exception | None = None
-        self.method = widgets.Dropdown(options=list(METHODS), value=method, description="method")
-        slider = {"min": 0, "max": 600, "step": 50, "continuous_update": False}
-        self.pause = widgets.IntSlider(value=pause_ms, description="pause ms", **slider)
-        self.lease = widgets.IntSlider(
-            value=lease_ms, description="lease ms", **{**slider, "min": 50}
+        self.method = widgets.Dropdown(
+            options=list(METHODS), value=method, description=say("leases.panel.method")
         )
-        self.run_button = widgets.Button(description="Run", button_style="primary", icon="play")
-        self.status = widgets.HTML("Pick a method, a pause and a lease, then click Run.")
+        slider = {"min": 0, "max": 600, "step": 50, "continuous_update": False}
+        self.pause = widgets.IntSlider(
+            value=pause_ms, description=say("leases.panel.pause"), **slider
+        )
+        self.lease = widgets.IntSlider(
+            value=lease_ms, description=say("leases.panel.lease"), **{**slider, "min": 50}
+        )
+        self.run_button = widgets.Button(
+            description=say("leases.panel.run"), button_style="primary", icon="play"
+        )
+        self.status = widgets.HTML(say("leases.panel.pick"))
         self.error_line = widgets.HTML()
         self.tables = widgets.HTML()
         self.image = widgets.Image(format="png")
@@ -404,13 +452,16 @@ class LeasePanel:
 
     def _run(self) -> None:
         self.run_button.disabled = True
-        self.status.value = (
-            f"Running <b>{self.method.value}</b>: w1 frozen {self.pause.value} ms, "
-            f"lease {self.lease.value} ms ..."
+        self.status.value = say(
+            "leases.panel.running",
+            method=self.method.value,
+            pause=self.pause.value,
+            lease=self.lease.value,
         )
         try:
             self.result = run_claim(self.method.value, self.pause.value, self.lease.value)
-            self.status.value = f"Done. Folder: <code>{escape(str(self.result.run_dir))}</code>"
+            folder = escape(str(self.result.run_dir))
+            self.status.value = say("leases.panel.done", folder=folder)
             self.tables.value = claim_html(self.result)
             self.image.value = figure_png(timeline_figure(self.result))
         finally:

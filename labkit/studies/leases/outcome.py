@@ -10,19 +10,15 @@ from __future__ import annotations
 
 from labkit.bench.failures import FAILED
 from labkit.bench.snapshot import Snapshot
+from labkit.language import Messages
 
 __all__ = ["FAILED", "OUTCOMES", "classify", "race_counts"]
 
-OUTCOMES = {
-    "one_winner": "one worker wrote the document; the other never got the task",
-    "both_ran": "both workers claimed the task and both wrote: the effect happened twice",
-    "lost_update": "both wrote, and the stale worker's write landed last: it overwrote a write "
-    "made under a newer token, so the newer work is lost",
-    "refused_late_write": "the stale worker came back and wrote with its old token; the "
-    "receiver refused it: the newer work stands",
-    "nobody": "no write reached the document",
-    FAILED: "a worker did not do what the run planned (an error, a timeout): no outcome",
-}
+# What each outcome word means, in the reader's language (leases.toml)
+OUTCOMES = Messages(
+    "leases.outcomes",
+    ("one_winner", "both_ran", "lost_update", "refused_late_write", "nobody", FAILED),
+)
 
 
 def race_counts(snapshot: Snapshot) -> dict[str, int]:

@@ -34,6 +34,7 @@ from labkit.bench.launcher import WorkerProcess, WorkerReport, read_report
 from labkit.bench.ledger import read_ledger
 from labkit.bench.snapshot import take_snapshot
 from labkit.bench.trace import Trace
+from labkit.language import Messages
 from labkit.studies.leases.experiment import Freeze
 from labkit.studies.leases.outcome import classify, race_counts
 from labkit.studies.leases.spec import MAX_MS
@@ -41,12 +42,8 @@ from labkit.studies.leases.stores import FILES, LOCK_POINT, create_files, set_cl
 
 __all__ = ["GRAPH_CASES", "forks", "run_graph_race", "run_here"]
 
-GRAPH_CASES = {
-    "race": "two processes resume the thread at once, with no claim",
-    "locked": "the first resumer is frozen holding the checkpoint file's write lock",
-    "claimed": "each resumer claims the thread (lease + token) first; the second finds it held",
-    "stalled": "the claim's winner is frozen past its lease; the other takes over",
-}
+# The four cases, each with its meaning in the reader's language (leases.toml)
+GRAPH_CASES = Messages("leases.graph_cases", ("race", "locked", "claimed", "stalled"))
 ENTRY = "labkit.studies.leases.graph:"
 LOCK_TIMEOUT = 0.3  # seconds the second resumer waits for the lock: study 004's value
 RESUMERS = ("r1", "r2")

@@ -16,19 +16,15 @@ from labkit.bench.errors import (
     check_int,
     check_number,
 )
+from labkit.language import Messages
 
 __all__ = ["MAX_MS", "METHODS", "STOP_POINTS", "ClaimSpec"]
 
-METHODS = {
-    "select_then_update": "SELECT the state, then UPDATE it in a second statement",
-    "conditional_update": "one UPDATE ... WHERE state='open': one wins; no lease",
-    "lease": "one UPDATE claims an open task or an expired lease and takes a new token; "
-    "the receiver does not check the token",
-    "lease_with_fence": "the same lease claim; the receiver refuses a token lower than the "
-    "highest it accepted, in the write's own transaction",
-    "renew_by_name": "the lease claim, renewed before the write by the worker's name (its "
-    "replacement has the same name); the receiver does not check the token",
-}
+# How a worker claims the task: codes, each with its meaning in the reader's language (leases.toml)
+METHODS = Messages(
+    "leases.methods",
+    ("select_then_update", "conditional_update", "lease", "lease_with_fence", "renew_by_name"),
+)
 FENCED = ("lease_with_fence",)  # the methods whose receiver checks the token
 LEASED = ("lease", "lease_with_fence", "renew_by_name")
 # Where the first worker is frozen: after it read the state (select_then_update), else after
