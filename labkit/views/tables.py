@@ -11,15 +11,17 @@ from html import escape
 
 from labkit.bench.failures import FAILED
 from labkit.bench.snapshot import Snapshot, Table
+from labkit.language import say
 from labkit.studies.commit_window.orders import NO_KILL, ORDERS, STUDY_000_REPORTED
-from labkit.studies.commit_window.outcome import OUTCOMES, state_word
+from labkit.studies.commit_window.outcome import OUTCOMES, outcome_name, state_word
 from labkit.studies.commit_window.runs import RunResult
 from labkit.studies.commit_window.tool_runs import ToolRun
-from labkit.studies.commit_window.tool_steps import TOOL_STEPS
 from labkit.views.palette import outcome_colour
 
 __all__ = [
     "failure_note",
+    "mark_note",
+    "named_outcome",
     "outcome_badge",
     "outcome_word",
     "run_html",
@@ -29,12 +31,7 @@ __all__ = [
     "tool_run_html",
 ]
 
-TOOL_OUTCOMES = {
-    "unknown": "the checkpoint says pending: the call may or may not have happened, and the "
-    "workflow says so instead of guessing (kept for reconciliation)",
-    "lost": "a job was taken from the queue and never processed: the retry consumed the next one",
-}
-
+TOOL_OUTCOMES = ("unknown", "lost")  # a tool step's words that mean more than study 000's
 MARKS = {"added": "#FFF1C9", "changed": "#DCEEFB"}  # pale yellow, pale blue backgrounds
 CELL = "padding:2px 8px;border:1px solid #ccc;text-align:left;font-family:monospace"
 
@@ -47,10 +44,17 @@ def outcome_word(outcome: str, word: str | None = None) -> str:
     )
 
 
+def named_outcome(outcome: str) -> str:
+    """Study 000's outcome as a word on its colour, in the reader's language (DUPLICATE, 重复)."""
+    return outcome_word(outcome, outcome_name(outcome).upper())
+
+
 def outcome_badge(outcome: str, failure: str | None = None) -> str:
     """The outcome's word with its one-line meaning; for a failed run, why it failed."""
-    why = f"<br><b>Why:</b> <code>{escape(failure)}</code>" if failure else ""
-    return f"{outcome_word(outcome)} {escape(OUTCOMES.get(outcome, ''))}{why}"
+    why = (
+        f"<br><b>{escape(say('tables.why'))}</b> <code>{escape(failure)}</code>" if failure else ""
+    )
+    return f"{named_outcome(outcome)} {escape(OUTCOMES.get(outcome, ''))}{why}"
 
 
 def failure_note(failure: str | None) -> str:
@@ -67,8 +71,15 @@ def row_marks(before: Table | None, after: Table) -> list[str]:
     ]
 
 
+def mark_note(mark: str, by: str) -> str:
+    """What a marked row says: "← added by recovery". `mark` is "added" or "changed", `by` one
+    of "recovery", "this_event", "reconciliation" (tables.toml's [by])."""
+    return say("tables.row_mark", mark=say(f"tables.mark.{mark}"), by=say(f"tables.by.{by}"))
+
+
 def table_html(title: str, table: Table, marks: Sequence[str] = (), by: str = "recovery") -> str:
-    """One SQLite table as an HTML table; marked rows are tinted and say "added by {by}"."""
+    """One SQLite table as an HTML table; marked rows are tinted and say "added by {by}"
+    (`by`: see `mark_note`)."""
     marked = any(marks)
     marks = list(marks) if marked else [""] * len(table.rows)
 
@@ -79,11 +90,12 @@ def table_html(title: str, table: Table, marks: Sequence[str] = (), by: str = "r
     body = (
         "".join(
             f'<tr style="background:{MARKS.get(mark, "transparent")}">'
-            + cells([*row, *([f"← {mark} by {by}" if mark else ""] if marked else [])])
+            + cells([*row, *([mark_note(mark, by) if mark else ""] if marked else [])])
             + "</tr>"
             for row, mark in zip(table.rows, marks, strict=True)
         )
-        or f'<tr><td style="{CELL}" colspan="{len(table.columns)}"><i>(no rows)</i></td></tr>'
+        or f'<tr><td style="{CELL}" colspan="{len(table.columns)}">'
+        f"<i>{escape(say('tables.no_rows'))}</i></td></tr>"
     )
     return (
         f'<table style="border-collapse:collapse;margin:4px 16px 8px 0">'
@@ -94,7 +106,8 @@ def table_html(title: str, table: Table, marks: Sequence[str] = (), by: str = "r
 
 
 def snapshot_html(snapshot: Snapshot, earlier: Snapshot | None = None, by: str = "recovery") -> str:
-    """Every table of every file; rows that differ from `earlier` are marked as `by`'s."""
+    """Every table of every file; rows that differ from `earlier` are marked as `by`'s (see
+    `mark_note`)."""
     parts = []
     for file, tables in snapshot.files.items():
         for name, table in tables.items():
@@ -108,44 +121,64 @@ def before_after_html(result: RunResult) -> str:
     """Both snapshots: before recovery, then after it with recovery's rows marked."""
     before, after = result.before, result.after
     return (
-        f"<p><b>Before recovery</b> (done={before.done}, receipts={before.receipts})</p>"
-        f"{snapshot_html(before)}"
-        f"<p><b>After recovery</b> (done={after.done}, receipts={after.receipts})</p>"
-        f"{snapshot_html(after, before)}"
+        f"{stage_html('before_recovery', before)}{snapshot_html(before)}"
+        f"{stage_html('after_recovery', after)}{snapshot_html(after, before)}"
     )
+
+
+def stage_html(stage: str, snapshot: Snapshot) -> str:
+    """A stage's heading with what the files held then: "Before recovery (done=0, receipts=1)"."""
+    counts = say("tables.counts", done=snapshot.done, receipts=snapshot.receipts)
+    return f"<p><b>{escape(say(f'tables.{stage}'))}</b> {escape(counts)}</p>"
+
+
+def run_folder_html(run_dir: str) -> str:
+    """The run folder's line under a run."""
+    path = f"<code>{escape(run_dir)}</code>"
+    return f"<p style='color:#555'>{say('tables.run_folder', path=path)}</p>"
 
 
 def run_html(result: RunResult) -> str:
     """A run: what was killed where, the outcome, and the files before and after recovery."""
     s = result.summary()
     kill = (
-        "no kill"
+        escape(say("tables.no_kill"))
         if s["kill_at"] == NO_KILL
-        else f"killed at <b>{escape(s['kill_at'])}</b> ({escape(s['kill_mode'])})"
+        else say(
+            "tables.killed_at", point=f"<b>{escape(s['kill_at'])}</b>", mode=escape(s["kill_mode"])
+        )
+    )
+    line = say(
+        "tables.run_line",
+        order=f"<b>{escape(s['order'])}</b>",
+        kill=kill,
+        first=s["first_exit"],
+        recovery=s["replay_exit"],
     )
     return (
-        f"<div><p><b>{escape(s['order'])}</b>, {kill}: first worker exit {s['first_exit']}, "
-        f"recovery exit {s['replay_exit']}.</p>"
+        f"<div><p>{line}</p>"
         f"<p>{outcome_badge(result.outcome, result.failure)}</p>"
-        f"{before_after_html(result)}"
-        f"<p style='color:#555'>Run folder: <code>{escape(s['run_dir'])}</code></p></div>"
+        f"{before_after_html(result)}{run_folder_html(s['run_dir'])}</div>"
     )
 
 
 def study_table_html(results: Sequence[RunResult]) -> str:
     """Study 000's table, rebuilt from real runs: done/receipts before and after recovery, and
     beside them what the study reported for the same case, and whether the two agree."""
-    head = (
-        "order",
-        "kill at",
-        "mode",
-        "first exit",
-        "before: done / receipts",
-        "after: done / receipts",
-        "outcome",
-        "study 000 reported",
-        "here",
-    )
+    head = [
+        say(f"tables.study_table.{column}")
+        for column in (
+            "order",
+            "kill_at",
+            "mode",
+            "first_exit",
+            "before",
+            "after",
+            "outcome",
+            "reported",
+            "here",
+        )
+    ]
 
     def reported(r: RunResult) -> tuple[str, str]:
         study = STUDY_000_REPORTED.get((r.spec.order, r.spec.kill_at))
@@ -153,9 +186,8 @@ def study_table_html(results: Sequence[RunResult]) -> str:
             return "-", "-"
         (done, receipts), (done_after, receipts_after) = study
         here = ((r.before.done, r.before.receipts), (r.after.done, r.after.receipts))
-        return f"{done} / {receipts} → {done_after} / {receipts_after}", (
-            "same" if here == study else "differs"
-        )
+        same = say("tables.study_table.same" if here == study else "tables.study_table.differs")
+        return f"{done} / {receipts} → {done_after} / {receipts_after}", same
 
     rows = "".join(
         "<tr>"
@@ -170,12 +202,12 @@ def study_table_html(results: Sequence[RunResult]) -> str:
                 f"{r.after.done} / {r.after.receipts}",
             )
         )
-        + f'<td style="{CELL}">{outcome_word(r.outcome)}{failure_note(r.failure)}</td>'
+        + f'<td style="{CELL}">{named_outcome(r.outcome)}{failure_note(r.failure)}</td>'
         + "".join(f'<td style="{CELL}">{escape(v)}</td>' for v in reported(r))
         + "</tr>"
         for r in results
     )
-    header = "".join(f'<th style="{CELL}">{h}</th>' for h in head)
+    header = "".join(f'<th style="{CELL}">{escape(h)}</th>' for h in head)
     return f'<table style="border-collapse:collapse"><tr>{header}</tr>{rows}</table>'
 
 
@@ -189,7 +221,7 @@ def sweep_html(results: Sequence[RunResult]) -> str:
     for (order, mode), runs in by_row.items():
         cells = "".join(
             f'<td style="{CELL};background:{outcome_colour(r.outcome)};color:white">'
-            f"{escape(r.spec.kill_at)}<br><b>{escape(r.outcome)}</b><br>"
+            f"{escape(r.spec.kill_at)}<br><b>{escape(outcome_name(r.outcome))}</b><br>"
             f"{r.before.done}/{r.before.receipts} → {r.after.done}/{r.after.receipts}"
             f"{failure_note(r.failure)}</td>"
             for r in runs
@@ -198,18 +230,21 @@ def sweep_html(results: Sequence[RunResult]) -> str:
             f'<tr><th style="{CELL}">{escape(order)}<br><small>{escape(mode)}</small>'
             f"</th>{cells}</tr>"
         )
-    header = "".join(f'<th style="{CELL}">kill point {i + 1}</th>' for i in range(width))
+    header = "".join(
+        f'<th style="{CELL}">{escape(say("tables.sweep.kill_point", number=i + 1))}</th>'
+        for i in range(width)
+    )
     shown = (
         "consistent",
         "duplicate",
         "lost",
         *([FAILED] if any(r.failure for r in results) else []),
     )
-    legend = " ".join(outcome_word(o) for o in shown)
+    legend = " ".join(named_outcome(o) for o in shown)
+    order = escape(say("tables.sweep.order"))
     return (
-        f'<table style="border-collapse:collapse"><tr><th style="{CELL}">order</th>{header}'
-        f"</tr>{''.join(lines)}</table><p>cells read done/receipts before → after "
-        f"recovery. {legend}</p>"
+        f'<table style="border-collapse:collapse"><tr><th style="{CELL}">{order}</th>{header}'
+        f"</tr>{''.join(lines)}</table><p>{say('tables.sweep.legend', legend=legend)}</p>"
     )
 
 
@@ -228,7 +263,10 @@ def orders_html() -> str:
     rows = [
         (o.name, ", ".join(o.files), " → ".join(o.kill_points), o.summary) for o in ORDERS.values()
     ]
-    return grid_html(("order", "files", "kill points, in order", "what it does"), rows)
+    header = [
+        say(f"tables.orders.{column}") for column in ("order", "files", "kill_points", "does")
+    ]
+    return grid_html(header, rows)
 
 
 def deliveries_html(answers: Sequence) -> str:
@@ -238,33 +276,49 @@ def deliveries_html(answers: Sequence) -> str:
             a.key,
             a.payload,
             a.receipt_id if a.refused is None else "—",
-            f"refused: {a.refused}" if a.refused else "accepted",
+            say("tables.deliveries.refused", reason=a.refused)
+            if a.refused
+            else say("tables.deliveries.accepted"),
         )
         for a in answers
     ]
-    return grid_html(("op_key", "payload", "receipt id returned", "answer"), rows)
+    words = (say("tables.deliveries.receipt_id"), say("tables.deliveries.answer"))
+    return grid_html(("op_key", "payload", *words), rows)
 
 
 def tool_run_html(result: ToolRun) -> str:
     """A tool step's run: the outcome, the files before and after recovery, and after the
     reconciliation of an unknown outcome."""
     s = result.summary()
-    kill = "no kill" if s["kill_at"] == NO_KILL else f"killed at <b>{escape(s['kill_at'])}</b>"
-    meaning = TOOL_OUTCOMES.get(result.outcome) or OUTCOMES.get(result.outcome, "")
-    why = failure_note(result.failure)
+    kill = (
+        escape(say("tables.no_kill"))
+        if s["kill_at"] == NO_KILL
+        else say("tables.tool_killed_at", point=f"<b>{escape(s['kill_at'])}</b>")
+    )
+    line = say(
+        "tables.tool_line",
+        step=f"<b>{escape(result.step)}</b>",
+        summary=escape(say(f"tables.tool_step.{result.step}")),
+        kill=kill,
+        exits=escape(str(s["exits"])),
+    )
+    meaning = (
+        say(f"tables.tool_outcome.{result.outcome}")
+        if result.outcome in TOOL_OUTCOMES
+        else OUTCOMES.get(result.outcome, "")
+    )
     parts = [
-        f"<p><b>{escape(result.step)}</b> ({escape(TOOL_STEPS[result.step].summary)}), {kill}; "
-        f"exits {escape(str(s['exits']))}.</p>",
-        f"<p>{outcome_word(result.outcome)} {escape(meaning)}{why}</p>",
-        f"<p><b>Before recovery</b></p>{snapshot_html(result.before)}",
-        f"<p><b>After recovery</b></p>{snapshot_html(result.after, result.before)}",
+        f"<p>{line}</p>",
+        f"<p>{named_outcome(result.outcome)} {escape(meaning)}{failure_note(result.failure)}</p>",
+        f"<p><b>{escape(say('tables.before_recovery'))}</b></p>{snapshot_html(result.before)}",
+        f"<p><b>{escape(say('tables.after_recovery'))}</b></p>"
+        f"{snapshot_html(result.after, result.before)}",
     ]
     if result.reconciled is not None:
-        word = outcome_word(state_word(result.reconciled))
+        note = say("tables.reconciliation_note", word=named_outcome(state_word(result.reconciled)))
         parts.append(
-            f"<p><b>After reconciliation</b> (a third process looked the operation up in "
-            f"effect.db): {word}</p>"
+            f"<p><b>{escape(say('tables.after_reconciliation'))}</b> {note}</p>"
             f"{snapshot_html(result.reconciled, result.after, 'reconciliation')}"
         )
-    parts.append(f"<p style='color:#555'>Run folder: <code>{escape(s['run_dir'])}</code></p>")
+    parts.append(run_folder_html(s["run_dir"]))
     return "<div>" + "".join(parts) + "</div>"

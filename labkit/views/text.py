@@ -2,49 +2,65 @@
 
 from __future__ import annotations
 
+import unicodedata
 from collections.abc import Mapping, Sequence
 
 from labkit.bench.snapshot import Snapshot
+from labkit.language import say
 from labkit.studies.commit_window.orders import NO_KILL
-from labkit.studies.commit_window.outcome import OUTCOMES, outcome_text
+from labkit.studies.commit_window.outcome import OUTCOMES, outcome_name, outcome_text
 from labkit.studies.commit_window.runs import RunResult
 from labkit.studies.commit_window.tool_runs import ToolRun, tool_counts
-from labkit.views.tables import row_marks
+from labkit.views.tables import mark_note, row_marks
 
 __all__ = [
-    "CALL_COLUMNS",
-    "INTERRUPT_COLUMNS",
+    "call_columns",
     "call_rows",
+    "display_width",
     "format_call",
     "format_call_sweep",
     "format_grid",
     "format_interrupt",
     "format_records",
-    "op_text",
     "format_run",
     "format_snapshot",
     "format_sweep",
     "format_tool_run",
+    "interrupt_columns",
     "interrupt_rows",
+    "op_text",
     "process_exits",
     "record_table",
 ]
 
 
+def display_width(text: str) -> int:
+    """How many terminal columns `text` takes: a wide character (Chinese, full-width
+    punctuation) takes two, as terminals and monospace <pre> blocks draw it."""
+    return sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in text)
+
+
 def format_grid(header: Sequence[str], rows: Sequence[Sequence[object]]) -> str:
-    """Left-aligned columns, wide enough for their longest cell."""
+    """Left-aligned columns, wide enough for their longest cell (by display width, so that
+    Chinese cells line up too)."""
     cells = [[str(c) for c in header]] + [[str(c) for c in row] for row in rows]
-    widths = [max(len(row[i]) for row in cells) for i in range(len(header))]
+    widths = [max(display_width(row[i]) for row in cells) for i in range(len(header))]
     lines = [
-        "  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)).rstrip() for row in cells
+        "  ".join(
+            c + " " * (w - display_width(c)) for c, w in zip(row, widths, strict=True)
+        ).rstrip()
+        for row in cells
     ]
     lines.insert(1, "  ".join("-" * w for w in widths))
     return "\n".join(lines)
 
 
-def format_snapshot(snapshot: Snapshot, earlier: Snapshot | None = None, by: str = "") -> str:
+def format_snapshot(
+    snapshot: Snapshot, earlier: Snapshot | None = None, by: str = "recovery"
+) -> str:
     """Every table of every file, as a reader would see them with the sqlite3 shell; with
-    `earlier`, rows that differ from it say "← added by {by}" or "← changed by {by}"."""
+    `earlier`, rows that differ from it say "← added by recovery" or "← changed by recovery"
+    (`by`: who, see `tables.mark_note`)."""
     parts = []
     for file, tables in snapshot.files.items():
         for name, table in tables.items():
@@ -54,8 +70,8 @@ def format_snapshot(snapshot: Snapshot, earlier: Snapshot | None = None, by: str
             if any(marks):
                 header.append("")
                 for row, mark in zip(rows, marks, strict=True):
-                    row.append(f"← {mark} by {by}" if mark else "")
-            rows = rows or [["(no rows)"] + [""] * (len(header) - 1)]
+                    row.append(mark_note(mark, by) if mark else "")
+            rows = rows or [[say("tables.no_rows")] + [""] * (len(header) - 1)]
             parts.append(f"{file} · {name}\n{format_grid(header, rows)}")
     return "\n\n".join(parts)
 
@@ -63,39 +79,55 @@ def format_snapshot(snapshot: Snapshot, earlier: Snapshot | None = None, by: str
 def format_run(result: RunResult) -> str:
     """One run the way study 000 reports it, then what each file holds after recovery."""
     s = result.summary()
+    before, after = (
+        f"done={s[k]['done']} receipts={s[k]['receipts']}" for k in ("before", "after")
+    )
+    name, meaning = outcome_name(result.outcome).upper(), OUTCOMES[result.outcome]
     lines = [
-        f"{s['order']}, no kill"
+        say("text.no_kill_run", order=s["order"])
         if s["kill_at"] == NO_KILL
-        else f"{s['order']} killed at {s['kill_at']} ({s['kill_mode']})",
-        f"  first worker exit: {s['first_exit']}",
-        f"  before recovery: done={s['before']['done']} receipts={s['before']['receipts']}",
-        f"  after recovery:  done={s['after']['done']} receipts={s['after']['receipts']}"
-        f"  (recovery exit {s['replay_exit']})",
-        f"  outcome: {result.outcome.upper()}: {OUTCOMES[result.outcome]}",
-        *([f"  why: {result.failure}"] if result.failure else []),
-        f"  run folder: {s['run_dir']}",
+        else say("text.killed_run", order=s["order"], point=s["kill_at"], mode=s["kill_mode"]),
+        *indented(
+            say("text.first_exit", code=s["first_exit"]),
+            say("text.stage.before", state=before),
+            say("text.stage.after_exit", state=after, code=s["replay_exit"]),
+            say("text.outcome_meaning", outcome=name, meaning=meaning),
+            *([say("text.why", failure=result.failure)] if result.failure else []),
+            say("text.run_folder", path=s["run_dir"]),
+        ),
     ]
     if s["timed_out"]:
-        lines.insert(1, f"  TIMED OUT and killed by the launcher: {', '.join(s['timed_out'])}")
-    after = format_snapshot(result.after, result.before, by="recovery")
-    return "\n".join(lines) + "\n\nThe files after recovery:\n\n" + after
+        lines.insert(1, "  " + say("text.timed_out", roles=", ".join(s["timed_out"])))
+    files = format_snapshot(result.after, result.before, by="recovery")
+    return "\n".join([*lines, "", say("text.files_after"), "", files])
+
+
+def indented(*lines: str) -> list[str]:
+    """A run's report's details, two spaces in under its first line."""
+    return ["  " + line for line in lines]
 
 
 def format_tool_run(result: ToolRun) -> str:
     """A tool step's run: what each stage left (the figures, then the files at the end)."""
     s = result.summary()
-    kill = "no kill" if s["kill_at"] == NO_KILL else f"killed at {s['kill_at']}"
-    lines = [f"{s['step']} {kill}; exits {s['exits']}"]
-    for stage, snapshot in (("before recovery", result.before), ("after recovery", result.after)):
-        lines.append(f"  {stage}: {tool_counts(snapshot)}")
+    first = (
+        say("text.tool_no_kill", step=s["step"], exits=s["exits"])
+        if s["kill_at"] == NO_KILL
+        else say("text.tool_killed", step=s["step"], point=s["kill_at"], exits=s["exits"])
+    )
+    stages = [("before", result.before), ("after", result.after)]
     if result.reconciled is not None:
-        lines.append(f"  after reconciliation: {tool_counts(result.reconciled)}")
-    lines += [
-        f"  outcome: {outcome_text(result.outcome, result.failure).upper()}",
-        f"  run folder: {s['run_dir']}",
+        stages.append(("reconciled", result.reconciled))
+    lines = [
+        first,
+        *indented(
+            *(say(f"text.stage.{stage}", state=tool_counts(snap)) for stage, snap in stages),
+            say("text.outcome", outcome=outcome_text(result.outcome, result.failure).upper()),
+            say("text.run_folder", path=s["run_dir"]),
+        ),
     ]
-    last = result.reconciled or result.after
-    return "\n".join(lines) + "\n\nThe files at the end:\n\n" + format_snapshot(last)
+    last = format_snapshot(result.reconciled or result.after)
+    return "\n".join([*lines, "", say("text.files_at_end"), "", last])
 
 
 def format_sweep(results: Sequence[RunResult]) -> str:
@@ -110,7 +142,8 @@ def format_sweep(results: Sequence[RunResult]) -> str:
         )
         for r in results
     ]
-    return format_grid(("order", "kill at", "mode", "done/receipts", "outcome"), rows)
+    columns = ("order", "kill_at", "mode", "counts", "outcome")
+    return format_grid([say(f"text.sweep.{column}") for column in columns], rows)
 
 
 def record_table(records: Sequence[Mapping[str, object]]) -> tuple[list[str], list[list]]:
@@ -124,7 +157,7 @@ def format_records(records: Sequence[Mapping[str, object]]) -> str:
     return format_grid(*record_table(records))
 
 
-PROCESS_NAMES = {"study": "one process", "first": "first", "resume": "resume", "recover": "recover"}
+NAMED_PROCESSES = ("study", "first", "resume", "recover")  # roles with a name (text.toml)
 
 
 def process_exits(exits: Mapping[str, int]) -> str:
@@ -132,34 +165,50 @@ def process_exits(exits: Mapping[str, int]) -> str:
 
     def ended(code: int) -> str:
         if code == -9:
-            return "killed by SIGKILL"
-        return f"killed by signal {-code}" if code < 0 else f"exited {code}"
+            return say("text.ended.sigkill")
+        return (
+            say("text.ended.signal", number=-code)
+            if code < 0
+            else say("text.ended.exited", code=code)
+        )
+
+    def name(role: str) -> str:
+        return say(f"text.process.{role}") if role in NAMED_PROCESSES else role
 
     return " → ".join(
-        f"{PROCESS_NAMES.get(role, role)}: {ended(code)}" for role, code in exits.items()
+        say("text.process_exit", name=name(role), ended=ended(code)) for role, code in exits.items()
     )
 
 
-INTERRUPT_COLUMNS = (
-    "key",
-    "layout",
-    "resumed in",
-    "kill at",
-    "node calls",
-    "tickets before resume",
-    "tickets after",
-    "receipts",
-    "processes",
-)
+def interrupt_columns() -> list[str]:
+    """Study 001's table's columns, in the reader's language."""
+    return [
+        say(f"text.interrupt.{column}")
+        for column in (
+            "key",
+            "layout",
+            "resumed_in",
+            "kill_at",
+            "node_calls",
+            "tickets_before",
+            "tickets_after",
+            "receipts",
+            "processes",
+        )
+    ]
 
 
 def interrupt_rows(results: Sequence[Mapping]) -> list[tuple]:
-    """Study 001's table, one row per run, under INTERRUPT_COLUMNS (text and HTML alike)."""
+    """Study 001's table, one row per run, under `interrupt_columns()` (text and HTML alike)."""
     return [
         (
             r["key"],
             r["layout"],
-            "new process" if r["cross_process"] else "same process",
+            say(
+                "text.interrupt.new_process"
+                if r["cross_process"]
+                else "text.interrupt.same_process"
+            ),
             r["kill_at"],
             r["node_calls"],
             r["before_resume"],
@@ -173,27 +222,30 @@ def interrupt_rows(results: Sequence[Mapping]) -> list[tuple]:
 
 def format_interrupt(result: Mapping) -> str:
     """One run of study 001: its row of the study's table, the tickets, the run folder."""
-    tickets = result["tickets"] or [("(no rows)", "", "", "")]
+    tickets = result["tickets"] or [(say("tables.no_rows"), "", "", "")]
     return "\n".join(
         [
-            f"outcome: {result['outcome'].upper()}",
-            *([f"why: {result['failure']}"] if result.get("failure") else []),
+            say("text.outcome", outcome=result["outcome"].upper()),
+            *([say("text.why", failure=result["failure"])] if result.get("failure") else []),
             "",
-            format_grid(INTERRUPT_COLUMNS, interrupt_rows([result])),
+            format_grid(interrupt_columns(), interrupt_rows([result])),
             "",
             "tickets.db · ticket",
             format_grid(("id", "tenant", "op_key", "payload"), tickets),
             "",
-            f"run folder: {result['run_dir']}",
+            say("text.run_folder", path=result["run_dir"]),
         ]
     )
 
 
-CALL_COLUMNS = ("strategy", "fault", "jepsen (caller saw)", "tickets", "checkpoint", "outcome")
+def call_columns() -> list[str]:
+    """Lesson 5's table's columns, in the reader's language."""
+    columns = ("strategy", "fault", "jepsen", "tickets", "checkpoint", "outcome")
+    return [say(f"text.call.{column}") for column in columns]
 
 
 def call_rows(results: Sequence) -> list[tuple]:
-    """Lesson 5's table, one row per call (`CallResult`), under CALL_COLUMNS: what the caller
+    """Lesson 5's table, one row per call (`CallResult`), under `call_columns()`: what the caller
     saw (each op's Jepsen type) beside what the service's file and the checkpoint hold."""
     from labkit.studies.unknown_outcome.outcome import FAILED
 
@@ -214,7 +266,7 @@ def op_text(op: dict) -> str:
     """One Jepsen op in a few words: "create info", "read ok: none", "create ok: #2"."""
     if op["type"] != "ok":
         return f"{op['f']} {op['type']}"
-    return f"{op['f']} ok: " + ("none" if op["value"] is None else f"#{op['value']}")
+    return f"{op['f']} ok: " + (say("text.op_none") if op["value"] is None else f"#{op['value']}")
 
 
 def format_call(result: object) -> str:
@@ -224,23 +276,26 @@ def format_call(result: object) -> str:
     ops = [
         (op["process"], op["f"], op["key"], op["type"], op["value"], op["error"] or "")
         for op in result.ops
-    ] or [("(no calls)", "", "", "", "", "")]
-    tickets = result.tickets or [("(no rows)", "", "", "")]
+    ] or [(say("text.no_calls"), "", "", "", "", "")]
+    tickets = result.tickets or [(say("tables.no_rows"), "", "", "")]
+    service = say("text.service_tickets", service=result.service_dir.name, tenant=result.tenant)
+    meaning = OUTCOMES[result.outcome]
     return "\n".join(
         [
-            f"outcome: {result.outcome.upper()}: {OUTCOMES[result.outcome]}",
-            *([f"why: {result.failure}"] if result.failure else []),
+            say("text.outcome_meaning", outcome=result.outcome.upper(), meaning=meaning),
+            *([say("text.why", failure=result.failure)] if result.failure else []),
             "",
-            format_grid(CALL_COLUMNS, call_rows([result])),
+            format_grid(call_columns(), call_rows([result])),
             "",
-            "history.jsonl · every call as Jepsen records it",
+            say("text.history"),
             format_grid(("process", "f", "key", "type", "value", "error"), ops),
-            "  " + "; ".join(f"{kind}: {text}" for kind, text in JEPSEN_TYPES.items()),
+            "  "
+            + "; ".join(say("text.meaning", word=k, meaning=m) for k, m in JEPSEN_TYPES.items()),
             "",
-            f"service {result.service_dir.name}/tickets.db · ticket (tenant {result.tenant})",
+            service,
             format_grid(("id", "tenant", "op_key", "payload"), tickets),
             "",
-            f"run folder: {result.run_dir}",
+            say("text.run_folder", path=result.run_dir),
         ]
     )
 
@@ -250,5 +305,5 @@ def format_call_sweep(results: Sequence) -> str:
     from labkit.studies.unknown_outcome.outcome import OUTCOMES
 
     seen = dict.fromkeys(r.outcome for r in results)
-    words = "\n".join(f"  {word}: {OUTCOMES[word]}" for word in seen)
-    return format_grid(CALL_COLUMNS, call_rows(results)) + "\n\n" + words
+    words = "\n".join("  " + say("text.meaning", word=w, meaning=OUTCOMES[w]) for w in seen)
+    return format_grid(call_columns(), call_rows(results)) + "\n\n" + words

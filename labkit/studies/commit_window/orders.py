@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from labkit.bench.errors import check_choice
+from labkit.language import say
 
 __all__ = [
     "NO_KILL",
@@ -28,10 +29,14 @@ class WriteOrder:
     """One way to commit the business effect and the workflow checkpoint."""
 
     name: str
-    summary: str
     kill_points: tuple[str, ...]
     shared_file: bool = False  # True: receipts and progress live in one SQLite file
     receiver_dedupes: bool = False  # True: the receiver enforces UNIQUE(op_key)
+
+    @property
+    def summary(self) -> str:
+        """What the order does, in the reader's language (looked up when shown)."""
+        return say(f"commit_window.order.{self.name}")
 
     @property
     def files(self) -> tuple[str, ...]:
@@ -48,23 +53,19 @@ ORDERS: dict[str, WriteOrder] = {
     for order in (
         WriteOrder(
             "effect_first",
-            "commit the receipt in effect.db, then done=1 in control.db",
             ("start", "effect", "checkpoint"),
         ),
         WriteOrder(
             "checkpoint_first",
-            "commit done=1 in control.db, then the receipt in effect.db",
             ("start", "checkpoint", "effect"),
         ),
         WriteOrder(
             "atomic",
-            "receipt and done=1 in one transaction on one file",
             ("start", "in_transaction", "committed"),
             shared_file=True,
         ),
         WriteOrder(
             "idempotent",
-            "effect first, but the receiver keeps one receipt per operation key",
             ("start", "effect", "checkpoint"),
             receiver_dedupes=True,
         ),

@@ -10,23 +10,28 @@ from __future__ import annotations
 
 from labkit.bench.failures import FAILED
 from labkit.bench.snapshot import Snapshot
+from labkit.language import Messages, say
 
 __all__ = [
     "FAILED",
     "OUTCOMES",
     "classify",
     "describe_state",
+    "outcome_name",
     "outcome_text",
     "state_word",
 ]
 
-OUTCOMES = {
-    "consistent": "done=1 and one receipt: the effect happened once and the workflow knows it",
-    "duplicate": "more than one receipt: recovery ran the business effect again",
-    "lost": "done=1 but no receipt: the workflow says finished, the business never saw it",
-    "unfinished": "done=0 after recovery: the workflow still has the step to do",
-    FAILED: "a worker did not do what the run planned (an error or a timeout): no outcome",
-}
+# What each outcome word means, in the reader's language (commit_window.toml)
+OUTCOMES = Messages(
+    "commit_window.outcome", ("consistent", "duplicate", "lost", "unfinished", FAILED)
+)
+
+
+def outcome_name(outcome: str) -> str:
+    """An outcome code as the reader reads it: "duplicate" (重复 in Chinese); also the tool
+    steps' "unknown". The code itself stays what `result.outcome` holds."""
+    return say(f"commit_window.name.{outcome}")
 
 
 def state_word(snapshot: Snapshot) -> str:
@@ -40,8 +45,10 @@ def state_word(snapshot: Snapshot) -> str:
 
 def describe_state(snapshot: Snapshot) -> str:
     """done and the receipts, and the word for them: "done=1 and 2 receipts (duplicate)"."""
-    receipts = f"{snapshot.receipts} receipt{'s' * (snapshot.receipts != 1)}"
-    return f"done={snapshot.done} and {receipts} ({state_word(snapshot)})"
+    count = snapshot.receipts
+    receipts = say(f"commit_window.receipts_{'one' if count == 1 else 'many'}", count=count)
+    word = outcome_name(state_word(snapshot))
+    return say("commit_window.state", done=snapshot.done, receipts=receipts, word=word)
 
 
 def classify(after: Snapshot, failure: str | None) -> str:
@@ -50,5 +57,6 @@ def classify(after: Snapshot, failure: str | None) -> str:
 
 
 def outcome_text(outcome: str, failure: str | None) -> str:
-    """The outcome word, and for a failed run why: "failed: first worker timed out after 0.5 s"."""
-    return f"{outcome}: {failure}" if failure else outcome
+    """The outcome's name, and for a failed run why: "failed: first worker timed out"."""
+    word = outcome_name(outcome)
+    return say("commit_window.failed_because", word=word, failure=failure) if failure else word

@@ -32,10 +32,10 @@ PENDING_SCHEMA = "CREATE TABLE pending(op_key TEXT PRIMARY KEY, state TEXT NOT N
 
 @dataclass(frozen=True)
 class ToolStep:
-    """One tool step: what it does, its files, and the kill points it passes in order."""
+    """One tool step: its files and the kill points it passes in order. What it does is said
+    by its view (`labkit.views.tables`): a worker imports this module, so it has no words."""
 
     name: str
-    summary: str
     files: tuple[str, ...]
     kill_points: tuple[str, ...]
 
@@ -45,19 +45,16 @@ TOOL_STEPS = {
     for step in (
         ToolStep(
             "queue_pop",
-            "pop the next job (a consuming read), then commit its receipt and done=1",
             ("control.db", QUEUE_FILE),
             ("start", "popped", "done"),
         ),
         ToolStep(
             "queue_claim",
-            "claim the next job under the operation key (a retry finds its own claim)",
             ("control.db", QUEUE_FILE),
             ("start", "popped", "done"),
         ),
         ToolStep(
             "pending_first",
-            "save 'pending' in the checkpoint, call the receiver, then save done=1",
             ("control.db", "effect.db"),
             ("start", "pending", "effect", "checkpoint"),
         ),
