@@ -12,13 +12,14 @@ from collections.abc import Sequence
 from html import escape
 
 from labkit.bench.errors import check_instance, check_items
+from labkit.language import say
 from labkit.studies.outbox.experiment import (
     OUTBOX_KILL_POINTS,
     OUTBOX_OUTCOMES,
     OutboxResult,
     outbox_counts,
 )
-from labkit.views.figures import figure_png
+from labkit.views.figures import figure_png, new_figure
 from labkit.views.palette import KILL_COLOUR, NEUTRAL
 from labkit.views.tables import CELL, failure_note, grid_html, outcome_word, snapshot_html
 from labkit.views.text import format_grid, format_snapshot, process_exits
@@ -36,15 +37,15 @@ __all__ = [
     "show_outbox_timeline",
 ]
 
-OUTBOX_COLUMNS = (
+OUTBOX_COLUMNS = (  # the table's columns; each header is outbox.toml's [columns]
     "consumer",
-    "kill at",
-    "who died",
+    "kill_at",
+    "who_died",
     "orders",
-    "sent before → after",
+    "sent",
     "deliveries",
-    "effects before → after",
-    "inbox after",
+    "effects",
+    "inbox",
     "outcome",
 )
 LANES = ("consumer", "relay", "producer")  # bottom to top
@@ -53,6 +54,11 @@ FILE_COLOURS = {"business.db": "#56B4E9", "consumer.db": "#E69F00"}  # sky blue,
 
 def checked(result: object) -> OutboxResult:
     return check_instance("result", result, OutboxResult, "an OutboxResult (from run_outbox)")
+
+
+def outbox_headers() -> list[str]:
+    """OUTBOX_COLUMNS' headers in the reader's language."""
+    return [say(f"outbox.columns.{column}") for column in OUTBOX_COLUMNS]
 
 
 def outbox_rows(results: Sequence[OutboxResult]) -> list[tuple]:
@@ -64,7 +70,7 @@ def outbox_rows(results: Sequence[OutboxResult]) -> list[tuple]:
             (
                 r.spec.consumer,
                 r.spec.kill_at,
-                r.killed or "nobody",
+                r.killed or say("outbox.view.nobody"),
                 after["orders"],
                 f"{before['sent']} → {after['sent']}",
                 r.deliveries,
@@ -77,25 +83,32 @@ def outbox_rows(results: Sequence[OutboxResult]) -> list[tuple]:
 
 
 def outcome_line(result: OutboxResult) -> str:
-    why = f" (why: {result.failure})" if result.failure else ""
-    return f"{result.outcome.upper()}: {OUTBOX_OUTCOMES[result.outcome]}{why}"
+    why = say("outbox.view.why", failure=result.failure) if result.failure else ""
+    meaning = OUTBOX_OUTCOMES[result.outcome]
+    return say("outbox.view.outcome", word=result.outcome.upper(), meaning=meaning) + why
+
+
+def head_text(r: OutboxResult) -> str:
+    """Which process died where, and what had happened then ("no kill" if none did)."""
+    dies, what = OUTBOX_KILL_POINTS[r.spec.kill_at]
+    if dies == "nobody":
+        return say("outbox.view.no_kill")
+    return say("outbox.view.killed", process=dies, point=r.spec.kill_at, what=what)
 
 
 def format_outbox(result: OutboxResult) -> str:
     """One run: what died where, its row of the table, how each process ended, the files."""
     r = checked(result)
-    dies, what = OUTBOX_KILL_POINTS[r.spec.kill_at]
-    head = "no kill" if dies == "nobody" else f"{dies} killed at {r.spec.kill_at} ({what})"
     lines = [
-        f"{r.spec.consumer} consumer, {head}",
-        f"  processes: {process_exits(r.summary()['exits'])}",
-        f"  outcome: {outcome_line(r)}",
-        f"  run folder: {r.run_dir}",
+        say("outbox.view.consumer", consumer=r.spec.consumer, head=head_text(r)),
+        f"  {say('outbox.view.processes', exits=process_exits(r.summary()['exits']))}",
+        f"  {say('outbox.view.outcome_line', outcome=outcome_line(r))}",
+        f"  {say('outbox.view.run_folder', folder=r.run_dir)}",
         "",
-        format_grid(OUTBOX_COLUMNS, outbox_rows([r])),
+        format_grid(outbox_headers(), outbox_rows([r])),
     ]
     after = format_snapshot(r.after, r.before, by="recovery")
-    return "\n".join(lines) + "\n\nThe files after recovery:\n\n" + after
+    return "\n".join(lines) + f"\n\n{say('outbox.view.files_after')}\n\n" + after
 
 
 def legend_lines() -> list[str]:
@@ -105,31 +118,38 @@ def legend_lines() -> list[str]:
 def format_outbox_sweep(results: Sequence[OutboxResult]) -> str:
     """Every run of a sweep, one line each, and what each outcome word means."""
     results = check_items("results", results, OutboxResult, "a list of OutboxResult")
-    table = format_grid(OUTBOX_COLUMNS, outbox_rows(results))
-    return table + "\n\nOutcomes:\n" + "\n".join(legend_lines())
+    table = format_grid(outbox_headers(), outbox_rows(results))
+    return f"{table}\n\n{say('outbox.view.outcomes')}\n" + "\n".join(legend_lines())
 
 
 def outbox_html(result: OutboxResult) -> str:
     """A run: the kill, the outcome in words, the table row, the files before and after."""
     r = checked(result)
     dies, what = OUTBOX_KILL_POINTS[r.spec.kill_at]
-    head = "no kill" if dies == "nobody" else f"<b>{dies}</b> killed at <b>{r.spec.kill_at}</b>"
+    head = (
+        say("outbox.view.no_kill")
+        if dies == "nobody"
+        else say("outbox.view.killed_html", process=dies, point=r.spec.kill_at)
+    )
+    said = say("outbox.view.consumer_html", consumer=r.spec.consumer, head=head, what=escape(what))
+    exits = escape(process_exits(r.summary()["exits"]))
+    folder = say("outbox.view.run_folder_html", folder=escape(str(r.run_dir)))
     return (
-        f"<div><p><b>{r.spec.consumer}</b> consumer, {head} ({escape(what)}).<br>"
-        f"Processes: {escape(process_exits(r.summary()['exits']))}</p>"
+        f"<div><p>{said}<br>{say('outbox.view.processes_html', exits=exits)}</p>"
         f"<p>{outcome_word(r.outcome)} {escape(OUTBOX_OUTCOMES[r.outcome])}"
         f"{failure_note(r.failure)}</p>"
-        f"{grid_html(OUTBOX_COLUMNS, outbox_rows([r]))}"
-        f"<p><b>Before recovery</b></p>{snapshot_html(r.before)}"
-        f"<p><b>After recovery</b> (a fresh relay ran)</p>{snapshot_html(r.after, r.before)}"
-        f"<p style='color:#555'>Run folder: <code>{escape(str(r.run_dir))}</code></p></div>"
+        f"{grid_html(outbox_headers(), outbox_rows([r]))}"
+        f"<p><b>{say('outbox.view.before')}</b></p>{snapshot_html(r.before)}"
+        f"<p><b>{say('outbox.view.after')}</b> {say('outbox.view.after_note')}</p>"
+        f"{snapshot_html(r.after, r.before)}"
+        f"<p style='color:#555'>{folder}</p></div>"
     )
 
 
 def outbox_sweep_html(results: Sequence[OutboxResult]) -> str:
     """The sweep as a table; the outcome cell carries its word, and the words are explained."""
     results = check_items("results", results, OutboxResult, "a list of OutboxResult")
-    head = "".join(f'<th style="{CELL}">{escape(h)}</th>' for h in OUTBOX_COLUMNS)
+    head = "".join(f'<th style="{CELL}">{escape(h)}</th>' for h in outbox_headers())
     body = "".join(
         "<tr>"
         + "".join(f'<td style="{CELL}">{escape(str(v))}</td>' for v in row[:-1])
@@ -152,8 +172,6 @@ def outbox_timeline(result: OutboxResult) -> object:
     """A matplotlib Figure: one lane each for producer, relay and consumer; each process a
     line from its start to its end, its transactions as bars, each delivery an arrow from the
     relay to the consumer it started, a kill as a cross with the word SIGKILL."""
-    from matplotlib.figure import Figure  # the notebook's only: the CLI never loads it
-
     events = [e for e in checked(result).trace() if lane_of(e["role"])]
     start = events[0]["t_ns"] if events else 0
     y = {lane: i + 1 for i, lane in enumerate(LANES)}
@@ -161,7 +179,7 @@ def outbox_timeline(result: OutboxResult) -> object:
     def ms(event: dict) -> float:
         return (event["t_ns"] - start) / 1e6
 
-    fig = Figure(figsize=(10, 3.6))
+    fig = new_figure((10, 3.6))  # matplotlib: the notebook's only, the CLI never loads it
     ax = fig.subplots()
     processes: dict[int, list[dict]] = {}
     for e in events:
@@ -187,13 +205,13 @@ def outbox_timeline(result: OutboxResult) -> object:
                     (ms(e), y["relay"]),
                     arrowprops={"arrowstyle": "->", "color": "#555555"},
                 )
-    ax.set_yticks(list(y.values()), list(y))
+    ax.set_yticks(list(y.values()), [say(f"outbox.timeline.{lane}") for lane in y])
     ax.set_ylim(0.4, len(y) + 0.8)
-    ax.set_xlabel("milliseconds since the producer started (CLOCK_MONOTONIC, from the trace)")
+    ax.set_xlabel(say("outbox.timeline.x_label"))
     ax.grid(axis="x", alpha=0.3)
     ax.margins(x=0.08)
     handles = [
-        ax.plot([], [], lw=8, color=c, label=f"transaction on {f}")[0]
+        ax.plot([], [], lw=8, color=c, label=say("outbox.timeline.transaction", file=f))[0]
         for f, c in FILE_COLOURS.items()
     ]
     fig.legend(handles=handles, loc="lower center", ncol=2, fontsize=8)
@@ -225,21 +243,20 @@ def draw_process(ax: object, mine: list[dict], lane: int, ms: object) -> None:
                 solid_capstyle="butt",
                 color=FILE_COLOURS.get(e["file"], NEUTRAL),
             )
-            what = " + ".join(w["table"] for w in e["writes"]) or "nothing new"
+            what = " + ".join(w["table"] for w in e["writes"])
+            what = what or say("outbox.timeline.nothing_new")
             ax.plot(ms(e), lane, "D", color="black", ms=5)
             ax.annotate(
-                f"COMMIT {what}",
+                say("outbox.timeline.commit", what=what),
                 (ms(e), lane),
                 xytext=(-4, 8),
                 fontsize=7,
                 textcoords="offset points",
             )
         elif e["event"] in ("point", "seen", "unconfirmed"):
-            label = {
-                "point": e.get("point"),
-                "seen": "in inbox already: skip",
-                "unconfirmed": "no answer: left unsent",
-            }[e["event"]]
+            label = (
+                e.get("point") if e["event"] == "point" else say(f"outbox.timeline.{e['event']}")
+            )
             ax.plot(ms(e), lane, "|", color="#555555", ms=12)
             marks += 1  # boundaries come close together: every other label sits higher
             ax.annotate(
@@ -254,7 +271,7 @@ def draw_process(ax: object, mine: list[dict], lane: int, ms: object) -> None:
         elif e["event"] == "kill":
             ax.plot(ms(e), lane, "X", color=KILL_COLOUR, ms=12)
             ax.annotate(
-                f"SIGKILL at {e['point']}",
+                say("outbox.timeline.kill", point=e["point"]),
                 (ms(e), lane),
                 xytext=(-20, -26),
                 textcoords="offset points",
@@ -272,7 +289,11 @@ def draw_process(ax: object, mine: list[dict], lane: int, ms: object) -> None:
             color=FILE_COLOURS.get(file, NEUTRAL),
         )
         ax.annotate(
-            "never committed", (ms(e), lane), xytext=(0, 8), fontsize=7, textcoords="offset points"
+            say("outbox.timeline.never_committed"),
+            (ms(e), lane),
+            xytext=(0, 8),
+            fontsize=7,
+            textcoords="offset points",
         )
 
 

@@ -30,6 +30,7 @@ from labkit.bench.folders import holds_run_dirs, keep_json, new_run_dir
 from labkit.bench.launcher import WorkerProcess, WorkerReport, read_report
 from labkit.bench.snapshot import Snapshot, take_snapshot
 from labkit.bench.trace import Trace, read_trace
+from labkit.language import Messages
 from labkit.studies.outbox.stores import FILES, create_files
 
 __all__ = [
@@ -45,29 +46,32 @@ __all__ = [
     "run_outbox",
 ]
 
-CONSUMERS = {
-    "plain": "applies the effect every time the message is delivered",
-    "dedupe": "notes (subscriber, message_id) in its inbox in the effect's transaction; "
-    "a redelivery changes nothing",
+# The consumers, the kill points and the outcome words: codes, each with its meaning in the
+# reader's language (outbox.toml).
+CONSUMERS = Messages("outbox.consumers", ("plain", "dedupe"))
+# Every kill point, in the order a run passes them, and which process dies there.
+DIES = {
+    "none": "nobody",
+    "in_transaction": "producer",
+    "committed": "producer",
+    "before_deliver": "relay",
+    "consumer_committed": "consumer",
+    "after_deliver": "relay",
+    "after_mark": "relay",
 }
-# Every kill point, in the order a run passes them: which process dies there, and what has
-# happened when it does.
-OUTBOX_KILL_POINTS = {
-    "none": ("nobody", "no kill: every process runs to its end"),
-    "in_transaction": ("producer", "order and outbox row written, not committed"),
-    "committed": ("producer", "order and outbox row committed together"),
-    "before_deliver": ("relay", "the relay read the unsent message, delivered nothing yet"),
-    "consumer_committed": ("consumer", "the consumer committed its effect; no answer yet"),
-    "after_deliver": ("relay", "the consumer answered; the message is not marked sent"),
-    "after_mark": ("relay", "the message is marked sent"),
-}
-OUTBOX_OUTCOMES = {
-    "consistent": "the order's message took effect exactly once at the consumer",
-    "duplicate": "the message took effect more than once: a redelivery was applied again",
-    "lost": "an order whose message never took effect at the consumer",
-    "nothing": "no order and no effect: the producer's one transaction never committed",
-    FAILED: "a process did not do what the run planned (an error or a timeout): no outcome",
-}
+
+
+class KillPoints(Messages):
+    """Each kill point: (the process that dies there, what has happened when it does)."""
+
+    def __getitem__(self, point: str) -> tuple[str, str]:  # type: ignore[override]
+        return DIES[point], super().__getitem__(point)
+
+
+OUTBOX_KILL_POINTS = KillPoints("outbox.kill_points", DIES)
+OUTBOX_OUTCOMES = Messages(
+    "outbox.outcomes", ("consistent", "duplicate", "lost", "nothing", FAILED)
+)
 STAGES = ("producer", "relay", "recovery")  # the processes the runner starts, in turn
 ENTRIES = {
     "producer": "labkit.studies.outbox.producer:produce",
@@ -103,7 +107,7 @@ class OutboxSpec:
     @property
     def dies(self) -> str:
         """The process that dies at the kill point (producer, relay, consumer, nobody)."""
-        return OUTBOX_KILL_POINTS[self.kill_at][0]
+        return DIES[self.kill_at]
 
     @property
     def label(self) -> str:
