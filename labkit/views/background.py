@@ -5,7 +5,7 @@ nothing else: not the next click, not the next cell, not even drawing the bar. S
 click only reads its widgets, and hands the work to its `BackgroundJob`, which says at once
 what runs and then runs it on another thread. How a panel uses it (as `SweepPanel` does):
 
-    self.job = BackgroundJob(self, [self.run_button], unit="runs", stoppable=True)
+    self.job = BackgroundJob(self, [self.run_button], say("sweep_panel.unit"), stoppable=True)
     # in the panel's children: self.job.row (bar and Stop), self.status, self.error_line
 
     def _on_run(self, _button=None):
@@ -54,6 +54,8 @@ from collections.abc import Callable, Sequence
 from typing import Protocol, TypeVar
 
 import ipywidgets as widgets
+
+from labkit.language import say
 
 __all__ = ["BackgroundJob", "Report", "Stopped", "error_html"]
 
@@ -116,20 +118,22 @@ def _serve() -> None:
 
 
 class BackgroundJob:
-    """A panel's long work on the panels' thread, with a progress bar and a Stop button."""
+    """A panel's long work on the panels' thread, with a progress bar and a Stop button.
+    `unit` is what the job counts, in the reader's words (the panel's catalogue says it: "runs",
+    次运行), shown beside the bar and in "Done: 12 runs in 3.0 s."."""
 
     def __init__(
         self,
         panel: Panel,
         buttons: Sequence[widgets.Button],
-        unit: str = "runs",
+        unit: str,
         stoppable: bool = False,
     ) -> None:
         self.panel, self.buttons, self.unit, self.stoppable = panel, list(buttons), unit, stoppable
         self.stopped = False  # the last job ended by Stop
         self.progress = widgets.IntProgress(value=0, min=0, max=1, description=unit)
         self.stop_button = widgets.Button(
-            description="Stop", icon="stop", button_style="danger", disabled=True
+            description=say("background.stop"), icon="stop", button_style="danger", disabled=True
         )
         self.stop_button.layout.display = None if stoppable else "none"
         self.stop_button.on_click(lambda _button: self.stop())
@@ -173,8 +177,9 @@ class BackgroundJob:
         self.row.layout.display = None
         self._what, self._work, self._show = what, work, show
         self._done = None
-        waits = ": waiting for another panel's run to end" if _busy() else ""
-        self.panel.status.value = f"{what}{waits} …"
+        self.panel.status.value = say(
+            "background.waiting" if _busy() else "background.running", what=what
+        )
         _enqueue(self)
         return True
 
@@ -185,7 +190,7 @@ class BackgroundJob:
         with self._lock:
             self._stop.set()
             self.stop_button.disabled = True
-            self.panel.status.value = "Stopping: every process the run started is killed …"
+            self.panel.status.value = say("background.stopping")
 
     def wait(self, timeout: float = 120.0) -> None:
         """Return once this panel's job has ended and shown what it has (scripts, tests)."""
@@ -207,9 +212,9 @@ class BackgroundJob:
         try:
             if self._stop.is_set():  # stopped while it waited its turn: nothing to kill
                 self.stopped = True
-                self._end("warning", "Stopped before it started.")
+                self._end("warning", say("background.stopped_before"))
                 return
-            self.panel.status.value = f"{self._what} …"
+            self.panel.status.value = say("background.running", what=self._what)
             result = self._work(self._report)
         except KeyboardInterrupt:  # Stopped: the work's Ctrl-C handlers have killed and reaped
             self.stopped = True
@@ -217,8 +222,13 @@ class BackgroundJob:
         except BaseException as error:  # the panels' thread must live on, whatever it was
             self._fail(error, started)
         else:
-            runs = f"{self._done[1]} {self.unit} " if self._done else ""
-            self._end("success", f"Done: {runs}in {time.monotonic() - started:.1f} s.")
+            seconds = f"{time.monotonic() - started:.1f}"
+            self._end(
+                "success",
+                say("background.done_counted", count=self._count(self._done[1]), seconds=seconds)
+                if self._done
+                else say("background.done", seconds=seconds),
+            )
             self.progress.value = self.progress.max
             try:
                 self._show(result)
@@ -227,14 +237,20 @@ class BackgroundJob:
         finally:
             self._idle.set()
 
+    def _count(self, n: int) -> str:
+        """`n` of this job's unit, in words: "12 runs"."""
+        return say("background.count", n=n, unit=self.unit)
+
     def _stopped_line(self) -> str:
-        so_far = f" after {self._done[0]} of {self._done[1]} {self.unit}" if self._done else ""
-        return f"Stopped{so_far}: every process the run started has been killed and reaped."
+        if self._done is None:
+            return say("background.stopped")
+        done, total = self._done
+        return say("background.stopped_after", done=done, count=self._count(total))
 
     def _fail(self, error: BaseException, started: float) -> None:
         self.panel.error = error if isinstance(error, Exception) else RuntimeError(str(error))
         self.panel.error_line.value = error_html(error)
-        self._end("danger", f"Failed after {time.monotonic() - started:.1f} s.")
+        self._end("danger", say("background.failed", seconds=f"{time.monotonic() - started:.1f}"))
 
     def _end(self, style: str, line: str) -> None:
         """The bar's colour and the status line; the buttons as they were before the job."""

@@ -18,6 +18,7 @@ import ipywidgets as widgets
 
 from labkit.bench.snapshot import Table
 from labkit.bench.trace import read_trace
+from labkit.language import say
 from labkit.studies.commit_window.history import Frame, rebuild_history
 from labkit.studies.commit_window.orders import NO_KILL, ORDERS, get_order
 from labkit.studies.commit_window.runs import RunResult, run
@@ -53,9 +54,9 @@ class TimelineView(widgets.VBox):
         self.frames: list[Frame] = []
         self.figure: TimelineFigure | None = None
         self.columns: dict[str, list[str]] = {}
-        self.play = widgets.Play(interval=700, min=0, max=0, description="play")
+        self.play = widgets.Play(interval=700, min=0, max=0, description=say("panel.play"))
         self.slider = widgets.IntSlider(
-            min=0, max=0, description="event", readout=True, continuous_update=True
+            min=0, max=0, description=say("panel.event"), readout=True, continuous_update=True
         )
         widgets.jslink((self.play, "value"), (self.slider, "value"))
         self.image = widgets.Image(format="png")
@@ -90,9 +91,12 @@ class TimelineView(widgets.VBox):
         self.image.value = self.figure.png(frame.index if frame.event["role"] != "setup" else None)
         e = frame.event
         detail = e.get("file") or e.get("point") or ""
-        self.caption.value = (
-            f"event {frame.index}: <b>{e['role']}</b> · <b>{e['event']}</b> "
-            f"{html.escape(str(detail))}"
+        self.caption.value = say(
+            "panel.caption",
+            index=frame.index,
+            role=f"<b>{e['role']}</b>",
+            event=f"<b>{e['event']}</b>",
+            detail=html.escape(str(detail)),
         )
         previous = self.frames[frame.index - 1].rows if frame.index else frame.rows
         self.state.value = self.state_html(frame.rows, previous)
@@ -104,7 +108,7 @@ class TimelineView(widgets.VBox):
             for name, table_rows in tables.items():
                 table = Table(self.columns[name], table_rows)
                 marks = row_marks(Table(table.columns, previous[file][name]), table)
-                parts.append(table_html(f"{file} · {name}", table, marks, by="this event"))
+                parts.append(table_html(f"{file} · {name}", table, marks, by="this_event"))
         return f'<div style="display:flex;flex-wrap:wrap">{"".join(parts)}</div>'
 
 
@@ -121,18 +125,22 @@ class CrashPanel(widgets.VBox):
     ) -> None:
         self.result: RunResult | None = None
         self.error: Exception | None = None
-        self.order = widgets.Dropdown(options=list(ORDERS), value=order, description="order")
-        self.kill_at = widgets.Dropdown(description="kill at")
-        self.kill_mode = widgets.ToggleButtons(
-            options=list(KILL_MODES), value=kill_mode, description="kill mode"
+        self.order = widgets.Dropdown(
+            options=list(ORDERS), value=order, description=say("panel.order")
         )
-        self.run_button = widgets.Button(description="Run", button_style="primary", icon="play")
-        self.status = widgets.HTML("Pick an order and a kill point, then click Run.")
+        self.kill_at = widgets.Dropdown(description=say("panel.kill_at"))
+        self.kill_mode = widgets.ToggleButtons(
+            options=list(KILL_MODES), value=kill_mode, description=say("panel.kill_mode")
+        )
+        self.run_button = widgets.Button(
+            description=say("panel.run"), button_style="primary", icon="play"
+        )
+        self.status = widgets.HTML(say("panel.pick"))
         self.error_line = widgets.HTML()
         self.outcome = widgets.HTML()
         self.tables = widgets.HTML()
         self.timeline = TimelineView()
-        self.job = BackgroundJob(self, [self.run_button], unit="run")
+        self.job = BackgroundJob(self, [self.run_button], unit=say("panel.unit"))
         self.order.observe(self._on_order, names="value")
         self._on_order({"new": order})
         self.kill_at.value = kill_at
@@ -154,17 +162,22 @@ class CrashPanel(widgets.VBox):
 
     def _on_run(self, _button: widgets.Button | None = None) -> None:
         order, kill_at, mode = self.order.value, self.kill_at.value, self.kill_mode.value
-        kill = "no kill" if kill_at == NO_KILL else f"killing at <b>{kill_at}</b> ({mode})"
-        self.job.start(
-            f"Running <b>{order}</b>, {kill}", lambda _report: run(order, kill_at, mode), self.show
+        kill = (
+            say("panel.no_kill")
+            if kill_at == NO_KILL
+            else say("panel.killing_at", point=f"<b>{kill_at}</b>", mode=mode)
         )
+        running = say("panel.running", order=f"<b>{order}</b>", kill=kill)
+        self.job.start(running, lambda _report: run(order, kill_at, mode), self.show)
 
     def show(self, result: RunResult) -> None:
         self.result = result
         s = result.summary()
-        self.status.value = (
-            f"Done: first worker exit {s['first_exit']}, recovery exit "
-            f"{s['replay_exit']}. Folder: <code>{s['run_dir']}</code>"
+        self.status.value = say(
+            "panel.done",
+            first=s["first_exit"],
+            recovery=s["replay_exit"],
+            folder=f"<code>{html.escape(s['run_dir'])}</code>",
         )
         self.outcome.value = f"<p>{outcome_badge(result.outcome, result.failure)}</p>"
         self.tables.value = before_after_html(result)

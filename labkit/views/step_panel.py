@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import ipywidgets as widgets
 
+from labkit.language import say
 from labkit.studies.commit_window.orders import ORDERS
 from labkit.studies.commit_window.runs import RunResult
 from labkit.studies.commit_window.stepping import StepSession
@@ -24,18 +25,20 @@ class StepPanel(widgets.VBox):
     def __init__(self, order: str = "effect_first") -> None:
         self.session: StepSession | None = None
         self.error: Exception | None = None
-        self.order = widgets.Dropdown(options=list(ORDERS), value=order, description="order")
-        self.start_button = widgets.Button(description="Start", icon="play")
-        self.continue_button = widgets.Button(description="Continue", icon="forward")
+        self.order = widgets.Dropdown(
+            options=list(ORDERS), value=order, description=say("step_panel.order")
+        )
+        self.start_button = widgets.Button(description=say("step_panel.start"), icon="play")
+        self.continue_button = widgets.Button(
+            description=say("step_panel.continue"), icon="forward"
+        )
         self.kill_button = widgets.Button(
-            description="Kill -9 here", button_style="danger", icon="bolt"
+            description=say("step_panel.kill"), button_style="danger", icon="bolt"
         )
         self.recover_button = widgets.Button(
-            description="Recover", button_style="success", icon="refresh"
+            description=say("step_panel.recover"), button_style="success", icon="refresh"
         )
-        self.status = widgets.HTML(
-            "Click Start: a worker starts and stops at its first kill point."
-        )
+        self.status = widgets.HTML(say("step_panel.click_start"))
         self.error_line = widgets.HTML()
         self.files = widgets.HTML()
         self.timeline = TimelineView()
@@ -44,7 +47,7 @@ class StepPanel(widgets.VBox):
         self.kill_button.on_click(self._on_kill)
         self.recover_button.on_click(self._on_recover)
         buttons = [self.start_button, self.continue_button, self.kill_button, self.recover_button]
-        self.job = BackgroundJob(self, buttons, unit="recovery")
+        self.job = BackgroundJob(self, buttons, unit=say("step_panel.unit"))
         super().__init__(
             [
                 widgets.HBox([self.order, *buttons]),
@@ -71,12 +74,10 @@ class StepPanel(widgets.VBox):
     def _show_stop(self) -> None:
         s = self.session
         if s.finished:
-            self.status.value = "The worker finished its step. Click Recover to run recovery."
+            self.status.value = say("step_panel.finished")
         else:
-            self.status.value = (
-                f"Paused at <b>{s.paused_at}</b> (pid {s.worker.proc.pid}). "
-                "The files hold, read right now:"
-            )
+            point = f"<b>{s.paused_at}</b>"
+            self.status.value = say("step_panel.paused", point=point, pid=s.worker.proc.pid)
         self.files.value = snapshot_html(s.state())
         self._enable()
 
@@ -99,15 +100,13 @@ class StepPanel(widgets.VBox):
     @shows_errors
     def _on_kill(self, _button: object = None) -> None:
         point = self.session.kill()
-        self.status.value = f"SIGKILL at <b>{point}</b>. Click Recover to start a fresh process."
+        self.status.value = say("step_panel.killed", point=f"<b>{point}</b>")
         self.files.value = snapshot_html(self.session.state())
         self._enable()
 
     def _on_recover(self, _button: object = None) -> None:
         session = self.session
-        self.job.start(
-            "Recovering in a fresh process", lambda _report: session.recover(), self.show
-        )
+        self.job.start(say("step_panel.recovering"), lambda _report: session.recover(), self.show)
 
     def show(self, result: RunResult) -> None:
         self.status.value = f"<p>{outcome_badge(result.outcome, result.failure)}</p>"

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import ipywidgets as widgets
 
+from labkit.language import say
+from labkit.studies.commit_window.outcome import outcome_name
 from labkit.studies.commit_window.runs import RunResult
 from labkit.studies.commit_window.spec import KILL_MODES
 from labkit.studies.commit_window.sweeps import sweep
@@ -23,15 +25,20 @@ class SweepPanel(widgets.VBox):
         self.results: list[RunResult] = []
         self.error: Exception | None = None
         self.modes = widgets.SelectMultiple(
-            options=list(KILL_MODES), value=["exit"], description="kill modes", rows=2
+            options=list(KILL_MODES),
+            value=["exit"],
+            description=say("sweep_panel.kill_modes"),
+            rows=2,
         )
         self.run_button = widgets.Button(
-            description="Run sweep", button_style="primary", icon="play"
+            description=say("sweep_panel.run"), button_style="primary", icon="play"
         )
         self.status = widgets.HTML()
         self.error_line = widgets.HTML()
         self.matrix = widgets.HTML()
-        self.job = BackgroundJob(self, [self.run_button], unit="runs", stoppable=True)
+        self.job = BackgroundJob(
+            self, [self.run_button], unit=say("sweep_panel.unit"), stoppable=True
+        )
         self.progress = self.job.progress
         self.run_button.on_click(self._on_run)
         super().__init__(
@@ -50,13 +57,11 @@ class SweepPanel(widgets.VBox):
 
         def work(report: Report) -> list[RunResult]:
             def advance(done: int, total: int, result: RunResult) -> None:
-                report(done, total, f"{result.spec.label} → <b>{result.outcome}</b>")
+                report(done, total, f"{result.spec.label} → <b>{outcome_name(result.outcome)}</b>")
 
             return sweep(modes, progress=advance)
 
-        self.job.start(
-            f"Sweeping every order at every kill point ({', '.join(modes)})", work, self.show
-        )
+        self.job.start(say("sweep_panel.sweeping", modes=", ".join(modes)), work, self.show)
 
     def show(self, results: list[RunResult]) -> None:
         self.results = results

@@ -11,12 +11,13 @@ from __future__ import annotations
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
-from labkit.views.figures import figure_png
+from labkit.language import say
+from labkit.views.figures import figure_png, new_figure
 from labkit.views.palette import FILE_COLOURS, KILL_COLOUR, NEUTRAL, WINDOW_COLOUR
 
 __all__ = ["TimelineFigure", "commit_windows"]
 
-ROLE_NAMES = {"first": "first worker", "recovery": "recovery worker"}
+ROLES = ("first", "recovery")  # the processes drawn, each in a panel of its own
 
 
 def commit_windows(events: list[dict]) -> list[dict]:
@@ -27,7 +28,7 @@ def commit_windows(events: list[dict]) -> list[dict]:
     A process that commits to one store only and exits (a recovery whose receipt was already
     there commits the checkpoint alone) has no second commit, so no window."""
     windows = []
-    for role in ROLE_NAMES:
+    for role in ROLES:
         mine = [e for e in events if e["role"] == role]
         commits = [e for e in mine if e["event"] == "commit" and e["writes"]]
         tables = [{w["table"] for w in c["writes"]} for c in commits]
@@ -79,24 +80,24 @@ class TimelineFigure:
 
 def build_figure(events: list[dict]) -> tuple[Figure, dict[str, Axes]]:
     """One panel per process, sharing the lanes: the process itself, then each file."""
-    roles = [r for r in ROLE_NAMES if any(e["role"] == r for e in events)]
+    roles = [r for r in ROLES if any(e["role"] == r for e in events)]
     created = next((e for e in events if e["event"] == "created"), None)
     files = sorted(created["rows"] if created else {e["file"] for e in events if e.get("file")})
     y = {None: len(files) + 1, **{f: len(files) - i for i, f in enumerate(files)}}
     # A bare Figure, not pyplot: nothing is shown or kept behind the caller's back.
-    fig = Figure(figsize=(10, 0.6 * len(y) + 1.7))
+    fig = new_figure((10, 0.6 * len(y) + 1.7))
     axes = fig.subplots(1, len(roles), sharey=True, squeeze=False)
     for ax, role in zip(axes[0], roles, strict=True):
         draw_process(ax, [e for e in events if e["role"] == role], y)
-        ax.set_title(ROLE_NAMES[role], fontsize=10)
+        ax.set_title(say(f"timeline.role.{role}"), fontsize=10)
     axes[0][0].set_yticks(list(y.values()))
-    axes[0][0].set_yticklabels(["process", *files])
+    axes[0][0].set_yticklabels([say("timeline.process"), *files])
     axes[0][0].set_ylim(0.4, len(y) + 1.0)
     handles = {h.get_label(): h for ax in axes[0] for h in ax.get_legend_handles_labels()[0]}
     if handles:
         fig.legend(handles.values(), handles.keys(), loc="lower center", ncol=2, fontsize=8)
     fig.supxlabel(
-        "milliseconds since the process started (CLOCK_MONOTONIC, from the trace)",
+        say("timeline.x_label"),
         fontsize=9,
         y=0.1 if handles else 0.02,
     )
@@ -125,11 +126,7 @@ def draw_process(ax: Axes, mine: list[dict], y: dict[str | None, int]) -> None:
             edgecolor=KILL_COLOUR if window["open"] else "none",
             hatch="///" if window["open"] else None,
             linewidth=0,
-            label=(
-                "commit window, left open by the kill"
-                if window["open"]
-                else "commit window, closed by the second commit"
-            ),
+            label=say("timeline.window_open" if window["open"] else "timeline.window_closed"),
         )
     begun: dict[str, dict] = {}
     for e in mine:
@@ -145,7 +142,7 @@ def draw_process(ax: Axes, mine: list[dict], y: dict[str | None, int]) -> None:
                 color=FILE_COLOURS.get(e["file"], NEUTRAL),
             )
             ax.plot(ms(e), y[e["file"]], "D", color="black", ms=6)
-            what = " + ".join(w["table"] for w in e.get("writes", ())) or "(no change)"
+            what = " + ".join(w["table"] for w in e.get("writes", ())) or say("timeline.no_change")
             label = f"COMMIT {what}" if e["event"] == "commit" else "ROLLBACK"
             ax.annotate(
                 label, (ms(e), y[e["file"]]), xytext=(-4, 8), fontsize=8, textcoords="offset points"
@@ -162,7 +159,11 @@ def draw_process(ax: Axes, mine: list[dict], y: dict[str | None, int]) -> None:
                 color="#555555",
             )
         elif e["event"] in ("skip", "exit"):
-            label = "skip: done=1 already" if e["event"] == "skip" else f"exit {e['code']}"
+            label = (
+                say("timeline.skip")
+                if e["event"] == "skip"
+                else say("timeline.exit", code=e["code"])
+            )
             ax.plot(ms(e), y[None], "o", color="#555555", ms=6)
             offset = (-10, -16) if e["event"] == "skip" else (-6, 8)  # they come close: split
             ax.annotate(
@@ -172,7 +173,7 @@ def draw_process(ax: Axes, mine: list[dict], y: dict[str | None, int]) -> None:
             how = "os._exit(91)" if e["mode"] == "exit" else "SIGKILL"
             ax.plot(ms(e), y[None], "X", color=KILL_COLOUR, ms=13)
             ax.annotate(
-                f"{how} at {e['point']}",
+                say("timeline.kill", how=how, point=e["point"]),
                 (ms(e), y[None]),
                 xytext=(-30, -16),
                 textcoords="offset points",
@@ -191,7 +192,7 @@ def draw_process(ax: Axes, mine: list[dict], y: dict[str | None, int]) -> None:
             color=FILE_COLOURS.get(file, NEUTRAL),
         )
         ax.annotate(
-            "never committed",
+            say("timeline.never_committed"),
             (ms(e), y[file]),
             xytext=(0, 8),
             fontsize=8,
