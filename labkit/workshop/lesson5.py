@@ -5,12 +5,15 @@ own process, with real kills and timeouts, and reads back both sides.
     lesson5.predict_tickets.check(tickets_after)   # .hint(), .solution()
     lesson5.recover_unknown.check(recover)
     lesson5.idempotent_consumer.check(consume)
+
+What the verdicts and hints say is in the catalogue, `lesson5.toml`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
+from labkit.language import say
 from labkit.studies.outbox.consumer import READER_FILE as CONSUMER_FILE
 from labkit.studies.outbox.experiment import YOURS, OutboxResult, OutboxSpec, execute_outbox
 from labkit.studies.unknown_outcome.caller import LEARNER_FILE
@@ -41,7 +44,11 @@ def measure_tickets(strategies: list[str]) -> dict[str, Measured]:
     return {
         r.spec.strategy: Measured(
             len(r.tickets),
-            f"Jepsen {' → '.join(op['type'] for op in r.ops)}, the checkpoint says {r.status}",
+            say(
+                "lesson5.predict_tickets.story",
+                ops=" → ".join(op["type"] for op in r.ops),
+                status=r.status,
+            ),
             str(r.run_dir),
             r.failure,
         )
@@ -53,18 +60,25 @@ def judge_tickets(predicted: object) -> Verdict:
     return judge_predictions(predicted, STRATEGIES, measure_tickets, WHOLE_NUMBER)
 
 
+def tickets_held(count: int) -> str:
+    """ "1 ticket", "2 tickets", in the reader's language."""
+    return say(f"lesson5.recover_unknown.{'one_ticket' if count == 1 else 'tickets'}", count=count)
+
+
 def what_went_wrong(result: CallResult) -> str | None:
     """Why this run's end is wrong for the workflow, or None: one ticket, and the checkpoint
     holds that ticket as done."""
     if result.outcome != "unknown-resolved":
-        held = f"{len(result.tickets)} ticket{'s' * (len(result.tickets) != 1)}"
-        return (
-            f"{held} at the service and the checkpoint says {result.status}: "
-            f"{result.outcome} ({OUTCOMES[result.outcome]})"
+        return say(
+            "lesson5.recover_unknown.ends_wrong",
+            held=tickets_held(len(result.tickets)),
+            status=result.status,
+            outcome=result.outcome,
+            meaning=OUTCOMES[result.outcome],
         )
     recorded, held = result.checkpoint[0][3], result.tickets[0][0]
     if recorded != held:
-        return f"the workflow recorded ticket {recorded!r}, but the service holds #{held}"
+        return say("lesson5.recover_unknown.wrong_ticket", recorded=recorded, held=held)
     return None
 
 
@@ -82,19 +96,21 @@ def judge_recovery(answer: Callable | str) -> Verdict:
         if error:
             raise ReaderCodeError(error, str(result.run_dir))
         if result.failure:
-            return no_verdict(f"the run with {result.spec.fault}", result.failure, result.run_dir)
+            run = say("lesson5.recover_unknown.run_with", fault=result.spec.fault)
+            return no_verdict(run, result.failure, result.run_dir)
     for result in results:
         wrong = what_went_wrong(result)
         if wrong:
             fault = result.spec.fault
-            return Verdict(
-                "incorrect", f"after {fault} ({FAULTS[fault]}): {wrong}", str(result.run_dir)
+            said = say(
+                "lesson5.recover_unknown.after_fault",
+                fault=fault,
+                meaning=FAULTS[fault],
+                wrong=wrong,
             )
-    return Verdict(
-        "correct",
-        f"after each of {', '.join(CRASHES)}: one ticket, and the workflow recorded it",
-        str(results[0].run_dir),
-    )
+            return Verdict("incorrect", said, str(result.run_dir))
+    said = say("lesson5.recover_unknown.correct", faults=", ".join(CRASHES))
+    return Verdict("correct", said, str(results[0].run_dir))
 
 
 predict_tickets = Exercise(
@@ -107,13 +123,7 @@ predict_tickets = Exercise(
     "give_up": None,
 }""",
     judge=judge_tickets,
-    hints=[
-        "reply_lost: the service committed the ticket, then its reply came after the caller "
-        "had given up. Start every count at the ticket that already exists.",
-        "A key the service has never seen is a new operation to it, whatever the payload.",
-        "Giving up and looking up make no ticket; a retry under the same key gets the "
-        "original back.",
-    ],
+    hints=[f"lesson5.predict_tickets.hint{n}" for n in (1, 2, 3)],
 )
 
 recover_unknown = Exercise(
@@ -125,16 +135,7 @@ recover_unknown = Exercise(
     return service.create(intent["op_key"] + ":retry", intent["title"])""",
     judge=judge_recovery,
     code=True,
-    hints=[
-        "The check runs your recovery after a killed caller, a killed service, a lost reply "
-        "and a service still working when the caller gave up: it must leave one ticket, "
-        "recorded in the checkpoint, every time.",
-        "A timeout is not a failure: the ticket may exist already, or be on its way. A new "
-        "key, or None, turns that into a second ticket or an orphan.",
-        "Ask the service by the intent's own key (service.lookup) and, only if it has "
-        "nothing, create under that same key: if the first call lands later, the service "
-        "returns the same ticket.",
-    ],
+    hints=[f"lesson5.recover_unknown.hint{n}" for n in (1, 2, 3)],
 )
 
 
@@ -171,31 +172,37 @@ def judge_consumer(answer: Callable | str) -> Verdict:
     source, name = source_of(answer)
     redelivered = run_outbox_case(source, name, kill_at="after_deliver")
     if redelivered.failure:
-        return no_verdict("the run with a kill", redelivered.failure, str(redelivered.run_dir))
+        run = say("lesson5.idempotent_consumer.run_with_kill")
+        return no_verdict(run, redelivered.failure, str(redelivered.run_dir))
     seen = effects(redelivered)
     if len(seen) != 1:
         return Verdict(
             "incorrect",
-            f"the relay was killed after delivering the message and before marking it sent; a "
-            f"fresh relay delivered it again ({redelivered.deliveries} deliveries in all), and "
-            f"consumer.db holds {len(seen)} effect rows for it, not 1",
+            say(
+                "lesson5.idempotent_consumer.redelivered",
+                deliveries=redelivered.deliveries,
+                rows=len(seen),
+            ),
             str(redelivered.run_dir),
         )
     two = run_outbox_case(source, name, orders=2)
     if two.failure:
-        return no_verdict("the run with two orders", two.failure, str(two.run_dir))
+        run = say("lesson5.idempotent_consumer.run_with_two")
+        return no_verdict(run, two.failure, str(two.run_dir))
     messages = [row[1] for row in two.after.table("outbox").rows]
     if sorted(effects(two)) != sorted(messages):
         return Verdict(
             "incorrect",
-            f"the redelivery was handled, but two different messages ({', '.join(messages)}), "
-            f"each delivered once, left {len(effects(two))} effect rows, not one each: "
-            "what does your consumer recognise a message by?",
+            say(
+                "lesson5.idempotent_consumer.two_messages",
+                messages=", ".join(messages),
+                rows=len(effects(two)),
+            ),
             str(two.run_dir),
         )
     return Verdict(
         "correct",
-        "the redelivery after the kill left one effect, and two messages left one each",
+        say("lesson5.idempotent_consumer.correct"),
         str(redelivered.run_dir),
     )
 
@@ -206,11 +213,5 @@ idempotent_consumer = Exercise(
     starter=CONSUMER_STARTER,
     judge=judge_consumer,
     code=True,
-    hints=[
-        "The relay may deliver the same message twice; the message id is the same both times.",
-        "Before the effect, note (subscriber, message_id) in the inbox; its UNIQUE constraint "
-        "tells you whether the message was there already.",
-        "INSERT OR IGNORE INTO inbox(...) and then look at the cursor's rowcount: 1 means new, "
-        "0 means a redelivery, so skip the effect. Both statements are in one transaction.",
-    ],
+    hints=[f"lesson5.idempotent_consumer.hint{n}" for n in (1, 2, 3)],
 )

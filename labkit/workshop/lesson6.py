@@ -6,6 +6,8 @@ happened.
 
     lesson6.claim_statement.check(claim)     # .hint(), .solution()
     lesson6.fenced_receiver.check(receive)
+
+What the verdicts and hints say is in the catalogue, `lesson6.toml`.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 
+from labkit.language import say
 from labkit.studies.leases.experiment import ClaimResult, execute_claim
 from labkit.studies.leases.outcome import OUTCOMES
 from labkit.studies.leases.spec import ClaimSpec
@@ -36,10 +39,17 @@ NEVER = "never"  # a point no worker passes: the first runs to its end before th
 class Case:
     """One forced schedule a check runs, and the outcome a right answer gives there."""
 
-    says: str  # the schedule in the lesson's words
+    name: str  # its words' key in lesson6.toml's [case]
     pause_ms: int
     expected: str
     stop_at: str | None = None  # None: the method's usual point (after the claim)
+    statement: str = ""  # the reader's statement it freezes before, if it names one
+
+    def says(self) -> str:
+        """The schedule in the lesson's words, in the reader's language."""
+        return say(
+            f"lesson6.case.{self.name}", pause=self.pause_ms, lease=LEASE, statement=self.statement
+        )
 
 
 def readers_run(part: str, source: str, case: Case, **spec: object) -> ClaimResult:
@@ -70,14 +80,18 @@ def statements_outside(result: ClaimResult, part: str) -> list[str]:
 
 def told(result: ClaimResult) -> str:
     """What the files hold after a race, in a line."""
+    none = say("lesson6.no_token")
     tokens = {
-        r: rep.get("fence") if rep.get("claimed") else "none" for r, rep in result.reports.items()
+        r: rep.get("fence") if rep.get("claimed") else none for r, rep in result.reports.items()
     }
     counts = result.counts
-    return (
-        f"tokens claimed: w1 {tokens['w1']}, w2 {tokens['w2']}; the receiver applied "
-        f"{counts['applied']} write(s) and refused {counts['refused']}; the document ends "
-        f"under token {counts['document_fence']}"
+    return say(
+        "lesson6.told",
+        w1=tokens["w1"],
+        w2=tokens["w2"],
+        applied=counts["applied"],
+        refused=counts["refused"],
+        fence=counts["document_fence"],
     )
 
 
@@ -95,57 +109,61 @@ def judge_cases(
         case = planned.pop(0)
         result = readers_run(part, source, case, **spec)
         planned += [  # each race may show statements of theirs that no race has frozen at
-            replace(between, says=between.says.format(point.rsplit(" ", 1)[1]), stop_at=point)
+            replace(between, statement=point.rsplit(" ", 1)[1], stop_at=point)
             for point in statements_outside(result, part)
             if point not in explored
         ]
         explored.update(statements_outside(result, part))
         done.append((case, result))
         if result.failure:
-            return no_verdict(f"the race '{case.says}'", result.failure, str(result.run_dir))
+            race = say("lesson6.race", case=case.says())
+            return no_verdict(race, result.failure, str(result.run_dir))
         wrong = what_went_wrong(part, case, result)
         if wrong:
-            return Verdict("incorrect", f"{case.says}: {wrong}", str(result.run_dir))
-    return Verdict(
-        "correct",
-        f"{len(done)} forced races, each as it must end: "
-        + "; ".join(f"{c.says}: {c.expected.replace('_', ' ')}" for c, _ in done),
-        str(done[0][1].run_dir),
+            said = say("lesson6.case_wrong", case=case.says(), wrong=wrong)
+            return Verdict("incorrect", said, str(result.run_dir))
+    races = say("lesson6.separator").join(
+        say("lesson6.race_ended", case=c.says(), outcome=named(c.expected)) for c, _ in done
     )
+    said = say("lesson6.correct", count=len(done), races=races)
+    return Verdict("correct", said, str(done[0][1].run_dir))
+
+
+def named(outcome: str) -> str:
+    """A race's outcome as a verdict names it: "lost update" for lost_update."""
+    return say(f"lesson6.outcome.{outcome}")
 
 
 def what_went_wrong(part: str, case: Case, result: ClaimResult) -> str | None:
     """Why this race's end is wrong, in the lesson's words, or None: the outcome a right answer
     gives, and (a claim) the token it returned is the one it wrote."""
     if result.outcome != case.expected:
-        return (
-            f"{told(result)}: {result.outcome.replace('_', ' ')} ({OUTCOMES[result.outcome]}), "
-            f"where it must end {case.expected.replace('_', ' ')}"
+        return say(
+            "lesson6.ends_wrong",
+            told=told(result),
+            outcome=named(result.outcome),
+            meaning=OUTCOMES[result.outcome],
+            expected=named(case.expected),
         )
     if part == "claim":
         task_fence = result.after.table("task").rows[0][3]
         tokens = [r.get("fence") for r in result.reports.values() if r.get("claimed")]
         if tokens and max(tokens) != task_fence:
-            return (
-                f"your claim returned token {max(tokens)}, but the task row holds {task_fence}: "
-                "return the token your claim wrote"
-            )
+            return say("lesson6.token_not_written", returned=max(tokens), held=task_fence)
     return None
 
 
 # --- exercise 1: the claim ------------------------------------------------------------------
 
 CLAIM_CASES = [
-    Case("w1 frozen 100 ms, its lease 200 ms: still held when w2 comes", 100, "one_winner"),
-    Case("w1 frozen 300 ms, past its 200 ms lease: w2 takes over", 300, "refused_late_write"),
-    Case("w1 frozen exactly 200 ms: its lease has just expired", 200, "refused_late_write"),
-    Case("w1 finished before w2 came: the task is done", 300, "one_winner", NEVER),
+    Case("held", 100, "one_winner"),
+    Case("past_lease", 300, "refused_late_write"),
+    Case("just_expired", 200, "refused_late_write"),
+    Case("finished", 300, "one_winner", NEVER),
 ]
 
 
-CLAIM_BETWEEN = Case(
-    "w1 frozen 100 ms before your statement {}, w2 came meanwhile", 100, "one_winner"
-)
+CLAIM_BETWEEN = Case("claim_between", 100, "one_winner")
 
 
 def judge_claim(answer: Callable | str) -> Verdict:
@@ -168,33 +186,19 @@ claim_statement = Exercise(
     return fence + 1""",
     judge=judge_claim,
     code=True,
-    hints=[
-        "The check freezes the first worker between any two of your statements that run "
-        "outside a transaction, and lets the second claim meanwhile. Whatever you read before "
-        "the freeze may be false after it.",
-        "One UPDATE can check and claim at once: its WHERE says when the task may be taken "
-        "(open, or claimed with a lease that has expired: lease_until <= now), and "
-        "RETURNING fence gives you the token it wrote.",
-        "Each claim takes the next token (fence = fence + 1) and sets lease_until = now + "
-        "lease_ms. A done task is never taken again; a claimer's name proves nothing (a "
-        "restarted worker comes back under the same name).",
-    ],
+    hints=[f"lesson6.claim_statement.hint{n}" for n in (1, 2, 3)],
 )
 
 
 # --- exercise 2: the fence check in the receiver --------------------------------------------
 
 RECEIVER_CASES = [
-    Case("w1 frozen 300 ms, past its lease; w2 wrote under 34 first", 300, "refused_late_write"),
-    Case("w1 frozen 100 ms, its lease still held: nobody else wrote", 100, "one_winner"),
+    Case("receiver_past", 300, "refused_late_write"),
+    Case("receiver_held", 100, "one_winner"),
 ]
 
 
-RECEIVER_BETWEEN = Case(
-    "w1 frozen 300 ms before your statement {}, past its lease; w2 wrote under 34 meanwhile",
-    300,
-    "refused_late_write",
-)
+RECEIVER_BETWEEN = Case("receiver_between", 300, "refused_late_write")
 
 
 def judge_receiver(answer: Callable | str) -> Verdict:
@@ -214,13 +218,5 @@ fenced_receiver = Exercise(
     return True""",
     judge=judge_receiver,
     code=True,
-    hints=[
-        "A frozen worker comes back with token 33 after its replacement wrote under 34. The "
-        "receiver is the one place that sees both: it must remember the highest token it "
-        "accepted, and refuse a lower one.",
-        "The check freezes the worker between any two of your statements that run outside a "
-        "transaction: a check in one statement and the write in the next is a window.",
-        "Put the check in the write's own WHERE: UPDATE ... SET ..., fence=? WHERE "
-        "id='report-17' AND fence <= ?, and return whether it changed a row (rowcount).",
-    ],
+    hints=[f"lesson6.fenced_receiver.hint{n}" for n in (1, 2, 3)],
 )
