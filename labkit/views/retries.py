@@ -14,10 +14,10 @@ from collections.abc import Mapping, Sequence
 from html import escape
 
 from labkit.bench.errors import check_record
+from labkit.language import say
 from labkit.studies.retries.experiment import first_checkpoint_modes
-from labkit.studies.retries.outcome import ORDER_OUTCOMES
-from labkit.studies.retries.spec import DRAIN_SIGNALS, FAILURES, FIRST_MODES, KEYS, POLICIES
-from labkit.views.figures import figure_png
+from labkit.studies.retries.spec import FIRST_MODES
+from labkit.views.figures import figure_png, new_figure
 from labkit.views.palette import outcome_colour
 from labkit.views.tables import CELL, failure_note, grid_html, outcome_word
 from labkit.views.text import format_grid
@@ -43,10 +43,14 @@ __all__ = [  # and FirstCheckpointPanel, made on first use (`panel_class`)
     "show_retry_table",
 ]
 
-RETRY_COLUMNS = ("order", "attempts", "keys", "new charges", "ended with", "outcome")
-DRAIN_COLUMNS = ("stopped by", "first process", "checkpoints", "first ran", "resume ran", "twice")
-FIRST_COLUMNS = ("mode", "trials", "saved: nothing", "input", "input+loop", "runs lost", "took")
+# Each table's columns, by their keys in the catalogue ("retries.column.<key>").
+RETRY_COLUMNS = ("order", "attempts", "keys", "new_charges", "ended_with", "outcome")
+ATTEMPT_COLUMNS = ("order", "node_attempt", "ledger_line", "key", "charge", "new_at_service")
+DRAIN_COLUMNS = ("stopped_by", "first_process", "checkpoints", "first_ran", "resume_ran", "twice")
+FIRST_COLUMNS = ("mode", "trials", "saved_nothing", "input", "input_loop", "runs_lost", "took")
+FUNCTIONAL_COLUMNS = ("process", "where", "ledger_line", "order_reference")
 SAVED = ("nothing", "input", "input+loop")
+ENDED = ("no stop", "killed", "killed after the grace period", "exited", "terminated by SIGTERM")
 # The palette's outcome each word is drawn in (and always written beside it).
 ORDER_COLOURS = {
     "charged once": "consistent",
@@ -57,6 +61,26 @@ ORDER_COLOURS = {
     "failed": "failed",
 }
 SAVED_COLOURS = {"nothing": "lost", "input": "unfinished", "input+loop": "consistent"}
+
+
+def header(columns: Sequence[str]) -> list[str]:
+    """A table's columns in the reader's language."""
+    return [say(f"retries.column.{key}") for key in columns]
+
+
+def order_word(outcome: str) -> str:
+    """An order's outcome (outcome.py's code) as the reader's language says it."""
+    return say(f"retries.order_word.{outcome}")
+
+
+def ended_word(ended: str) -> str:
+    """How the first process ended, in words ("exited 3" has no other words: shown as is)."""
+    return say(f"retries.ended.{ended}") if ended in ENDED else ended
+
+
+def saved_word(saved: str) -> str:
+    """What the checkpoint file held at the kill, in words (a mix SAVED does not name: as is)."""
+    return say(f"retries.saved.{saved}") if saved in SAVED else saved
 
 
 def short(key: str | None) -> str:
@@ -75,14 +99,11 @@ def retry_rows(result: Mapping) -> list[tuple]:
             o["attempts"],
             ", ".join(short(k) for k in o["keys"]),
             o["new_charges"],
-            f"receipt #{o['receipt']}" if o["error"] is None else o["error"],
-            o["outcome"],
+            say("retries.receipt", receipt=o["receipt"]) if o["error"] is None else o["error"],
+            order_word(o["outcome"]),
         )
         for o in result["orders"]
     ]
-
-
-ATTEMPT_COLUMNS = ("order", "node_attempt", "ledger line", "key", "charge", "new at the service")
 
 
 def attempt_rows(result: Mapping) -> list[tuple]:
@@ -94,7 +115,7 @@ def attempt_rows(result: Mapping) -> list[tuple]:
             a["phase"],
             short(a["key"]),
             "-" if a["charge"] is None else f"#{a['charge']}",
-            "-" if a["new"] is None else "yes" if a["new"] else "no: the original came back",
+            "-" if a["new"] is None else say("retries.new" if a["new"] else "retries.original"),
         )
         for a in result["attempts"]
     ]
@@ -102,11 +123,21 @@ def attempt_rows(result: Mapping) -> list[tuple]:
 
 def retry_heading(result: Mapping) -> str:
     spec = result["spec"]
-    node = "async node, TimeoutPolicy(run_timeout=0.2)" if spec["asynchronous"] else "sync node"
-    return (
-        f"policy {spec['policy']} ({POLICIES[spec['policy']]}); key {spec['key']} "
-        f"({KEYS[spec['key']]}); {node}; failure: {FAILURES[spec['failure']]}"
+    return say(
+        "retries.heading",
+        policy=spec["policy"],
+        policy_meaning=say(f"retries.policy.{spec['policy']}"),
+        key=spec["key"],
+        key_meaning=say(f"retries.key.{spec['key']}"),
+        node=say("retries.async_node" if spec["asynchronous"] else "retries.sync_node"),
+        failure=say(f"retries.failure.{spec['failure']}"),
     )
+
+
+def meanings(result: Mapping) -> list[tuple[str, str]]:
+    """Each outcome word the orders got, with what it means."""
+    words = sorted({o["outcome"] for o in result["orders"]})
+    return [(order_word(w), say(f"retries.order_meaning.{w}")) for w in words]
 
 
 def checked(result: object, keys: Sequence[str], made_by: str) -> Mapping:
@@ -115,69 +146,67 @@ def checked(result: object, keys: Sequence[str], made_by: str) -> Mapping:
 
 def format_retry(result: Mapping) -> str:
     result = checked(result, ("spec", "orders", "charges"), "run_retry")
-    lines = [retry_heading(result), "", format_grid(RETRY_COLUMNS, retry_rows(result)), ""]
-    lines.append(f"The payment service holds {len(result['charges'])} charges.")
-    lines += [
-        f"  {word}: {ORDER_OUTCOMES[word]}"
-        for word in sorted({o["outcome"] for o in result["orders"]})
-    ]
+    lines = [retry_heading(result), "", format_grid(header(RETRY_COLUMNS), retry_rows(result)), ""]
+    lines.append(say("retries.charges", count=len(result["charges"])))
+    lines += [f"  {word}: {meaning}" for word, meaning in meanings(result)]
     if result["failure"]:
-        lines.append(f"FAILED (no outcome claimed): {result['failure']}")
+        lines.append(say("retries.no_outcome", failure=result["failure"]))
     return "\n".join(lines)
 
 
 def retry_html(result: Mapping) -> str:
     result = checked(result, ("spec", "orders", "charges"), "run_retry")
-    head = "".join(f'<th style="{CELL}">{escape(h)}</th>' for h in RETRY_COLUMNS)
+    head = "".join(f'<th style="{CELL}">{escape(h)}</th>' for h in header(RETRY_COLUMNS))
     body = "".join(
         "<tr>"
         + "".join(f'<td style="{CELL}">{escape(str(v))}</td>' for v in row[:-1])
-        + f'<td style="{CELL}">{outcome_word(ORDER_COLOURS[row[-1]], row[-1].upper())}</td></tr>'
-        for row in retry_rows(result)
+        + f'<td style="{CELL}">{outcome_word(ORDER_COLOURS[order["outcome"]], row[-1].upper())}'
+        "</td></tr>"
+        for order, row in zip(result["orders"], retry_rows(result), strict=True)
     )
-    meanings = "".join(
-        f"<li><b>{escape(w)}</b>: {escape(ORDER_OUTCOMES[w])}</li>"
-        for w in sorted({o["outcome"] for o in result["orders"]})
-    )
+    listed = "".join(f"<li><b>{escape(w)}</b>: {escape(m)}</li>" for w, m in meanings(result))
+    charges = say("retries.charges", count=f"<b>{len(result['charges'])}</b>")
     return (
         f"<p>{escape(retry_heading(result))}</p>"
         f'<table style="border-collapse:collapse"><tr>{head}</tr>{body}</table>'
-        f"<p>The payment service holds <b>{len(result['charges'])}</b> charges.</p>"
-        f"<ul>{meanings}</ul><details><summary>the ledger: one line per attempt</summary>"
-        f"{grid_html(ATTEMPT_COLUMNS, attempt_rows(result))}</details>"
+        f"<p>{charges}</p>"
+        f"<ul>{listed}</ul><details><summary>{escape(say('retries.ledger'))}</summary>"
+        f"{grid_html(header(ATTEMPT_COLUMNS), attempt_rows(result))}</details>"
         f"{failure_note(result['failure'])}"
     )
 
 
 def format_retry_table(rows: Sequence[Mapping]) -> str:
     """LangGraph's default retry_on, as the installed library answered it."""
-    grid = [(r["error"], r["status"] or "-", "yes" if r["retried"] else "no") for r in rows]
-    return format_grid(("error", "HTTP status", "retried by RetryPolicy()"), grid)
+    retried = {True: say("retries.retried"), False: say("retries.not_retried")}
+    grid = [(r["error"], r["status"] or "-", retried[bool(r["retried"])]) for r in rows]
+    return format_grid(header(("error", "status", "retried_by")), grid)
 
 
 def retry_table_html(rows: Sequence[Mapping]) -> str:
-    grid = [(r["error"], r["status"] or "-", "RETRIED" if r["retried"] else "no") for r in rows]
-    return grid_html(("error", "HTTP status", "RetryPolicy() retries it?"), grid)
+    retried = {True: say("retries.retried_html"), False: say("retries.not_retried")}
+    grid = [(r["error"], r["status"] or "-", retried[bool(r["retried"])]) for r in rows]
+    return grid_html(header(("error", "status", "retries_it")), grid)
 
 
 def handler_lines(result: Mapping) -> list[str]:
     runs, spec = result["handler_runs"], result["spec"]
     way = "add_node(error_handler=...)" if spec["way"] == "add_node" else "set_node_defaults(...)"
-    keys = ", ".join(short(r["key"]) for r in result["refunds"])
+    keys = ", ".join(short(r["key"]) for r in result["refunds"]) or say("retries.handler.none")
+    refund_key = say("retries.handler.from_order" if spec["keyed"] else "retries.handler.new_uuid")
+    seen = say("retries.handler.then").join(result["handler_saw"])
     return [
-        f"error handler set with {way}; refund key: "
-        + ("from the order" if spec["keyed"] else "a new uuid4"),
-        f"the handler ran {runs['first']} time(s) in the first process and {runs['resume']} in "
-        f"the resumed one (issue #9002)",
-        f"refunds the payment service holds: {len(result['refunds'])} ({keys or 'none'})",
-        f"the handler saw the error as: {' then '.join(result['handler_saw'])}",
-        f"state after the resume: {', '.join(result['resume'].get('log', []))}",
+        say("retries.handler.set_with", way=way, refund_key=refund_key),
+        say("retries.handler.ran", first=runs["first"], resume=runs["resume"]),
+        say("retries.handler.refunds", count=len(result["refunds"]), keys=keys),
+        say("retries.handler.saw", seen=seen),
+        say("retries.handler.state", log=", ".join(result["resume"].get("log", []))),
     ]
 
 
 def format_handler(result: Mapping) -> str:
     result = checked(result, ("handler_runs", "refunds", "resume"), "run_handler")
-    failed = [f"FAILED (no outcome claimed): {result['failure']}"] if result["failure"] else []
+    failed = [say("retries.no_outcome", failure=result["failure"])] if result["failure"] else []
     return "\n".join(handler_lines(result) + failed)
 
 
@@ -191,8 +220,9 @@ def drain_rows(results: Sequence[Mapping]) -> list[tuple]:
     """One row per stopped run under DRAIN_COLUMNS."""
     return [
         (
-            r["spec"]["signal"] + ("" if r["spec"]["drain_safe"] else " (no handler)"),
-            f"{r['ended']} ({r['first_exit']})",
+            r["spec"]["signal"]
+            + ("" if r["spec"]["drain_safe"] else say("retries.drain.no_handler")),
+            f"{ended_word(r['ended'])} ({r['first_exit']})",
             r["checkpoints_at_stop"],
             " ".join(r["ran"]["first"]),
             " ".join(r["ran"]["resume"]),
@@ -204,17 +234,16 @@ def drain_rows(results: Sequence[Mapping]) -> list[tuple]:
 
 def format_drain(results: Sequence[Mapping]) -> str:
     results = [checked(r, ("spec", "ended", "ran"), "run_drain") for r in results]
-    notes = [
-        f"  {s}: {DRAIN_SIGNALS[s]}" for s in dict.fromkeys(r["spec"]["signal"] for r in results)
-    ]
-    failed = [f"FAILED: {r['failure']}" for r in results if r["failure"]]
-    return "\n".join([format_grid(DRAIN_COLUMNS, drain_rows(results)), *notes, *failed])
+    signals = dict.fromkeys(r["spec"]["signal"] for r in results)
+    notes = [f"  {s}: {say(f'retries.signal.{s}')}" for s in signals]
+    failed = [say("retries.failed", failure=r["failure"]) for r in results if r["failure"]]
+    return "\n".join([format_grid(header(DRAIN_COLUMNS), drain_rows(results)), *notes, *failed])
 
 
 def drain_html(results: Sequence[Mapping]) -> str:
     results = [checked(r, ("spec", "ended", "ran"), "run_drain") for r in results]
     notes = "".join(failure_note(r["failure"]) for r in results)
-    return grid_html(DRAIN_COLUMNS, drain_rows(results)) + notes
+    return grid_html(header(DRAIN_COLUMNS), drain_rows(results)) + notes
 
 
 def first_checkpoint_rows(results: Mapping[str, Mapping]) -> list[tuple]:
@@ -224,29 +253,24 @@ def first_checkpoint_rows(results: Mapping[str, Mapping]) -> list[tuple]:
             mode,
             r["trials"] - r["failed"],
             *(r["saved"].get(word, 0) for word in SAVED),
-            f"{r['lost']} of {r['trials'] - r['failed']}",
-            f"{r['seconds']:.1f} s",
+            say("retries.first.lost_of", lost=r["lost"], trials=r["trials"] - r["failed"]),
+            say("retries.first.took", seconds=r["seconds"]),
         )
         for mode, r in results.items()
     ]
 
 
 def format_first_checkpoint(results: Mapping[str, Mapping]) -> str:
-    grid = format_grid(FIRST_COLUMNS, first_checkpoint_rows(results))
+    grid = format_grid(header(FIRST_COLUMNS), first_checkpoint_rows(results))
     failed = sum(r["failed"] for r in results.values())
-    note = f"\n{failed} trials failed by themselves and are not counted." if failed else ""
-    return (
-        f"{grid}\nA run is lost when recovery finds nothing to resume (EmptyInputError): the "
-        f"caller's own ledger says it was accepted, LangGraph has no trace of it.{note}"
-    )
+    note = "\n" + say("retries.first.failed", failed=failed) if failed else ""
+    return f"{grid}\n{say('retries.first.lost')}{note}"
 
 
 def first_checkpoint_figure(results: Mapping[str, Mapping]) -> object:
     """One bar per mode: how many trials' files held nothing, the input checkpoint, or the
     input and step 0's, when the first node was killed; each part labelled with its count."""
-    from matplotlib.figure import Figure
-
-    figure = Figure(figsize=(7, 0.9 + 0.55 * len(results)))
+    figure = new_figure((7, 0.9 + 0.55 * len(results)))
     ax = figure.subplots()
     modes = list(results)
     for y, mode in enumerate(modes):
@@ -256,12 +280,14 @@ def first_checkpoint_figure(results: Mapping[str, Mapping]) -> object:
             if count:
                 colour = outcome_colour(SAVED_COLOURS[word])
                 ax.barh(y, count, left=left, color=colour, edgecolor="white")
-                label = f"{word} {count}" if count >= results[mode]["trials"] / 8 else str(count)
+                wide = count >= results[mode]["trials"] / 8
+                label = f"{saved_word(word)} {count}" if wide else str(count)
                 ax.text(left + count / 2, y, label, ha="center", va="center", fontsize=8)
             left += count
-    ax.set_yticks(range(len(modes)), [f"{m}\n{results[m]['lost']} lost" for m in modes])
+    lost = [say("retries.first.lost_count", lost=results[m]["lost"]) for m in modes]
+    ax.set_yticks(range(len(modes)), [f"{m}\n{n}" for m, n in zip(modes, lost, strict=True)])
     ax.invert_yaxis()
-    ax.set_xlabel("trials: what the checkpoint file held when the first node was killed")
+    ax.set_xlabel(say("retries.first.held"))
     ax.spines[["top", "right"]].set_visible(False)
     figure.tight_layout()
     return figure
@@ -269,19 +295,28 @@ def first_checkpoint_figure(results: Mapping[str, Mapping]) -> object:
 
 def format_functional(result: Mapping) -> str:
     result = checked(result, ("runs", "lines", "charged_ref"), "run_functional")
-    where = "in a task of its own" if result["spec"]["ref_in_task"] else "outside any task"
-    lines = [f"the order reference is made {where}; SIGKILL inside ship, then invoke(None):"]
+    where = say(
+        "retries.functional.in_task"
+        if result["spec"]["ref_in_task"]
+        else "retries.functional.outside"
+    )
+    lines = [say("retries.functional.made", where=where)]
     lines += [
         f"  {ln['role']:<6} {ln['node']:<10} {ln['phase']:<5} {ln['ref']}" for ln in result["lines"]
     ]
     runs = result["runs"]
-    lines.append(
-        f"entrypoint body ran {runs['entrypoint']}×, charge {runs['charge']}×, ship started "
-        f"{runs['ship']}×; charged {result['charged_ref']}, shipped {result['shipped_ref']}"
-        + (" (they differ)" if result["charged_ref"] != result["shipped_ref"] else "")
+    ran = say(
+        "retries.functional.ran",
+        entrypoint=runs["entrypoint"],
+        charge=runs["charge"],
+        ship=runs["ship"],
+        charged=result["charged_ref"],
+        shipped=result["shipped_ref"],
     )
+    differ = result["charged_ref"] != result["shipped_ref"]
+    lines.append(ran + (say("retries.functional.differ") if differ else ""))
     if result["failure"]:
-        lines.append(f"FAILED (no outcome claimed): {result['failure']}")
+        lines.append(say("retries.no_outcome", failure=result["failure"]))
     return "\n".join(lines)
 
 
@@ -290,12 +325,18 @@ def functional_html(result: Mapping) -> str:
     rows = [(ln["role"], ln["node"], ln["phase"], ln["ref"]) for ln in result["lines"]]
     differ = result["charged_ref"] != result["shipped_ref"]
     verdict = outcome_word(
-        "duplicate" if differ else "consistent", "REFS DIFFER" if differ else "SAME REF"
+        "duplicate" if differ else "consistent",
+        say("retries.functional.refs_differ" if differ else "retries.functional.same_ref"),
+    )
+    charged = say(
+        "retries.functional.charged",
+        charged=f"<code>{escape(str(result['charged_ref']))}</code>",
+        shipped=f"<code>{escape(str(result['shipped_ref']))}</code>",
+        verdict=verdict,
     )
     return (
-        grid_html(("process", "where", "ledger line", "order reference"), rows)
-        + f"<p>charged <code>{escape(str(result['charged_ref']))}</code>, shipped "
-        f"<code>{escape(str(result['shipped_ref']))}</code> {verdict}</p>"
+        grid_html(header(FUNCTIONAL_COLUMNS), rows)
+        + f"<p>{charged}</p>"
         + failure_note(result["failure"])
     )
 
@@ -330,7 +371,7 @@ def show_first_checkpoint(results: Mapping[str, Mapping]) -> None:
     """The distribution's table and its figure, in the notebook."""
     from IPython.display import Image, display
 
-    show(grid_html(FIRST_COLUMNS, first_checkpoint_rows(results)))
+    show(grid_html(header(FIRST_COLUMNS), first_checkpoint_rows(results)))
     display(Image(figure_png(first_checkpoint_figure(results))))
 
 
@@ -348,18 +389,21 @@ def panel_class() -> type:
             self.results: dict[str, dict] = {}
             self.error: Exception | None = None
             self.modes = widgets.SelectMultiple(
-                options=list(FIRST_MODES), value=list(FIRST_MODES), description="modes", rows=3
+                options=list(FIRST_MODES),
+                value=list(FIRST_MODES),
+                description=say("retries.panel.modes"),
+                rows=3,
             )
             self.trials = widgets.IntSlider(
                 value=trials,
                 min=10,
                 max=500,
                 step=10,
-                description="trials/mode",
+                description=say("retries.panel.trials"),
                 continuous_update=False,
             )
             self.run_button = widgets.Button(
-                description="Run trials", button_style="primary", icon="play"
+                description=say("retries.panel.run"), button_style="primary", icon="play"
             )
             self.status, self.error_line, self.table = (
                 widgets.HTML(),
@@ -367,7 +411,9 @@ def panel_class() -> type:
                 widgets.HTML(),
             )
             self.figure = widgets.Image(format="png")
-            self.job = BackgroundJob(self, [self.run_button], unit="trials", stoppable=True)
+            self.job = BackgroundJob(
+                self, [self.run_button], unit=say("retries.panel.unit"), stoppable=True
+            )
             self.progress = self.job.progress
             self.run_button.on_click(self._on_run)
             controls = widgets.HBox([self.modes, widgets.VBox([self.trials, self.run_button])])
@@ -380,16 +426,17 @@ def panel_class() -> type:
 
             def work(report: Report) -> dict[str, dict]:
                 def advance(done: int, total: int, trial: dict) -> None:
-                    report(done, total, f"held {trial['saved']} at the kill")
+                    held = say("retries.panel.held", saved=saved_word(trial["saved"]))
+                    report(done, total, held)
 
                 return first_checkpoint_modes(tuple(modes), trials, progress=advance)
 
-            what = f"{trials} killed runs per mode ({', '.join(modes)})"
+            what = say("retries.panel.running", trials=trials, modes=", ".join(modes))
             self.job.start(what, work, self.show)
 
         def show(self, results: dict[str, dict]) -> None:
             self.results = results
-            self.table.value = grid_html(FIRST_COLUMNS, first_checkpoint_rows(results))
+            self.table.value = grid_html(header(FIRST_COLUMNS), first_checkpoint_rows(results))
             self.figure.value = figure_png(first_checkpoint_figure(results))
 
         def click(self) -> None:

@@ -8,14 +8,15 @@ from __future__ import annotations
 
 __all__ = ["ORDER_OUTCOMES", "order_outcome"]
 
-ORDER_OUTCOMES = {
-    "charged once": "one new charge, and the run ended with its receipt",
-    "duplicate": "more than one new charge for one order",
-    "charged, run failed": "the card was charged, yet the run failed: its caller thinks not",
-    "never charged": "the run ended with a receipt, but that charge is another order's",
-    "declined": "no charge, and the run failed with the decline",
-    "failed": "no charge, and the run failed",
-}
+# An order's words (codes: the views show them in the reader's language, with their meanings).
+ORDER_OUTCOMES = (
+    "charged once",
+    "duplicate",
+    "charged, run failed",
+    "never charged",
+    "declined",
+    "failed",
+)
 
 
 def order_outcome(new_charges: int, receipt: int | None, error: str | None) -> str:

@@ -52,11 +52,9 @@ FAILURES = {
     "bad_reply": "the charge went through, then the reply was not JSON (ValueError)",
     "declined": "the card is declined before any charge (CardDeclined, a plain Exception)",
 }
-DRAIN_SIGNALS = {
-    "drain": "the node itself calls runtime.control.request_drain() (a shutdown hook would)",
-    "term": "SIGTERM, as an orchestrator sends it, then SIGKILL once the grace period is over",
-    "kill": "SIGKILL: no grace at all",
-}
+# The node calls request_drain() itself; SIGTERM, then SIGKILL after the grace; SIGKILL alone
+# (their meanings, in the reader's language: views.retries, "retries.signal.<name>").
+DRAIN_SIGNALS = ("drain", "term", "kill")
 HANDLER_WAYS = {
     "add_node": "add_node('refund_check', ..., error_handler=refund)",
     "defaults": "StateGraph.set_node_defaults(error_handler=refund)",
