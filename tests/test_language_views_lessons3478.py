@@ -1,0 +1,312 @@
+"""The Chinese edition of lessons 3, 4, 7 and 8's views: each view, given real runs, speaks
+Chinese when the reader chose it (tables, sentences, figures, panels' widgets), with no English
+sentence of its catalogue left behind; the English edition says what it said before."""
+
+from __future__ import annotations
+
+import html
+import re
+import string
+import warnings
+from collections.abc import Iterable
+
+import ipywidgets as widgets
+import pytest
+
+import labkit as lk
+from labkit.language import catalogue
+from labkit.views.figures import figure_png
+
+STEMS = ("durability", "durability_panel", "interrupt_resume", "postgres", "postgres_panel")
+STEMS += ("retries",)
+CJK = re.compile(r"[\u3400-\u9fff]")
+WORDS = re.compile(r"[A-Za-z]{2,} [A-Za-z]{2,}")  # two words or more
+
+
+@pytest.fixture
+def chinese():
+    lk.set_language("zh")
+    yield
+    lk.set_language("en")
+
+
+def english_sentences() -> set[str]:
+    """The English catalogue's text of these views, cut at its {fields}: each piece of two
+    words or more. A piece the Chinese message quotes as it is (an exception's text) is left
+    out: it is LangGraph's words, not ours."""
+    english, chinese = catalogue("en"), catalogue("zh")
+    pieces = set()
+    for key, text in english.items():
+        if key.split(".")[0] not in STEMS:
+            continue
+        for piece, *_ in string.Formatter().parse(text):
+            piece = piece.strip()
+            if WORDS.search(piece) and piece not in chinese[key]:
+                pieces.add(piece)
+    return pieces
+
+
+def assert_chinese(*shown: str) -> None:
+    """Chinese appears, and no English sentence of these views' catalogues does."""
+    text = html.unescape("\n".join(shown))
+    assert CJK.search(text), text[:300]
+    left = sorted(p for p in english_sentences() if p in text)
+    assert left == [], left
+
+
+def png(figure) -> bytes:
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # matplotlib warns "Glyph ... missing from font(s)"
+        return figure_png(figure)
+
+
+def labels(panel: widgets.Widget) -> list[str]:
+    """Every label a panel's widgets show: descriptions, and the options' labels."""
+    found, todo = [], [panel]
+    while todo:
+        widget = todo.pop()
+        todo += getattr(widget, "children", ())
+        found += [widget.description] if getattr(widget, "description", "") else []
+        found += [str(label) for label in getattr(widget, "_options_labels", ())]
+    return found
+
+
+def assert_labels_chinese(panel: widgets.Widget, *words: str) -> None:
+    """The panel's words are the Chinese catalogue's; `words` of them are Chinese."""
+    shown = labels(panel)
+    assert_chinese(*shown)
+    assert all(CJK.search(word) for word in words), words
+    assert set(words) <= set(shown)
+
+
+@pytest.fixture
+def displayed(monkeypatch) -> list:
+    """What the show_* functions display (HTML and Image objects), instead of displaying it."""
+    import IPython.display
+
+    from labkit.views import durability, interrupt_resume
+
+    shown: list = []
+    for module in (IPython.display, durability, interrupt_resume):
+        monkeypatch.setattr(module, "display", lambda *objects: shown.extend(objects))
+    return shown
+
+
+def html_of(shown: Iterable) -> str:
+    return "".join(item.data for item in shown if isinstance(item.data, str))
+
+
+# --- lesson 3: study 001
+
+
+def test_lesson_3s_panel_tickets_and_checkpoint_file_in_chinese(chinese):
+    from labkit.studies.interrupt_resume.contract import ask_ticket_service
+    from labkit.views.interrupt_resume import InterruptPanel, ticket_answers_html
+
+    panel = InterruptPanel()
+    assert_labels_chinese(panel, "运行", "同一进程", "新进程", "恢复执行于")
+    assert panel.process.value == "same process"  # the values stay codes
+    panel.process.value = "new process"
+    panel.click()
+    assert panel.status.value.startswith("正在运行：键<b>fresh</b>")
+    panel.job.wait()
+    assert panel.error is None and panel.result["after_resume"] == 2
+    output = panel.output.value
+    assert "2张工单" in output and "恢复执行的进程看到了" in output and "待处理的中断" in output
+    assert_chinese(output, panel.status.value)
+    body = '{"title": "Printer offline"}'
+    answers, tickets = ask_ticket_service(
+        [("team-A", "op-1", body), ("team-A", "op-1", '{"title": "changed"}')]
+    )
+    shown = ticket_answers_html(answers, tickets)
+    assert "成功" in shown and "拒绝：" in shown and "返回的工单id" in shown
+    assert_chinese(shown)
+
+
+# --- lesson 4: study 004
+
+
+def test_lesson_4s_panel_table_figure_and_checkpoint_file_in_chinese(chinese):
+    from labkit.views.durability import distribution_figure
+    from labkit.views.durability_panel import DurabilityPanel
+
+    panel = DurabilityPanel(trials=1)
+    assert_labels_chinese(panel, "运行试验", "强杀时机", "试验次数")
+    assert "强杀" in panel.status.value
+    panel.graphs.value = ("linear",)
+    panel.modes.value = ("sync", "exit")
+    panel.click()
+    panel.job.wait()
+    assert panel.error is None and len(panel.trials) == 2
+    table, checkpoints = panel.table.value, panel.checkpoints.value
+    assert "没有可恢复的内容：这次运行丢失了" in table and "已恢复；重跑了：c（+1行）" in table
+    assert "最后一次试验（exit）的检查点文件" in checkpoints and "（无）" in checkpoints
+    assert_chinese(table, checkpoints, panel.status.value)
+    figure = distribution_figure(panel.trials)
+    titles = [ax.get_title() for ax in figure.axes]
+    assert titles[0] == "强杀发生时已保存的检查点"
+    assert_chinese(*titles)
+    assert png(figure).startswith(b"\x89PNG")
+
+
+def test_lesson_4s_pitfalls_library_and_study_figures_in_chinese(chinese, displayed):
+    from labkit.studies.durability.experiment import DurabilitySpec, clean_run, run_trials
+    from labkit.studies.durability.library import durability_in_library
+    from labkit.studies.durability.pitfalls import run_pitfall
+    from labkit.studies.durability.reported import beside_today
+    from labkit.views.durability import (
+        pitfall_html,
+        show_library_facts,
+        show_study_figures,
+        show_trials,
+    )
+
+    mistyped = run_pitfall("mistyped_durability")
+    unknown = pitfall_html("unknown_thread", run_pitfall("unknown_thread"))
+    assert "对一个从未存在的thread_id调用invoke(None)" in unknown and "研究004当时看到" in unknown
+    assert "EmptyInputError: Received no input for __start__" in unknown  # LangGraph's words
+    typo = pitfall_html("mistyped_durability", mistyped)
+    assert "没有异常；结果：" in typo and "被静默接受" in typo
+    show_library_facts(durability_in_library())
+    trials = run_trials([DurabilitySpec("parallel", m) for m in ("sync", "async")], trials=1)
+    clean = {m: clean_run(DurabilitySpec("linear", m)) for m in ("exit", "async", "sync")}
+    show_study_figures(beside_today(trials, trials, {0: clean, 250: clean}, mistyped))
+    show_trials(trials)
+    shown = html_of(displayed)
+    assert "未指定时的默认值：<b>async</b>" in shown and "三档的定义" in shown
+    assert "研究004报告的" in shown and "比干净运行的10行多6到7行（保留1个检查点）" in shown
+    assert "运行到结束，n=4（linear图共4个节点），0条警告" in shown
+    assert_chinese(unknown, typo, shown)
+    (image,) = [item for item in displayed if isinstance(item.data, bytes)]
+    assert image.data.startswith(b"\x89PNG")
+
+
+def test_the_english_edition_of_study_004s_words_is_the_studys_own():
+    """The study keeps its English (the command line prints it, a test quotes it); the
+    catalogue's English edition says the same, word for word."""
+    from labkit.studies.durability.pitfalls import PITFALLS
+    from labkit.studies.durability.reported import STUDY_004_REPORTED
+
+    english = catalogue("en")
+    for name, pitfall in PITFALLS.items():
+        assert english[f"durability.pitfall.{name}.title"] == pitfall.title
+        assert english[f"durability.pitfall.{name}.said"] == pitfall.study_said
+    for figure, said in STUDY_004_REPORTED.items():
+        assert english[f"durability.reported.study.{figure}"] == said
+
+
+# --- lesson 8: retries, drains, the first checkpoint, the functional API
+
+
+def test_lesson_8s_tables_and_sentences_in_chinese(chinese):
+    from labkit.studies.retries import experiment as lab
+    from labkit.views import retries as views
+
+    retry = lab.run_retry("default", "attempt_only")
+    text, page = views.format_retry(retry), views.retry_html(retry)
+    assert "从未扣款" in text and "支付服务中有2笔扣款。" in text and "重试策略default" in text
+    assert "从未扣款" in page and "ledger：每次尝试一行" in page
+    assert "否：返回的是原来那笔" in page
+    handler = lab.run_handler("add_node")
+    said = views.format_handler(handler) + views.handler_html(handler)
+    assert "处理器在第一个进程中运行了1次" in said and "ValueError，然后是str" in said
+    drain = [lab.run_drain("kill", work_ms=50), lab.run_drain("term", drain_safe=False)]
+    stopped = views.format_drain(drain) + views.drain_html(drain)
+    assert "被强杀 (-9)" in stopped and "被SIGTERM终止 (-15)" in stopped
+    assert "（无处理器）" in stopped and "SIGKILL：没有任何宽限" in stopped
+    functional = lab.run_functional(ref_in_task=False)
+    replay = views.format_functional(functional) + views.functional_html(functional)
+    assert "在任何task之外" in replay and "（两者不同）" in replay and "引用号不同" in replay
+    table = lab.default_retry_table()
+    retried = views.format_retry_table(table) + views.retry_table_html(table)
+    assert "会重试" in retried and "RetryPolicy()是否重试" in retried
+    assert_chinese(text, page, said, stopped, replay, retried)
+
+
+def test_lesson_8s_first_checkpoint_panel_and_figure_in_chinese(chinese):
+    from labkit.views.retries import (
+        FirstCheckpointPanel,
+        first_checkpoint_figure,
+        format_first_checkpoint,
+    )
+
+    panel = FirstCheckpointPanel(trials=10)
+    assert_labels_chinese(panel, "运行试验", "每种模式的试验次数")
+    panel.modes.value = ("exit",)
+    panel.click()
+    panel.job.wait()
+    assert panel.error is None and panel.results["exit"]["lost"] == 10
+    assert "10次中10次" in panel.table.value and "已保存：无" in panel.table.value
+    text = format_first_checkpoint(panel.results)
+    assert "LangGraph却没有它的任何痕迹" in text
+    figure = first_checkpoint_figure(panel.results)
+    words = [t.get_text() for ax in figure.axes for t in [*ax.texts, *ax.get_yticklabels()]]
+    assert "无 10" in words and "exit\n丢失10次" in words
+    assert_chinese(panel.table.value, panel.status.value, text, *words, figure.axes[0].get_xlabel())
+    assert png(figure).startswith(b"\x89PNG")
+
+
+def test_the_english_edition_of_lesson_8s_choices_is_the_specs_own():
+    """spec.py keeps its choices' English (lesson 8's checks quote it); the catalogue's English
+    edition says the same, and names every word an order's outcome and a stop can be."""
+    from labkit.studies.retries.outcome import ORDER_OUTCOMES
+    from labkit.studies.retries.spec import DRAIN_SIGNALS, FAILURES, KEYS, POLICIES
+
+    english = catalogue("en")
+    for part, choices in (("policy", POLICIES), ("key", KEYS), ("failure", FAILURES)):
+        assert {name: english[f"retries.{part}.{name}"] for name in choices} == choices
+    assert all(english[f"retries.order_word.{word}"] == word for word in ORDER_OUTCOMES)
+    assert all(f"retries.order_meaning.{word}" in english for word in ORDER_OUTCOMES)
+    assert all(f"retries.signal.{name}" in english for name in DRAIN_SIGNALS)
+
+
+# --- lesson 7: Postgres (a real server, started as the lab starts it)
+
+
+def test_lesson_7s_tables_and_latency_figure_in_chinese(chinese, displayed):
+    from labkit.studies.durability.experiment import DurabilitySpec, run_trials
+    from labkit.studies.postgres import experiment
+    from labkit.views import postgres as views
+
+    window = [experiment.run_window("effect_first", "effect")]
+    race = [experiment.run_race("none")]
+    text = views.format_rows(views.header("window"), views.window_rows(window))
+    assert "强杀时：done/回执" in text and "duplicate" in text  # an outcome's code, as it is
+    views.show_windows(window)
+    views.show_races(race)
+    specs = [DurabilitySpec("linear", "sync", 0, "checkpoint_after_b", checkpointer="postgres")]
+    trials = run_trials(specs, trials=1)
+    views.show_matrix(trials)
+    views.show_reruns(trials)
+    views.show_latencies({views.setup_name(t): t.put_ms for t in trials})
+    shown = html_of(displayed)
+    assert ">重复</span>" in shown and "第二个worker进程等待于" in shown
+    assert "个检查点，重跑：" in shown and "put()调用次数" in shown and "快" in shown
+    assert_chinese(text, shown)
+    figure = views.latency_figure({"postgres": trials[0].put_ms})
+    assert figure.axes[0].get_legend().get_texts()[0].get_text() == "研究004的替身：250 ms"
+    assert_chinese(figure.axes[0].get_xlabel())
+    assert png(figure).startswith(b"\x89PNG")
+
+
+def test_lesson_7s_server_crash_panel_in_chinese(chinese):
+    from labkit.views.postgres_panel import ServerCrashPanel
+
+    panel = ServerCrashPanel()
+    assert_labels_chinese(panel, "强杀点", "运行")
+    panel.point.value = "commit_flushed"
+    assert "提交记录已刷入WAL" in panel.meaning.value
+    panel.click()
+    assert panel.status.value.startswith("正在<b>commit_flushed</b>强杀Postgres服务器")
+    panel.job.wait()
+    assert panel.error is None and panel.result.in_flight_survived
+    assert "保留" in panel.output.value and "重启的服务器说（" in panel.output.value
+    assert "redo done" in panel.output.value  # the server's own words, as it wrote them
+    assert_chinese(panel.output.value, panel.meaning.value)
+
+
+def test_the_english_edition_of_the_crash_points_is_the_specs_own():
+    from labkit.studies.postgres.spec import CRASH_POINTS
+
+    english = catalogue("en")
+    assert {p: english[f"postgres_panel.crash_point.{p}"] for p in CRASH_POINTS} == CRASH_POINTS
