@@ -13,7 +13,15 @@ from html import escape
 import ipywidgets as widgets
 
 from labkit.bench.trace import read_trace
-from labkit.studies.explorer.report import Exploration, PointResult
+from labkit.language import say
+from labkit.studies.explorer.report import (
+    Exploration,
+    PointResult,
+    crash_after,
+    point_label,
+    run_folder,
+    what_is_wrong,
+)
 from labkit.studies.explorer.stepping import ExplorerStepSession
 from labkit.views.palette import outcome_colour
 from labkit.views.panel import shows_errors
@@ -33,17 +41,15 @@ def matrix_html(exploration: Exploration) -> str:
     crash there, what the checker said, and the run folder that shows it."""
     rows = []
     for p in exploration.points:
-        said = p.failure or (p.complaint or "").removeprefix(f"{p.outcome}: ")
-        folder = f"same state as point {p.same_as}" if p.same_as else p.run_dir or ""
         rows.append(
-            f"<tr><td>{escape(p.label)}</td><td>{escape(p.op)} {escape(p.detail)}</td>"
+            f"<tr><td>{escape(point_label(p))}</td><td>{escape(crash_after(p))}</td>"
             f"<td><code>{escape(p.where or '')}</code></td><td>{outcome_cell(p.outcome)}</td>"
-            f"<td>{escape(said)}</td><td><small><code>{escape(folder)}</code></small></td></tr>"
+            f"<td>{escape(what_is_wrong(p))}</td>"
+            f"<td><small><code>{escape(run_folder(p))}</code></small></td></tr>"
         )
-    head = "".join(
-        f"<th>{h}</th>"
-        for h in ("point", "crash after", "your line", "outcome", "what is wrong", "run folder")
-    )
+    names = ("report.point", "report.crash_after", "matrix.your_line", "report.outcome")
+    names += ("matrix.what_is_wrong", "matrix.run_folder")
+    head = "".join(f"<th>{escape(say(f'explorer.{name}'))}</th>" for name in names)
     caption = escape(exploration.summary())
     return (
         f'<table class="labkit-explorer"><caption style="text-align:left">{caption}</caption>'
@@ -66,7 +72,7 @@ def with_last_commits(events: list[dict]) -> list[dict]:
             later = (x for x in events[i + 1 :] if x["role"] == e["role"])
             noted = next((x for x in later if x.get("file") == e["detail"]), None)
             if noted is None or noted["event"] != "commit":
-                killed = [{"table": "seen, then the kill"}]  # the label: "COMMIT seen, then ..."
+                killed = [{"table": say("explorer.matrix.killed_after_commit")}]  # "COMMIT ..."
                 shown.append({**e, "event": "commit", "file": e["detail"], "writes": killed})
     return shown
 
@@ -79,17 +85,20 @@ class ExplorerPanel(widgets.VBox):
         self.session: ExplorerStepSession | None = None
         self.error: Exception | None = None
         choices = [
-            (f"{p.label}: {p.op} {p.detail} → {p.outcome}", p.n) for p in explored(exploration)
+            (f"{point_label(p)}: {p.op} {p.detail} → {p.outcome}", p.n)
+            for p in explored(exploration)
         ]
         failing = [n for _, n in choices if exploration.point(n).outcome != "consistent"]
         self.pick = widgets.Dropdown(
-            options=choices, value=(failing or [n for _, n in choices])[0], description="point"
+            options=choices,
+            value=(failing or [n for _, n in choices])[0],
+            description=say("explorer.panel.point"),
         )
-        self.timeline_button = widgets.Button(description="Timeline", icon="line-chart")
-        self.step_button = widgets.Button(description="Step to it", icon="step-forward")
-        self.kill_button = widgets.Button(description="Kill -9 here", button_style="danger")
-        self.next_button = widgets.Button(description="Next point", icon="forward")
-        self.recover_button = widgets.Button(description="Recover", button_style="success")
+        self.timeline_button = labelled_button("timeline", icon="line-chart")
+        self.step_button = labelled_button("step", icon="step-forward")
+        self.kill_button = labelled_button("kill", button_style="danger")
+        self.next_button = labelled_button("next", icon="forward")
+        self.recover_button = labelled_button("recover", button_style="success")
         self.status = widgets.HTML()
         self.error_line = widgets.HTML()
         self.files = widgets.HTML()
@@ -127,7 +136,9 @@ class ExplorerPanel(widgets.VBox):
         point = self.exploration.point(self.pick.value)
         self.image.value = timeline_png(point)
         self.image.layout.display = None
-        self.status.value = f"The run of point {escape(point.label)}: <code>{point.run_dir}</code>"
+        self.status.value = say(
+            "explorer.panel.run_of", label=escape(point_label(point)), folder=point.run_dir
+        )
 
     @shows_errors
     def _on_step(self, _button: object = None) -> None:
@@ -145,17 +156,17 @@ class ExplorerPanel(widgets.VBox):
 
     @shows_errors
     def _on_kill(self, _button: object = None) -> None:
-        point = self.session.kill()
-        self.status.value = f"SIGKILL at <b>{escape(point)}</b>. Recover comes next."
+        point = self.session.point  # the row it is paused at (kill() returns its gate name)
+        self.session.kill()
+        self.status.value = say("explorer.panel.killed", n=point.n)
         self._enable()
 
     @shows_errors
     def _on_recover(self, _button: object = None) -> None:
         result = self.session.recover()
         said = result.get("complaint") or result.get("checker_error") or ""
-        self.status.value = (
-            f"After recovery: {outcome_cell(result.get('outcome', 'failed'))} {escape(said)}"
-        )
+        outcome = outcome_cell(result.get("outcome", "failed"))
+        self.status.value = say("explorer.panel.after", outcome=outcome, said=escape(said))
         self.files.value = state_html(result.get("after", {}))
         self.session.close()
         self._enable()
@@ -163,15 +174,21 @@ class ExplorerPanel(widgets.VBox):
     def _show_stop(self) -> None:
         point = self.session.point
         if point is None:
-            self.status.value = "The step ran to its end: nothing to kill. Recover, or step again."
+            self.status.value = say("explorer.panel.ran_to_end")
         else:
-            self.status.value = (
-                f"Paused after <b>{escape(point.op)} {escape(point.detail)}</b> "
-                f"(<code>{escape(point.where or '')}</code>), crash point {point.n}. "
-                "Kill -9 here, or go on to the next point."
+            self.status.value = say(
+                "explorer.panel.paused",
+                what=f"{escape(point.op)} {escape(point.detail)}",
+                where=escape(point.where or ""),
+                n=point.n,
             )
             self.files.value = state_html(self.session.state())
         self._enable()
+
+
+def labelled_button(name: str, **style: str) -> widgets.Button:
+    """A panel button, labelled in the reader's language (explorer.toml's [panel])."""
+    return widgets.Button(description=say(f"explorer.panel.{name}"), **style)
 
 
 def explored(exploration: Exploration) -> list[PointResult]:
@@ -186,5 +203,5 @@ def state_html(state: dict) -> str:
             tables = "; ".join(f"{t}: {json.dumps(rows)}" for t, rows in content.items())
             parts.append(f"<b>{escape(file)}</b> {escape(tables)}")
         else:
-            parts.append(f"<b>{escape(file)}</b> {len(content)} lines")
+            parts.append(f"<b>{escape(file)}</b> {say('explorer.panel.lines', count=len(content))}")
     return "<br>".join(parts)

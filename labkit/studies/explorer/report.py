@@ -1,6 +1,10 @@
 """The explorer's report: the matrix by crash point, with the source line, the outcome and the
 run folder of each, whether the exploration ran to its end or was stopped, and the same as
 plain text. Results only: it runs nothing.
+
+Its words are the reader's language (explorer.toml), looked up in the kernel when the report is
+read: the trial server's fork that explores imports this module, and must not load the
+catalogue, so `labkit.language` is imported where a sentence is made, not at the top.
 """
 
 from __future__ import annotations
@@ -8,11 +12,22 @@ from __future__ import annotations
 import json
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
+from unicodedata import east_asian_width
 
-__all__ = ["EXPLORED_FILE", "Exploration", "PointResult", "matrix_text", "read_explored"]
+__all__ = [
+    "EXPLORED_FILE",
+    "Exploration",
+    "PointResult",
+    "crash_after",
+    "matrix_text",
+    "point_label",
+    "read_explored",
+    "run_folder",
+    "what_is_wrong",
+]
 
 EXPLORED_FILE = "explored.jsonl"  # one line per crash point as it is explored
-NO_CRASH = "no crash"
+NO_CRASH = "no crash"  # the label of the run without a crash (a key in notebooks' dicts)
 
 
 @dataclass
@@ -68,20 +83,33 @@ class Exploration:
         return next(p for p in self.points if p.n == n)
 
     def summary(self) -> str:
+        """One line in the reader's language: points, states, what failed, why it stopped."""
+        from labkit.language import say
+
         explored = sum(p.n is not None and p.same_as is None for p in self.points)
-        head = (
-            f"{self.target}: {self.crash_points} crash points, {self.crash_states} crash "
-            f"states, {explored} explored in {self.seconds:.2f} s"
+        head = say(
+            "explorer.report.head",
+            target=self.target,
+            points=self.crash_points,
+            states=self.crash_states,
+            explored=explored,
+            seconds=f"{self.seconds:.2f}",
         )
         verdict = (
-            "every one consistent"
+            say("explorer.report.all_consistent")
             if not self.failing
-            else f"{len(self.failing)} failing: "
-            + ", ".join(f"{p.label} {p.outcome}" for p in self.failing)
+            else say(
+                "explorer.report.failing",
+                count=len(self.failing),
+                points=", ".join(f"{point_label(p)} {p.outcome}" for p in self.failing),
+            )
         )
-        unseen = f"; not seen apart: {'; '.join(self.unwatched)}" if self.unwatched else ""
-        stopped = f"; stopped: {self.stopped}" if self.stopped else ""
-        return f"{head}; {verdict}{unseen}{stopped}"
+        unseen = "; ".join(self.unwatched)
+        unseen = say("explorer.report.unseen", writes=unseen) if self.unwatched else ""
+        stopped = say("explorer.report.stopped", why=self.stopped) if self.stopped else ""
+        return say(
+            "explorer.report.summary", head=head, verdict=verdict, unseen=unseen, stopped=stopped
+        )
 
     def to_json(self) -> dict:
         return {**asdict(self), "green": self.green}
@@ -100,19 +128,59 @@ def read_explored(folder: str | Path) -> list[PointResult]:
     return [PointResult(**json.loads(line)) for line in path.read_text().splitlines() if line]
 
 
+def columns(text: str) -> int:
+    """How many terminal columns `text` takes: a Chinese character takes two."""
+    return sum(2 if east_asian_width(c) in "WF" else 1 for c in text)
+
+
+def padded(text: str, width: int) -> str:
+    """`text` and spaces to `width` columns (str.ljust counts a Chinese character as one)."""
+    return text + " " * (width - columns(text))
+
+
+def point_label(point: PointResult) -> str:
+    """A point's label as the reader reads it: its number, or "no crash" in their language."""
+    from labkit.language import say
+
+    return say("explorer.report.no_crash") if point.n is None else point.label
+
+
+def crash_after(point: PointResult) -> str:
+    """What was made durable just before the point ("commit effect.db"), or, for the run
+    without a crash, that it ran to its end."""
+    from labkit.language import say
+
+    if point.n is None:
+        return say("explorer.report.run_to_end")
+    return f"{point.op} {point.detail}".strip()
+
+
+def what_is_wrong(point: PointResult) -> str:
+    """The checker's complaint (or why no outcome is claimed), without the outcome's word."""
+    return point.failure or (point.complaint or "").removeprefix(f"{point.outcome}: ")
+
+
+def run_folder(point: PointResult) -> str:
+    """Where the point's run is, or which point's run shows the same crash state."""
+    from labkit.language import say
+
+    if point.same_as:
+        return say("explorer.report.same_state", n=point.same_as)
+    return point.run_dir or ""
+
+
 def matrix_text(exploration: Exploration) -> str:
     """The matrix as a terminal table: point, operation, source line, outcome, run folder."""
-    rows = [("point", "crash after", "source", "outcome", "what is wrong · run folder")]
+    from labkit.language import say
+
+    names = ("point", "crash_after", "source", "outcome", "wrong_folder")
+    rows = [tuple(say(f"explorer.report.{name}") for name in names)]
     for p in exploration.points:
-        what = f"{p.op} {p.detail}".strip()
-        said = p.failure or (p.complaint or "").removeprefix(f"{p.outcome}: ")
-        folder = f"same state as point {p.same_as}" if p.same_as else p.run_dir or ""
-        rows.append(
-            (p.label, what, p.where or "", p.outcome, " · ".join(filter(None, [said, folder])))
-        )
-    widths = [min(max(len(r[i]) for r in rows), 48) for i in range(4)]
+        wrong = " · ".join(filter(None, [what_is_wrong(p), run_folder(p)]))
+        rows.append((point_label(p), crash_after(p), p.where or "", p.outcome, wrong))
+    widths = [min(max(columns(r[i]) for r in rows), 48) for i in range(4)]
     lines = [
-        "  ".join(cell.ljust(width) for cell, width in zip(r[:4], widths, strict=True))
+        "  ".join(padded(cell, width) for cell, width in zip(r[:4], widths, strict=True))
         + "  "
         + r[4]
         for r in rows
