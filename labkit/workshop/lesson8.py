@@ -4,6 +4,8 @@ payment service's rows, the ledger and the exit codes: the kernel never imports 
 
     lesson8.charge_once.check(charge_plan)   # .hint(), .solution()
     lesson8.drain_safe.check(serve)
+
+What the verdicts and hints say is in the catalogue, `lesson8.toml`.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 
 from labkit.bench.launcher import WorkerReport
+from labkit.language import say
 from labkit.studies.retries.experiment import run_drain, run_retry
 from labkit.studies.retries.spec import FAILURES, KEYS, POLICIES, SERVE_FILE
 from labkit.workshop.checks import (
@@ -34,48 +37,58 @@ SCENARIOS = ("reset", "timeout", "declined")
 def read_plan(plan: object) -> dict[str, str] | Verdict:
     """The plan's two words, or a Verdict about its form (nothing runs for a malformed one)."""
     if not isinstance(plan, Mapping) or set(plan) != set(PLAN_PARTS):
-        return Verdict("incorrect", 'give a dict with two parts: {"policy": ..., "key": ...}')
+        return Verdict("incorrect", say("lesson8.charge_once.give_a_dict"))
     still_open = [part for part in PLAN_PARTS if is_open(plan[part])]
     if still_open:
-        return Verdict("incomplete", f"still open: {', '.join(still_open)}; nothing was run yet")
+        said = say("lesson8.charge_once.still_open", parts=", ".join(still_open))
+        return Verdict("incomplete", said)
     chosen = {part: word(plan[part]) for part in PLAN_PARTS}
     for part, choices in PLAN_PARTS.items():
         if chosen[part] not in choices:
-            return Verdict(
-                "incorrect",
-                f"{plan[part]!r} is not a {part}; choose one of: {', '.join(choices)}",
+            said = say(
+                "lesson8.charge_once.not_a_part",
+                given=plan[part],
+                part=part,
+                choices=", ".join(choices),
             )
+            return Verdict("incorrect", said)
     return chosen
 
 
 def what_went_wrong(failure: str, result: dict) -> str | None:
     """Why this scenario's run is wrong for a shop, or None: each order charged once (or, for a
     declined card, tried once and not charged)."""
-    said = f"when {FAILURES[failure]}"
+    when = say("lesson8.charge_once.when", failure=FAILURES[failure])
     orders = sorted(result["orders"], key=lambda o: o["outcome"] != "never charged")
     for order in orders:  # a charge that is another order's first: its key is the bug
         name, outcome = order["order"], order["outcome"]
         if failure == "declined":
             if order["attempts"] > 1:
-                return (
-                    f"{said}: the declined card of {name} was tried {order['attempts']} times; a "
-                    "decline is an answer, not a fault, and each retry is another decline notice"
+                return say(
+                    "lesson8.charge_once.declined_retried",
+                    when=when,
+                    order=name,
+                    attempts=order["attempts"],
                 )
         elif outcome == "never charged":
-            return (
-                f"{said}: {name} ended with receipt #{order['receipt']}, which is another "
-                f"order's charge: its key {order['keys'][0]!r} was not its own"
+            return say(
+                "lesson8.charge_once.not_its_own",
+                when=when,
+                order=name,
+                receipt=order["receipt"],
+                key=order["keys"][0],
             )
         elif outcome == "duplicate":
-            keys = ", ".join(k for k in order["keys"])
-            return (
-                f"{said}: {name} was charged {order['new_charges']} times, under the keys {keys}: "
-                "the payment service cannot tell a retry from a new payment"
+            return say(
+                "lesson8.charge_once.charged_twice",
+                when=when,
+                order=name,
+                charges=order["new_charges"],
+                keys=", ".join(order["keys"]),
             )
         elif outcome == "charged, run failed":
-            return (
-                f"{said}: {name} was charged, and then the run failed ({order['error']}) "
-                "without a retry: the shop thinks the payment failed"
+            return say(
+                "lesson8.charge_once.run_failed", when=when, order=name, error=order["error"]
             )
     return None
 
@@ -90,16 +103,12 @@ def judge_plan(plan: object) -> Verdict:
         result = run_retry(chosen["policy"], chosen["key"], failure)
         first_dir = first_dir or result["run_dir"]
         if result["failure"]:
-            return no_verdict(f"the run with {failure}", result["failure"], result["run_dir"])
+            run = say("lesson8.charge_once.run_with", failure=failure)
+            return no_verdict(run, result["failure"], result["run_dir"])
         wrong = what_went_wrong(failure, result)
         if wrong:
             return Verdict("incorrect", wrong, result["run_dir"])
-    return Verdict(
-        "correct",
-        "a reset and a timed-out reply were retried and each order was charged once; a "
-        "declined card was tried once",
-        first_dir,
-    )
+    return Verdict("correct", say("lesson8.charge_once.correct"), first_dir)
 
 
 charge_once = Exercise(
@@ -107,14 +116,7 @@ charge_once = Exercise(
     "08_charge_once.py",
     starter='charge_plan = {"policy": "???", "key": "???"}',
     judge=judge_plan,
-    hints=[
-        "The check charges two orders three times over: the connection is reset after the "
-        "charge, the reply times out after the charge, and the card is declined.",
-        "Print lk.default_retry_table(): which of ConnectionResetError, TimeoutError and "
-        "CardDeclined does RetryPolicy() retry? Which should it?",
-        "node_attempt changes on every retry and restarts after a crash; the order's own id is "
-        "the same every time, and only its own.",
-    ],
+    hints=[f"lesson8.charge_once.hint{n}" for n in (1, 2, 3)],
 )
 
 
@@ -132,22 +134,20 @@ def first_worker(result: dict) -> WorkerReport:
 
 def drained_wrongly(result: dict) -> str | None:
     """Why this stop was not a drain, in the lesson's terms, or None if it was one."""
-    first, resume = " ".join(result["ran"]["first"]), " ".join(result["ran"]["resume"])
-    ran = f"the first process ran {first or 'nothing'}, the resumed one {resume or 'nothing'}"
-    ended, twice = result["ended"], " and ".join(result["rerun_nodes"])
+    nothing = say("lesson8.drain_safe.nothing")
+    first, resume = (" ".join(result["ran"][p]) or nothing for p in ("first", "resume"))
+    ran = say("lesson8.drain_safe.ran", first=first, resume=resume)
+    ended, twice = result["ended"], say("lesson8.drain_safe.and").join(result["rerun_nodes"])
     if ended == "terminated by SIGTERM":
-        return f"SIGTERM ended the worker at once, inside b: {ran}; {twice} ran twice"
+        return say("lesson8.drain_safe.terminated", ran=ran, twice=twice)
     if ended == "killed after the grace period":
-        return (
-            f"the worker still ran when the grace period ({GRACE} s) was over, and was "
-            f"SIGKILLed: {ran}; {twice} ran twice"
-        )
+        return say("lesson8.drain_safe.killed", grace=GRACE, ran=ran, twice=twice)
     if ended == "no stop":
-        return f"the first process ended before b started, with nothing asked of it: {ran}"
+        return say("lesson8.drain_safe.no_stop", ran=ran)
     if result["rerun_nodes"]:
-        return f"the worker exited before b's result was saved: {ran}; {twice} ran twice"
+        return say("lesson8.drain_safe.exited_early", ran=ran, twice=twice)
     if result["first_exit"] != 0:
-        return f"the first process ended with status {result['first_exit']}: {ran}"
+        return say("lesson8.drain_safe.ended_with", status=result["first_exit"], ran=ran)
     return None
 
 
@@ -157,27 +157,19 @@ def judge_serve(answer: Callable | str) -> Verdict:
     result = run_drain("term", grace=GRACE, work_ms=WORK_MS, serve_source=source)
     stderr = result["first_worker"]["stderr"].strip().splitlines()
     if stderr and "GraphDrained" in stderr[-1]:
-        return Verdict(
-            "incorrect",
-            "the run drained and b was saved, but GraphDrained escaped serve: the worker exited "
-            f"with status {result['first_exit']}, a failed run to its orchestrator",
-            result["run_dir"],
-        )
+        said = say("lesson8.drain_safe.escaped", status=result["first_exit"])
+        return Verdict("incorrect", said, result["run_dir"])
     exits_on_purpose = bool(stderr) and stderr[-1].startswith("SystemExit")  # sys.exit()
     error = worker_error(first_worker(result), source, SERVE_FILE, planned=(0, -9, -15))
     if error and not exits_on_purpose:
         raise ReaderCodeError(error, result["run_dir"])
     if result["failure"]:
-        return no_verdict("the run with SIGTERM", result["failure"], result["run_dir"])
+        run = say("lesson8.drain_safe.run_with_term")
+        return no_verdict(run, result["failure"], result["run_dir"])
     wrong = drained_wrongly(result)
     if wrong:
         return Verdict("incorrect", wrong, result["run_dir"])
-    return Verdict(
-        "correct",
-        "SIGTERM drained the run after b, the worker exited 0 within the grace period, and "
-        "the fresh process ran c and d: every node once",
-        result["run_dir"],
-    )
+    return Verdict("correct", say("lesson8.drain_safe.correct"), result["run_dir"])
 
 
 drain_safe = Exercise(
@@ -186,13 +178,6 @@ drain_safe = Exercise(
     starter=SERVE_STARTER,
     judge=judge_serve,
     code=True,
-    hints=[
-        "The check sends SIGTERM while node b works, waits 0.8 s, then SIGKILLs; each node "
-        "works 0.4 s. What runs is saved only at a step boundary.",
-        "langgraph.runtime.RunControl has request_drain(); give one to invoke(control=...) and "
-        "call it from a SIGTERM handler (signal.signal). Import inside the function: only its "
-        "own source runs in the worker.",
-        "A drained run raises langgraph.errors.GraphDrained from invoke: it is saved and will "
-        "be resumed, so catch it and return normally.",
-    ],
+    hints=[f"lesson8.drain_safe.hint{n}" for n in (1, 2, 3)],
+    hint_fields={"grace": GRACE, "work": WORK_MS / 1000},
 )

@@ -6,6 +6,8 @@ the clock or the pid changes there, as after a real restart) and checks every ef
 once. The matrix must be green.
 
     lesson9.green_matrix.check(report_step)   # .hint(), .solution()
+
+What the verdicts and hints say is in the catalogue, `lesson9.toml`.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from __future__ import annotations
 from labkit.bench.errors import RunFailed
 from labkit.bench.folders import new_run_dir, release_run_dir
 from labkit.bench.launcher import WorkerReport
+from labkit.language import say
 from labkit.studies.commit_window.stores import PAYLOAD
 from labkit.studies.explorer.replay import ExploreSpec, explore_spec
 from labkit.studies.explorer.report import Exploration
@@ -40,7 +43,9 @@ def line_of(where: str | None, source: str) -> str:
     """ "your line 4: with effect:" from the explorer's "<your code>:4"."""
     number = int(where.rpartition(":")[2]) if where else 0
     lines = source.splitlines()
-    return f"your line {number}: {lines[number - 1].strip()}" if 0 < number <= len(lines) else ""
+    if not 0 < number <= len(lines):
+        return ""
+    return say("lesson9.green_matrix.your_line", number=number, code=lines[number - 1].strip())
 
 
 def judge_matrix(answer: object) -> Verdict:
@@ -51,34 +56,25 @@ def judge_matrix(answer: object) -> Verdict:
     receipts = found.clean.get("effect.db", {}).get("receipts", [])
     done = found.clean.get("control.db", {}).get("progress", [[1, 0]])[0][1]
     if (len(receipts), done) != (1, 1) or receipts[0][2] != PAYLOAD:
-        return Verdict(
-            "incorrect",
-            f"run once without a crash, your step left done={done} and receipts {receipts}: "
-            "it must save one receipt of PAYLOAD and done=1",
-            found.point(None).run_dir,
-        )
+        said = say("lesson9.green_matrix.clean_wrong", done=done, receipts=receipts)
+        return Verdict("incorrect", said, found.point(None).run_dir)
     if found.unwatched:
-        return Verdict(
-            "incorrect",
-            f"the explorer could not crash your commits apart: {'; '.join(found.unwatched)}. "
-            "Keep SQLite's own journal and commit one transaction after another",
-            found.folder,
-        )
+        said = say("lesson9.green_matrix.unwatched", writes="; ".join(found.unwatched))
+        return Verdict("incorrect", said, found.folder)
     for point in found.failing:
-        said = point.failure or point.complaint.removeprefix(f"{point.outcome}: ")
-        where = line_of(point.where, source)
-        return Verdict(
-            "incorrect",
-            f"a crash at crash point {point.n} (after the {point.op} of {point.detail}; {where}) "
-            f"and a recovery a day later end {point.outcome}: {said}",
-            point.run_dir,
+        why = point.failure or point.complaint.removeprefix(f"{point.outcome}: ")
+        said = say(
+            "lesson9.green_matrix.crash_wrong",
+            n=point.n,
+            op=point.op,
+            detail=point.detail,
+            where=line_of(point.where, source),
+            outcome=point.outcome,
+            said=why,
         )
-    return Verdict(
-        "correct",
-        f"green: consistent after a crash at every one of the {found.crash_points} crash points "
-        f"({found.crash_states} crash states) and a recovery a day later",
-        found.folder,
-    )
+        return Verdict("incorrect", said, point.run_dir)
+    said = say("lesson9.green_matrix.correct", points=found.crash_points, states=found.crash_states)
+    return Verdict("correct", said, found.folder)
 
 
 green_matrix = Exercise(
@@ -94,12 +90,5 @@ green_matrix = Exercise(
         control.mark_done()""",
     judge=judge_matrix,
     code=True,
-    hints=[
-        "Explore it first: lk.explore(...) on your step shows which crash point fails and what "
-        "the files held after recovery. Which line made the commit before that point?",
-        "The recovery runs as after a real restart: a day and an hour later, in a new process. "
-        "Anything the key is made of must be the same then: is the hour?",
-        "Use the operation's own key, fixed before the first attempt: KEY. add_receipt_once "
-        "then gives a retry the original receipt, and done=1 comes after it.",
-    ],
+    hints=[f"lesson9.green_matrix.hint{n}" for n in (1, 2, 3)],
 )
