@@ -21,7 +21,7 @@ from labkit.views.background import BackgroundJob
 from labkit.views.figures import figure_png, new_figure
 from labkit.views.palette import KILL_COLOUR, NEUTRAL, OUTCOME_COLOURS
 from labkit.views.tables import CELL, table_html
-from labkit.views.text import CALL_COLUMNS, call_rows, op_text
+from labkit.views.text import call_columns, call_rows, op_text
 
 if TYPE_CHECKING:  # matplotlib is imported where a figure is drawn (figures.new_figure)
     from matplotlib.figure import Figure
@@ -93,7 +93,7 @@ def call_html(result: CallResult) -> str:
 
 def strategies_html(results: Sequence[CallResult]) -> str:
     """One row per call: strategy, fault, the Jepsen column, tickets, checkpoint, outcome."""
-    head = "".join(f'<th style="{CELL}">{escape(c)}</th>' for c in CALL_COLUMNS)
+    head = "".join(f'<th style="{CELL}">{escape(c)}</th>' for c in call_columns())
     body = ""
     for result, row in zip(results, call_rows(results), strict=True):
         cells = "".join(f'<td style="{CELL}">{escape(str(v))}</td>' for v in row[:-1])
