@@ -184,13 +184,6 @@ def code_error(error: str, line: int | None, source: str) -> str:
     return say("checks.code.raised_at", error=error, line=line, code=lines[line - 1].strip())
 
 
-# English only, for a module not yet moved to say("checks.code.own_source_only").
-OWN_SOURCE_ONLY = (
-    "a name from another cell is not there: only the function's own source runs in the "
-    "worker, so define helpers and constants inside it"
-)
-
-
 def worker_error(
     worker: WorkerReport, source: str, reader_file: str, planned: Iterable[int] = (0,)
 ) -> str | None:
@@ -317,7 +310,7 @@ def also_in(run_dir: object, footer: object) -> str:
     """The note "(look in …)" for a run folder other than the one the verdict's footer names."""
     if not run_dir or str(run_dir) == str(footer):
         return ""
-    return " " + say("checks.look_in", folder=run_dir)
+    return say("checks.also_in", folder=run_dir)
 
 
 def case_name(key: object) -> object:
