@@ -112,14 +112,15 @@ def test_no_chinese_in_labkits_code_paths():
     assert found == []
 
 
-def test_a_figure_draws_chinese_with_no_missing_glyph(chinese):
+def test_a_figure_draws_chinese_with_no_missing_glyph_and_says_nothing(chinese, capfd):
     from labkit.views.figures import figure_png, new_figure
 
     figure = new_figure((4, 1))
-    figure.subplots().set_title("提交窗口 · 检查点 · 回执 · 幂等键")
+    figure.subplots().set_title("提交窗口 · 检查点 · 回执 · 幂等键", fontweight="bold")
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # matplotlib warns "Glyph ... missing from font(s)"
         assert figure_png(figure).startswith(b"\x89PNG")
+    assert capfd.readouterr().err == ""  # not "findfont: Failed to find font weight bold"
 
 
 def code_tokens(source: str) -> list[str]:

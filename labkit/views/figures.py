@@ -9,6 +9,7 @@ text looks as it always did; 提交窗口 is drawn instead of empty boxes, in ei
 from __future__ import annotations
 
 import io
+import logging
 from functools import cache
 from typing import TYPE_CHECKING
 
@@ -38,8 +39,15 @@ def add_cjk_fallback() -> None:
     from matplotlib import font_manager
 
     font_manager.fontManager.addfont(str(noto_cjk_sans_otc.FONT_PATH))
+    logging.getLogger("matplotlib.font_manager").addFilter(regular_weight_is_meant)
     families = [f for f in matplotlib.rcParams["font.family"] if f != CJK_FAMILY]
     matplotlib.rcParams["font.family"] = [*families, CJK_FAMILY]
+
+
+def regular_weight_is_meant(record: logging.LogRecord) -> bool:
+    """The collection has one weight: bold Chinese is drawn in the regular face, on purpose,
+    so matplotlib's "Failed to find font weight bold" for it is not shown under a cell."""
+    return not (record.getMessage().startswith("findfont") and CJK_FAMILY in record.getMessage())
 
 
 def figure_png(figure: Figure) -> bytes:
