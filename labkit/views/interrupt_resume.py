@@ -21,7 +21,7 @@ from labkit.studies.interrupt_resume.experiment import (
 from labkit.views.background import BackgroundJob
 from labkit.views.durability import checkpoints_html
 from labkit.views.tables import grid_html, outcome_badge, outcome_word
-from labkit.views.text import INTERRUPT_COLUMNS, interrupt_rows
+from labkit.views.text import interrupt_columns, interrupt_rows
 
 __all__ = [
     "InterruptPanel",
@@ -60,7 +60,7 @@ def nothing() -> list[tuple[str, ...]]:
 
 def table_html(results: Sequence[dict]) -> str:
     """Study 001's table: node runs, tickets before and after the resume, receipts."""
-    return grid_html(INTERRUPT_COLUMNS, interrupt_rows(results))
+    return grid_html(interrupt_columns(), interrupt_rows(results))
 
 
 def interrupt_html(result: dict) -> str:
