@@ -281,6 +281,7 @@ def test_lesson_7s_tables_and_latency_figure_in_chinese(chinese, displayed):
     views.show_latencies({views.setup_name(t): t.put_ms for t in trials})
     shown = html_of(displayed)
     assert ">重复</span>" in shown and "第二个worker进程等待于" in shown
+    assert ">写入了回执和done=1</td>" in shown  # what each worker of the race did
     assert "个检查点，重跑：" in shown and "put()调用次数" in shown and "快" in shown
     assert_chinese(text, shown)
     figure = views.latency_figure({"postgres": trials[0].put_ms})
@@ -302,6 +303,7 @@ def test_lesson_7s_server_crash_panel_in_chinese(chinese):
     assert panel.error is None and panel.result.in_flight_survived
     assert "保留" in panel.output.value and "重启的服务器说（" in panel.output.value
     assert "redo done" in panel.output.value  # the server's own words, as it wrote them
+    assert "出错：" in panel.output.value  # the client's COMMIT heard no answer
     assert_chinese(panel.output.value, panel.meaning.value)
 
 

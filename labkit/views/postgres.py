@@ -60,6 +60,19 @@ WINDOWS = "a list of WindowResult (what run_window or window_sweep returns)"
 RACES = "a list of RaceResult (what run_race returns)"
 CRASHES = "a list of CrashResult (what run_crash or crash_sweep returns)"
 TRIALS = "a list of Trial (what checkpointer_matrix returns)"
+# What runs.what_it_did says a worker of the race did, and the key of its words.
+DID = {
+    "retried after a serialization failure": "retried",
+    "skipped: done=1 already": "skipped",
+    "wrote a receipt and done=1": "wrote",
+    "did nothing": "nothing",
+}
+THEN = ", then "  # between two things a worker did
+SAW = {  # what the client's COMMIT returned, as runs.py and the client worker say it
+    "committed": "committed",
+    "no reply: it was paused when the server died": "no_reply",
+}
+ERROR = "error: "  # the client's COMMIT failed: Postgres's own message follows
 
 
 def header(table: str) -> tuple[str, ...]:
@@ -77,13 +90,31 @@ def window_rows(results: Sequence[WindowResult]) -> list[tuple]:
     ]
 
 
+def did_words(did: str) -> str:
+    """What a worker of the race did, in the reader's language (a reader's step's own words,
+    or its error, as it said them)."""
+    parts = did.split(THEN)
+    if not all(part in DID for part in parts):
+        return did
+    return say("postgres.did.then").join(say(f"postgres.did.{DID[part]}") for part in parts)
+
+
+def saw_words(saw: str) -> str:
+    """What the client's COMMIT returned, in the reader's language (Postgres's error as is)."""
+    if saw in SAW:
+        return say(f"postgres.saw.{SAW[saw]}")
+    if saw.startswith(ERROR):
+        return say("postgres.saw.error", error=saw.removeprefix(ERROR))
+    return saw
+
+
 def race_rows(results: Sequence[RaceResult]) -> list[tuple]:
     return [
         (
             r.spec.lock,
             r.reports["second_waited_at"] or say("postgres.nowhere"),
-            r.reports["first"],
-            r.reports["second"],
+            did_words(r.reports["first"]),
+            did_words(r.reports["second"]),
             r.receipts,
             r.failure or r.outcome,
         )
@@ -101,7 +132,7 @@ def crash_rows(results: Sequence[CrashResult]) -> list[tuple]:
         (
             r.spec.point,
             seen(r.seen_in_flight),
-            r.client_saw,
+            saw_words(r.client_saw),
             say("postgres.survived" if r.in_flight_survived else "postgres.gone"),
             ", ".join(r.survived),
         )
