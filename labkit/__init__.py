@@ -52,7 +52,6 @@ _HOMES = {
     "explore": "labkit.studies.explorer.replay",
     "lab_folder": "labkit.studies.explorer.target",
     "set_language": "labkit.language",
-    "language": "labkit.language",
     "clean_runs": "labkit.bench.folders",
     "runs_home": "labkit.bench.folders",
 }

@@ -19,7 +19,7 @@ import pytest
 
 import labkit as lk
 from labkit.bench.errors import LabError
-from labkit.language import LANGUAGES, catalogue, say
+from labkit.language import LANGUAGES, catalogue, language, say
 
 ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOKS = ROOT / "notebooks"
@@ -69,7 +69,7 @@ def test_say_follows_the_chosen_language(chinese):
 def test_an_unknown_language_is_one_line_naming_the_choices():
     with pytest.raises(LabError, match=r"^unknown language 'fr'; choose one of: en, zh$"):
         lk.set_language("fr")
-    assert lk.language() == "en"
+    assert language() == "en"
 
 
 def test_labkit_language_sets_the_command_lines_language_and_a_bad_one_is_status_2(tmp_path):
