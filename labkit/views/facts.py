@@ -1,0 +1,42 @@
+"""A line of labelled values, for a notebook cell that reports a few numbers of its own.
+
+The labels come from the catalogue (`facts.toml`), keyed by the argument's name, so the same
+cell prints English or Chinese:
+
+    print_facts(first_worker_exit=91, outcome="lost")
+    first worker exit: 91 | outcome: lost
+    第一个 worker 的退出码：91 ｜ 结果：丢失
+
+A value is shown as it is, but for the words the catalogue knows (`[value]`: outcome codes,
+`True`/`False` as yes/no, ...), which are shown in the reader's language too.
+"""
+
+from __future__ import annotations
+
+from labkit.language import catalogue, language, say
+
+__all__ = ["facts_line", "print_facts"]
+
+
+def facts_line(**values: object) -> str:
+    """`label: value` for each keyword, in the order given, joined by the catalogue's separator."""
+    pairs = [
+        say("facts.pair", label=say(f"facts.label.{name}"), value=shown(value))
+        for name, value in values.items()
+    ]
+    return say("facts.separator").join(pairs)
+
+
+def print_facts(**values: object) -> None:
+    """Print `facts_line(**values)`."""
+    print(facts_line(**values))
+
+
+def shown(value: object) -> str:
+    """A value in the reader's words where the catalogue has them, else as Python prints it."""
+    if isinstance(value, list | tuple):
+        return say("facts.list_separator").join(map(shown, value))
+    key = f"facts.value.{str(value).lower() if isinstance(value, bool) else value}"
+    return (
+        say(key) if isinstance(value, str | bool) and key in catalogue(language()) else str(value)
+    )
