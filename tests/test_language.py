@@ -168,3 +168,29 @@ def test_each_chinese_lesson_is_written_in_chinese(english):
 @pytest.mark.parametrize("name", ["INSTRUCTOR_GUIDE.md", "SOURCE_STUDIES.md"])
 def test_the_guides_have_a_chinese_edition(name):
     assert CJK.search((NOTEBOOKS / "zh" / name).read_text())
+
+
+CHINESE_PAGES = sorted((NOTEBOOKS / "zh").glob("*.ipynb")) + sorted((NOTEBOOKS / "zh").glob("*.md"))
+
+
+@pytest.mark.parametrize("path", CHINESE_PAGES, ids=lambda p: p.name)
+def test_every_bold_in_the_chinese_edition_renders(path):
+    """CommonMark ends `**` only where punctuation does not stand right before a Chinese
+    character: `**预测：**两个` shows its stars. No stars may be left once rendered."""
+    import mistune
+
+    render = mistune.create_markdown(plugins=["table"])
+    texts = (
+        ["".join(c["source"]) for c in cells(path) if c["cell_type"] == "markdown"]
+        if path.suffix == ".ipynb"
+        else [path.read_text()]
+    )
+    left = [
+        found
+        for text in texts
+        for found in re.findall(
+            r".{0,20}\*\*.{0,20}",
+            re.sub(r"<code>.*?</code>|<pre>.*?</pre>", "", render(text), flags=re.S),
+        )
+    ]
+    assert left == []
