@@ -107,19 +107,23 @@ def test_lesson_3s_panel_tickets_and_checkpoint_file_in_chinese(chinese):
     assert_labels_chinese(panel, "运行", "同一进程", "新进程", "恢复执行于")
     assert panel.process.value == "same process"  # the values stay codes
     panel.process.value = "new process"
+    panel.kill_at.value = "after_create"  # killed before its interrupt was saved
     panel.click()
     assert panel.status.value.startswith("正在运行：键<b>fresh</b>")
     panel.job.wait()
-    assert panel.error is None and panel.result["after_resume"] == 2
+    assert panel.error is None and panel.result["after_resume"] == 3
     output = panel.output.value
-    assert "2张工单" in output and "恢复执行的进程看到了" in output and "待处理的中断" in output
+    assert "3张工单" in output and "恢复执行的进程看到了" in output and "待处理的中断" in output
+    assert "<code>invoke(None)，然后Command(resume=True)</code>" in output
     assert_chinese(output, panel.status.value)
     body = '{"title": "Printer offline"}'
+    requests = [("team-A", "op-1", body), ("team-A", "op-1", '{"title": "changed"}')]
     answers, tickets = ask_ticket_service(
-        [("team-A", "op-1", body), ("team-A", "op-1", '{"title": "changed"}')]
+        [*requests, ("team-A", "op-2", body)], [("team-A", "op-1")]
     )
     shown = ticket_answers_html(answers, tickets)
-    assert "成功" in shown and "拒绝：" in shown and "返回的工单id" in shown
+    assert "成功" in shown and "拒绝：team-A/op-1 already holds" in shown  # Tickets' own error
+    assert "拒绝：team-A/op-2这个键不是入口签发的" in shown and "返回的工单id" in shown
     assert_chinese(shown)
 
 

@@ -11,7 +11,7 @@ from IPython.display import HTML, display
 from labkit.bench.errors import check_items, check_record
 from labkit.bench.failures import FAILED
 from labkit.language import say
-from labkit.studies.interrupt_resume.contract import TicketAnswer
+from labkit.studies.interrupt_resume.contract import NOT_ISSUED, TicketAnswer
 from labkit.studies.interrupt_resume.experiment import (
     INTERRUPT_KILL_POINTS,
     KEY_STRATEGIES,
@@ -42,6 +42,10 @@ PROCESSES = {  # the resume-in choice: its value, and the key of its label
     "new process": "interrupt_resume.panel.new_process",
 }
 ANSWER_COLUMNS = ("tenant", "key", "body", "ticket_id", "answer")
+# How the resuming process resumed (the worker's words): the one that is not code, and the
+# words between two steps of it.
+NOTHING_SAVED = "nothing saved to resume"
+THEN = ", then "
 
 
 def verdict(result: dict) -> str:
@@ -51,6 +55,21 @@ def verdict(result: dict) -> str:
     if result["after_resume"] == 1:
         return outcome_word("consistent", say("interrupt_resume.one_ticket"))
     return outcome_word("duplicate", say("interrupt_resume.tickets", count=result["after_resume"]))
+
+
+def resumed_how(how: str) -> str:
+    """How the resuming process resumed: its calls as code, the rest in the reader's words."""
+    nothing_saved = say("interrupt_resume.nothing_saved")
+    steps = [nothing_saved if step == NOTHING_SAVED else step for step in how.split(THEN)]
+    return say("interrupt_resume.then").join(steps)
+
+
+def refusal(answer: TicketAnswer) -> str:
+    """Why the ticket service refused a request (Tickets' own error as it said it)."""
+    pair, why = f"{answer.tenant}/{answer.key}", answer.refused
+    if why == f"{pair} {NOT_ISSUED}":
+        why = say("interrupt_resume.not_issued", pair=pair)
+    return say("interrupt_resume.refused", why=why)
 
 
 def nothing() -> list[tuple[str, ...]]:
@@ -78,7 +97,7 @@ def interrupt_html(result: dict) -> str:
             "interrupt_resume.resumed",
             next=f"<code>next={found['next']}</code>",
             interrupts=f"<code>{escape(str(found['interrupts']))}</code>",
-            how=f"<code>{escape(resume['resumed_how'])}</code>",
+            how=f"<code>{escape(resumed_how(resume['resumed_how']))}</code>",
         )
         parts.append(f"<p>{said}</p>")
         parts.append(checkpoints_html(resume["checkpoints"]))
@@ -106,9 +125,7 @@ def ticket_answers_html(answers: Sequence[TicketAnswer], tickets: Sequence[Seque
             a.key,
             a.body,
             a.ticket_id or "—",
-            say("interrupt_resume.refused", why=a.refused)
-            if a.refused
-            else say("interrupt_resume.ok"),
+            refusal(a) if a.refused else say("interrupt_resume.ok"),
         )
         for a in answers
     ]

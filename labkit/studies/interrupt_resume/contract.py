@@ -25,6 +25,7 @@ from labkit.bench.tickets import TICKETS_FILE, PayloadConflict, Tickets
 __all__ = [
     "ENTRY_FILE",
     "FIRST_INPUT",
+    "NOT_ISSUED",
     "TENANT",
     "TicketAnswer",
     "ask_ticket_service",
@@ -33,6 +34,9 @@ __all__ = [
 ]
 
 ENTRY_FILE = "entry.db"
+NOT_ISSUED = (
+    "was not issued by the entry point"  # why a key the entry point never issued is refused
+)
 FIRST_INPUT = {"operation_id": "request-42/create-ticket/v1", "title": "Printer offline"}
 TENANT = "team-A"  # the study's tenant; the graphs' node creates every ticket under it
 FORM = (
@@ -126,7 +130,7 @@ def ask_ticket_service(
             ).fetchone()
         )
         if not known:
-            refusal = f"{tenant}/{key} was not issued by the entry point"
+            refusal = f"{tenant}/{key} {NOT_ISSUED}"
             answers.append(TicketAnswer(tenant, key, body, None, refusal))
             continue
         title = fields.pop("title")
