@@ -4,6 +4,8 @@ step killed before and after every COMMIT, and two copies of it run at once.
 
     lesson7.predict_crash.check(order_3_after_restart)   # .hint(), .solution()
     lesson7.one_transaction.check(step)
+
+What the verdicts and hints say is in the catalogue, `lesson7.toml`.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
+from labkit.language import say
 from labkit.studies.postgres.experiment import run_crash, run_race, run_window
 from labkit.studies.postgres.spec import (
     CRASH_POINTS,
@@ -20,7 +23,6 @@ from labkit.studies.postgres.spec import (
     WindowResult,
 )
 from labkit.workshop.checks import (
-    OWN_SOURCE_ONLY,
     Exercise,
     Measured,
     ReaderCodeError,
@@ -41,9 +43,12 @@ SURVIVAL = one_of("kept", "lost")
 def measure_crash(point: str) -> Measured:
     """Order-3 after the server was SIGKILLed at `point` and restarted: kept or lost."""
     result = run_crash(point)
-    story = (
-        f"Postgres showed the client {result.seen_in_flight.get('state')} "
-        f"({result.seen_in_flight.get('wait_event')}); its COMMIT returned {result.client_saw}"
+    seen = result.seen_in_flight
+    story = say(
+        "lesson7.predict_crash.story",
+        state=seen.get("state"),
+        wait_event=seen.get("wait_event"),
+        saw=result.client_saw,
     )
     value = "kept" if result.in_flight_survived else "lost"
     return Measured(value, story, result.run_dir, result.failure)
@@ -63,14 +68,7 @@ predict_crash = Exercise(
     "after_commit": None,
 }""",
     judge=judge_crash,
-    hints=[
-        "Answer 'kept' or 'lost' for each point. order-1 and order-2 were committed before: "
-        "they are kept every time. Only order-3's COMMIT is at the crash point.",
-        "What decides is the commit record in the WAL, not what the client heard: a restarted "
-        "server replays every transaction whose commit record reached the disk.",
-        "In flight (the deferred trigger still waits) nothing is written yet; once flushed "
-        "(it waits for a standby) the record is on disk, though the client only sees an error.",
-    ],
+    hints=[f"lesson7.predict_crash.hint{n}" for n in (1, 2, 3)],
 )
 
 
@@ -104,7 +102,9 @@ def checked_run(result: WindowResult | RaceResult, what: str, source: str) -> Ve
     if raised is None:
         return no_verdict(what, result.failure, result.run_dir)
     error = code_error(raised[1], int(raised[2]) if raised[2] else None, source)
-    own_only = f" ({OWN_SOURCE_ONLY})" if raised[1].startswith("NameError") else ""
+    own_only = (
+        f" ({say('checks.code.own_source_only')})" if raised[1].startswith("NameError") else ""
+    )
     raise ReaderCodeError(f"{error}{own_only}", result.run_dir)
 
 
@@ -113,46 +113,43 @@ def judge_step(answer: Callable | str) -> Verdict:
     done=1 each time. Then two copies at once: still one receipt."""
     source, _ = source_of(answer)
     clean = run_window(kill_at=NO_KILL, step_source=source)
-    failed = checked_run(clean, "a run without a kill", source)
+    failed = checked_run(clean, say("lesson7.one_transaction.run_clean"), source)
     if failed:
         return failed
     points = [e["point"] for e in clean.events if e["role"] == "first" and e["event"] == "point"]
     if not points:
-        return Verdict("incorrect", "your step made no transaction: nothing was written")
+        return Verdict("incorrect", say("lesson7.one_transaction.no_transaction"))
     for point in points:
         run = run_window(kill_at=point, step_source=source)
-        failed = checked_run(run, f"the run killed at {point!r}", source)
+        failed = checked_run(run, say("lesson7.one_transaction.run_killed", point=point), source)
         if failed:
             return failed
         if run.outcome != "consistent":
             at_kill, after = run.before, run.after
-            return Verdict(
-                "incorrect",
-                f"killed at {point!r} (done={at_kill['done']}, {at_kill['receipts']} receipts "
-                f"at the kill), a fresh worker recovered to done={after['done']} and "
-                f"{after['receipts']} receipts: {run.outcome}",
-                run.run_dir,
+            said = say(
+                "lesson7.one_transaction.recovered_wrong",
+                point=point,
+                done_at_kill=at_kill["done"],
+                receipts_at_kill=at_kill["receipts"],
+                done=after["done"],
+                receipts=after["receipts"],
+                outcome=run.outcome,
             )
+            return Verdict("incorrect", said, run.run_dir)
     race = run_race(step_source=source)
-    failed = checked_run(race, "the run of two workers at once", source)
+    failed = checked_run(race, say("lesson7.one_transaction.run_race"), source)
     if failed:
         return failed
     if race.receipts != 1:
-        waited = race.reports["second_waited_at"] or "nothing"
-        return Verdict(
-            "incorrect",
-            f"every kill recovered, but two workers running the step at once left "
-            f"{race.receipts} receipts: the second read done=0 while the first had not "
-            f"committed, and then waited at {waited!r}. In SQLite BEGIN IMMEDIATE stops it "
-            "at the start; what does it in Postgres?",
-            race.run_dir,
-        )
-    return Verdict(
-        "correct",
-        f"killed at each of {len(points)} points, recovery left one receipt and done=1; two "
-        f"at once left one receipt (the second waited at {race.reports['second_waited_at']!r})",
-        clean.run_dir,
+        waited = race.reports["second_waited_at"] or say("lesson7.one_transaction.nothing")
+        said = say("lesson7.one_transaction.race_wrong", receipts=race.receipts, waited=waited)
+        return Verdict("incorrect", said, race.run_dir)
+    said = say(
+        "lesson7.one_transaction.correct",
+        points=len(points),
+        waited=race.reports["second_waited_at"],
     )
+    return Verdict("correct", said, clean.run_dir)
 
 
 one_transaction = Exercise(
@@ -161,13 +158,5 @@ one_transaction = Exercise(
     starter=STEP_STARTER,
     judge=judge_step,
     code=True,
-    hints=[
-        "The check kills your step before and after every COMMIT, and a fresh worker runs it "
-        "again; then it runs two copies at once. One receipt and done=1, every time.",
-        "The receipt and done=1 belong in one transaction: then a kill leaves both or neither. "
-        "The step must also look at done itself, inside that transaction.",
-        "A plain SELECT does not stop a second worker, which reads done=0 too. Read the row "
-        "with SELECT ... FOR UPDATE: the second then waits for the first's COMMIT and sees "
-        "done=1.",
-    ],
+    hints=[f"lesson7.one_transaction.hint{n}" for n in (1, 2, 3)],
 )
