@@ -147,8 +147,14 @@ def test_readme_gives_exactly_two_commands_and_ci_calls_the_test_one():
 def test_readme_binder_badges_open_existing_lessons():
     readme = (ROOT / "README.md").read_text()
     targets = re.findall(r"urlpath=lab/tree/([\w/.-]+\.ipynb)", readme)
-    lessons = {p.relative_to(ROOT).as_posix() for p in (ROOT / "notebooks").glob("[0-9]*.ipynb")}
-    assert set(targets) == lessons
+    lessons = {
+        p.relative_to(ROOT).as_posix()
+        for p in [
+            *(ROOT / "notebooks").glob("[0-9]*.ipynb"),
+            *(ROOT / "notebooks/zh").glob("[0-9]*.ipynb"),
+        ]
+    }
+    assert set(targets) == lessons  # every lesson, English and Chinese, once at least
 
 
 @pytest.mark.parametrize(
