@@ -184,13 +184,6 @@ def code_error(error: str, line: int | None, source: str) -> str:
     return say("checks.code.raised_at", error=error, line=line, code=lines[line - 1].strip())
 
 
-# English only: lesson 7 as committed still reads it (its migration says the key instead).
-OWN_SOURCE_ONLY = (
-    "a name from another cell is not there: only the function's own source runs in the "
-    "worker, so define helpers and constants inside it"
-)
-
-
 def worker_error(
     worker: WorkerReport, source: str, reader_file: str, planned: Iterable[int] = (0,)
 ) -> str | None:
