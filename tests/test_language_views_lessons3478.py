@@ -170,7 +170,7 @@ def test_lesson_4s_pitfalls_library_and_study_figures_in_chinese(chinese, displa
     assert "对一个从未存在的thread_id调用invoke(None)" in unknown and "研究004当时看到" in unknown
     assert "EmptyInputError: Received no input for __start__" in unknown  # LangGraph's words
     typo = pitfall_html("mistyped_durability", mistyped)
-    assert "没有异常；结果：" in typo and "被静默接受" in typo
+    assert "今天：没有异常；结果：" in typo and "被静默接受" in typo
     show_library_facts(durability_in_library())
     trials = run_trials([DurabilitySpec("parallel", m) for m in ("sync", "async")], trials=1)
     clean = {m: clean_run(DurabilitySpec("linear", m)) for m in ("exit", "async", "sync")}
@@ -209,6 +209,7 @@ def test_lesson_8s_tables_and_sentences_in_chinese(chinese):
     retry = lab.run_retry("default", "attempt_only")
     text, page = views.format_retry(retry), views.retry_html(retry)
     assert "从未扣款" in text and "支付服务中有2笔扣款。" in text and "重试策略default" in text
+    assert "  从未扣款：运行以一张回执结束，但那笔扣款属于另一个订单" in text
     assert "从未扣款" in page and "ledger：每次尝试一行" in page
     assert "否：返回的是原来那笔" in page
     handler = lab.run_handler("add_node")
@@ -216,7 +217,7 @@ def test_lesson_8s_tables_and_sentences_in_chinese(chinese):
     assert "处理器在第一个进程中运行了1次" in said and "ValueError，然后是str" in said
     drain = [lab.run_drain("kill", work_ms=50), lab.run_drain("term", drain_safe=False)]
     stopped = views.format_drain(drain) + views.drain_html(drain)
-    assert "被强杀 (-9)" in stopped and "被SIGTERM终止 (-15)" in stopped
+    assert "被强杀（-9）" in stopped and "被SIGTERM终止（-15）" in stopped
     assert "（无处理器）" in stopped and "SIGKILL：没有任何宽限" in stopped
     functional = lab.run_functional(ref_in_task=False)
     replay = views.format_functional(functional) + views.functional_html(functional)

@@ -165,12 +165,14 @@ def pitfall_html(name: str, report: dict) -> str:
         today = f"{no_exception}{grid_html(*record_table(outcome))}"
     else:
         today = f"{no_exception} <code>{escape(str(outcome))}</code>"
-    warning = escape(say("durability.pitfall.warning"))
-    warned = "".join(f"<br>{warning}: <code>{escape(w)}</code>" for w in report["warnings"])
+    warned = "".join(
+        "<br>" + say("durability.pitfall.warning", warning=f"<code>{escape(w)}</code>")
+        for w in report["warnings"]
+    )
     said = say("durability.pitfall.study_saw", said=say(f"durability.pitfall.{name}.said"))
     return (
         f"<p><b>{escape(say(f'durability.pitfall.{name}.title'))}</b><br>"
-        f"{escape(say('durability.pitfall.today'))}: {today}{warned}<br>"
+        f"{say('durability.pitfall.today', today=today)}{warned}<br>"
         f"<span style='color:#555'>{escape(said)}</span></p>"
     )
 

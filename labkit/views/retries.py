@@ -148,7 +148,7 @@ def format_retry(result: Mapping) -> str:
     result = checked(result, ("spec", "orders", "charges"), "run_retry")
     lines = [retry_heading(result), "", format_grid(header(RETRY_COLUMNS), retry_rows(result)), ""]
     lines.append(say("retries.charges", count=len(result["charges"])))
-    lines += [f"  {word}: {meaning}" for word, meaning in meanings(result)]
+    lines += ["  " + say("retries.meaning", word=w, meaning=m) for w, m in meanings(result)]
     if result["failure"]:
         lines.append(say("retries.no_outcome", failure=result["failure"]))
     return "\n".join(lines)
@@ -164,7 +164,10 @@ def retry_html(result: Mapping) -> str:
         "</td></tr>"
         for order, row in zip(result["orders"], retry_rows(result), strict=True)
     )
-    listed = "".join(f"<li><b>{escape(w)}</b>: {escape(m)}</li>" for w, m in meanings(result))
+    listed = "".join(
+        f"<li>{say('retries.meaning', word=f'<b>{escape(w)}</b>', meaning=escape(m))}</li>"
+        for w, m in meanings(result)
+    )
     charges = say("retries.charges", count=f"<b>{len(result['charges'])}</b>")
     return (
         f"<p>{escape(retry_heading(result))}</p>"
@@ -222,7 +225,7 @@ def drain_rows(results: Sequence[Mapping]) -> list[tuple]:
         (
             r["spec"]["signal"]
             + ("" if r["spec"]["drain_safe"] else say("retries.drain.no_handler")),
-            f"{ended_word(r['ended'])} ({r['first_exit']})",
+            say("retries.exit", ended=ended_word(r["ended"]), code=r["first_exit"]),
             r["checkpoints_at_stop"],
             " ".join(r["ran"]["first"]),
             " ".join(r["ran"]["resume"]),
@@ -235,7 +238,9 @@ def drain_rows(results: Sequence[Mapping]) -> list[tuple]:
 def format_drain(results: Sequence[Mapping]) -> str:
     results = [checked(r, ("spec", "ended", "ran"), "run_drain") for r in results]
     signals = dict.fromkeys(r["spec"]["signal"] for r in results)
-    notes = [f"  {s}: {say(f'retries.signal.{s}')}" for s in signals]
+    notes = [
+        "  " + say("retries.meaning", word=s, meaning=say(f"retries.signal.{s}")) for s in signals
+    ]
     failed = [say("retries.failed", failure=r["failure"]) for r in results if r["failure"]]
     return "\n".join([format_grid(header(DRAIN_COLUMNS), drain_rows(results)), *notes, *failed])
 
