@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 from labkit.bench.errors import check_instance, check_items
 from labkit.language import say
 from labkit.studies.durability.experiment import Trial
-from labkit.studies.postgres.spec import CrashResult, RaceResult, WindowResult
+from labkit.studies.postgres.spec import OUTCOMES, CrashResult, RaceResult, WindowResult
 from labkit.views.palette import KILL_COLOUR, NEUTRAL, outcome_colour
 from labkit.views.tables import grid_html, outcome_word
 from labkit.views.text import format_grid
@@ -85,9 +85,14 @@ def window_rows(results: Sequence[WindowResult]) -> list[tuple]:
         return f"{counts['done']}/{counts['receipts']}"
 
     return [
-        (r.spec.order, r.spec.kill_at, pair(r.before), pair(r.after), r.failure or r.outcome)
+        (r.spec.order, r.spec.kill_at, pair(r.before), pair(r.after), outcome_cell(r))
         for r in check_items("results", results, WindowResult, WINDOWS)
     ]
+
+
+def outcome_cell(result: WindowResult | RaceResult) -> str:
+    """A run's outcome in the reader's language, or why it failed (as it is)."""
+    return result.failure or say(f"postgres.outcome.{result.outcome}")
 
 
 def did_words(did: str) -> str:
@@ -116,7 +121,7 @@ def race_rows(results: Sequence[RaceResult]) -> list[tuple]:
             did_words(r.reports["first"]),
             did_words(r.reports["second"]),
             r.receipts,
-            r.failure or r.outcome,
+            outcome_cell(r),
         )
         for r in check_items("results", results, RaceResult, RACES)
     ]
@@ -215,9 +220,9 @@ def format_rows(columns: Sequence[str], rows: Sequence[Sequence[object]]) -> str
 def rows_html(columns: Sequence[str], rows: Sequence[Sequence[object]]) -> str:
     """A table for a notebook; an outcome cell shows its word on its colour."""
     html = grid_html(columns, rows)
-    for outcome in ("consistent", "duplicate", "lost"):
-        word = outcome_word(outcome, say(f"postgres.outcome.{outcome}"))
-        html = html.replace(f">{outcome}</td>", f">{word}</td>")
+    for outcome in OUTCOMES:
+        word = say(f"postgres.outcome.{outcome}")
+        html = html.replace(f">{word}</td>", f">{outcome_word(outcome, word.upper())}</td>")
     return html
 
 
