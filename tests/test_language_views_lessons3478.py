@@ -285,7 +285,7 @@ def test_lesson_7s_tables_and_latency_figure_in_chinese(chinese, displayed):
     views.show_reruns(trials)
     views.show_latencies({views.setup_name(t): t.put_ms for t in trials})
     shown = html_of(displayed)
-    assert ">重复</span>" in shown and "第二个worker进程等待于" in shown
+    assert ">重复</span>" in shown and "第二个worker 进程等待于" in shown
     assert ">写入了回执和done=1</td>" in shown  # what each worker of the race did
     assert "个检查点，重跑：" in shown and "put()调用次数" in shown and "快" in shown
     assert_chinese(text, shown)
