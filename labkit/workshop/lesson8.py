@@ -15,7 +15,7 @@ from collections.abc import Callable, Mapping
 from labkit.bench.launcher import WorkerReport
 from labkit.language import say
 from labkit.studies.retries.experiment import run_drain, run_retry
-from labkit.studies.retries.spec import FAILURES, KEYS, POLICIES, SERVE_FILE
+from labkit.studies.retries.spec import KEYS, POLICIES, SERVE_FILE
 from labkit.workshop.checks import (
     Exercise,
     ReaderCodeError,
@@ -58,7 +58,7 @@ def read_plan(plan: object) -> dict[str, str] | Verdict:
 def what_went_wrong(failure: str, result: dict) -> str | None:
     """Why this scenario's run is wrong for a shop, or None: each order charged once (or, for a
     declined card, tried once and not charged)."""
-    when = say("lesson8.charge_once.when", failure=FAILURES[failure])
+    when = say("lesson8.charge_once.when", failure=say(f"retries.failure.{failure}"))
     orders = sorted(result["orders"], key=lambda o: o["outcome"] != "never charged")
     for order in orders:  # a charge that is another order's first: its key is the bug
         name, outcome = order["order"], order["outcome"]

@@ -1,0 +1,90 @@
+"""The Chinese edition of lessons 5-9's checked exercises: with Chinese chosen, a real check of a
+wrong answer (one per exercise, the cheapest of tests/wrong_answers.py) says why in Chinese, and
+none of the lesson's English sentences slips through; hints are Chinese too. The English
+verdicts are held to their words by tests/test_exercises.py."""
+
+from __future__ import annotations
+
+import re
+import string
+
+import pytest
+from wrong_answers import WRONG
+
+import labkit as lk
+from labkit.language import catalogue
+from labkit.workshop import lesson5, lesson6, lesson7, lesson8, lesson9
+
+LESSONS = (lesson5, lesson6, lesson7, lesson8, lesson9)
+EXERCISES = {ex.name: ex for lesson in LESSONS for ex in map(lesson.__dict__.get, lesson.__all__)}
+CJK = re.compile(r"[\u3400-\u9fff]")
+TWO_WORDS = re.compile(r"[A-Za-z']+\W+[A-Za-z']+")
+
+# For each exercise, the wrong answer of tests/wrong_answers.py that costs least to judge for
+# real (it fails at the check's first run, or runs one case): the check must still run.
+CHEAPEST = {
+    "lesson5.predict_tickets": "a timeout means nothing happened",
+    "lesson5.recover_unknown": "a new key",
+    "lesson5.idempotent_consumer": "never applies",
+    "lesson6.claim_statement": "taken back by the same name",
+    "lesson6.fenced_receiver": "the write every time, a print beside it",
+    "lesson7.predict_crash": "an open transaction is kept",
+    "lesson7.one_transaction": "effect first, in two transactions",
+    "lesson8.charge_once": "a new uuid4 key per attempt",
+    "lesson8.drain_safe": "no handler: SIGTERM ends it",
+    "lesson9.green_matrix": "no receipt at all",
+}
+ONE_CASE = {"lesson5.predict_tickets": "new_key"}  # a prediction: ask only this case
+# Words of another system a verdict quotes as they are: the client's error from Postgres.
+QUOTES_ENGLISH = {"lesson7.predict_crash"}
+ENGLISH_RUN = re.compile(r"[A-Za-z]+(?: [A-Za-z]+){3,}")  # four English words in a row
+
+
+def english_sentences(exercise: str) -> list[str]:
+    """The English catalogue's words for a lesson, cut at their {fields}: each piece of two or
+    more words (a bare code such as "w1 " or ", " says nothing of the language)."""
+    lesson = exercise.split(".")[0]
+    pieces = [
+        literal.strip()
+        for key, text in catalogue("en").items()
+        if key.startswith(f"{lesson}.")
+        for literal, *_ in string.Formatter().parse(text)
+    ]
+    return sorted({p for p in pieces if TWO_WORDS.search(p)})
+
+
+@pytest.fixture
+def chinese():
+    lk.set_language("zh")
+    yield
+    lk.set_language("en")
+
+
+def test_every_exercise_of_lessons_5_to_9_has_a_cheap_wrong_answer_here():
+    assert set(CHEAPEST) == set(EXERCISES)
+    assert all(label in WRONG[name] for name, label in CHEAPEST.items())
+
+
+@pytest.mark.parametrize("name", list(CHEAPEST))
+def test_a_wrong_answer_is_told_why_in_chinese(name, chinese):
+    answer, _ = WRONG[name][CHEAPEST[name]]
+    if name in ONE_CASE:
+        answer = {ONE_CASE[name]: answer[ONE_CASE[name]]}
+    verdict = EXERCISES[name].check(answer)
+    assert verdict.status == "incorrect", str(verdict)  # the code stays a code
+    assert CJK.search(verdict.message), str(verdict)
+    assert str(verdict).startswith("不正确"), str(verdict)
+    leaked = [s for s in english_sentences(name) if s in str(verdict)]
+    assert leaked == [], str(verdict)
+    if name not in QUOTES_ENGLISH:  # nor a study's English (what a failure or outcome means)
+        assert ENGLISH_RUN.findall(verdict.message) == [], str(verdict)
+
+
+@pytest.mark.parametrize("name", list(CHEAPEST))
+def test_every_hint_is_chinese(name, chinese):
+    exercise = EXERCISES[name]
+    hints = [exercise.hint(n) for n in range(1, len(exercise.hints) + 1)]
+    exercise.hints_shown = 0
+    english = english_sentences(name)
+    assert all(CJK.search(h) for h in hints)
+    assert [s for s in english for h in hints if s in h] == []
