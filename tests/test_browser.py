@@ -284,3 +284,28 @@ def test_start_page_sweep_moves_its_bar_and_stops_in_a_real_browser(lab_url, pag
     )
     assert first_feedback < 1.0
     panel.screenshot(path=ARTIFACTS / "00-sweep-stopped.png")
+
+
+@pytest.mark.timeout(300)
+def test_chinese_lesson_1_panel_speaks_chinese_in_a_real_browser(lab_url, page, shot_on_failure):
+    """The Chinese edition's lesson 1, Run All: the same panel with Chinese labels, a run killed
+    at checkpoint reads 丢失 (LOST), and the timeline picture is drawn."""
+    lesson = "notebooks/zh/01_the_commit_window.ipynb"
+    panel = run_all(page, lab_url, lesson, ".labkit-crash-panel")
+    selects = panel.locator(".widget-dropdown select")
+    selects.nth(0).select_option("checkpoint_first")
+    page.wait_for_function(  # the kill points follow the order, set by the kernel
+        "el => [...el.options].some(o => o.text === 'checkpoint')",
+        arg=selects.nth(1).element_handle(),
+    )
+    selects.nth(1).select_option("checkpoint")
+    panel.locator("button:has-text('运行')").click()
+    panel.locator(".labkit-outcome").locator("text=丢失").wait_for(timeout=30_000)
+    page.wait_for_function(
+        "el => el.complete && el.naturalWidth > 0",
+        arg=panel.locator(".labkit-timeline img").element_handle(),
+    )
+    text = panel.inner_text()
+    assert "写入顺序" in text and "强杀点" in text
+    assert "kill at" not in text and "Run" not in text
+    panel.screenshot(path=ARTIFACTS / "zh-01-lost.png")
