@@ -2,10 +2,17 @@
 
 from __future__ import annotations
 
+import ast
+import json
+from pathlib import Path
+
 import pytest
 
 import labkit as lk
+from labkit.language import catalogue
 from labkit.views.facts import facts_line
+
+ROOT = Path(__file__).resolve().parents[1]
 
 
 @pytest.fixture
@@ -28,3 +35,29 @@ def test_in_chinese_the_labels_and_known_words_follow(chinese):
 def test_a_label_the_catalogue_lacks_is_a_key_error_naming_it():
     with pytest.raises(KeyError, match="facts.label.no_such_label"):
         facts_line(no_such_label=1)
+
+
+def test_an_outcome_code_a_cell_prints_is_said_as_the_lessons_name_it(chinese):
+    line = facts_line(consumer="plain", deliveries=2, outcome="duplicate", found_next=["review"])
+    assert line == "消费者：plain ｜ 投递次数：2 ｜ 结果：重复 ｜ 找到的 next：review"
+    assert facts_line(outcome="both_ran") == "结果：both_ran"  # a code the catalogue lacks
+
+
+def test_every_label_a_lesson_passes_print_facts_is_in_the_catalogue():
+    """A cell's label missing from facts.toml would stop the lesson with a KeyError."""
+    names = set()
+    for path in sorted((ROOT / "notebooks").glob("**/[0-9][0-9]_*.ipynb")):
+        for cell in json.loads(path.read_text())["cells"]:
+            if cell["cell_type"] == "code":
+                names |= {
+                    keyword.arg
+                    for node in ast.walk(ast.parse(magicless("".join(cell["source"]))))
+                    if isinstance(node, ast.Call) and getattr(node.func, "id", "") == "print_facts"
+                    for keyword in node.keywords
+                }
+    assert {"first_worker_exit", "paused_at", "writes_applied"} <= names  # it reads the cells
+    assert sorted(n for n in names if f"facts.label.{n}" not in catalogue("en")) == []
+
+
+def magicless(source: str) -> str:
+    return "\n".join(ln for ln in source.splitlines() if not ln.lstrip().startswith(("%", "!")))
