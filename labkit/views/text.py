@@ -26,6 +26,7 @@ __all__ = [
     "format_snapshot",
     "format_sweep",
     "format_tool_run",
+    "format_tool_settled",
     "interrupt_columns",
     "interrupt_rows",
     "op_text",
@@ -128,6 +129,21 @@ def format_tool_run(result: ToolRun) -> str:
     ]
     last = format_snapshot(result.reconciled or result.after)
     return "\n".join([*lines, "", say("text.files_at_end"), "", last])
+
+
+def format_tool_settled(result: ToolRun) -> str:
+    """A tool step's kill point in one line: the word recovery said, then done and the receipts
+    once settled, after the reconciliation when the outcome was unknown (lesson 2's list)."""
+    settled = result.reconciled or result.after
+    by = "reconciliation" if result.reconciled else "recovery"
+    return say(
+        "text.tool_settled",
+        point=result.kill_at,
+        outcome=outcome_name(result.outcome),
+        done=settled.done,
+        receipts=settled.receipts,
+        by=say(f"text.settled_by.{by}"),
+    )
 
 
 def format_sweep(results: Sequence[RunResult]) -> str:
