@@ -28,6 +28,7 @@ __all__ = [
     "OUTBOX_COLUMNS",
     "format_outbox",
     "format_outbox_sweep",
+    "node_runs_text",
     "outbox_html",
     "outbox_rows",
     "outbox_sweep_html",
@@ -120,6 +121,21 @@ def format_outbox_sweep(results: Sequence[OutboxResult]) -> str:
     results = check_items("results", results, OutboxResult, "a list of OutboxResult")
     table = format_grid(outbox_headers(), outbox_rows(results))
     return f"{table}\n\n{say('outbox.view.outcomes')}\n" + "\n".join(legend_lines())
+
+
+def node_runs_text(ledger: Sequence[dict]) -> str:
+    """The graph's node, a line per run (run_outbox_graph's "ledger"): which process ran it,
+    and whether it wrote the order and its message or found them there already."""
+    wrote = {True: "outbox.graph.order_and_message", False: "outbox.timeline.nothing_new"}
+    return "\n".join(
+        say(
+            "outbox.graph.node_run",
+            number=n,
+            pid=line["pid"],
+            wrote=say(wrote[line["wrote_order"]]),
+        )
+        for n, line in enumerate(ledger, 1)
+    )
 
 
 def outbox_html(result: OutboxResult) -> str:

@@ -21,7 +21,7 @@ from labkit.views.background import BackgroundJob
 from labkit.views.figures import figure_png, new_figure
 from labkit.views.palette import KILL_COLOUR, NEUTRAL, OUTCOME_COLOURS
 from labkit.views.tables import CELL, table_html
-from labkit.views.text import call_columns, call_rows, op_text
+from labkit.views.text import call_columns, call_rows, display_width, op_text
 
 if TYPE_CHECKING:  # matplotlib is imported where a figure is drawn (figures.new_figure)
     from matplotlib.figure import Figure
@@ -30,6 +30,7 @@ __all__ = [
     "CallPanel",
     "call_html",
     "call_sweep_html",
+    "faults_and_strategies",
     "show_call",
     "show_call_sweep",
     "show_call_timeline",
@@ -46,6 +47,21 @@ COLOURS = {  # Okabe-Ito, as every outcome of the lab; the word always goes with
 }
 JEPSEN_COLOURS = {"ok": "#009E73", "fail": "#0072B2", "info": "#E69F00"}
 RESULTS = "a list of CallResult (what sweep_calls returns)"
+
+
+def faults_and_strategies() -> str:
+    """Every fault and every strategy, a line each with what it does: the lesson's menu (the
+    names stay codes, as run_call and the panel take them)."""
+    kinds = {
+        say("unknown_outcome.panel.fault"): FAULTS,
+        say("unknown_outcome.panel.strategy"): STRATEGIES,
+    }
+    width = max(map(display_width, kinds))
+    return "\n".join(
+        f"{kind}{' ' * (width - display_width(kind))} {name:15} {what}"
+        for kind, table in kinds.items()
+        for name, what in table.items()
+    )
 
 
 def badge(outcome: str) -> str:
