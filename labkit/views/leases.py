@@ -35,6 +35,7 @@ __all__ = [
     "format_claim_sweep",
     "format_graph_race",
     "graph_race_html",
+    "refusal_text",
     "show_claim",
     "show_claim_sweep",
     "show_claim_timeline",
@@ -119,6 +120,12 @@ def schedule(r: ClaimResult, key: str = "schedule") -> str:
 
 def outcome_text(outcome: str) -> str:
     return say("leases.race.outcome", word=said(outcome).upper(), meaning=OUTCOMES[outcome])
+
+
+def refusal_text(writer: str, token: int, highest: int) -> str:
+    """A refused write in one sentence, from a row of the receiver's `refused` log: who came
+    back with which token, and the highest token the receiver had accepted by then."""
+    return say("leases.race.refused_write", writer=writer, token=token, highest=highest)
 
 
 def format_claim(result: ClaimResult) -> str:
