@@ -25,6 +25,7 @@ from labkit.views.text import interrupt_columns, interrupt_rows
 
 __all__ = [
     "InterruptPanel",
+    "declined_resume_text",
     "interrupt_html",
     "show_interrupt",
     "show_interrupt_table",
@@ -102,6 +103,13 @@ def interrupt_html(result: dict) -> str:
         parts.append(f"<p>{said}</p>")
         parts.append(checkpoints_html(resume["checkpoints"]))
     return "".join(parts)
+
+
+def declined_resume_text(layout: str, tickets: int, node_runs: int) -> str:
+    """What resuming with approval=False left in one layout: the tickets and the node's runs."""
+    return say(
+        "interrupt_resume.lines.declined", layout=layout, tickets=tickets, node_runs=node_runs
+    )
 
 
 def show_interrupt(result: dict) -> None:
