@@ -3,7 +3,7 @@ file, and the pitfalls gallery."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from html import escape
 
 from IPython.display import HTML, Image, display
@@ -19,7 +19,9 @@ from labkit.views.tables import grid_html
 from labkit.views.text import record_table
 
 __all__ = [
+    "async_behind_text",
     "checkpoints_html",
+    "clean_runs_line",
     "distribution_figure",
     "pitfall_html",
     "show_checkpoints",
@@ -27,6 +29,7 @@ __all__ = [
     "show_pitfall",
     "show_study_figures",
     "show_trials",
+    "then_and_today",
     "trials_html",
 ]
 
@@ -175,6 +178,50 @@ def pitfall_html(name: str, report: dict) -> str:
         f"{say('durability.pitfall.today', today=today)}{warned}<br>"
         f"<span style='color:#555'>{escape(said)}</span></p>"
     )
+
+
+def then_and_today(what: str, then: object, today: object) -> str:
+    """A fact of LangGraph as study 004 read it in 1.2.18 beside the installed one's
+    (`what`: types_py_line, main_py_line or default), and whether today differs."""
+    same = say("durability.lines.same" if today == then else "durability.lines.differs")
+    what = say(f"durability.lines.fact.{what}")
+    return say("durability.lines.then_today", what=what, then=then, today=today, same=same)
+
+
+def async_behind_text(
+    graph: str, sync_kept: int, behind: Sequence[Trial], in_async: Sequence[Trial]
+) -> str:
+    """How many async trials kept fewer checkpoints than sync, then what each of those kept and
+    what recovery ran again ("(lost)": nothing was left to resume)."""
+    head = say(
+        "durability.lines.async_behind",
+        graph=graph,
+        kept=sync_kept,
+        behind=len(behind),
+        trials=len(in_async),
+    )
+    return "\n".join(
+        [head]
+        + [
+            say(
+                "durability.lines.behind_trial",
+                checkpoints=t.checkpoints,
+                nodes=", ".join(t.rerun_nodes) or say("durability.lines.lost"),
+            )
+            for t in behind
+        ]
+    )
+
+
+def clean_runs_line(ms: int, runs: Mapping[str, Mapping]) -> str:
+    """A clean run of each mode with every put() delayed `ms`: its seconds and checkpoints."""
+    each = [
+        say(
+            "durability.lines.clean_run", mode=m, seconds=r["seconds"], checkpoints=r["checkpoints"]
+        )
+        for m, r in runs.items()
+    ]
+    return say("durability.lines.clean_runs", ms=ms, runs="  ".join(each))
 
 
 def show_trials(trials: Sequence[Trial]) -> None:
