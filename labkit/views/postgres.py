@@ -16,7 +16,13 @@ from typing import TYPE_CHECKING
 from labkit.bench.errors import check_instance, check_items
 from labkit.language import say
 from labkit.studies.durability.experiment import Trial
-from labkit.studies.postgres.spec import OUTCOMES, CrashResult, RaceResult, WindowResult
+from labkit.studies.postgres.spec import (
+    OUTCOMES,
+    WINDOW_ORDERS,
+    CrashResult,
+    RaceResult,
+    WindowResult,
+)
 from labkit.views.palette import KILL_COLOUR, NEUTRAL, outcome_colour
 from labkit.views.tables import grid_html, outcome_word
 from labkit.views.text import format_grid
@@ -44,6 +50,8 @@ __all__ = [
     "show_reruns",
     "show_timeline",
     "show_windows",
+    "stub_versus_text",
+    "window_orders_text",
     "window_rows",
 ]
 
@@ -73,6 +81,21 @@ SAW = {  # what the client's COMMIT returned, as runs.py and the client worker s
     "no reply: it was paused when the server died": "no_reply",
 }
 ERROR = "error: "  # the client's COMMIT failed: Postgres's own message follows
+
+
+def window_orders_text() -> str:
+    """The write orders, each with what it does and its kill points in the order a run passes
+    them (what each does is the study's own words, WINDOW_ORDERS)."""
+    return "\n".join(
+        f"{order:17} {what}\n{'':17} "
+        + say("postgres.lines.kill_points", points=" → ".join(points))
+        for order, (what, points) in WINDOW_ORDERS.items()
+    )
+
+
+def stub_versus_text(median_ms: float) -> str:
+    """How many times a median put() on this Postgres study 004's 250 ms stand-in is."""
+    return say("postgres.lines.stub_versus", stub=STUDY_MS, times=STUDY_MS / median_ms)
 
 
 def header(table: str) -> tuple[str, ...]:
