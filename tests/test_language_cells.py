@@ -10,9 +10,14 @@ from types import SimpleNamespace
 import pytest
 
 import labkit as lk
+from labkit.studies.postgres.spec import WINDOW_ORDERS
 from labkit.studies.unknown_outcome.spec import FAULTS, STRATEGIES
+from labkit.views.durability import async_behind_text, clean_runs_line, then_and_today
+from labkit.views.interrupt_resume import declined_resume_text
 from labkit.views.leases import refusal_text
 from labkit.views.outbox import node_runs_text
+from labkit.views.postgres import stub_versus_text, window_orders_text
+from labkit.views.retries import handler_runs_text, lost_runs_text
 from labkit.views.text import format_tool_settled
 from labkit.views.unknown_outcome import faults_and_strategies
 
@@ -95,3 +100,91 @@ def test_the_late_write_refused_by_its_token(chinese):
     assert refusal_text(writer, token, highest) == (
         "w1 came back with token 33; the receiver had accepted 34: refused"
     )
+
+
+def test_lesson_3_a_declined_resume_per_layout(chinese):
+    assert (
+        declined_resume_text("split", 0, 1)
+        == "   split：Command(resume=False) → 工单 0 张，节点运行 1 次"
+    )
+    lk.set_language("en")
+    assert declined_resume_text("combined", 1, 2) == (
+        "combined: Command(resume=False) → tickets 1, node runs 2"
+    )
+
+
+def test_lesson_4_langgraph_then_and_today():
+    assert (
+        then_and_today("types_py_line", 98, 98) == "types.py line: 98 in study 004, 98 today (same)"
+    )
+    assert then_and_today("default", "async", "sync") == (
+        "default: async in study 004, sync today (today differs)"
+    )
+
+
+def test_lesson_4_langgraph_then_and_today_in_chinese(chinese):
+    assert then_and_today("main_py_line", 2696, 2701) == (
+        "main.py 行号：研究 004 中为 2696，今天为 2701（今天不同）"
+    )
+
+
+BEHIND = [  # async trials that kept fewer checkpoints than sync (Trial's figures the text reads)
+    SimpleNamespace(checkpoints=3, rerun_nodes=["c"]),
+    SimpleNamespace(checkpoints=0, rerun_nodes=[]),
+]
+
+
+def test_lesson_4_async_behind_sync_and_what_each_ran_again():
+    assert async_behind_text("linear", 4, BEHIND, [*BEHIND, BEHIND[0]]).splitlines() == [
+        "linear: async kept fewer than sync's 4 checkpoints in 2 of 3 trials",
+        "   kept 3; ran again: c",
+        "   kept 0; ran again: (lost)",
+    ]
+    assert async_behind_text("parallel", 3, [], BEHIND) == (
+        "parallel: async kept fewer than sync's 3 checkpoints in 0 of 2 trials"
+    )
+
+
+def test_lesson_4_async_behind_and_clean_runs_in_chinese(chinese):
+    assert async_behind_text("linear", 4, BEHIND[1:], BEHIND).splitlines() == [
+        "linear：2 次 async 试验中，有 1 次保存的检查点少于 sync 的 4 个",
+        "   保存了 0 个；重跑：（丢失）",
+    ]
+    runs = {"exit": {"seconds": 0.5, "checkpoints": 0}, "sync": {"seconds": 1.25, "checkpoints": 4}}
+    assert (
+        clean_runs_line(0, runs)
+        == "  0 毫秒 put()：exit 0.50 秒（0 个检查点）  sync 1.25 秒（4 个检查点）"
+    )
+
+
+def test_lesson_4_clean_runs_as_the_cell_printed_them():
+    runs = {
+        "exit": {"seconds": 0.814, "checkpoints": 0},
+        "sync": {"seconds": 1.9, "checkpoints": 3},
+    }
+    assert clean_runs_line(250, runs) == "250 ms put(): exit 0.81 s (0 ckpt)  sync 1.90 s (3 ckpt)"
+
+
+def test_lesson_7_the_write_orders_and_their_kill_points():
+    lines = window_orders_text().splitlines()
+    assert len(lines) == 2 * len(WINDOW_ORDERS)
+    what, points = WINDOW_ORDERS["effect_first"]
+    assert lines[:2] == [f"{'effect_first':17} {what}", f"{'':17} kill points: effect → checkpoint"]
+    assert stub_versus_text(2.5) == "250 ms is 100x this Postgres's median put()"
+
+
+def test_lesson_7_in_chinese(chinese):
+    assert window_orders_text().splitlines()[-1] == (
+        f"{'':17} 强杀点：locked → in_transaction → committed"
+    )
+    assert stub_versus_text(3.1) == "250 毫秒是这台 Postgres 的 put() 中位数的 81 倍"
+
+
+def test_lesson_8_the_handlers_runs_and_the_lost_runs():
+    assert handler_runs_text("add_node", 1, 1, 2) == "add_node: handler ran 1 + 1 times, 2 refunds"
+    assert lost_runs_text("async", 45, 199) == "async: 45 of 199 accepted runs lost (23 %)"
+
+
+def test_lesson_8_in_chinese(chinese):
+    assert handler_runs_text("defaults", 1, 0, 1) == "defaults：处理函数运行了 1 + 0 次，退款 1 笔"
+    assert lost_runs_text("sync", 0, 200) == "sync：已接受的 200 次运行中丢失 0 次（0 %）"

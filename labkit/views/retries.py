@@ -33,6 +33,8 @@ __all__ = [  # and FirstCheckpointPanel, made on first use (`panel_class`)
     "format_handler",
     "format_retry",
     "format_retry_table",
+    "handler_runs_text",
+    "lost_runs_text",
     "panel_class",
     "retry_rows",
     "show_drain",
@@ -206,6 +208,19 @@ def handler_lines(result: Mapping) -> list[str]:
         say("retries.handler.saw", seen=seen),
         say("retries.handler.state", log=", ".join(result["resume"].get("log", []))),
     ]
+
+
+def handler_runs_text(way: str, first: int, resume: int, refunds: int) -> str:
+    """How often an error handler set one `way` ran, in the first process and the resumed
+    one, and the refunds the payment service holds afterwards."""
+    return say("retries.lines.handler_runs", way=way, first=first, resume=resume, refunds=refunds)
+
+
+def lost_runs_text(mode: str, lost: int, counted: int) -> str:
+    """A durability mode's accepted runs that left no trace, of the `counted` that ran as
+    planned, and the share."""
+    percent = 100 * lost / counted
+    return say("retries.lines.lost_runs", mode=mode, lost=lost, counted=counted, percent=percent)
 
 
 def format_handler(result: Mapping) -> str:
