@@ -16,7 +16,12 @@ from labkit.views.durability import async_behind_text, clean_runs_line, then_and
 from labkit.views.interrupt_resume import declined_resume_text
 from labkit.views.leases import refusal_text
 from labkit.views.outbox import node_runs_text
-from labkit.views.postgres import stub_versus_text, window_orders_text
+from labkit.views.postgres import (
+    crash_points_text,
+    locks_text,
+    stub_versus_text,
+    window_orders_text,
+)
 from labkit.views.retries import handler_runs_text, lost_runs_text
 from labkit.views.text import format_tool_settled
 from labkit.views.unknown_outcome import faults_and_strategies
@@ -168,9 +173,22 @@ def test_lesson_4_clean_runs_as_the_cell_printed_them():
 def test_lesson_7_the_write_orders_and_their_kill_points():
     lines = window_orders_text().splitlines()
     assert len(lines) == 2 * len(WINDOW_ORDERS)
-    what, points = WINDOW_ORDERS["effect_first"]
-    assert lines[:2] == [f"{'effect_first':17} {what}", f"{'':17} kill points: effect → checkpoint"]
+    assert lines[:2] == [
+        f"{'effect_first':17} commit the receipt (business session), then done=1 (checkpoint "
+        "session): two commits",
+        f"{'':17} kill points: effect → checkpoint",
+    ]
     assert stub_versus_text(2.5) == "250 ms is 100x this Postgres's median put()"
+
+
+def test_lesson_7_the_locks_and_crash_points_one_line_each():
+    assert locks_text().splitlines()[1] == (
+        f"{'for_update':13} SELECT ... FOR UPDATE: the second waits for the first's COMMIT, "
+        "reads done=1"
+    )
+    assert crash_points_text().splitlines()[-1] == (
+        f"{'after_commit':17} COMMIT answered: the client knows it is committed"
+    )
 
 
 def test_lesson_7_in_chinese(chinese):
@@ -178,6 +196,11 @@ def test_lesson_7_in_chinese(chinese):
         f"{'':17} 强杀点：locked → in_transaction → committed"
     )
     assert stub_versus_text(3.1) == "250 毫秒是这台 Postgres 的 put() 中位数的 81 倍"
+    assert (
+        locks_text().splitlines()[0]
+        == f"{'none':13} READ COMMITTED 下的普通 SELECT：两个 worker 都读到 done=0"
+    )
+    assert "WAL" in crash_points_text() and "COMMIT尚未发送" in crash_points_text()
 
 
 def test_lesson_8_the_handlers_runs_and_the_lost_runs():
@@ -188,3 +211,11 @@ def test_lesson_8_the_handlers_runs_and_the_lost_runs():
 def test_lesson_8_in_chinese(chinese):
     assert handler_runs_text("defaults", 1, 0, 1) == "defaults：处理函数运行了 1 + 0 次，退款 1 笔"
     assert lost_runs_text("sync", 0, 200) == "sync：已接受的 200 次运行中丢失 0 次（0 %）"
+
+
+def test_lesson_6_step_modes_moves_are_named_in_chinese(chinese, tmp_path):
+    from labkit.studies.leases.stepping import ClaimStepSession
+
+    with ClaimStepSession("lease", pause_ms=300, lease_ms=200, out=tmp_path / "step") as session:
+        assert session.paused_at == "w1 停在 'claimed'；下一步：就地冻结它（SIGSTOP）"
+        assert session.proceed() == "w1 已冻结；下一步：时钟走到 200 ms，w2 来认领"

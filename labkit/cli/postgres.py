@@ -151,7 +151,7 @@ def cmd_window(args: argparse.Namespace) -> None:
             raise LabError("--sweep runs every kill point: leave --kill-at out")
         results = window_sweep(postgres_url=args.postgres_url)
     else:
-        first_point = WINDOW_ORDERS.get(args.order, ("", ("none",)))[1][0]
+        first_point = WINDOW_ORDERS.get(args.order, ("none",))[0]
         results = [run_window(args.order, args.kill_at or first_point, None, args.postgres_url)]
     if args.json:
         print_json([{k: v for k, v in r.to_json().items() if k != "events"} for r in results])

@@ -17,6 +17,8 @@ from labkit.bench.errors import check_instance, check_items
 from labkit.language import say
 from labkit.studies.durability.experiment import Trial
 from labkit.studies.postgres.spec import (
+    CRASH_POINTS,
+    LOCKS,
     OUTCOMES,
     WINDOW_ORDERS,
     CrashResult,
@@ -32,11 +34,13 @@ if TYPE_CHECKING:
 
 __all__ = [
     "COLUMNS",
+    "crash_points_text",
     "crash_rows",
     "format_rows",
     "header",
     "latency_figure",
     "latency_rows",
+    "locks_text",
     "matrix_columns",
     "matrix_rows",
     "race_rows",
@@ -85,11 +89,23 @@ ERROR = "error: "  # the client's COMMIT failed: Postgres's own message follows
 
 def window_orders_text() -> str:
     """The write orders, each with what it does and its kill points in the order a run passes
-    them (what each does is the study's own words, WINDOW_ORDERS)."""
+    them."""
     return "\n".join(
-        f"{order:17} {what}\n{'':17} "
+        f"{order:17} {say(f'postgres.window_order.{order}')}\n{'':17} "
         + say("postgres.lines.kill_points", points=" → ".join(points))
-        for order, (what, points) in WINDOW_ORDERS.items()
+        for order, points in WINDOW_ORDERS.items()
+    )
+
+
+def locks_text() -> str:
+    """The three ways a second worker can meet the first's transaction, one line each."""
+    return "\n".join(f"{lock:13} {say(f'postgres.lock.{lock}')}" for lock in LOCKS)
+
+
+def crash_points_text() -> str:
+    """Where the client's last transaction stands at each point the server is SIGKILLed."""
+    return "\n".join(
+        f"{point:17} {say(f'postgres_panel.crash_point.{point}')}" for point in CRASH_POINTS
     )
 
 

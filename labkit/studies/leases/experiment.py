@@ -32,6 +32,7 @@ from labkit.bench.launcher import WorkerProcess, WorkerReport, isolated_python, 
 from labkit.bench.portable import LINUX
 from labkit.bench.snapshot import Snapshot, take_snapshot
 from labkit.bench.trace import Trace, read_trace
+from labkit.language import say
 from labkit.studies.leases.outcome import FAILED, classify, race_counts
 from labkit.studies.leases.spec import MAX_MS, METHODS, STOP_POINTS, ClaimSpec
 from labkit.studies.leases.stores import FILES, create_files, set_clock
@@ -175,22 +176,23 @@ class Race:
 
     def steps(self) -> Iterator[str]:
         """The schedule. It starts the first worker, then yields before each later move
-        (naming it), so that step mode can show the files between two moves."""
+        (naming it in the reader's language), so that step mode can show the files between
+        two moves."""
         self.first.start()
         if self.first.wait_for_pause() == self.stop_at:
-            yield f"w1 stands at {self.stop_at!r}; next: freeze it there (SIGSTOP)"
+            yield say("leases.move.freeze", point=repr(self.stop_at))
             if self.first.proc.poll() is None:  # not killed meanwhile (step mode)
                 self.frozen = Freeze(self.first, self.lab, 0)
                 self.first.resume()  # read once it is thawed
         arrival = self.spec.arrival_ms
-        now = "w1 frozen" if self.frozen else "w1 not frozen"
-        yield f"{now}; next: the clock moves to {arrival} ms and w2 arrives to claim"
+        now = "frozen" if self.frozen else "not_frozen"
+        yield say(f"leases.move.w2_arrives_{now}", arrival=arrival)
         self.clock(arrival)
         with self.second:
             self.second.wait()
         if self.frozen:
             pause = self.spec.pause_ms
-            yield f"w2 done, w1 still frozen; next: the clock moves to {pause} ms, w1 is thawed"
+            yield say("leases.move.thaw", pause=pause)
             self.clock(pause)
             self.frozen.thaw(pause)
         if self.first.proc.returncode is None:  # else it was killed (step mode) and reaped

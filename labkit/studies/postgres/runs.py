@@ -113,7 +113,7 @@ def window_sweep(out: str | None = None, postgres_url: str | None = None) -> lis
     root = new_run_dir(out, prefix="pg-window-sweep-")
     return [
         run_window({"order": order, "kill_at": point}, str(root / f"{order}.{point}"), postgres_url)
-        for order, (_, points) in WINDOW_ORDERS.items()
+        for order, points in WINDOW_ORDERS.items()
         for point in points
     ]
 

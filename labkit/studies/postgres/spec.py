@@ -30,36 +30,18 @@ __all__ = [
 
 NO_KILL = "none"
 LEARNER_FILE = "<your step>"  # a reader's step's file name in a traceback (the judge finds it)
-# Each order: what it does, and its kill points in the order a run passes them.
+# Each order's kill points, in the order a run passes them. What each order, lock and crash
+# point means is the reader's to read, in their language: the catalogue's postgres.window_order,
+# postgres.lock and postgres_panel.crash_point (this module is a worker's, which says nothing).
 WINDOW_ORDERS = {
-    "effect_first": (
-        "commit the receipt (business session), then done=1 (checkpoint session): two commits",
-        ("effect", "checkpoint"),
-    ),
-    "checkpoint_first": (
-        "commit done=1 (checkpoint session), then the receipt (business session): two commits",
-        ("checkpoint", "effect"),
-    ),
-    "one_transaction": (
-        "lock the checkpoint row (SELECT ... FOR UPDATE), write both, one COMMIT",
-        ("locked", "in_transaction", "committed"),
-    ),
+    "effect_first": ("effect", "checkpoint"),
+    "checkpoint_first": ("checkpoint", "effect"),
+    "one_transaction": ("locked", "in_transaction", "committed"),
 }
 # What stops a second worker that runs the same step at the same time (BEGIN IMMEDIATE in SQLite).
-LOCKS = {
-    "none": "a plain SELECT under READ COMMITTED: both workers read done=0",
-    "for_update": "SELECT ... FOR UPDATE: the second waits for the first's COMMIT, reads done=1",
-    "serializable": "SERIALIZABLE: the second's write fails (40001) and its retry reads done=1",
-}
+LOCKS = ("none", "for_update", "serializable")
 # Where the client's last transaction stands when the server is SIGKILLed.
-CRASH_POINTS = {
-    "before_commit": "rows inserted, COMMIT not sent yet",
-    "commit_in_flight": "COMMIT sent; the server is inside it (a deferred trigger waits), "
-    "no commit record in the WAL yet",
-    "commit_flushed": "the commit record is flushed to the WAL; the reply is not sent yet "
-    "(it waits for a standby that never answers)",
-    "after_commit": "COMMIT answered: the client knows it is committed",
-}
+CRASH_POINTS = ("before_commit", "commit_in_flight", "commit_flushed", "after_commit")
 OUTCOMES = ("consistent", "duplicate", "lost")
 
 
@@ -84,7 +66,7 @@ class WindowSpec:
             raise LabError(f"step_source must be a str, not {described(self.step_source)}")
         if self.step_source is None:
             check_choice("write order", self.order, WINDOW_ORDERS)
-            points = WINDOW_ORDERS[self.order][1]
+            points = WINDOW_ORDERS[self.order]
             check_choice(f"kill point for {self.order}", self.kill_at, (*points, NO_KILL))
         elif not isinstance(self.kill_at, str):
             raise LabError(f"kill_at must be a str, not {described(self.kill_at)}")
