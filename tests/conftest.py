@@ -147,6 +147,17 @@ def no_leftover_workers(tmp_path: Path):
     assert processes_mentioning(str(tmp_path)) == []
 
 
+@pytest.fixture
+def chinese():
+    """The test runs with Chinese chosen, as a Chinese lesson's first cell chooses it; English
+    again afterwards (tests/chinese.py checks what is shown)."""
+    from labkit.language import set_language
+
+    set_language("zh")
+    yield
+    set_language("en")
+
+
 @pytest.hookimpl(wrapper=True, tryfirst=True)
 def pytest_runtest_makereport(item, call):
     """Let fixtures see whether the test itself failed (`request.node.rep_call`)."""

@@ -1,0 +1,57 @@
+"""What the Chinese edition's tests share: does a text shown in Chinese say it in Chinese, with
+none of our English left in?
+
+A view or a verdict shown with Chinese chosen must show Chinese and none of the English of the
+catalogue files it speaks from: a sentence that never went into the catalogue, or one looked up
+at import time (frozen in English), shows up here as an English piece of the shown text. The
+`chinese` fixture that chooses the language is in tests/conftest.py.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+import string
+from collections.abc import Iterable
+
+from labkit.language import catalogue
+
+__all__ = ["CJK", "assert_chinese", "english_pieces"]
+
+CJK = re.compile(r"[\u3400-\u9fff]")  # a Chinese character
+TAG = re.compile(r"<[^>]+>")
+APART = re.compile(r"\n|\s{2,}")  # another line, another column: words a reader meets apart
+# An English word: two letters or more ("w1", "a" say nothing of a language), not a function's
+# name ("ms put()" is a unit and a call, as the Chinese writes them too).
+WORD = re.compile(r"[A-Za-z]{2,}(?![A-Za-z(])")
+EDGES = string.whitespace + ".,;:()"
+
+
+def english_pieces(areas: Iterable[str]) -> set[str]:
+    """The English of these catalogue files (their stems) as a reader meets it: each message's
+    text between its {fields}, HTML tags read as spaces, cut where lines or columns part it;
+    each piece of two English words or more. A piece the Chinese message of the same key quotes
+    as it is (a library's error, code the reader types) is not our English: it is left out."""
+    english, chinese = catalogue("en"), catalogue("zh")
+    areas = set(areas)
+    unknown = areas - {key.split(".")[0] for key in english}
+    assert not unknown, f"no catalogue file {sorted(unknown)}"  # else nothing would be looked for
+    pieces = set()
+    for key, text in english.items():
+        if key.split(".")[0] not in areas:
+            continue
+        for literal, *_ in string.Formatter().parse(text):
+            for part in APART.split(TAG.sub(" ", literal)):
+                piece = part.strip(EDGES)
+                if len(WORD.findall(part)) >= 2 and piece not in chinese[key]:
+                    pieces.add(piece)
+    return pieces
+
+
+def assert_chinese(shown: str, areas: Iterable[str]) -> None:
+    """Chinese appears in `shown` (text, or HTML read as text), and no English piece of these
+    catalogue files does."""
+    text = html.unescape(shown)
+    assert CJK.search(text), text[:300]
+    left = sorted(piece for piece in english_pieces(areas) if piece in text)
+    assert left == [], f"English left: {left}\nin: {text[:2000]}"
