@@ -8,18 +8,10 @@ from pathlib import Path
 
 import pytest
 
-import labkit as lk
 from labkit.language import catalogue
 from labkit.views.facts import facts_line
 
 ROOT = Path(__file__).resolve().parents[1]
-
-
-@pytest.fixture
-def chinese():
-    lk.set_language("zh")
-    yield
-    lk.set_language("en")
 
 
 def test_labels_in_order_and_values_as_python_prints_them():

@@ -28,13 +28,6 @@ CJK = re.compile(r"[\u3400-\u9fff]")
 SWITCH = re.compile(r'lk\.set_language\("(en|zh)"\)')
 
 
-@pytest.fixture
-def chinese():
-    lk.set_language("zh")
-    yield
-    lk.set_language("en")
-
-
 def fields(text: str) -> set[str]:
     return {name for _, name, _, _ in string.Formatter().parse(text) if name is not None}
 

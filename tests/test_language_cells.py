@@ -27,13 +27,6 @@ from labkit.views.text import format_tool_settled
 from labkit.views.unknown_outcome import faults_and_strategies
 
 
-@pytest.fixture
-def chinese():
-    lk.set_language("zh")
-    yield
-    lk.set_language("en")
-
-
 @pytest.fixture(scope="module")
 def pending():
     """pending_first killed at `pending`: recovery says unknown, the reconciliation settles it."""
