@@ -10,19 +10,21 @@ import nbformat
 import pytest
 from nbclient import NotebookClient
 
-NOTEBOOKS = sorted(
-    p
-    for p in (Path(__file__).parent.parent / "notebooks").rglob("*.ipynb")
-    if ".ipynb_checkpoints" not in p.parts
-)
+FOLDER = Path(__file__).parent.parent / "notebooks"
+NOTEBOOKS = sorted(p for p in FOLDER.rglob("*.ipynb") if ".ipynb_checkpoints" not in p.parts)
 MAX_CELL_LINES = 15
+
+
+def name(path: Path) -> str:
+    """A lesson's test id: its path under notebooks/ (zh/01_... for the Chinese edition)."""
+    return path.relative_to(FOLDER).as_posix()
 
 
 def test_there_are_lessons():
     assert {"00_start_here.ipynb", "01_the_commit_window.ipynb"} <= {p.name for p in NOTEBOOKS}
 
 
-@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=name)
 def test_committed_without_outputs_with_the_python3_kernel(path):
     notebook = json.loads(path.read_text())
     assert notebook["metadata"]["kernelspec"]["name"] == "python3"
@@ -33,7 +35,7 @@ def test_committed_without_outputs_with_the_python3_kernel(path):
             assert "%pip" not in "".join(cell["source"])
 
 
-@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=name)
 def test_links_and_loads_point_to_files_that_exist(path):
     text = path.read_text()
     for target in re.findall(r"\]\(([\w./-]+\.(?:ipynb|md))\)", text):
@@ -43,7 +45,7 @@ def test_links_and_loads_point_to_files_that_exist(path):
 
 
 @pytest.mark.timeout(600)
-@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=name)
 def test_executes_top_to_bottom(path, tmp_path):
     notebook = nbformat.read(path, as_version=4)
     NotebookClient(
