@@ -228,17 +228,23 @@ def source_of(answer: Callable | str) -> tuple[str, str]:
 
 @dataclass
 class Exercise:
-    """One checked exercise. `judge(answer)` runs the real lab and returns a Verdict; `hints`
-    are catalogue keys ("lesson2.safe_step.hint1"), each said in the language of the moment."""
+    """One checked exercise. `judge(answer)` runs the real lab and returns a Verdict; its
+    hints are the catalogue keys named after it ("lesson2.safe_step.hint1" to
+    "lesson2.safe_step.hint3"), each said in the language of the moment."""
 
     name: str
     solution_file: str
     starter: str  # the text of the cell the reader edits, exactly as the lesson shows it
     judge: Callable[[object], Verdict]
-    hints: list[str] = field(default_factory=list)  # catalogue keys, in the order shown
+    hint_count: int = 3  # the catalogue holds `<name>.hint1` to `<name>.hint<hint_count>`
     code: bool = False  # the answer is a function (else: a value such as a dict or a word)
     hints_shown: int = 0
     hint_fields: dict[str, object] = field(default_factory=dict)  # values the hints name
+
+    @property
+    def hints(self) -> list[str]:
+        """The hints' catalogue keys, in the order shown."""
+        return [f"{self.name}.hint{n}" for n in range(1, self.hint_count + 1)]
 
     def untouched(self, answer: object) -> bool:
         """The starter as the lesson shows it (a placeholder in every part)."""

@@ -70,5 +70,4 @@ find_the_window = Exercise(
     "01_find_the_window.py",
     starter='window = {"???"}',
     judge=judge_window,
-    hints=[f"lesson1.find_the_window.hint{n}" for n in (1, 2, 3)],
 )

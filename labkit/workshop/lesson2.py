@@ -158,7 +158,6 @@ predict_five_cases = Exercise(
     "idempotent/effect": "???",
 }""",
     judge=judge_five_cases,
-    hints=[f"lesson2.predict_five_cases.hint{n}" for n in (1, 2, 3)],
 )
 
 safe_step = Exercise(
@@ -171,7 +170,6 @@ safe_step = Exercise(
         control.mark_done()""",
     judge=judge_step,
     code=True,
-    hints=[f"lesson2.safe_step.hint{n}" for n in (1, 2, 3)],
 )
 
 bug_hunt = Exercise(
@@ -180,7 +178,6 @@ bug_hunt = Exercise(
     starter=BUGGY_STEP_STARTER,
     judge=judge_step,
     code=True,
-    hints=[f"lesson2.bug_hunt.hint{n}" for n in (1, 2, 3)],
 )
 
 
@@ -277,5 +274,4 @@ tool_checklist = Exercise(
     judge=lambda answers: judge_predictions(
         answers, CHECKLIST_CASES, measure_checklist, CHECKLIST_ANSWER
     ),
-    hints=[f"lesson2.tool_checklist.hint{n}" for n in (1, 2, 3)],
 )

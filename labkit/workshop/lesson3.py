@@ -146,7 +146,6 @@ operation_key = Exercise(
     return str(uuid.uuid4())""",
     judge=judge_operation_key,
     code=True,
-    hints=[f"lesson3.operation_key.hint{n}" for n in (1, 2, 3)],
 )
 
 predict_kills = Exercise(
@@ -160,7 +159,6 @@ predict_kills = Exercise(
     judge=lambda predicted: judge_predictions(
         predicted, ("before_create", "after_create", "paused"), each(interrupt_case), WHOLE_NUMBER
     ),
-    hints=[f"lesson3.predict_kills.hint{n}" for n in (1, 2, 3)],
 )
 
 
@@ -294,5 +292,4 @@ release_gate = Exercise(
     return True""",
     judge=judge_release_gate,
     code=True,
-    hints=[f"lesson3.release_gate.hint{n}" for n in (1, 2, 3)],
 )

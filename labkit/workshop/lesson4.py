@@ -90,7 +90,6 @@ choose_durability = Exercise(
     "04_choose_durability.py",
     starter='choice = "???"',
     judge=judge_durability,
-    hints=[f"lesson4.choose_durability.hint{n}" for n in (1, 2, 3)],
     hint_fields={**COSTS, "slow_ms": SLOW_MS},
 )
 
@@ -101,5 +100,4 @@ predict_sync_trial = Exercise(
     judge=lambda predicted: judge_predictions(
         predicted, ("checkpoints", "ledger_lines"), sync_trial, WHOLE_NUMBER
     ),
-    hints=[f"lesson4.predict_sync_trial.hint{n}" for n in (1, 2, 3)],
 )

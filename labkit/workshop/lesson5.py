@@ -123,7 +123,6 @@ predict_tickets = Exercise(
     "give_up": None,
 }""",
     judge=judge_tickets,
-    hints=[f"lesson5.predict_tickets.hint{n}" for n in (1, 2, 3)],
 )
 
 recover_unknown = Exercise(
@@ -135,7 +134,6 @@ recover_unknown = Exercise(
     return service.create(intent["op_key"] + ":retry", intent["title"])""",
     judge=judge_recovery,
     code=True,
-    hints=[f"lesson5.recover_unknown.hint{n}" for n in (1, 2, 3)],
 )
 
 
@@ -213,5 +211,4 @@ idempotent_consumer = Exercise(
     starter=CONSUMER_STARTER,
     judge=judge_consumer,
     code=True,
-    hints=[f"lesson5.idempotent_consumer.hint{n}" for n in (1, 2, 3)],
 )

@@ -186,7 +186,6 @@ claim_statement = Exercise(
     return fence + 1""",
     judge=judge_claim,
     code=True,
-    hints=[f"lesson6.claim_statement.hint{n}" for n in (1, 2, 3)],
 )
 
 
@@ -218,5 +217,4 @@ fenced_receiver = Exercise(
     return True""",
     judge=judge_receiver,
     code=True,
-    hints=[f"lesson6.fenced_receiver.hint{n}" for n in (1, 2, 3)],
 )

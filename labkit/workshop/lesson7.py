@@ -68,7 +68,6 @@ predict_crash = Exercise(
     "after_commit": None,
 }""",
     judge=judge_crash,
-    hints=[f"lesson7.predict_crash.hint{n}" for n in (1, 2, 3)],
 )
 
 
@@ -158,5 +157,4 @@ one_transaction = Exercise(
     starter=STEP_STARTER,
     judge=judge_step,
     code=True,
-    hints=[f"lesson7.one_transaction.hint{n}" for n in (1, 2, 3)],
 )

@@ -116,7 +116,6 @@ charge_once = Exercise(
     "08_charge_once.py",
     starter='charge_plan = {"policy": "???", "key": "???"}',
     judge=judge_plan,
-    hints=[f"lesson8.charge_once.hint{n}" for n in (1, 2, 3)],
 )
 
 
@@ -178,6 +177,5 @@ drain_safe = Exercise(
     starter=SERVE_STARTER,
     judge=judge_serve,
     code=True,
-    hints=[f"lesson8.drain_safe.hint{n}" for n in (1, 2, 3)],
     hint_fields={"grace": GRACE, "work": WORK_MS / 1000},
 )

@@ -90,5 +90,4 @@ green_matrix = Exercise(
         control.mark_done()""",
     judge=judge_matrix,
     code=True,
-    hints=[f"lesson9.green_matrix.hint{n}" for n in (1, 2, 3)],
 )
