@@ -40,6 +40,7 @@ __all__ = [
     "Verdict",
     "also_in",
     "code_error",
+    "worker_code_error",
     "worker_error",
     "each",
     "is_open",
@@ -184,6 +185,16 @@ def code_error(error: str, line: int | None, source: str) -> str:
     return say("checks.code.raised_at", error=error, line=line, code=lines[line - 1].strip())
 
 
+def worker_code_error(error: str, line: int | None, source: str) -> str:
+    """`code_error` for code that ran in a worker, which runs only the function's own source:
+    a NameError there is most likely a name from another cell, and the note says so. (Not in
+    `code_error` itself: lesson 3's gate runs in the kernel, where "the worker" would be wrong.)"""
+    said = code_error(error, line, source)
+    if error.startswith("NameError"):
+        return f"{said} ({say('checks.code.own_source_only')})"
+    return said
+
+
 def worker_error(
     worker: WorkerReport, source: str, reader_file: str, planned: Iterable[int] = (0,)
 ) -> str | None:
@@ -197,10 +208,7 @@ def worker_error(
         say("checks.code.exit_status", code=worker.exit_code)
     ]
     frames = re.findall(rf'File "{re.escape(reader_file)}", line (\d+)', worker.stderr)
-    error = code_error(lines[-1], int(frames[-1]) if frames else None, source)
-    if lines[-1].startswith("NameError"):
-        return f"{error} ({say('checks.code.own_source_only')})"
-    return error
+    return worker_code_error(lines[-1], int(frames[-1]) if frames else None, source)
 
 
 def normalized(source: str) -> str:

@@ -27,12 +27,12 @@ from labkit.workshop.checks import (
     Measured,
     ReaderCodeError,
     Verdict,
-    code_error,
     each,
     judge_predictions,
     no_verdict,
     one_of,
     source_of,
+    worker_code_error,
 )
 
 __all__ = ["one_transaction", "predict_crash"]
@@ -100,11 +100,8 @@ def checked_run(result: WindowResult | RaceResult, what: str, source: str) -> Ve
     raised = RAISED.search(result.failure)
     if raised is None:
         return no_verdict(what, result.failure, result.run_dir)
-    error = code_error(raised[1], int(raised[2]) if raised[2] else None, source)
-    own_only = (
-        f" ({say('checks.code.own_source_only')})" if raised[1].startswith("NameError") else ""
-    )
-    raise ReaderCodeError(f"{error}{own_only}", result.run_dir)
+    error = worker_code_error(raised[1], int(raised[2]) if raised[2] else None, source)
+    raise ReaderCodeError(error, result.run_dir)
 
 
 def judge_step(answer: Callable | str) -> Verdict:
