@@ -43,7 +43,12 @@ class Case:
     pause_ms: int
     expected: str
     stop_at: str | None = None  # None: the method's usual point (after the claim)
-    statement: str = ""  # the reader's statement it freezes before, if it names one
+
+    @property
+    def statement(self) -> str:
+        """The number of the reader's statement it freezes before, if it names one
+        ("claim statement 2" is "2"; see `statement_point`), else ""."""
+        return (self.stop_at or "").partition(" statement ")[2]
 
     def says(self) -> str:
         """The schedule in the lesson's words, in the reader's language."""
@@ -109,7 +114,7 @@ def judge_cases(
         case = planned.pop(0)
         result = readers_run(part, source, case, **spec)
         planned += [  # each race may show statements of theirs that no race has frozen at
-            replace(between, statement=point.rsplit(" ", 1)[1], stop_at=point)
+            replace(between, stop_at=point)
             for point in statements_outside(result, part)
             if point not in explored
         ]
