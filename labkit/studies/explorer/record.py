@@ -101,11 +101,11 @@ class CrashPoints:
             where = where or self.locate()
             name = point_name(self.count)
             fields = {"n": self.count, "op": op, "detail": detail, "nth": nth, "where": where}
-            if self.recording:
+            if self.recording and self.fork_to:  # a step's crash states, told apart
                 with hold or contextlib.nullcontext():
                     fields["state"] = state_digest(self.run_dir)
             self.trace.note("point", point=str(self.count), **fields)  # the matrix's number
-            if self.fork_to and fields["state"] not in self.forked and self.alone():
+            if "state" in fields and fields["state"] not in self.forked and self.alone():
                 self.forked.add(fields["state"])
                 self.crash_a_fork(self.count)
             if name in self.gate.pause_at:

@@ -173,9 +173,10 @@ def explore_in(folder: str, spec: dict, progress: Progress | None = None) -> dic
     for point in record["points"]:
         # A step's state at a point is what the recording read there. A graph's is not: its
         # saving thread runs beside the nodes, so a replay killed at that point may die with
-        # more or less saved (under load, a node's ledger line before its writes are saved).
-        state = point.pop("state")
-        first = firsts.setdefault(state if spec.kind == "step" else point["n"], point)
+        # more or less saved (under load, a node's ledger line before its writes are saved);
+        # the recording reads no state for it, and every point is its own.
+        state = point.pop("state", None)
+        first = firsts.setdefault(state if spec.kind in FORKED else point["n"], point)
         point["same_as"] = None if first is point else first["n"]
         point["forked"] = record["forked"].get(point["n"])  # how its fork died, if it forked
     exploration.crash_points, exploration.crash_states = len(record["points"]), len(firsts)
@@ -226,7 +227,7 @@ def recording(folder: Path, spec: ExploreSpec) -> dict:
         raise RunFailed(f"your code failed in the run without a crash: {why}; see {run_dir}")
     trace = read_trace(run_dir)
     points = [
-        {k: e[k] for k in ("n", "op", "detail", "nth", "where", "state")}
+        {k: e[k] for k in ("n", "op", "detail", "nth", "where", "state") if k in e}
         for e in trace
         if e["event"] == "point" and e["role"] == "record"  # not a service's of the run's
     ]
