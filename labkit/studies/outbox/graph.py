@@ -54,7 +54,7 @@ class OrderOnceStore(BusinessStore):
         )
         if cursor.rowcount == 1:
             row = {"id": cursor.lastrowid, "order_key": order_key, "item": item}
-            self._writes.append({"table": "orders", "op": "insert", "row": row})
+            self.wrote("orders", "insert", row)
         return cursor.rowcount == 1
 
 
