@@ -155,17 +155,14 @@ def test_lesson_4s_pitfalls_library_and_study_figures_in_chinese(chinese, displa
 
 
 def test_the_english_edition_of_study_004s_words_is_the_studys_own():
-    """The study keeps its English (the command line prints it, a test quotes it); the
-    catalogue's English edition says the same, word for word."""
+    """The study keeps its pitfalls' English (the command line prints it, a test quotes it);
+    the catalogue's English edition says the same, word for word."""
     from labkit.studies.durability.pitfalls import PITFALLS
-    from labkit.studies.durability.reported import STUDY_004_REPORTED
 
     english = catalogue("en")
     for name, pitfall in PITFALLS.items():
         assert english[f"durability.pitfall.{name}.title"] == pitfall.title
         assert english[f"durability.pitfall.{name}.said"] == pitfall.study_said
-    for figure, said in STUDY_004_REPORTED.items():
-        assert english[f"durability.reported.study.{figure}"] == said
 
 
 # --- lesson 8: retries, drains, the first checkpoint, the functional API

@@ -17,6 +17,7 @@ import pytest
 from conftest import STDLIB, worker_imports
 
 from labkit.bench.errors import LabError
+from labkit.language import catalogue
 from labkit.studies.commit_window.stores import KEY, PAYLOAD
 from labkit.studies.commit_window.tool_runs import run_tool_step
 from labkit.studies.durability.experiment import (
@@ -28,7 +29,7 @@ from labkit.studies.durability.experiment import (
 from labkit.studies.durability.in_memory import run_in_memory_restart
 from labkit.studies.durability.library import durability_in_library
 from labkit.studies.durability.pitfalls import run_pitfall
-from labkit.studies.durability.reported import STUDY_004_REPORTED, beside_today
+from labkit.studies.durability.reported import STUDY_004_FIGURES, beside_today
 from labkit.studies.interrupt_resume.contract import ask_ticket_service, entry_key
 from labkit.studies.interrupt_resume.experiment import run_interrupt
 
@@ -191,14 +192,16 @@ def test_study_004s_figures_stand_beside_figures_computed_from_todays_runs():
         (study, today)
         for _, study, today in beside_today(matrix, slow, clean, run_pitfall("mistyped_durability"))
     )
-    assert set(table) == set(STUDY_004_REPORTED.values())  # the study's words, as quoted
+    said = {k: catalogue("en")[f"durability.reported.study.{k}"] for k in STUDY_004_FIGURES}
+    assert said["writes_at_kill"] == "sync 11 rows, async 14 rows (the same graph, 4 samples each)"
+    assert set(table) == set(said.values())  # the study's words, as quoted
     writes = {t.spec.mode: t.writes for t in matrix}
-    assert table[STUDY_004_REPORTED["writes_at_kill"]].startswith(
+    assert table[said["writes_at_kill"]].startswith(
         f"sync {writes['sync']} rows, async {writes['async']} rows"
     )
     counts = " / ".join(str(clean[0][m]["checkpoints"]) for m in modes)
-    assert table[STUDY_004_REPORTED["clean_checkpoints_local"]] == counts == "1 / 5 / 5"
-    assert table[STUDY_004_REPORTED["mistyped_mode"]].startswith("runs to the end, n=4")
+    assert table[said["clean_checkpoints_local"]] == counts == "1 / 5 / 5"
+    assert table[said["mistyped_mode"]].startswith("runs to the end, n=4")
 
 
 def test_the_new_choices_and_views_refuse_bad_input_in_one_line():

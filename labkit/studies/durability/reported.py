@@ -13,23 +13,23 @@ from labkit.bench.errors import LabError, check_items
 from labkit.language import say
 from labkit.studies.durability.experiment import BASELINE_LINES, DURABILITY_MODES, Trial
 
-__all__ = ["STUDY_004_REPORTED", "beside_today"]
+__all__ = ["STUDY_004_FIGURES", "beside_today"]
 
 LINEAR_NODES = BASELINE_LINES["linear"] // 2  # a start and an end line per node
 COST_ORDER = ("exit", "async", "sync")  # the order the study gives its clean-run figures in
-# What the study reported, in English (the reader sees the chosen language's catalogue,
-# "durability.reported.study.<figure>", where these words are the English edition's).
-STUDY_004_REPORTED = {
-    "slow_async_extra_lines": "6 to 7 lines beyond the clean run's 10 (1 checkpoint kept)",
-    "slow_sync_repeats": "0 to 3 repeats (3 checkpoints kept)",
-    "writes_at_kill": "sync 11 rows, async 14 rows (the same graph, 4 samples each)",
-    "rerun_drift": "between 1 and 4 (same graph, same kill point)",
-    "clean_seconds_local": "0.56 / 0.55 / 0.58 s",
-    "clean_checkpoints_local": "1 / 5 / 5",
-    "clean_seconds_slow": "0.81 / 1.33 / 1.90 s",
-    "sync_extra_cost": "1.1 s of 1.9 s: 58 %",
-    "mistyped_mode": "runs to the end, n=5 (its 5-node graph), no warning",
-}
+# The figures the study reported, in the order the lesson shows them; its words for each are
+# the catalogue's ("durability.reported.study.<figure>"), in the reader's language.
+STUDY_004_FIGURES = (
+    "slow_async_extra_lines",
+    "slow_sync_repeats",
+    "writes_at_kill",
+    "rerun_drift",
+    "clean_seconds_local",
+    "clean_checkpoints_local",
+    "clean_seconds_slow",
+    "sync_extra_cost",
+    "mistyped_mode",
+)
 
 
 def span(values: Sequence[int]) -> str:
@@ -114,5 +114,5 @@ def beside_today(
     }
     return [
         (say(f"durability.reported.label.{k}"), say(f"durability.reported.study.{k}"), today[k])
-        for k in STUDY_004_REPORTED
+        for k in STUDY_004_FIGURES
     ]
