@@ -145,6 +145,11 @@ def run_all(page, lab_url: str, lesson: str, panel_class: str):
     return panel
 
 
+def wait_until_drawn(page, image) -> None:
+    """Wait until a picture (a timeline, a plot) has arrived from the kernel and is drawn."""
+    page.wait_for_function("el => el.complete && el.naturalWidth > 0", arg=image.element_handle())
+
+
 def record_timing(name: str, seconds: float) -> None:
     """Keep a click-to-view time in test-artifacts/browser-timing.json, beside the shots."""
     path = ARTIFACTS / "browser-timing.json"
@@ -172,10 +177,7 @@ def test_lesson_1_panel_in_a_real_browser(lab_url, page, shot_on_failure):
     panel.locator("button:has-text('Run')").click()
     outcome = panel.locator(".labkit-outcome")
     outcome.locator("text=LOST").wait_for(timeout=30_000)
-    page.wait_for_function(  # the timeline picture has arrived and is drawn
-        "el => el.complete && el.naturalWidth > 0",
-        arg=panel.locator(".labkit-timeline img").element_handle(),
-    )
+    wait_until_drawn(page, panel.locator(".labkit-timeline img"))
     record_timing("crash panel: click to updated view (target 1 s)", time.perf_counter() - started)
     page.wait_for_function(
         "el => !el.disabled", arg=panel.locator("button:has-text('Run')").element_handle()
@@ -208,10 +210,7 @@ def test_lesson_4_the_24_kill_matrix_from_the_widgets(lab_url, page, shot_on_fai
     started = time.perf_counter()
     panel.locator("button:has-text('Run trials')").click()
     panel.locator("text=Done: 24 kills").wait_for(timeout=120_000)  # the job's last line
-    page.wait_for_function(  # the distribution plot has arrived and is drawn
-        "el => el.complete && el.naturalWidth > 0",
-        arg=panel.locator(".labkit-distribution").element_handle(),
-    )
+    wait_until_drawn(page, panel.locator(".labkit-distribution"))
     panel.locator("text=as the kill left it").wait_for(timeout=60_000)
     seconds = time.perf_counter() - started
     record_timing("durability panel: click to the 24-kill distribution", seconds)
@@ -230,9 +229,7 @@ def test_lesson_5_the_call_panel_in_a_real_browser(lab_url, page, shot_on_failur
     started = time.perf_counter()
     panel.locator("button:has-text('Run')").click()
     panel.locator("text=DUPLICATE").wait_for(timeout=30_000)
-    page.wait_for_function(  # the timeline picture has arrived and is drawn
-        "el => el.complete && el.naturalWidth > 0", arg=panel.locator("img").element_handle()
-    )
+    wait_until_drawn(page, panel.locator("img"))
     record_timing("call panel: click to the outcome and timeline", time.perf_counter() - started)
     text = panel.inner_text()
     assert "info" in text and "job-17:open-ticket:v1" in text  # the Jepsen column, the service
@@ -247,9 +244,7 @@ def test_lesson_6_the_lease_panel_in_a_real_browser(lab_url, page, shot_on_failu
     started = time.perf_counter()
     panel.locator("button:has-text('Run')").click()
     panel.locator("text=LOST UPDATE").wait_for(timeout=30_000)
-    page.wait_for_function(  # the timeline picture has arrived and is drawn
-        "el => el.complete && el.naturalWidth > 0", arg=panel.locator("img").element_handle()
-    )
+    wait_until_drawn(page, panel.locator("img"))
     record_timing("lease panel: click to the outcome and timeline", time.perf_counter() - started)
     text = panel.inner_text()
     assert "token 33, write applied" in text and "token 34, write applied" in text
@@ -301,10 +296,7 @@ def test_chinese_lesson_1_panel_speaks_chinese_in_a_real_browser(lab_url, page, 
     selects.nth(1).select_option("checkpoint")
     panel.locator("button:has-text('运行')").click()
     panel.locator(".labkit-outcome").locator("text=丢失").wait_for(timeout=30_000)
-    page.wait_for_function(
-        "el => el.complete && el.naturalWidth > 0",
-        arg=panel.locator(".labkit-timeline img").element_handle(),
-    )
+    wait_until_drawn(page, panel.locator(".labkit-timeline img"))
     text = panel.inner_text()
     assert "写入顺序" in text and "强杀点" in text
     assert "kill at" not in text and "Run" not in text
