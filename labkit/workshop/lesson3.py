@@ -227,7 +227,11 @@ class Trials:
 
     def __call__(self, scenario: str) -> object:
         if scenario not in SCENARIOS:
-            raise ValueError(f"no scenario {scenario!r}; the scenarios: {', '.join(SCENARIOS)}")
+            scenarios = ", ".join(SCENARIOS)
+            said = say(
+                "lesson3.release_gate.no_scenario", scenario=repr(scenario), scenarios=scenarios
+            )
+            raise ValueError(said)
         if scenario not in self.seen:
             self.seen[scenario], folder = run_scenario(self.candidate, scenario)
             self.run_dir = folder or self.run_dir
