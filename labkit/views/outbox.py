@@ -13,6 +13,7 @@ from html import escape
 
 from labkit.bench.errors import check_instance, check_items
 from labkit.language import say
+from labkit.studies.commit_window.outcome import outcome_name
 from labkit.studies.outbox.experiment import (
     OUTBOX_KILL_POINTS,
     OUTBOX_OUTCOMES,
@@ -86,7 +87,9 @@ def outbox_rows(results: Sequence[OutboxResult]) -> list[tuple]:
 def outcome_line(result: OutboxResult) -> str:
     why = say("outbox.view.why", failure=result.failure) if result.failure else ""
     meaning = OUTBOX_OUTCOMES[result.outcome]
-    return say("outbox.view.outcome", word=result.outcome.upper(), meaning=meaning) + why
+    return (
+        say("outbox.view.outcome", word=outcome_name(result.outcome).upper(), meaning=meaning) + why
+    )
 
 
 def head_text(r: OutboxResult) -> str:

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 
 from labkit.bench.errors import check_instance, check_items
 from labkit.language import say
+from labkit.studies.commit_window.outcome import outcome_name
 from labkit.studies.durability.experiment import Trial
 from labkit.studies.postgres.spec import (
     CRASH_POINTS,
@@ -131,7 +132,7 @@ def window_rows(results: Sequence[WindowResult]) -> list[tuple]:
 
 def outcome_cell(result: WindowResult | RaceResult) -> str:
     """A run's outcome in the reader's language, or why it failed (as it is)."""
-    return result.failure or say(f"postgres.outcome.{result.outcome}")
+    return result.failure or outcome_name(result.outcome)
 
 
 def did_words(did: str) -> str:
@@ -260,8 +261,7 @@ def rows_html(columns: Sequence[str], rows: Sequence[Sequence[object]]) -> str:
     """A table for a notebook; an outcome cell shows its word on its colour."""
     html = grid_html(columns, rows)
     for outcome in OUTCOMES:
-        word = say(f"postgres.outcome.{outcome}")
-        html = html.replace(f">{word}</td>", f">{outcome_word(outcome, word.upper())}</td>")
+        html = html.replace(f">{outcome_name(outcome)}</td>", f">{outcome_word(outcome)}</td>")
     return html
 
 

@@ -21,7 +21,6 @@ from labkit.views.palette import outcome_colour
 __all__ = [
     "failure_note",
     "mark_note",
-    "named_outcome",
     "outcome_badge",
     "outcome_word",
     "run_html",
@@ -37,16 +36,13 @@ CELL = "padding:2px 8px;border:1px solid #ccc;text-align:left;font-family:monosp
 
 
 def outcome_word(outcome: str, word: str | None = None) -> str:
-    """The outcome as a word on its colour (`word` says it in other words, same colour)."""
+    """The outcome as a word on its colour, in the reader's language (DUPLICATE, 重复);
+    `word` says it in other words, same colour."""
+    word = word or outcome_name(outcome).upper()
     return (
         f'<span style="background:{outcome_colour(outcome)};color:white;padding:2px 8px;'
-        f'border-radius:4px;font-weight:bold">{escape(word or outcome.upper())}</span>'
+        f'border-radius:4px;font-weight:bold">{escape(word)}</span>'
     )
-
-
-def named_outcome(outcome: str) -> str:
-    """Study 000's outcome as a word on its colour, in the reader's language (DUPLICATE, 重复)."""
-    return outcome_word(outcome, outcome_name(outcome).upper())
 
 
 def outcome_badge(outcome: str, failure: str | None = None) -> str:
@@ -54,7 +50,7 @@ def outcome_badge(outcome: str, failure: str | None = None) -> str:
     why = (
         f"<br><b>{escape(say('tables.why'))}</b> <code>{escape(failure)}</code>" if failure else ""
     )
-    return f"{named_outcome(outcome)} {escape(OUTCOMES.get(outcome, ''))}{why}"
+    return f"{outcome_word(outcome)} {escape(OUTCOMES.get(outcome, ''))}{why}"
 
 
 def failure_note(failure: str | None) -> str:
@@ -202,7 +198,7 @@ def study_table_html(results: Sequence[RunResult]) -> str:
                 f"{r.after.done} / {r.after.receipts}",
             )
         )
-        + f'<td style="{CELL}">{named_outcome(r.outcome)}{failure_note(r.failure)}</td>'
+        + f'<td style="{CELL}">{outcome_word(r.outcome)}{failure_note(r.failure)}</td>'
         + "".join(f'<td style="{CELL}">{escape(v)}</td>' for v in reported(r))
         + "</tr>"
         for r in results
@@ -240,7 +236,7 @@ def sweep_html(results: Sequence[RunResult]) -> str:
         "lost",
         *([FAILED] if any(r.failure for r in results) else []),
     )
-    legend = " ".join(named_outcome(o) for o in shown)
+    legend = " ".join(outcome_word(o) for o in shown)
     order = escape(say("tables.sweep.order"))
     return (
         f'<table style="border-collapse:collapse"><tr><th style="{CELL}">{order}</th>{header}'
@@ -309,13 +305,13 @@ def tool_run_html(result: ToolRun) -> str:
     )
     parts = [
         f"<p>{line}</p>",
-        f"<p>{named_outcome(result.outcome)} {escape(meaning)}{failure_note(result.failure)}</p>",
+        f"<p>{outcome_word(result.outcome)} {escape(meaning)}{failure_note(result.failure)}</p>",
         f"<p><b>{escape(say('tables.before_recovery'))}</b></p>{snapshot_html(result.before)}",
         f"<p><b>{escape(say('tables.after_recovery'))}</b></p>"
         f"{snapshot_html(result.after, result.before)}",
     ]
     if result.reconciled is not None:
-        note = say("tables.reconciliation_note", word=named_outcome(state_word(result.reconciled)))
+        note = say("tables.reconciliation_note", word=outcome_word(state_word(result.reconciled)))
         parts.append(
             f"<p><b>{escape(say('tables.after_reconciliation'))}</b> {note}</p>"
             f"{snapshot_html(result.reconciled, result.after, 'reconciliation')}"
