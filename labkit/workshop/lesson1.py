@@ -46,7 +46,7 @@ def judge_window(points: object) -> Verdict:
         return no_verdict(killed_at, failed.failure, str(failed.run_dir))
     losing = {point for point, r in runs.items() if r.outcome == "lost"}
     if named == losing:
-        where = ", ".join(sorted(losing)) or say("lesson1.find_the_window.none")
+        where = ", ".join(sorted(losing)) or say("checks.words.none")
         folder = str(runs[min(losing)].run_dir) if losing else None
         return Verdict("correct", say("lesson1.find_the_window.correct", points=where), folder)
     not_lost = [p for p in order.kill_points if p in named - losing]

@@ -80,7 +80,7 @@ def unwatched(run: RunResult) -> str | None:
     for event in trace:
         if event["event"] != "unwatched" or event["role"] != "first":
             continue
-        files = say("lesson2.step.files_and").join(event["files"])
+        files = say("checks.words.and").join(event["files"])
         if event.get("reason") in ("wal", "uncounted"):
             return say(f"lesson2.step.{event['reason']}", files=files)
         return say("lesson2.step.together", commits=event["commits"], files=files)

@@ -96,7 +96,7 @@ def judge_recovery(answer: Callable | str) -> Verdict:
         if error:
             raise ReaderCodeError(error, str(result.run_dir))
         if result.failure:
-            run = say("lesson5.recover_unknown.run_with", fault=result.spec.fault)
+            run = say("checks.words.run_with", what=result.spec.fault)
             return no_verdict(run, result.failure, result.run_dir)
     for result in results:
         wrong = what_went_wrong(result)

@@ -85,7 +85,7 @@ def statements_outside(result: ClaimResult, part: str) -> list[str]:
 
 def told(result: ClaimResult) -> str:
     """What the files hold after a race, in a line."""
-    none = say("lesson6.no_token")
+    none = say("checks.words.none")
     tokens = {
         r: rep.get("fence") if rep.get("claimed") else none for r, rep in result.reports.items()
     }

@@ -137,7 +137,7 @@ def judge_step(answer: Callable | str) -> Verdict:
     if failed:
         return failed
     if race.receipts != 1:
-        waited = race.reports["second_waited_at"] or say("lesson7.one_transaction.nothing")
+        waited = race.reports["second_waited_at"] or say("checks.words.nothing")
         said = say("lesson7.one_transaction.race_wrong", receipts=race.receipts, waited=waited)
         return Verdict("incorrect", said, race.run_dir)
     said = say(

@@ -103,7 +103,7 @@ def judge_plan(plan: object) -> Verdict:
         result = run_retry(chosen["policy"], chosen["key"], failure)
         first_dir = first_dir or result["run_dir"]
         if result["failure"]:
-            run = say("lesson8.charge_once.run_with", failure=failure)
+            run = say("checks.words.run_with", what=failure)
             return no_verdict(run, result["failure"], result["run_dir"])
         wrong = what_went_wrong(failure, result)
         if wrong:
@@ -133,10 +133,10 @@ def first_worker(result: dict) -> WorkerReport:
 
 def drained_wrongly(result: dict) -> str | None:
     """Why this stop was not a drain, in the lesson's terms, or None if it was one."""
-    nothing = say("lesson8.drain_safe.nothing")
+    nothing = say("checks.words.nothing")
     first, resume = (" ".join(result["ran"][p]) or nothing for p in ("first", "resume"))
     ran = say("lesson8.drain_safe.ran", first=first, resume=resume)
-    ended, twice = result["ended"], say("lesson8.drain_safe.and").join(result["rerun_nodes"])
+    ended, twice = result["ended"], say("checks.words.and").join(result["rerun_nodes"])
     if ended == "terminated by SIGTERM":
         return say("lesson8.drain_safe.terminated", ran=ran, twice=twice)
     if ended == "killed after the grace period":
