@@ -57,8 +57,9 @@ RESULTS = "a list of ClaimResult (what sweep_claims returns)"
 GRAPH_RESULT = "the dict run_graph_race returns"
 
 
-def said(word: str) -> str:
-    return word.replace("_", " ")
+def said(outcome: str) -> str:
+    """An outcome code as the reader reads it: "both ran" (两个都执行了 in Chinese)."""
+    return say(f"leases.name.{outcome}")
 
 
 def columns(*names: str) -> list[str]:
