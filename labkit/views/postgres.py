@@ -14,7 +14,7 @@ from html import escape
 from typing import TYPE_CHECKING
 
 from labkit.bench.errors import check_instance, check_items
-from labkit.language import say
+from labkit.language import Messages, say
 from labkit.studies.commit_window.outcome import outcome_name
 from labkit.studies.durability.experiment import Trial
 from labkit.studies.postgres.spec import (
@@ -35,6 +35,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "COLUMNS",
+    "CRASH_MEANINGS",
     "crash_points_text",
     "crash_rows",
     "format_rows",
@@ -69,6 +70,9 @@ COLUMNS = {
     "rerun": ("checkpointer", "writes_delay", "writes_rows", "ran_again"),
     "latency": ("checkpointer", "put_calls", "median", "p90", "max", "versus"),
 }
+# Where the client's last transaction stands at each crash point (postgres_panel.toml, whose
+# panel shows the chosen one; crash_points_text lists them all)
+CRASH_MEANINGS = Messages("postgres_panel.crash_point", CRASH_POINTS)
 WINDOWS = "a list of WindowResult (what run_window or window_sweep returns)"
 RACES = "a list of RaceResult (what run_race returns)"
 CRASHES = "a list of CrashResult (what run_crash or crash_sweep returns)"
@@ -105,9 +109,7 @@ def locks_text() -> str:
 
 def crash_points_text() -> str:
     """Where the client's last transaction stands at each point the server is SIGKILLed."""
-    return "\n".join(
-        f"{point:17} {say(f'postgres_panel.crash_point.{point}')}" for point in CRASH_POINTS
-    )
+    return "\n".join(f"{point:17} {CRASH_MEANINGS[point]}" for point in CRASH_POINTS)
 
 
 def stub_versus_text(median_ms: float) -> str:

@@ -11,7 +11,7 @@ from labkit.language import say
 from labkit.studies.postgres.experiment import run_crash
 from labkit.studies.postgres.spec import CRASH_POINTS, CrashResult
 from labkit.views.background import BackgroundJob
-from labkit.views.postgres import crash_rows, header, rows_html
+from labkit.views.postgres import CRASH_MEANINGS, crash_rows, header, rows_html
 
 __all__ = ["ServerCrashPanel"]
 
@@ -49,7 +49,7 @@ class ServerCrashPanel(widgets.VBox):
         )
 
     def _meaning(self) -> str:
-        return f"<i>{escape(say(f'postgres_panel.crash_point.{self.point.value}'))}</i>"
+        return f"<i>{escape(CRASH_MEANINGS[self.point.value])}</i>"
 
     def _on_run(self, _button: object = None) -> None:
         point = self.point.value  # read now, on the kernel's thread

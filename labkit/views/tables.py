@@ -11,7 +11,7 @@ from html import escape
 
 from labkit.bench.failures import FAILED
 from labkit.bench.snapshot import Snapshot, Table
-from labkit.language import say
+from labkit.language import Messages, say
 from labkit.studies.commit_window.orders import NO_KILL, ORDERS, STUDY_000_REPORTED
 from labkit.studies.commit_window.outcome import OUTCOMES, outcome_name, state_word
 from labkit.studies.commit_window.runs import RunResult
@@ -30,7 +30,8 @@ __all__ = [
     "tool_run_html",
 ]
 
-TOOL_OUTCOMES = ("unknown", "lost")  # a tool step's words that mean more than study 000's
+# A tool step's outcomes that mean more than study 000's (tables.toml [tool_outcome])
+TOOL_OUTCOMES = Messages("tables.tool_outcome", ("unknown", "lost"))
 MARKS = {"added": "#FFF1C9", "changed": "#DCEEFB"}  # pale yellow, pale blue backgrounds
 CELL = "padding:2px 8px;border:1px solid #ccc;text-align:left;font-family:monospace"
 
@@ -298,11 +299,7 @@ def tool_run_html(result: ToolRun) -> str:
         kill=kill,
         exits=escape(str(s["exits"])),
     )
-    meaning = (
-        say(f"tables.tool_outcome.{result.outcome}")
-        if result.outcome in TOOL_OUTCOMES
-        else OUTCOMES.get(result.outcome, "")
-    )
+    meaning = TOOL_OUTCOMES.get(result.outcome, OUTCOMES.get(result.outcome, ""))
     parts = [
         f"<p>{line}</p>",
         f"<p>{outcome_word(result.outcome)} {escape(meaning)}{failure_note(result.failure)}</p>",
