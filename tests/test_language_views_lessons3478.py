@@ -275,6 +275,7 @@ def test_lesson_7s_server_crash_panel_in_chinese(chinese):
     panel.job.wait()
     assert panel.error is None and panel.result.in_flight_survived
     assert "保留" in panel.output.value and "重启的服务器说（" in panel.output.value
+    assert '">保留</b>' in panel.output.value  # coloured, as in show_crashes' table
     assert "redo done" in panel.output.value  # the server's own words, as it wrote them
     assert "出错：" in panel.output.value  # the client's COMMIT heard no answer
     assert_views_chinese(panel.output.value, panel.meaning.value)

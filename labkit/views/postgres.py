@@ -36,6 +36,7 @@ if TYPE_CHECKING:
 __all__ = [
     "COLUMNS",
     "CRASH_MEANINGS",
+    "crashes_html",
     "crash_points_text",
     "crash_rows",
     "format_rows",
@@ -307,12 +308,16 @@ def show_races(results: Sequence[RaceResult]) -> None:
     show(rows_html(header("race"), race_rows(results)))
 
 
-def show_crashes(results: Sequence[CrashResult]) -> None:
-    rows = crash_rows(results)
+def crashes_html(results: Sequence[CrashResult]) -> str:
+    """The crashes' table for a notebook; a row that survived the crash says so in colour."""
     survived = say("postgres.survived")
-    html = rows_html(header("crash"), rows).replace(
+    return rows_html(header("crash"), crash_rows(results)).replace(
         f">{survived}<", f'><b style="color:{outcome_colour("consistent")}">{survived}</b><'
     )
+
+
+def show_crashes(results: Sequence[CrashResult]) -> None:
+    html = crashes_html(results)
     logs = {r.spec.point: r.recovery_log for r in results}
     point, log = next(iter(logs.items()))
     said = say("postgres.restarted_said", point=f"<code>{escape(point)}</code>")

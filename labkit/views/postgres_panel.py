@@ -11,7 +11,7 @@ from labkit.language import say
 from labkit.studies.postgres.experiment import run_crash
 from labkit.studies.postgres.spec import CRASH_POINTS, CrashResult
 from labkit.views.background import BackgroundJob
-from labkit.views.postgres import CRASH_MEANINGS, crash_rows, header, rows_html
+from labkit.views.postgres import CRASH_MEANINGS, crashes_html
 
 __all__ = ["ServerCrashPanel"]
 
@@ -63,7 +63,7 @@ class ServerCrashPanel(widgets.VBox):
         self.result = result
         log = escape("\n".join(result.recovery_log))
         self.output.value = (
-            rows_html(header("crash"), crash_rows([result]))
+            crashes_html([result])
             + f"<p>{say('postgres_panel.restarted', seconds=result.restart_seconds)}</p>"
             + f"<pre>{log}</pre>"
         )
