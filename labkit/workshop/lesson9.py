@@ -18,7 +18,7 @@ from labkit.bench.launcher import WorkerReport
 from labkit.language import say
 from labkit.studies.commit_window.stores import PAYLOAD
 from labkit.studies.explorer.replay import ExploreSpec, explore_spec
-from labkit.studies.explorer.report import Exploration
+from labkit.studies.explorer.report import Exploration, what_is_wrong
 from labkit.studies.explorer.target import READER_FILE, source_target
 from labkit.workshop.checks import Exercise, ReaderCodeError, Verdict, source_of, worker_error
 
@@ -62,7 +62,7 @@ def judge_matrix(answer: object) -> Verdict:
         said = say("lesson9.green_matrix.unwatched", writes="; ".join(found.unwatched))
         return Verdict("incorrect", said, found.folder)
     for point in found.failing:
-        why = point.failure or point.complaint.removeprefix(f"{point.outcome}: ")
+        why = what_is_wrong(point)
         said = say(
             "lesson9.green_matrix.crash_wrong",
             n=point.n,
