@@ -295,7 +295,8 @@ def draw_process(ax: object, mine: list[dict], lane: int, ms: object) -> None:
                 xytext=(-20, -26),
                 textcoords="offset points",
                 color=KILL_COLOUR,
-                fontsize=8,  # not bold: the CJK font has no bold face (matplotlib would say so)
+                fontsize=8,
+                fontweight="bold",
             )
     for file, e in begun.items():  # a transaction that never ended: the process died inside
         ax.plot(
