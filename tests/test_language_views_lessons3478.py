@@ -74,8 +74,8 @@ def test_lesson_3s_panel_tickets_and_checkpoint_file_in_chinese(chinese):
 
     panel = InterruptPanel()
     assert_labels_chinese(panel, "运行", "同一进程", "新进程", "恢复执行于")
-    assert panel.process.value == "same process"  # the values stay codes
-    panel.process.value = "new process"
+    assert panel.process.value is False  # the value stays a code: resume in a new process?
+    panel.process.value = True
     panel.kill_at.value = "after_create"  # killed before its interrupt was saved
     panel.click()
     assert panel.status.value.startswith("正在运行：键<b>fresh</b>")

@@ -153,7 +153,7 @@ def test_interrupt_panel_kill_needs_a_new_process_and_shows_the_tickets():
 
     panel = InterruptPanel()
     assert panel.kill_at.disabled
-    panel.process.value = "new process"
+    panel.process.value = True  # resume in a new process
     panel.kill_at.value = "after_create"
     panel.key.value = "fresh"
     panel.click()
@@ -162,7 +162,7 @@ def test_interrupt_panel_kill_needs_a_new_process_and_shows_the_tickets():
     assert panel.error is None and panel.result["after_resume"] == 3
     assert "3 TICKETS" in panel.output.value
     assert "invoke(None), then Command(resume=True)" in panel.output.value  # no interrupt saved
-    panel.process.value = "same process"
+    panel.process.value = False  # resume in the same process
     assert panel.kill_at.value == "none" and panel.kill_at.disabled
 
 

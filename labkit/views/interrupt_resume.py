@@ -38,10 +38,6 @@ INTERRUPT_KEYS = (  # the figures of run_interrupt's result that the views read
     *("after_resume", "receipts", "exits", "tickets"),
 )
 RESULT = "what run_interrupt returns (a dict of its figures)"
-PROCESSES = {  # the resume-in choice: its value, and the key of its label
-    "same process": "interrupt_resume.panel.same_process",
-    "new process": "interrupt_resume.panel.new_process",
-}
 ANSWER_COLUMNS = ("tenant", "key", "body", "ticket_id", "answer")
 # How the resuming process resumed (the worker's words): the one that is not code, and the
 # words between two steps of it.
@@ -166,7 +162,10 @@ class InterruptPanel(widgets.VBox):
             options=list(LAYOUTS), description=say("interrupt_resume.panel.layout")
         )
         self.process = widgets.ToggleButtons(
-            options=[(say(label), value) for value, label in PROCESSES.items()],
+            options=[  # the value: resume in a new process (cross_process)
+                (say("text.interrupt.same_process"), False),
+                (say("text.interrupt.new_process"), True),
+            ],
             description=say("interrupt_resume.panel.resume_in"),
         )
         self.kill_at = widgets.Dropdown(
@@ -199,13 +198,13 @@ class InterruptPanel(widgets.VBox):
 
     def _on_process(self, change: dict) -> None:
         """A kill needs a fresh process to resume: the kill point opens with "new process"."""
-        self.kill_at.disabled = change["new"] == "same process"
+        self.kill_at.disabled = not change["new"]
         if self.kill_at.disabled:
             self.kill_at.value = "none"
 
     def _on_run(self, _button: object = None) -> None:
         key, layout, kill_at = self.key.value, self.layout_choice.value, self.kill_at.value
-        cross = self.process.value == "new process"
+        cross = self.process.value
         running = "running_new" if cross else "running_same"
         self.job.start(
             say(f"interrupt_resume.panel.{running}", key=f"<b>{key}</b>", layout=layout),
