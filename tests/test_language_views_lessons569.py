@@ -162,6 +162,8 @@ def test_lesson6_views_and_panel_speak_chinese(tmp_path, chinese):
     assert ticks == ["worker 进程 1", "worker 进程 2"]
     drawn = figure_text(timeline)
     assert "租约 33 于 200 到期" in drawn and "w1 被冻结（SIGSTOP）300 毫秒" in drawn
+    assert "迟到的写入被拒绝" in drawn and "丢失更新" in shown[0]  # an outcome's name
+    assert not re.search(r"(?i)lost update|refused late write", "\n".join([*shown, drawn]))
     panel = views.LeasePanel("lease", 300, 200)
     before = widget_text(panel.method, panel.pause, panel.lease, panel.run_button, panel.status)
     panel.click()
@@ -186,6 +188,8 @@ def test_outbox_views_speak_chinese(tmp_path, chinese):
     assert ticks == ["消费者", "中继", "生产者"]
     drawn = figure_text(timeline)
     assert "SIGKILL，强杀点 after_deliver" in drawn and "business.db 上的事务" in drawn
+    assert ">重复</span>" in shown[2] and "重复：" in shown[0]  # the outcome's name, not its code
+    assert not re.search(r"CONSISTENT|DUPLICATE|LOST|NOTHING|FAILED", "\n".join(shown))
     assert_views_chinese("\n".join([*shown, drawn]))
 
 
