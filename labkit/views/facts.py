@@ -7,13 +7,14 @@ cell prints English or Chinese:
     first worker exit: 91 | outcome: lost
     第一个 worker 的退出码：91 ｜ 结果：丢失
 
-A value is shown as it is, but for the words the catalogue knows (`[value]`: outcome codes,
-`True`/`False` as yes/no, ...), which are shown in the reader's language too.
+A value is shown as it is, but for the words the catalogue knows (`[value]`: `True`/`False`
+as yes/no; an outcome code as the lessons name it), which are shown in the reader's language.
 """
 
 from __future__ import annotations
 
 from labkit.language import catalogue, language, say
+from labkit.studies.commit_window.outcome import outcome_name
 
 __all__ = ["facts_line", "print_facts"]
 
@@ -36,7 +37,8 @@ def shown(value: object) -> str:
     """A value in the reader's words where the catalogue has them, else as Python prints it."""
     if isinstance(value, list | tuple):
         return say("facts.list_separator").join(map(shown, value))
-    key = f"facts.value.{str(value).lower() if isinstance(value, bool) else value}"
-    return (
-        say(key) if isinstance(value, str | bool) and key in catalogue(language()) else str(value)
-    )
+    if isinstance(value, bool):
+        return say(f"facts.value.{str(value).lower()}")
+    if isinstance(value, str) and f"commit_window.name.{value}" in catalogue(language()):
+        return outcome_name(value)  # an outcome code
+    return str(value)
