@@ -135,8 +135,9 @@ def judge_cases(
 
 
 def named(outcome: str) -> str:
-    """A race's outcome as a verdict names it: "lost update" for lost_update."""
-    return say(f"lesson6.outcome.{outcome}")
+    """A race's outcome as a verdict names it: "lost update" for lost_update (the lesson's
+    views name it so too)."""
+    return say(f"leases.name.{outcome}")
 
 
 def what_went_wrong(part: str, case: Case, result: ClaimResult) -> str | None:
