@@ -17,6 +17,7 @@ from matplotlib.text import Text
 
 import labkit as lk
 from labkit.bench.trace import read_trace
+from labkit.language import display_width
 from labkit.studies.commit_window.outcome import describe_state, outcome_name, outcome_text
 from labkit.views.background import BackgroundJob
 from labkit.views.panel import CrashPanel
@@ -31,7 +32,6 @@ from labkit.views.tables import (
     tool_run_html,
 )
 from labkit.views.text import (
-    display_width,
     format_grid,
     format_run,
     format_snapshot,

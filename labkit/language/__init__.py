@@ -16,13 +16,23 @@ from __future__ import annotations
 
 import os
 import tomllib
+import unicodedata
 from collections.abc import Iterable, Iterator, Mapping
 from functools import cache
 from pathlib import Path
 
 from labkit.bench.errors import check_choice
 
-__all__ = ["LANGUAGES", "Messages", "catalogue", "language", "say", "set_language"]
+__all__ = [
+    "LANGUAGES",
+    "Messages",
+    "catalogue",
+    "display_width",
+    "language",
+    "padded",
+    "say",
+    "set_language",
+]
 
 LANGUAGES = ("en", "zh")  # the languages there is a catalogue for
 FOLDER = Path(__file__).parent
@@ -84,3 +94,14 @@ class Messages(Mapping[str, str]):
 
     def __len__(self) -> int:
         return len(self.codes)
+
+
+def display_width(text: str) -> int:
+    """How many terminal columns `text` takes: a wide character (Chinese, full-width
+    punctuation) takes two, as terminals and monospace <pre> blocks draw it."""
+    return sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in text)
+
+
+def padded(text: str, width: int) -> str:
+    """`text` and spaces to `width` columns (str.ljust counts a Chinese character as one)."""
+    return text + " " * (width - display_width(text))

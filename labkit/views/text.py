@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import unicodedata
 from collections.abc import Mapping, Sequence
 
 from labkit.bench.snapshot import Snapshot
-from labkit.language import say
+from labkit.language import display_width, padded, say
 from labkit.studies.commit_window.orders import NO_KILL
 from labkit.studies.commit_window.outcome import OUTCOMES, outcome_name, outcome_text
 from labkit.studies.commit_window.runs import RunResult
@@ -16,7 +15,6 @@ from labkit.views.tables import mark_note, row_marks
 __all__ = [
     "call_columns",
     "call_rows",
-    "display_width",
     "format_call",
     "format_call_sweep",
     "format_grid",
@@ -35,22 +33,13 @@ __all__ = [
 ]
 
 
-def display_width(text: str) -> int:
-    """How many terminal columns `text` takes: a wide character (Chinese, full-width
-    punctuation) takes two, as terminals and monospace <pre> blocks draw it."""
-    return sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in text)
-
-
 def format_grid(header: Sequence[str], rows: Sequence[Sequence[object]]) -> str:
     """Left-aligned columns, wide enough for their longest cell (by display width, so that
     Chinese cells line up too)."""
     cells = [[str(c) for c in header]] + [[str(c) for c in row] for row in rows]
     widths = [max(display_width(row[i]) for row in cells) for i in range(len(header))]
     lines = [
-        "  ".join(
-            c + " " * (w - display_width(c)) for c, w in zip(row, widths, strict=True)
-        ).rstrip()
-        for row in cells
+        "  ".join(padded(c, w) for c, w in zip(row, widths, strict=True)).rstrip() for row in cells
     ]
     lines.insert(1, "  ".join("-" * w for w in widths))
     return "\n".join(lines)

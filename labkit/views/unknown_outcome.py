@@ -12,7 +12,7 @@ import ipywidgets as widgets
 
 from labkit.bench.errors import check_items
 from labkit.bench.snapshot import Table
-from labkit.language import say
+from labkit.language import display_width, padded, say
 from labkit.studies.unknown_outcome.experiment import CallResult, check_result, run_call
 from labkit.studies.unknown_outcome.outcome import JEPSEN_TYPES, OUTCOMES
 from labkit.studies.unknown_outcome.spec import FAULTS, STRATEGIES
@@ -21,7 +21,7 @@ from labkit.views.background import BackgroundJob
 from labkit.views.figures import figure_png, new_figure
 from labkit.views.palette import KILL_COLOUR, NEUTRAL, OUTCOME_COLOURS
 from labkit.views.tables import CELL, table_html
-from labkit.views.text import call_columns, call_rows, display_width, op_text
+from labkit.views.text import call_columns, call_rows, op_text
 
 if TYPE_CHECKING:  # matplotlib is imported where a figure is drawn (figures.new_figure)
     from matplotlib.figure import Figure
@@ -58,7 +58,7 @@ def faults_and_strategies() -> str:
     }
     width = max(map(display_width, kinds))
     return "\n".join(
-        f"{kind}{' ' * (width - display_width(kind))} {name:15} {what}"
+        f"{padded(kind, width)} {name:15} {what}"
         for kind, table in kinds.items()
         for name, what in table.items()
     )

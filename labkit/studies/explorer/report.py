@@ -12,7 +12,6 @@ from __future__ import annotations
 import json
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from unicodedata import east_asian_width
 
 __all__ = [
     "EXPLORED_FILE",
@@ -128,16 +127,6 @@ def read_explored(folder: str | Path) -> list[PointResult]:
     return [PointResult(**json.loads(line)) for line in path.read_text().splitlines() if line]
 
 
-def columns(text: str) -> int:
-    """How many terminal columns `text` takes: a Chinese character takes two."""
-    return sum(2 if east_asian_width(c) in "WF" else 1 for c in text)
-
-
-def padded(text: str, width: int) -> str:
-    """`text` and spaces to `width` columns (str.ljust counts a Chinese character as one)."""
-    return text + " " * (width - columns(text))
-
-
 def point_label(point: PointResult) -> str:
     """A point's label as the reader reads it: its number, or "no crash" in their language."""
     from labkit.language import say
@@ -171,14 +160,14 @@ def run_folder(point: PointResult) -> str:
 
 def matrix_text(exploration: Exploration) -> str:
     """The matrix as a terminal table: point, operation, source line, outcome, run folder."""
-    from labkit.language import say
+    from labkit.language import display_width, padded, say
 
     names = ("point", "crash_after", "source", "outcome", "wrong_folder")
     rows = [tuple(say(f"explorer.report.{name}") for name in names)]
     for p in exploration.points:
         wrong = " · ".join(filter(None, [what_is_wrong(p), run_folder(p)]))
         rows.append((point_label(p), crash_after(p), p.where or "", p.outcome, wrong))
-    widths = [min(max(columns(r[i]) for r in rows), 48) for i in range(4)]
+    widths = [min(max(display_width(r[i]) for r in rows), 48) for i in range(4)]
     lines = [
         "  ".join(padded(cell, width) for cell, width in zip(r[:4], widths, strict=True))
         + "  "
