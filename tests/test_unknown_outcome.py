@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from labkit.bench.errors import LabError
+from labkit.studies.unknown_outcome.caller import SECRET_HEADER
 from labkit.studies.unknown_outcome.experiment import (
     KEY,
     TITLE,
@@ -85,7 +86,7 @@ def test_a_changed_payload_is_refused_and_a_repeat_gets_the_original(tmp_path):
         def post(op_key: str, title: str) -> tuple[int, dict]:
             connection = http.client.HTTPConnection("127.0.0.1", service.port, timeout=10)
             body = json.dumps({"tenant": "t", "op_key": op_key, "title": title})
-            connection.request("POST", "/tickets", body)
+            connection.request("POST", "/tickets", body, {SECRET_HEADER: service.secret})
             response = connection.getresponse()
             answer = (response.status, json.loads(response.read()))
             connection.close()

@@ -7,6 +7,8 @@ to its own checkpoint, `caller.db`: the recovery point. Every call goes into
 `history.jsonl` as Jepsen records it: an "invoke", then "ok", "fail" or "info" (the outcome
 is unknown: it may or may not have happened). The first process ("caller") calls once; a
 fresh process ("recovery") finds the intent still "unknown" and does what its strategy says.
+Every request carries the service's secret, read from the file the service left it in: the
+service answers no one else.
 """
 
 from __future__ import annotations
@@ -26,10 +28,13 @@ from labkit.bench.trace import MONOTONIC_NS, Trace, append_json_line
 __all__ = [
     "CALLER_FILE",
     "CALLER_POINTS",
+    "FAULT_HEADER",
     "HISTORY_FILE",
     "LEARNER_FILE",
     "RECOVERIES",
     "Refused",
+    "SECRET_FILE",
+    "SECRET_HEADER",
     "TicketService",
     "Unknown",
     "run_caller",
@@ -39,6 +44,10 @@ CALLER_FILE = "caller.db"
 HISTORY_FILE = "history.jsonl"
 CALLER_POINTS = ("intent_saved", "sent", "answered")  # the first caller's kill points, in order
 LEARNER_FILE = "<your recovery>"  # a reader's recovery's file name in a traceback
+# The service's side of the wire, named here, in the module every caller loads anyway
+FAULT_HEADER = "X-Labkit-Fault"
+SECRET_HEADER = "X-Labkit-Secret"
+SECRET_FILE = ".secret"  # in the service's folder, mode 0600; a dot: no effect of the run
 SCHEMA = """CREATE TABLE IF NOT EXISTS intent(
     op_key TEXT PRIMARY KEY, title TEXT NOT NULL, status TEXT NOT NULL, ticket INTEGER)"""
 
@@ -57,12 +66,15 @@ class TicketService:
     def __init__(self, job: dict, gate: Gate, timeout: float, fault: str = "none") -> None:
         self.port, self.tenant, self.timeout = job["port"], job["tenant"], timeout
         self.role, self.gate, self.fault = job["role"], gate, fault
+        # the service's folder: the job names it, else the service serves this run's own folder
+        with open(os.path.join(job.get("service_dir", os.curdir), SECRET_FILE)) as secret:
+            self._secret = secret.read()
         self._history = os.open(HISTORY_FILE, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
 
     def create(self, op_key: str, title: str) -> int:
         """The ticket for this key: new, or the original if the service has it already."""
         body = json.dumps({"tenant": self.tenant, "op_key": op_key, "title": title})
-        headers = {"Content-Type": "application/json", "X-Labkit-Fault": self.fault}
+        headers = {"Content-Type": "application/json", FAULT_HEADER: self.fault}
         self.fault = "none"  # a fault hits the first call only
         return self._call("create", op_key, "POST", "/tickets", body, headers)
 
@@ -75,7 +87,7 @@ class TicketService:
         self.note("invoke", f, op_key)
         connection = http.client.HTTPConnection("127.0.0.1", self.port, timeout=self.timeout)
         try:
-            connection.request(method, path, body, headers)
+            connection.request(method, path, body, {**headers, SECRET_HEADER: self._secret})
             self.gate("sent")
             response = connection.getresponse()
             answer = json.loads(response.read())

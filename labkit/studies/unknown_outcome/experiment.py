@@ -5,7 +5,8 @@ A `CallLab` starts the service once and runs any number of trials against it (a 
 twenty share one service, each under its own tenant); a fault that kills the service makes
 the lab restart it, and every process it started is reaped whatever happens. A trial's
 folder holds the caller's `caller.db`, `history.jsonl`, trace and outputs, `results.json`;
-the service's folder (`service/`) holds `tickets.db` and the service's trace.
+the service's folder (`service/`, which only this user may enter) holds `tickets.db`, the
+service's trace and its secret, which the lab and its callers send with every request.
 """
 
 from __future__ import annotations
@@ -32,7 +33,12 @@ from labkit.bench.launcher import WorkerProcess, WorkerReport
 from labkit.bench.snapshot import Table, read_tables
 from labkit.bench.tickets import TICKETS_FILE
 from labkit.bench.trace import read_json_lines, read_trace
-from labkit.studies.unknown_outcome.caller import CALLER_FILE, HISTORY_FILE
+from labkit.studies.unknown_outcome.caller import (
+    CALLER_FILE,
+    HISTORY_FILE,
+    SECRET_FILE,
+    SECRET_HEADER,
+)
 from labkit.studies.unknown_outcome.outcome import FAILED, classify, jepsen_ops
 from labkit.studies.unknown_outcome.service import HOST, PORT_FILE
 from labkit.studies.unknown_outcome.spec import FAULTS, MAX_TIMEOUT, STRATEGIES, CallSpec
@@ -63,13 +69,15 @@ class ServiceProcess:
 
     def __init__(self, folder: Path) -> None:
         self.folder = Path(folder)
-        self.folder.mkdir()
+        self.folder.mkdir(mode=0o700)  # others may not enter: the service's secret is here
         self.reports: list[WorkerReport] = []  # the services that ended (killed by a fault)
         self.worker: WorkerProcess | None = None
         self.port = 0
+        self.secret = ""  # the running service's: every request to it must carry it
 
     def start(self) -> ServiceProcess:
-        """Start a service process and learn its port (it waits at `listening` meanwhile)."""
+        """Start a service process and learn its port and secret (it waits at `listening`
+        meanwhile)."""
         role = f"service-{len(self.reports) + 1}" if self.reports else "service"
         self.worker = WorkerProcess(
             self.folder, role, SERVICE_ENTRY, {}, pause_at=("listening",), timeout=10**6
@@ -80,6 +88,7 @@ class ServiceProcess:
             why = error_line(self.worker.output_path("stderr").read_text())
             raise RunFailed(f"the ticket service did not start: {why}; folder: {self.folder}")
         self.port = int((self.folder / PORT_FILE).read_text())
+        self.secret = (self.folder / SECRET_FILE).read_text()
         self.worker.resume()
         return self
 
@@ -102,7 +111,9 @@ class ServiceProcess:
         """Ask the service to release what a fault held back for `tenant` and finish it."""
         connection = http.client.HTTPConnection(HOST, self.port, timeout=60)
         try:
-            connection.request("GET", f"/quiet?tenant={tenant}")
+            connection.request(
+                "GET", f"/quiet?tenant={tenant}", headers={SECRET_HEADER: self.secret}
+            )
             connection.getresponse().read()
         finally:
             connection.close()
@@ -199,6 +210,7 @@ class CallLab:
         """A fresh caller worker: the first call ("caller") or the recovery."""
         job = {
             "port": self.service.port,
+            "service_dir": str(self.service.folder),
             "tenant": spec.label,
             "op_key": KEY,
             "title": TITLE,

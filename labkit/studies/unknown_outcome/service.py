@@ -1,10 +1,16 @@
 """The ticket service: study 001's receiver behind HTTP, in a process of its own.
 
 Started by the lab as a worker (entry `labkit.studies.unknown_outcome.service:serve`). It
-binds 127.0.0.1 on a free port, writes the port to `port` in its folder, stops once at the
-gate (`listening`) so the parent reads the port, then serves until the parent kills it.
-Tickets go to its own `tickets.db` through `Tickets` (UNIQUE(tenant, op_key): the same key
-returns the original ticket, a changed payload is refused with 409).
+binds 127.0.0.1 on a free port, writes the port to `port` and a secret of its own to `.secret`
+(mode 0600) in its folder, stops once at the gate (`listening`) so the parent reads both, then
+serves until the parent kills it. Tickets go to its own `tickets.db` through `Tickets`
+(UNIQUE(tenant, op_key): the same key returns the original ticket, a changed payload is
+refused with 409).
+
+Who it answers: only a request that carries the secret (header `X-Labkit-Secret`), that is
+its lab and the lab's callers, who read it from the file. 127.0.0.1 is open to every user of
+the machine, so anyone else's request, a fault header included, is refused with 403 and traced
+("stranger refused", without a tenant), and touches no ticket.
 
     POST /tickets            {"tenant", "op_key", "title"} → {"ticket": id} or 409 {"refused"}
     GET  /tickets?tenant=&op_key=                           → {"ticket": id or null}
@@ -20,8 +26,10 @@ its parent has gone. Standard library only.
 
 from __future__ import annotations
 
+import hmac
 import json
 import os
+import secrets
 import threading
 from collections import Counter
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -30,12 +38,12 @@ from urllib.parse import parse_qs, urlsplit
 from labkit.bench.gate import Gate
 from labkit.bench.tickets import PayloadConflict, Tickets
 from labkit.bench.trace import Trace
+from labkit.studies.unknown_outcome.caller import FAULT_HEADER, SECRET_FILE, SECRET_HEADER
 
-__all__ = ["FAULT_HEADER", "HOST", "PORT_FILE", "serve"]
+__all__ = ["HOST", "PORT_FILE", "serve"]
 
 HOST = "127.0.0.1"  # never any other address: the lab talks to itself only
 PORT_FILE = "port"
-FAULT_HEADER = "X-Labkit-Fault"
 KILL_POINT = "after commit"  # where `service_killed` ends the service
 HOLD_LIMIT = 30.0  # seconds a held request waits at most, should nobody release it
 
@@ -91,6 +99,7 @@ class TicketServer(ThreadingHTTPServer):
     def __init__(self, folder: str, trace: Trace) -> None:
         super().__init__((HOST, 0), Handler)
         self.folder, self.trace, self.holds = folder, trace, Holds()
+        self.secret = secrets.token_hex(32)  # a new one each start: a restart ends the old
 
 
 class Handler(BaseHTTPRequestHandler):
@@ -107,7 +116,21 @@ class Handler(BaseHTTPRequestHandler):
         self.end_headers()
         self.wfile.write(data)
 
+    def admitted(self) -> bool:
+        """Whether the request carries this service's secret. Anyone else is refused and
+        traced before its body is read: a stranger creates nothing and kills nothing."""
+        given = self.headers.get(SECRET_HEADER, "").encode()
+        if hmac.compare_digest(given, self.server.secret.encode()):  # in constant time
+            return True
+        why = "a wrong secret" if given else "no secret"
+        fault = self.headers.get(FAULT_HEADER, "none")
+        self.server.trace.event("stranger refused", why=why, path=self.path, fault=fault)
+        self.reply(403, {"error": f"refused: {why}; this service answers only its own lab"})
+        return False
+
     def do_POST(self) -> None:
+        if not self.admitted():
+            return
         if urlsplit(self.path).path != "/tickets":
             self.reply(404, {"error": f"no such path {self.path}"})
             return
@@ -150,6 +173,8 @@ class Handler(BaseHTTPRequestHandler):
             trace.event("reply lost", op_key=op_key, ticket=ticket, error=type(error).__name__)
 
     def do_GET(self) -> None:
+        if not self.admitted():
+            return
         url = urlsplit(self.path)
         query = {name: values[0] for name, values in parse_qs(url.query).items()}
         tenant = query.get("tenant", "")
@@ -174,19 +199,27 @@ class Handler(BaseHTTPRequestHandler):
 
 
 def serve(job: dict) -> None:
-    """Serve tickets on 127.0.0.1 until killed; the port goes to `port` in the run folder."""
+    """Serve tickets on 127.0.0.1 until killed; the port goes to `port` in the run folder,
+    the secret to `.secret`, which only this user may read."""
     folder = job["run_dir"]
     trace = Trace(folder, job["role"])
     server = TicketServer(folder, trace)
     port = server.server_address[1]
-    draft = os.path.join(folder, f"{PORT_FILE}.new")
-    with open(draft, "w") as out:
-        out.write(str(port))
-    os.replace(draft, os.path.join(folder, PORT_FILE))  # never read half-written
+    publish(folder, PORT_FILE, str(port), 0o644)
+    publish(folder, SECRET_FILE, server.secret, 0o600)
     trace.event("listening", host=HOST, port=port)
-    Gate(trace, job)("listening")  # the parent reads the port while the service waits here
+    Gate(trace, job)("listening")  # the parent reads port and secret while the service waits
     threading.Thread(target=end_with_parent, args=(job["resume_fd"],), daemon=True).start()
     server.serve_forever()
+
+
+def publish(folder: str, name: str, text: str, mode: int) -> None:
+    """Write the file `name` whole, with `mode` from its first byte on: never read half-written,
+    never readable by others for a moment."""
+    draft = os.path.join(folder, f"{name}.new")
+    with open(os.open(draft, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, mode), "w") as out:
+        out.write(text)
+    os.replace(draft, os.path.join(folder, name))
 
 
 def end_with_parent(resume_fd: int) -> None:
