@@ -3,8 +3,10 @@ tests' runs in pytest's own temp folder."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import pwd
 import shlex
 import shutil
 import signal
@@ -128,16 +130,65 @@ def labkit_as_nobody(
     return done
 
 
+def a_strangers_uid() -> int:
+    """Another local user: neither root nor nobody (whom root's Postgres runs as), with a name
+    (initdb asks for it)."""
+    for name in ("games", "daemon", "bin"):
+        with contextlib.suppress(KeyError):
+            return pwd.getpwnam(name).pw_uid
+    return 4242
+
+
+STRANGER = a_strangers_uid()
+
+
+def python_as(uid: int, code: str, *args: str, **env: str) -> subprocess.Popen:
+    """This Python running `code` (with `args`) as user `uid` (no groups), started in /, its
+    input and output piped: a hostile neighbour on a shared machine. Skips unless root."""
+    if not AS_ROOT or not shutil.which("setpriv"):
+        pytest.skip("needs root and setpriv to act as another user")
+    user = ["setpriv", f"--reuid={uid}", f"--regid={uid}", "--clear-groups"]
+    return subprocess.Popen(
+        [*user, sys.executable, "-c", textwrap.dedent(code), *args],
+        cwd="/",
+        env={**os.environ, "PYTHONPATH": str(Path(__file__).parents[1]), **env},
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+
+
 @pytest.fixture(scope="session", autouse=True)
 def runs_stay_in_pytests_own_temp(tmp_path_factory):
-    """The tests' runs (and every process they start) use a temp folder inside pytest's own,
-    which pytest prunes, rather than filling the reader's labkit-runs folder."""
-    folder = tmp_path_factory.mktemp("tmp")
+    """The tests' runs (and every process they start) use a temp folder of their own, removed
+    afterwards, rather than filling the reader's labkit-runs folder. As root, lesson 7's
+    Postgres runs as the user nobody, who must pass through it (pytest's own is root's alone):
+    then it is a folder in /tmp that others may pass through but not list."""
+    folder = passable_folder("labkit-tests-") if AS_ROOT else tmp_path_factory.mktemp("tmp")
     patch = pytest.MonkeyPatch()
     patch.setenv("TMPDIR", str(folder))
     patch.setattr(tempfile, "tempdir", str(folder))
     yield
     patch.undo()
+    if AS_ROOT:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def passable_folder(prefix: str, parent: str = "/tmp") -> Path:
+    """A new folder that every user may pass through (0711) but nobody else may list."""
+    folder = Path(tempfile.mkdtemp(prefix=prefix, dir=parent))
+    folder.chmod(0o711)
+    return folder
+
+
+@pytest.fixture
+def passable_tmp_path(tmp_path) -> Path:
+    """A test's own folder that lesson 7's Postgres server may pass through (as root it runs
+    as nobody, and pytest's tmp_path is root's alone): in the tests' TMPDIR, removed after."""
+    folder = passable_folder("test-", os.environ["TMPDIR"])
+    yield folder
+    shutil.rmtree(folder, ignore_errors=True)
 
 
 @pytest.fixture

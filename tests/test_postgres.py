@@ -8,11 +8,12 @@ import json
 import os
 import shlex
 import shutil
-import socket
+import stat
 import subprocess
 import sys
 import textwrap
 import time
+from pathlib import Path
 
 import pytest
 
@@ -21,7 +22,7 @@ from labkit.bench.errors import LabError
 from labkit.bench.folders import clean_runs, new_run_dir, release_run_dir, runs_home
 from labkit.studies.durability.experiment import DurabilitySpec, describe_checkpoints, run_trials
 from labkit.studies.postgres import experiment
-from tests.conftest import STDLIB, processes_mentioning, worker_imports
+from tests.conftest import STDLIB, passable_folder, processes_mentioning, worker_imports
 
 
 def gone_within(text: str, seconds: float = 10.0) -> list[int]:
@@ -32,15 +33,23 @@ def gone_within(text: str, seconds: float = 10.0) -> list[int]:
     return processes_mentioning(text)
 
 
+@pytest.fixture
+def tmp_path(passable_tmp_path):
+    """As root, labkit's Postgres runs as nobody, who must pass through a test's folders."""
+    return passable_tmp_path
+
+
 @pytest.fixture(scope="module")
-def own_server(tmp_path_factory):
+def own_server():
     """A server started as the lab starts its own, in a folder of this module's: the
     crash-and-restart test kills it, and it stands in for a reader's server (a URL)."""
-    server = postgres.LocalServer(tmp_path_factory.mktemp("pg"))
+    folder = passable_folder("pg-", os.environ["TMPDIR"])
+    server = postgres.LocalServer(folder)
     server.start()
     yield server
     server.stop()
     assert gone_within(str(server.data)) == []
+    shutil.rmtree(folder)
 
 
 def test_a_committed_row_survives_a_sigkill_of_every_server_process_and_an_open_one_does_not(
@@ -91,7 +100,7 @@ def test_a_server_that_cannot_start_is_one_line_and_leaves_no_process(tmp_path):
 
 
 def test_a_url_that_is_not_postgres_or_does_not_answer_is_one_line(tmp_path, monkeypatch):
-    with pytest.raises(LabError, match="must start with postgresql://"):
+    with pytest.raises(LabError, match="must be a URL that starts with postgresql://"):
         experiment.run_window(postgres_url="mysql://root:secret@db/x")
     monkeypatch.setenv(postgres.ENV_URL, "postgresql://me:secret@127.0.0.1:9/nothing")
     with pytest.raises(LabError, match=r"cannot reach .*me:\*\*\*@127.0.0.1:9.*unset LABKIT") as e:
@@ -167,6 +176,8 @@ def test_study_004_on_postgres_saver_counts_its_rows_and_times_its_puts(tmp_path
 def test_a_readers_server_gets_a_schema_per_run_and_clean_drops_only_finished_ones(
     tmp_path, own_server, monkeypatch
 ):
+    from labkit.bench import server
+
     monkeypatch.setenv(postgres.ENV_URL, own_server.url)
     result = experiment.run_window("one_transaction", "committed", out=tmp_path / "run")
     conn = postgres.connect(own_server.url)
@@ -175,12 +186,16 @@ def test_a_readers_server_gets_a_schema_per_run_and_clean_drops_only_finished_on
         (result.schema,),
     ).fetchone()[0]
     assert json.loads(note)["run_dir"] == str(tmp_path / "run")
+    assert json.loads(note)["uid"] == os.getuid()
     running = new_run_dir(None, prefix="pg-window-")  # locked: its run goes on
     kept = postgres.new_schema(own_server.url, running)
-    assert postgres.clean_schemas(own_server.url, dry_run=True) == [result.schema]
-    assert postgres.clean_schemas(own_server.url) == [result.schema]
+    # an --out folder carries no marker: its run is over once the process that made it ended
+    assert postgres.clean_schemas(own_server.url).dropped == []
+    server.stop()  # the trial server that ran the window
+    assert postgres.clean_schemas(own_server.url, dry_run=True).dropped == [result.schema]
+    assert postgres.clean_schemas(own_server.url).dropped == [result.schema]
     release_run_dir(running)
-    assert postgres.clean_schemas(own_server.url) == [kept]
+    assert postgres.clean_schemas(own_server.url).dropped == [kept]
     left = conn.execute("SELECT nspname FROM pg_namespace WHERE nspname LIKE 'labkit%'")
     assert left.fetchall() == []
 
@@ -258,14 +273,13 @@ def test_issue_8039_on_postgres_a_delayed_put_writes_runs_a_finished_node_again(
     assert (delayed.checkpoints, delayed.writes, delayed.rerun_nodes) == (3, 0, ["b"])
 
 
-@pytest.mark.skipif(os.geteuid() != 0, reason="the user namespace is root's way only")
-def test_root_where_no_user_namespace_is_allowed_is_one_line_that_says_what_to_do(
-    tmp_path, monkeypatch
-):
-    refused = postgres.LAUNCH.replace(f"unshare({postgres.CLONE_NEWUSER})", "unshare(-1)")
-    monkeypatch.setattr(postgres, "LAUNCH", refused)  # as a container without the right would
-    with pytest.raises(LabError, match="not allowed here .*run labkit as an ordinary user, or"):
-        postgres.LocalServer(tmp_path).start()
+@pytest.mark.skipif(os.geteuid() != 0, reason="only root's server runs as another user")
+def test_as_root_a_folder_nobody_may_not_pass_through_is_one_line_that_says_what_to_do(tmp_path):
+    closed = tmp_path / "closed"
+    closed.mkdir(mode=0o700)
+    (closed / "pg").mkdir()
+    with pytest.raises(LabError, match="as the user nobody .* may not enter .*closed: set TMPDIR"):
+        postgres.LocalServer(closed / "pg").start()
     assert processes_mentioning(str(tmp_path)) == []
 
 
@@ -295,24 +309,20 @@ def test_the_crash_panel_runs_a_crash_off_the_kernels_thread_and_shows_what_surv
     assert not panel.run_button.disabled
 
 
-def test_a_folder_too_deep_for_a_socket_gets_127_0_0_1_and_a_taken_port_is_one_line(
-    tmp_path, monkeypatch
-):
+def test_a_folder_too_deep_for_a_socket_gets_a_short_private_socket_folder_and_no_tcp(tmp_path):
     deep = tmp_path / ("d" * 100)
     deep.mkdir()
     server = postgres.LocalServer(deep)
     try:
         url = server.start()
-        assert url.startswith("postgresql://postgres@127.0.0.1:")
-        assert postgres.connect(url).execute("SHOW listen_addresses").fetchone() == ("127.0.0.1",)
+        folder = server.socket_folder
+        assert folder.parent == Path("/tmp") and f"host={folder}&" in url
+        assert stat.S_IMODE(folder.stat().st_mode) == 0o700
+        shown = postgres.connect(url).execute("SHOW listen_addresses").fetchone()
+        assert shown == ("",)  # no TCP at all
     finally:
         server.stop()
-    with socket.socket() as taken:  # every port the server is offered is in use already
-        taken.bind(("127.0.0.1", 0))
-        taken.listen()
-        monkeypatch.setattr(server, "address", lambda: ("127.0.0.1", taken.getsockname()[1]))
-        with pytest.raises(LabError, match="found no free port on 127.0.0.1 .*point the lab"):
-            server.start()
+    assert not folder.exists()
     assert processes_mentioning(str(deep)) == []
 
 

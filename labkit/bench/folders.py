@@ -361,21 +361,29 @@ def prune_runs() -> Cleaning | None:
 
 def open_marker(folder: Path) -> int | None:
     """The folder's marker, opened without following a link (neither the folder nor the marker
-    may be one); None if there is no such marker: the folder is not labkit's."""
+    may be one); None if there is no such marker, or none this user may read: as far as this
+    user can tell, the folder is not labkit's."""
     try:
-        folder_fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
+        return marker_of(folder)
     except OSError:
         return None
+
+
+def marker_of(folder: Path) -> int | None:
+    """The folder's marker, opened as `open_marker` opens it; None if the folder carries none.
+    An OSError when that cannot be told: FileNotFoundError if the folder is gone, another
+    (EACCES, ELOOP, ...) for a folder or marker that may not be read, or is not a plain file."""
+    folder_fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
     try:
         # O_NONBLOCK: a FIFO planted under the marker's name would block a plain open forever
         marker = os.open(MARKER, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK, dir_fd=folder_fd)
-    except OSError:
+    except FileNotFoundError:
         return None
     finally:
         os.close(folder_fd)
     if not stat.S_ISREG(os.fstat(marker).st_mode):
         os.close(marker)
-        return None
+        raise OSError(errno.EINVAL, "the marker is not a plain file", str(folder / MARKER))
     return marker
 
 

@@ -34,16 +34,18 @@ def cmd_show(args: argparse.Namespace) -> None:
 
 
 def cmd_clean(args: argparse.Namespace) -> int:
+    url = given_url(args.postgres_url)  # every argument checked before anything goes
+    keep = runs_keep_bytes()
+    schemas = clean_schemas(url, dry_run=args.dry_run) if url else None
     done = clean_runs(dry_run=args.dry_run)
     verb = "would remove" if args.dry_run else "removed"
     print(f"{verb} {len(done.removed)} run folders ({done.size / 1e6:.1f} MB) from {done.home}")
-    url = given_url(args.postgres_url)
-    if url:  # lesson 7 on a reader's server: a schema per run, dropped once its run is over
-        dropped = clean_schemas(url, dry_run=args.dry_run)
+    if schemas:  # lesson 7 on a reader's server: a schema per run, dropped once its run is over
         drop = "would drop" if args.dry_run else "dropped"
-        print(f"{drop} {len(dropped)} schemas of finished runs on {redacted(url)}")
+        print(f"{drop} {len(schemas.dropped)} schemas of finished runs on {redacted(url)}")
+        if schemas.left:
+            print(f"left {len(schemas.left)} schemas: {', '.join(schemas.left)}")
     if args.dry_run:
-        keep = runs_keep_bytes()
         pruning = (
             f"new runs prune it to the newest {keep / 1e6:.0f} MB ({KEEP_MB_VARIABLE})"
             if keep

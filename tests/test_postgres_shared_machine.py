@@ -1,0 +1,201 @@
+"""Lesson 7's Postgres on a shared machine, tried by another local user: the lab's own server
+lets nobody else in and keeps no root power; `clean --postgres-url` drops only what is
+provably this user's and over, whatever names and comments others put on a shared server."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import sys
+from pathlib import Path
+from urllib.parse import parse_qs, urlsplit
+
+import pytest
+from psycopg import sql
+
+from labkit.bench import postgres
+from labkit.bench.errors import LabError
+from labkit.bench.folders import new_run_dir, release_run_dir
+from tests.conftest import AS_ROOT, STRANGER, passable_folder, python_as
+
+pytestmark = pytest.mark.skipif(not AS_ROOT, reason="another user is played by root's setpriv")
+
+# What a stranger tries: the lab's URL as it is, and the same server over TCP without a
+# password (what `initdb -A trust` on 127.0.0.1 let in); each attempt's error, or "connected".
+STRANGER_CONNECTS = """
+    import json, os, psycopg
+    from urllib.parse import parse_qs, urlsplit
+    url = os.environ["URL"]
+    port = parse_qs(urlsplit(url).query).get("port", ["5432"])[0]
+    said = {}
+    for name, target in (("socket", url), ("tcp", f"postgresql://postgres@127.0.0.1:{port}/postgres")):
+        try:
+            psycopg.connect(target, connect_timeout=5).close()
+            said[name] = "connected"
+        except psycopg.Error as error:
+            said[name] = str(error)
+    print(json.dumps(said))
+"""
+
+
+@pytest.fixture
+def deep_server(passable_tmp_path):
+    """The lab's own server in a folder whose path is too long for a socket there (a TMPDIR
+    of about 60 characters was enough): where the lab once fell back to 127.0.0.1 and trust."""
+    folder = passable_tmp_path / ("x" * 90)
+    folder.mkdir()
+    server = postgres.LocalServer(folder)
+    server.start()
+    yield server
+    server.stop()
+
+
+def test_another_user_can_connect_neither_over_the_socket_nor_over_127_0_0_1(deep_server):
+    stranger = python_as(STRANGER, STRANGER_CONNECTS, URL=deep_server.url)
+    out, err = stranger.communicate(timeout=60)
+    said = json.loads(out.splitlines()[-1]) if out else {}
+    assert said.keys() == {"socket", "tcp"}, err
+    assert "Permission denied" in said["socket"]  # its folder is the server's alone
+    assert "Connection refused" in said["tcp"]  # nothing listens on the network
+
+
+def test_the_lab_itself_gets_in_only_with_the_servers_own_password(deep_server):
+    hba = (deep_server.data / "pg_hba.conf").read_text()
+    methods = {line.split()[-1] for line in hba.splitlines() if line and line[0] != "#"}
+    assert methods == {"scram-sha-256"}
+    without = deep_server.url.split("&passfile=")[0]
+    with pytest.raises(LabError, match="no password supplied"):
+        postgres.connect(without)
+    password_file = Path(parse_qs(urlsplit(deep_server.url).query)["passfile"][0])
+    assert password_file.parent == deep_server.folder
+    assert oct(password_file.stat().st_mode & 0o777) == oct(0o600)
+    assert password_file.read_text().split(":")[-1].strip() not in deep_server.url
+
+
+def test_roots_server_runs_as_nobody_and_has_no_power_over_roots_files(passable_tmp_path):
+    server = postgres.LocalServer(passable_tmp_path / "pg")
+    (passable_tmp_path / "pg").mkdir()
+    server.start()
+    written = Path(f"/tmp/labkit-test-{os.getpid()}-who")
+    try:
+        conn = postgres.connect(server.url)
+        conn.execute(sql.SQL("COPY (SELECT 1) TO PROGRAM {}").format(f"id -u > {written}"))
+        assert written.stat().st_uid != 0  # the program ran as nobody, not as root
+        with pytest.raises(Exception, match="Permission denied"):
+            conn.execute("SELECT pg_read_file('/etc/shadow')")
+        assert (passable_tmp_path / "pg" / "data").stat().st_uid == written.stat().st_uid
+    finally:
+        written.unlink(missing_ok=True)
+        server.stop()
+
+
+def stranger_home(tmp_path: Path) -> Path:
+    """A TMPDIR of the stranger's own."""
+    home = passable_folder("stranger-", os.environ["TMPDIR"])
+    os.chown(home, STRANGER, STRANGER)
+    return home
+
+
+@pytest.fixture
+def strangers_server(passable_tmp_path):
+    """A server the stranger started with labkit (as an ordinary user), which both of us may
+    use: a reader's server shared by two users. Its URL, and the stranger's TMPDIR."""
+    home = stranger_home(passable_tmp_path)
+    serving = python_as(
+        STRANGER,
+        """
+        import sys
+        from labkit.bench.postgres import shared_url
+        print(shared_url(), flush=True)
+        sys.stdin.read()
+        """,
+        TMPDIR=str(home),
+    )
+    url = serving.stdout.readline().strip()
+    assert url.startswith("postgresql://"), serving.stderr.read()
+    yield url, home
+    serving.stdin.close()
+    serving.wait(timeout=60)
+    shutil.rmtree(home, ignore_errors=True)
+
+
+def comment(conn, name: str, note: object) -> None:
+    conn.execute(sql.SQL("CREATE SCHEMA {}").format(sql.Identifier(name)))
+    text = note if isinstance(note, str) else json.dumps(note)
+    conn.execute(sql.SQL("COMMENT ON SCHEMA {} IS {}").format(sql.Identifier(name), text))
+
+
+def test_another_users_clean_drops_only_its_own_finished_schemas(strangers_server, tmp_path):
+    url, home = strangers_server
+    conn = postgres.connect(url)
+    running = new_run_dir(None, prefix="pg-window-")  # root's run: going, and 0700
+    roots = postgres.new_schema(url, running)
+    host = os.uname().nodename
+    strangers = {"host": host, "uid": STRANGER, "pid": 1, "started": None}
+    unreadable = "labkit_" + "a" * 12  # the stranger's own, but its run folder is root's
+    comment(conn, unreadable, {**strangers, "run_dir": str(running)})
+    over = "labkit_" + "b" * 12  # the stranger's own, its folder gone: the one to drop
+    comment(conn, over, {**strangers, "run_dir": str(home / "gone")})
+    conn.execute("CREATE SCHEMA app_data")
+    planted = "labkit_a CASCADE;DROP SCHEMA app_data CASCADE;--"
+    comment(conn, planted, {**strangers, "run_dir": str(home / "gone")})
+    for n, note in enumerate(['{"host":"vm"}', "[1]", {**strangers, "run_dir": None}, "x"]):
+        comment(conn, f"labkit_{n:012x}", note)
+    code = "import sys; from labkit.cli import main; sys.exit(main(sys.argv[1:]))"
+    cleaning = python_as(STRANGER, code, "clean", "--postgres-url", url, TMPDIR=str(home))
+    out, err = cleaning.communicate(timeout=120)
+    release_run_dir(running)
+    assert cleaning.returncode == 0 and err == "", err
+    schemas = {row[0] for row in conn.execute("SELECT nspname FROM pg_namespace")}
+    assert over not in schemas
+    assert {roots, unreadable, planted, "app_data"} <= schemas
+    assert "dropped 1 schemas" in out and f"user {os.getuid()}'s" in out
+    assert "cannot be read" in out and "not the lab's" in out
+
+
+def test_clean_with_a_bad_url_removes_nothing(tmp_path, capsys):
+    from labkit.cli import main
+
+    finished = new_run_dir(None, prefix="commit-window-")
+    release_run_dir(finished)
+    assert main(["clean", "--postgres-url", "nope"]) == 2
+    assert finished.exists()
+    assert main(["clean", "--postgres-url", "postgresql://["]) == 2
+    assert finished.exists()
+    errors = capsys.readouterr().err.splitlines()
+    assert len(errors) == 2
+    assert all("must be a URL that starts with postgresql://" in line for line in errors)
+
+
+def test_a_password_in_the_urls_query_is_never_shown_nor_saved(passable_tmp_path, own_password):
+    url, password = own_password
+    assert postgres.redacted("postgresql://me:pw@/db?host=/x&password=pw") == (
+        "postgresql://me:***@/db?host=/x&password=***"
+    )
+    with_password = url.split("&passfile=")[0] + f"&password={password}"
+    result_dir = passable_tmp_path / "run"
+    from labkit.studies.postgres import experiment
+
+    experiment.run_window("one_transaction", "committed", result_dir, with_password)
+    assert password not in (result_dir / "postgres.json").read_text()
+    wrong = with_password.replace(password, "hunter2") + "&port=1"
+    with pytest.raises(LabError) as refused:
+        postgres.connect(wrong)
+    assert "hunter2" not in str(refused.value) and "password=***" in str(refused.value)
+
+
+@pytest.fixture
+def own_password(passable_tmp_path):
+    server = postgres.LocalServer(passable_tmp_path / "pg")
+    (passable_tmp_path / "pg").mkdir()
+    url = server.start()
+    yield url, server.password_file.read_text().split(":")[-1].strip()
+    server.stop()
+
+
+def test_python_as_runs_as_the_stranger():
+    """The other-user cases are worth nothing if the stranger is root after all."""
+    who = python_as(STRANGER, "import os; print(os.getuid(), os.getgroups())")
+    out, _ = who.communicate(timeout=30)
+    assert out.split() == [str(STRANGER), "[]"], sys.executable
