@@ -10,13 +10,23 @@ only Python's own start-up (its first hundredth of a second) reports in its own 
 import os
 import sys
 
-if sys.path and os.path.abspath(sys.path[0]) == os.getcwd():
-    del sys.path[0]
+
+def forget_caught_interrupts() -> None:
+    """CPython notes a Ctrl-C that escaped code it compiled from a string (a dataclass's
+    `__init__`, a namedtuple) even when labkit caught it further up, and `python -m` then ends
+    by SIGINT rather than with labkit's own status (130). Running a string clears the note."""
+    exec("")
+
 
 try:
+    if sys.path and os.path.abspath(sys.path[0]) == os.getcwd():
+        del sys.path[0]
     from labkit.cli import main  # after the current folder left the import path
-except KeyboardInterrupt:
+except KeyboardInterrupt:  # while Python still finds labkit.cli, before its own guard begins
     print("labkit: interrupted before it started; nothing ran", file=sys.stderr)
-    raise SystemExit(130) from None
-
-sys.exit(main())
+    status = 130
+else:
+    status = main()
+finally:  # also when labkit.cli's guard ends the start with SystemExit(130)
+    forget_caught_interrupts()
+sys.exit(status)

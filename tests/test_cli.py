@@ -275,3 +275,26 @@ def test_call_step_bad_input_is_status_2_and_one_line(tmp_path, args, says):
     assert done.returncode == 2 and done.stdout == ""
     assert done.stderr.count("\n") == 1 and says in done.stderr
     assert not (tmp_path / "run").exists()
+
+
+def test_a_ctrl_c_python_turned_into_a_runtime_error_is_one_line_and_status_130(
+    monkeypatch, capsys
+):
+    def pressed_in_a_class_body(args):  # as a lazy import's __set_name__ reports a Ctrl-C
+        try:
+            raise KeyboardInterrupt
+        except KeyboardInterrupt as ctrl_c:
+            raise RuntimeError("Error calling __set_name__ on 'cached_property'") from ctrl_c
+
+    monkeypatch.setattr("labkit.cli.commit_window.cmd_orders", pressed_in_a_class_body)
+    assert main(["orders"]) == 130
+    assert capsys.readouterr().err == "labkit: interrupted; every worker was killed and reaped\n"
+
+
+def test_a_runtime_error_of_its_own_is_not_taken_for_a_ctrl_c(monkeypatch):
+    def fails(args):
+        raise RuntimeError("a bug")
+
+    monkeypatch.setattr("labkit.cli.commit_window.cmd_orders", fails)
+    with pytest.raises(RuntimeError, match="a bug"):
+        main(["orders"])

@@ -133,6 +133,42 @@ def test_ctrl_c_while_the_cli_starts_the_server_leaves_nothing_behind(tmp_path, 
         assert cli.returncode == 130 and "Traceback" not in stderr, stderr
 
 
+# A Ctrl-C pressed at one exact place of labkit's start (a sitecustomize of the test's, run by
+# Python before labkit, arms it), where Python reports it in a way of its own: inside a class
+# body's __set_name__ it becomes a RuntimeError; inside code compiled from a string, `python -m`
+# would end by SIGINT even once it is caught.
+PRESSED_AT = {
+    "ipaddress-hostmask-set-name": """
+        import functools
+        set_name = functools.cached_property.__set_name__
+        def pressed(self, owner, name):
+            if name == "hostmask":
+                raise KeyboardInterrupt
+            set_name(self, owner, name)
+        functools.cached_property.__set_name__ = pressed
+        """,
+    "a-dataclass-init-compiled-from-a-string": """
+        import builtins, dataclasses
+        def pressed(*args):
+            del dataclasses.exec  # once
+            builtins.exec("raise KeyboardInterrupt")
+        dataclasses.exec = pressed
+        """,
+}
+
+
+@pytest.mark.parametrize("place", PRESSED_AT)
+def test_ctrl_c_at_an_import_where_python_reports_it_its_own_way_is_one_line(tmp_path, place):
+    (tmp_path / "sitecustomize.py").write_text(textwrap.dedent(PRESSED_AT[place]))
+    command = [sys.executable, "-m", "labkit", "durability", "--trials", "20"]
+    env = {"PYTHONPATH": str(tmp_path)}
+    cli = started(command, tmp_path, env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    out, stderr = cli.communicate(timeout=60)
+    assert (cli.returncode, out) == (130, ""), stderr
+    assert stderr == "labkit: interrupted before it started; nothing ran\n"
+    assert gone_within(5, str(tmp_path)) == []
+
+
 def test_ctrl_c_while_the_server_starts_in_a_long_lived_process(tmp_path):
     kernel = python(
         """

@@ -9,6 +9,14 @@ from __future__ import annotations
 
 import sys
 
+
+def is_ctrl_c(error: BaseException) -> bool:
+    """A KeyboardInterrupt, or an error it caused: one raised in a class body's `__set_name__`
+    (as an import builds ipaddress's cached `hostmask`, say) reaches us as a RuntimeError."""
+    cause = error.__cause__ or error.__context__
+    return isinstance(error, KeyboardInterrupt) or (cause is not None and is_ctrl_c(cause))
+
+
 try:  # a Ctrl-C while Python loads labkit (its first tenth of a second) is one line too
     import errno
     import os
@@ -30,7 +38,9 @@ try:  # a Ctrl-C while Python loads labkit (its first tenth of a second) is one 
     )
     from labkit.cli.common import Parser
     from labkit.language import language
-except KeyboardInterrupt:
+except (KeyboardInterrupt, RuntimeError) as error:
+    if not is_ctrl_c(error):
+        raise
     print("labkit: interrupted before it started; nothing ran", file=sys.stderr)
     raise SystemExit(130) from None
 
@@ -94,6 +104,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except EOFError:
         print("labkit: input ended; the worker was killed and reaped", file=sys.stderr)
         return 1
-    except KeyboardInterrupt:
+    except (KeyboardInterrupt, RuntimeError) as error:  # after ServerError, a RuntimeError too
+        if not is_ctrl_c(error):
+            raise
         print("labkit: interrupted; every worker was killed and reaped", file=sys.stderr)
         return 130
