@@ -105,7 +105,8 @@ def test_a_world_writable_home_is_refused(tmpdir_env, command):
     home_in(tmpdir_env).chmod(0o777)
     (home_in(tmpdir_env) / "planted").mkdir()
     done = labkit(*command, tmpdir=tmpdir_env)
-    assert_one_clear_line(done, str(home_in(tmpdir_env)), "written by others (mode 777)")
+    says = "written by others (mode 777); remove it, or set TMPDIR to a folder of yours"
+    assert_one_clear_line(done, str(home_in(tmpdir_env)), says)
     assert tree(tmpdir_env) == [home_in(tmpdir_env).name, f"{home_in(tmpdir_env).name}/planted"]
 
 
@@ -125,6 +126,17 @@ def test_a_home_owned_by_another_user_is_refused(tmpdir_env):
     assert list(home_in(tmpdir_env).iterdir()) == []
     with pytest.raises(lk.LabError, match="belongs to user"):
         lk.run("atomic")
+
+
+@pytest.mark.parametrize("command", [("run", "atomic"), ("clean",)])
+def test_a_home_squatted_by_another_user_says_to_set_tmpdir_not_to_remove_it(tmp_path, command):
+    squatted = tmp_path / f"labkit-runs-{NOBODY}"  # made by root before the reader's first run:
+    squatted.mkdir(mode=0o755)  # in a shared (sticky) /tmp, only root may remove it
+    done = labkit_as_nobody(tmp_path, *command)
+    says = "belongs to user 0, not to you; set TMPDIR to a folder of yours\n"
+    assert_one_clear_line(done, f"{SEEN_AS}/labkit-runs-{NOBODY}", says)
+    assert "remove it" not in done.stderr
+    assert list(squatted.iterdir()) == []
 
 
 @pytest.mark.parametrize("command", [("run", "atomic"), ("clean",)])

@@ -139,6 +139,15 @@ def test_a_database_the_reader_may_not_open_is_one_line(tmp_path, make, says):
     assert_one_line(done, says.format(run=f"{SEEN_AS}/run"))
 
 
+def test_a_run_folder_in_another_users_private_runs_home_is_one_line(tmp_path):
+    home = tmp_path / "labkit-runs-0"  # root's own runs home: mode 0700
+    home.mkdir(mode=0o700)
+    (home / "run").mkdir()
+    make_db(home / "run" / "a.db", "CREATE TABLE t (x)")
+    done = labkit_as_nobody(tmp_path, "show", f"{SEEN_AS}/labkit-runs-0/run")
+    assert_one_line(done, f"cannot read the folder {SEEN_AS}/labkit-runs-0/run: Permission denied")
+
+
 @pytest.fixture(scope="module")
 def a_run(tmp_path_factory):
     return lk.run("atomic", out=tmp_path_factory.mktemp("show") / "run")

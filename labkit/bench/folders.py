@@ -99,21 +99,23 @@ def runs_home(room_for: str = "") -> Path:
     except OSError as error:
         raise LabError(cannot_make("the runs home", home, error)) from None
     info = os.lstat(home)
+    yours = info.st_uid == os.getuid()
     problem = (
         "is a symbolic link"
         if stat.S_ISLNK(info.st_mode)
         else "is not a folder"
         if not stat.S_ISDIR(info.st_mode)
         else f"belongs to user {info.st_uid}, not to you"
-        if info.st_uid != os.getuid()
+        if not yours
         else f"can be written by others (mode {stat.S_IMODE(info.st_mode):o})"
         if info.st_mode & 0o022
         else None
     )
-    if problem:
+    if problem:  # another user's entry in a shared (sticky) /tmp is not the reader's to remove
+        remedy = "set TMPDIR to a folder of yours"
         raise LabError(
             f"labkit will not use the runs home {home}: it {problem}; "
-            "remove it, or set TMPDIR to a folder of yours"
+            + (f"remove it, or {remedy}" if yours else remedy)
         )
     return home
 

@@ -99,8 +99,12 @@ def take_snapshot(run_dir: Path, files: tuple[str, ...]) -> Snapshot:
 def snapshot_folder(run_dir: Path | str) -> Snapshot:
     """Every SQLite file (*.db) in a run folder: the state viewer for any run, old or new."""
     folder = Path(check_instance("run_dir", run_dir, str | os.PathLike, "a folder path"))
-    if not folder.is_dir():
-        found = "a file, not a folder" if folder.exists() else "not there"
+    try:  # inside another user's private folder (their runs home), even a look is refused
+        is_folder, exists = folder.is_dir(), folder.exists()
+    except OSError as error:
+        raise LabError(f"cannot read the folder {folder}: {error.strerror}") from None
+    if not is_folder:
+        found = "a file, not a folder" if exists else "not there"
         raise LabError(f"{folder} is {found}; give a run folder, one that holds *.db files")
     if not os.access(folder, os.R_OK | os.X_OK):  # else it would look empty
         raise LabError(f"cannot read the folder {folder}: {os.strerror(errno.EACCES)}")
