@@ -66,6 +66,7 @@ def main() -> None:
     parser.add_argument("--puts", type=int, default=10, help="clean runs per checkpointer")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as scratch:
+        Path(scratch).chmod(0o711)  # as root, the server runs as nobody, who passes through
         folders = (Path(scratch) / f"run-{i}" for i in range(10**6))
         trial = {
             saver: DurabilitySpec("linear", "sync", checkpointer=saver)
