@@ -353,3 +353,15 @@ def test_a_full_disk_at_initdb_is_one_line_and_leaves_no_process(tmp_path):
         pytest.skip("this machine does not let us mount a tmpfs")
     assert "No space left on device; check that TMPDIR has room" in done.stdout, done.stderr
     assert processes_mentioning(str(tmp_path)) == []
+
+
+def test_the_lesson_reads_from_its_server_what_keeps_other_users_out(chinese):
+    from labkit.views.postgres import guard_text
+
+    facts = experiment.server_guard()
+    assert facts["network"] is None and facts["socket_mode"] == "0700"
+    assert facts["auth"] == ["scram-sha-256"] and facts["password_file_mode"] == "0600"
+    assert facts["without_password"] == "no password supplied"
+    assert facts["runs_as"] == ("nobody" if os.getuid() == 0 else facts["you"])
+    shown = guard_text(facts)
+    assert "没有任何网络地址" in shown and f"以 {facts['runs_as']} 身份运行" in shown

@@ -40,6 +40,7 @@ __all__ = [
     "crash_points_text",
     "crash_rows",
     "format_rows",
+    "guard_text",
     "header",
     "latency_figure",
     "latency_rows",
@@ -323,6 +324,20 @@ def show_crashes(results: Sequence[CrashResult]) -> None:
     said = say("postgres.restarted_said", point=f"<code>{escape(point)}</code>")
     note = f"<p>{said}</p><pre>{escape(chr(10).join(log))}</pre>"
     show(html + note)
+
+
+def guard_text(facts: Mapping[str, object]) -> str:
+    """What keeps another user of the machine out of labkit's server, one line a fact, as
+    `experiment.server_guard()` read them from the server."""
+    network = facts["network"] or say("postgres.guard.no_network")
+    lines = [
+        say("postgres.guard.listens", network=network, mode=facts["socket_mode"]),
+        say("postgres.guard.auth", methods=", ".join(facts["auth"])),
+        say("postgres.guard.password", mode=facts["password_file_mode"]),
+        say("postgres.guard.without", said=facts["without_password"]),
+        say("postgres.guard.runs_as", user=facts["runs_as"], you=facts["you"]),
+    ]
+    return "\n".join(lines)
 
 
 def show_matrix(trials: Sequence[Trial]) -> None:

@@ -23,7 +23,7 @@ from labkit.studies.postgres.spec import (
     WindowSpec,
 )
 
-__all__ = ["crash_sweep", "run_crash", "run_race", "run_window", "window_sweep"]
+__all__ = ["crash_sweep", "run_crash", "run_race", "run_window", "server_guard", "window_sweep"]
 
 RUNS = "labkit.studies.postgres.runs"
 
@@ -98,3 +98,8 @@ def crash_sweep(out: Path | str | None = None) -> list[CrashResult]:
     if root is not None:
         check_run_dir(root, "", deepest="commit_in_flight")
     return [run_crash(point, root / point if root else None) for point in CRASH_POINTS]
+
+
+def server_guard() -> dict:
+    """Read from labkit's own server what keeps another user of the machine out of it."""
+    return server.call(f"{RUNS}:server_guard")

@@ -8,10 +8,14 @@ run's folder, since it SIGKILLs it; its data folder is removed afterwards (40 MB
 
 from __future__ import annotations
 
+import os
+import pwd
 import re
 import shutil
+import stat
 import time
 from pathlib import Path
+from urllib.parse import parse_qs, urlsplit
 
 from labkit.bench.failures import FAILED, failing_run, first_failure
 from labkit.bench.folders import keep_json, new_run_dir
@@ -37,7 +41,7 @@ from labkit.studies.postgres.stores import (
     counts,
 )
 
-__all__ = ["run_crash", "run_race", "run_window", "window_sweep"]
+__all__ = ["run_crash", "run_race", "run_window", "server_guard", "window_sweep"]
 
 WORKERS = "labkit.studies.postgres.workers"
 TIMEOUT = 30.0  # seconds for any worker: a step takes milliseconds
@@ -294,3 +298,34 @@ def recovery_lines(log: Path, start: int) -> list[str]:
         LOG_PREFIX.sub("", line).split(" system usage:")[0].strip() for line in text.splitlines()
     ]
     return [line for line in said if line.startswith(RECOVERY_LINES)]
+
+
+def server_guard() -> dict:
+    """What keeps another user of this machine out of labkit's own server, read from the
+    server itself: where it listens, how every connection authenticates, whom it runs as, and
+    what a client that knows everything but the password is told."""
+    import psycopg
+
+    url = shared_url()
+    with connect(url) as conn:
+        listens = conn.execute("SHOW listen_addresses").fetchone()[0]
+        socket_mode = conn.execute("SHOW unix_socket_permissions").fetchone()[0]
+        methods = conn.execute(
+            "SELECT DISTINCT auth_method FROM pg_hba_file_rules ORDER BY auth_method"
+        ).fetchall()
+        data = Path(conn.execute("SHOW data_directory").fetchone()[0])
+    password_file = Path(parse_qs(urlsplit(url).query)["passfile"][0])
+    try:
+        psycopg.connect(url.split("&passfile=")[0], connect_timeout=10).close()
+        without = "connected"
+    except psycopg.OperationalError as error:
+        without = str(error).strip().splitlines()[0].rsplit(": ", 1)[-1]
+    return {
+        "network": listens or None,
+        "socket_mode": socket_mode,
+        "auth": [method for (method,) in methods],
+        "runs_as": pwd.getpwuid(data.stat().st_uid).pw_name,
+        "you": pwd.getpwuid(os.getuid()).pw_name,
+        "password_file_mode": f"{stat.S_IMODE(password_file.stat().st_mode):04o}",
+        "without_password": without,
+    }
