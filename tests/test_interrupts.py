@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import time
+
 import pytest
 
 from labkit.bench.launcher import WorkerProcess
 from labkit.bench.tickets import PayloadConflict, Tickets
+from labkit.bench.trace import read_trace
 from labkit.studies.interrupt_resume.experiment import run_interrupt
 
 
@@ -65,6 +68,10 @@ def test_the_receiver_contract(tmp_path):
 
 
 def test_two_processes_racing_with_one_key_leave_one_ticket(tmp_path):
+    """The interleaving that makes two tickets, forced with the gate: the first racer stops
+    between its look-up and its insert ("read"), the second is let go then. With BEGIN
+    IMMEDIATE it cannot even read until the first has written; a plain BEGIN would let both
+    read "no ticket" before either writes (issue 33, item 5), every time, not by chance."""
     job = {"tenant": "team-A", "op_key": "op-race", "title": "same"}
     racers = [
         WorkerProcess(
@@ -72,19 +79,40 @@ def test_two_processes_racing_with_one_key_leave_one_ticket(tmp_path):
             f"racer{i}",
             "labkit.bench.tickets:create_when_told",
             job,
-            pause_at=("ready",),
+            pause_at=("ready", "read"),
         )
         for i in (1, 2)
     ]
+    first, second = racers
     try:
         for racer in racers:
             racer.start()
             assert racer.wait_for_pause() == "ready"
-        for racer in racers:  # both go at once
-            racer.resume()
-        assert [racer.wait() for racer in racers] == [0, 0]
+        first.resume()
+        assert first.wait_for_pause() == "read"  # it has looked, and not written yet
+        second.resume()  # a BEGIN and a SELECT away from "read", unless the first holds it off
+        assert not reached(tmp_path, "racer2", "read", within=2.0), (
+            "the second racer read the receiver while the first was between its read and write"
+        )
+        first.resume()
+        assert first.wait() == 0
+        assert second.wait_for_pause() == "read"  # only now: after the first one's commit
+        second.resume()
+        assert second.wait() == 0
     finally:
         for racer in racers:
             racer.close()
     ids = {racer.report().stdout.strip() for racer in racers}
     assert len(ids) == 1 and len(Tickets(tmp_path).rows()) == 1
+
+
+def reached(run_dir, role: str, point: str, within: float) -> bool:
+    """Whether the worker `role` passes its gate at `point` within `within` seconds (its
+    trace says so the moment it does)."""
+    deadline = time.monotonic() + within
+    while time.monotonic() < deadline:
+        events = read_trace(run_dir)
+        if any(e.get("role") == role and e.get("point") == point for e in events):
+            return True
+        time.sleep(0.02)
+    return False

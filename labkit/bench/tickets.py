@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 import os
 import sqlite3
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 
 __all__ = ["TICKETS_FILE", "PayloadConflict", "Tickets"]
 
@@ -40,10 +40,16 @@ class Tickets:
         self.conn.execute(SCHEMA)
 
     def create(
-        self, tenant: str, op_key: str, title: str, details: Mapping[str, object] | None = None
+        self,
+        tenant: str,
+        op_key: str,
+        title: str,
+        details: Mapping[str, object] | None = None,
+        gate: Callable[[str], None] | None = None,
     ) -> int:
         """The ticket for this operation: a new one, or the original on a retry. `details`:
-        the request's other fields that affect the result; all are compared, normalised."""
+        the request's other fields that affect the result; all are compared, normalised.
+        `gate`: called with "read" between the look-up and the insert (the race test)."""
         fields = {"title": title, **(details or {})}
         payload = json.dumps(fields, sort_keys=True, ensure_ascii=False)
         self.conn.execute("BEGIN IMMEDIATE")
@@ -51,6 +57,8 @@ class Tickets:
             row = self.conn.execute(
                 "SELECT id, payload FROM ticket WHERE tenant=? AND op_key=?", (tenant, op_key)
             ).fetchone()
+            if gate is not None:  # the race test stops a racer here, between its read and its
+                gate("read")  # write, to force the interleaving a plain BEGIN would let through
             if row and row[1] != payload:
                 raise PayloadConflict(f"{tenant}/{op_key} already holds {row[1]}, not {payload}")
             ticket_id = (
@@ -84,11 +92,13 @@ class Tickets:
 
 
 def create_when_told(job: dict) -> None:
-    """A worker entry for the race test: wait at the gate, then create with the job's key."""
+    """A worker entry for the race test: wait at the gate, then create with the job's key,
+    passing the gate again between the look-up and the insert ("read")."""
     from labkit.bench.gate import Gate
     from labkit.bench.trace import Trace
 
     tickets = Tickets(job["run_dir"])
-    Gate(Trace(job["run_dir"], job["role"]), job)("ready")
-    ticket_id = tickets.create(job["tenant"], job["op_key"], job["title"])
+    gate = Gate(Trace(job["run_dir"], job["role"]), job)
+    gate("ready")
+    ticket_id = tickets.create(job["tenant"], job["op_key"], job["title"], gate=gate)
     print(ticket_id)
