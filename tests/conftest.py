@@ -191,11 +191,35 @@ def passable_tmp_path(tmp_path) -> Path:
     shutil.rmtree(folder, ignore_errors=True)
 
 
+def zombie_children(pid: int | None = None) -> list[int]:
+    """Children of `pid` (this process) that have ended but were never reaped: state Z in
+    /proc/<child>/stat. A zombie's command line is empty, so only its state and parent tell."""
+    parent = os.getpid() if pid is None else pid
+    zombies = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:  # gone meanwhile
+            continue
+        if fields[0] == "Z" and int(fields[1]) == parent:
+            zombies.append(int(stat.parent.name))
+    return zombies
+
+
+def leftover_workers(tmp_path: Path, zombies_before: list[int] = ()) -> list[int]:
+    """The processes a test left behind: live ones that mention its tmp_path, and children of
+    this process that ended unreaped since `zombies_before` (a worker nobody waited for)."""
+    zombies = [pid for pid in zombie_children() if pid not in zombies_before]
+    return sorted(set(processes_mentioning(str(tmp_path))) | set(zombies))
+
+
 @pytest.fixture
 def no_leftover_workers(tmp_path: Path):
-    """Fail the test if any process that mentions its tmp_path is still alive afterwards."""
+    """Fail the test if any process that mentions its tmp_path is still alive afterwards, or
+    if a child of this process ended during it and nobody reaped it."""
+    zombies_before = zombie_children()
     yield
-    assert processes_mentioning(str(tmp_path)) == []
+    assert leftover_workers(tmp_path, zombies_before) == []
 
 
 @pytest.fixture
