@@ -110,6 +110,24 @@ def test_a_world_writable_home_is_refused(tmpdir_env, command):
     assert tree(tmpdir_env) == [home_in(tmpdir_env).name, f"{home_in(tmpdir_env).name}/planted"]
 
 
+@pytest.mark.parametrize("mode", [0o770, 0o720, 0o702, 0o777], ids=oct)
+def test_a_home_that_its_group_or_others_may_write_is_refused(tmpdir_env, mode):
+    """Group-writable is as bad as world-writable: either lets someone else plant a folder
+    that `clean` or a run would trust (issue 33, item 3: only 0777 was tried)."""
+    home_in(tmpdir_env).mkdir()
+    home_in(tmpdir_env).chmod(mode)
+    with pytest.raises(lk.LabError, match=f"can be written by others \\(mode {mode:o}\\)"):
+        lk.runs_home()
+    assert list(home_in(tmpdir_env).iterdir()) == []
+
+
+@pytest.mark.parametrize("mode", [0o700, 0o750, 0o755, 0o705], ids=oct)
+def test_a_home_only_the_reader_may_write_is_used_whoever_may_read_it(tmpdir_env, mode):
+    home_in(tmpdir_env).mkdir()
+    home_in(tmpdir_env).chmod(mode)
+    assert lk.runs_home() == home_in(tmpdir_env)
+
+
 def test_the_trial_server_is_not_started_with_a_bad_home(tmpdir_env):
     home_in(tmpdir_env).mkdir()
     home_in(tmpdir_env).chmod(0o777)
