@@ -103,6 +103,20 @@ def cli(*args, cwd, **options):
         (("interrupt", "--kill-at", "pause", "--cross-process"), "none, before_create"),
         (("pitfall", "nope"), "choose one of: recover_after_exit_kill, unknown_thread"),
         (("show", "missing"), "missing is not there; give a run folder"),
+        (
+            ("pg-window", "effect_first", "--sweep"),
+            "--sweep runs every order at every kill point; leave out the order effect_first",
+        ),
+        (
+            ("pg-durability", "--checkpointer", "sqlite", "--postgres-url", "postgresql://x"),
+            "which --checkpointer does not name; leave out --postgres-url",
+        ),
+        (("retry", "--defaults", "--policy", "nope"), "unknown retry policy 'nope'; choose one"),
+        (
+            ("retry", "--defaults", "--orders", "3", "--async"),
+            "--defaults runs nothing, it prints RetryPolicy()'s table; leave out --orders, --async",
+        ),
+        (("drain", "--signal", "kill", "--grace", "5"), "sends none; leave out --grace"),
         (("explode",), "orders"),
         ((), "required"),
     ],
@@ -112,6 +126,28 @@ def test_cli_bad_input_exits_2_with_one_line(tmp_path, args, names):
     assert done.returncode == 2
     assert done.stderr.count("\n") == 1 and names in done.stderr
     assert "Traceback" not in done.stderr and done.stdout == ""
+    assert list(tmp_path.iterdir()) == []  # nothing was written
+
+
+@pytest.mark.parametrize(
+    ("variable", "value", "names"),
+    [
+        (
+            "LABKIT_RUNS_KEEP_MB",
+            "99999999999999999999",
+            "LABKIT_RUNS_KEEP_MB='99999999999999999999': give a whole number of megabytes "
+            "from 0 to 1000000000",
+        ),
+        ("LABKIT_AS_ON_MACOS", "yes", "LABKIT_AS_ON_MACOS='yes': give 1 (macOS's fallbacks) or 0"),
+    ],
+)
+def test_cli_names_a_bad_environment_variable_in_one_line(
+    tmp_path, monkeypatch, variable, value, names
+):
+    monkeypatch.setenv(variable, value)
+    done = cli("run", "atomic", cwd=tmp_path)
+    assert (done.returncode, done.stdout) == (2, "")
+    assert done.stderr.startswith(f"labkit: error: {names}") and done.stderr.count("\n") == 1
     assert list(tmp_path.iterdir()) == []  # nothing was written
 
 

@@ -230,7 +230,9 @@ def test_the_command_line_runs_a_window_and_refuses_bad_input_in_one_line(tmp_pa
     assert main(["pg-window", "--sweep", "--kill-at", "effect"]) == 2
     errors = capsys.readouterr().err.splitlines()
     assert errors[0].startswith("labkit: error: argument --point: unknown crash point")
-    assert errors[1] == "labkit: error: --sweep runs every kill point: leave --kill-at out"
+    assert errors[1] == (
+        "labkit: error: --sweep runs every order at every kill point; leave out --kill-at"
+    )
 
 
 def test_clean_with_a_url_drops_the_schemas_of_finished_runs(tmp_path, own_server, capsys):

@@ -501,7 +501,7 @@ def test_pruning_looks_at_most_once_in_a_while_and_can_be_turned_off(pruning):
     assert lk.bench.folders.prune_runs() is None and first.exists()
 
 
-@pytest.mark.parametrize("value", ["lots", "-5", "1.5", "２"])
+@pytest.mark.parametrize("value", ["lots", "-5", "1.5", "２", "99999999999999999999", "9" * 5000])
 def test_a_bad_size_to_keep_is_one_line_before_any_folder_is_made(tmpdir_env, monkeypatch, value):
     monkeypatch.setenv("LABKIT_RUNS_KEEP_MB", value)
     before = tree(tmpdir_env)

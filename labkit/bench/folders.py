@@ -58,6 +58,7 @@ DEEPEST_BELOW_RUN = 100  # room under a run folder: <trial>/at-kill/checkpoints.
 RUN_DIR_MAX = SQLITE_PATH_MAX - DEEPEST_BELOW_RUN
 KEEP_MB_VARIABLE = "LABKIT_RUNS_KEEP_MB"
 KEEP_MB_DEFAULT = 200
+KEEP_MB_MAX = 1_000_000_000  # a petabyte: more is a typo, and would overflow keep_bytes
 PRUNE_EVERY = 30.0  # seconds: a sweep of hundreds of runs walks the home once, not per run
 
 _in_use: dict[Path, int] = {}  # this process's runs that go on: folder → its locked marker
@@ -340,10 +341,11 @@ def runs_keep_bytes() -> int:
     """How much the newest finished runs may take before older ones are pruned: 200 MB unless
     LABKIT_RUNS_KEEP_MB says otherwise (0 turns pruning off)."""
     text = os.environ.get(KEEP_MB_VARIABLE, str(KEEP_MB_DEFAULT)).strip()
-    if not text.isascii() or not text.isdigit():
+    digits = text.isascii() and text.isdigit() and len(text) < 20  # int() refuses 4,301 digits
+    if not (digits and int(text) <= KEEP_MB_MAX):
         raise LabError(
-            f"{KEEP_MB_VARIABLE}={text!r}: give a whole number of megabytes "
-            f"(default {KEEP_MB_DEFAULT}; 0 keeps every run)"
+            f"{KEEP_MB_VARIABLE}={text!r}: give a whole number of megabytes from 0 to "
+            f"{KEEP_MB_MAX} (default {KEEP_MB_DEFAULT}; 0 keeps every run)"
         )
     return int(text) * 1_000_000
 

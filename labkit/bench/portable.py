@@ -20,12 +20,29 @@ import os
 import signal
 import sys
 
-__all__ = ["AS_ON_MACOS", "LINUX", "die_with", "open_descriptors", "pidfd_or_none"]
+__all__ = [
+    "AS_ON_MACOS",
+    "LINUX",
+    "check_as_on_macos",
+    "die_with",
+    "open_descriptors",
+    "pidfd_or_none",
+]
 
 AS_ON_MACOS = "LABKIT_AS_ON_MACOS"
 LINUX = sys.platform == "linux" and os.environ.get(AS_ON_MACOS) != "1"
 PR_SET_PDEATHSIG = 1  # prctl(2): the signal this process gets when its parent ends
 WATCH_EVERY = 0.02  # seconds between two looks at the parent, where Linux's prctl is missing
+
+
+def check_as_on_macos() -> None:
+    """Refuse a value of LABKIT_AS_ON_MACOS other than 1 or 0: "yes" would quietly leave
+    Linux's ways in place, and a test meant for the fallbacks would test Linux again."""
+    value = os.environ.get(AS_ON_MACOS, "")
+    if value not in ("1", "0", ""):
+        from labkit.bench.errors import LabError  # the caller's check: workers never make it
+
+        raise LabError(f"{AS_ON_MACOS}={value!r}: give 1 (macOS's fallbacks) or 0 (the default)")
 
 
 @functools.cache

@@ -23,6 +23,7 @@ try:  # a Ctrl-C while Python loads labkit (its first tenth of a second) is one 
     from collections.abc import Sequence
 
     from labkit.bench.errors import LabError, RunFailed
+    from labkit.bench.portable import check_as_on_macos
     from labkit.bench.server import ServerError
     from labkit.cli import (
         commit_window,
@@ -76,6 +77,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         args = build_parser().parse_args(argv)
         language()  # LABKIT_LANGUAGE names a language there is a catalogue for, before any run
+        check_as_on_macos()  # and LABKIT_AS_ON_MACOS is 1 or 0
         if getattr(args, "step", False):  # step mode reads keys: check before a worker starts
             if sys.stdin is None:
                 raise LabError("labkit step reads your keys from stdin, and stdin is closed")

@@ -15,6 +15,7 @@ from labkit.bench.errors import LabError, check_int
 __all__ = [
     "STEP_KEYS",
     "Parser",
+    "leave_out",
     "out_option",
     "print_json",
     "progress_bar",
@@ -53,6 +54,14 @@ def whole_number(what: str, low: int, high: int) -> Callable[[str], int]:
             raise argparse.ArgumentTypeError(str(error)) from None
 
     return parse
+
+
+def leave_out(why: str, given: dict[str, bool]) -> None:
+    """Refuse in one line the options `why` leaves unread, among `given` (each option: did the
+    reader give it?): argparse would let them pass, and the reader think they counted."""
+    unread = [option for option, was_given in given.items() if was_given]
+    if unread:
+        raise LabError(f"{why}; leave out {', '.join(unread)}")
 
 
 def out_option(parser: argparse.ArgumentParser, what: str = "run") -> None:

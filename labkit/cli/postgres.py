@@ -13,7 +13,7 @@ import argparse
 from collections.abc import Callable
 
 from labkit.bench.postgres import ENV_URL
-from labkit.cli.common import print_json, progress_bar, whole_number
+from labkit.cli.common import leave_out, print_json, progress_bar, whole_number
 from labkit.studies.durability.experiment import (
     CHECKPOINTER_SETUPS,
     DURABILITY_MODES,
@@ -27,6 +27,7 @@ from labkit.studies.postgres.spec import CRASH_POINTS, LOCKS, WINDOW_ORDERS
 __all__ = ["register"]
 
 ALL = "all"
+DEFAULT_ORDER = "effect_first"
 
 
 def url_option(parser: argparse.ArgumentParser) -> None:
@@ -56,9 +57,13 @@ def register(commands: argparse._SubParsersAction) -> None:
     window = commands.add_parser(
         "pg-window", help="lesson 7: the commit window on Postgres, the worker killed -9"
     )
-    window.add_argument("order", nargs="?", default="effect_first", help=", ".join(WINDOW_ORDERS))
+    window.add_argument(
+        "order", nargs="?", help=f"{', '.join(WINDOW_ORDERS)} (default {DEFAULT_ORDER})"
+    )
     window.add_argument("--kill-at", default=None, help="a kill point of the order (or none)")
-    window.add_argument("--sweep", action="store_true", help="every order at every kill point")
+    window.add_argument(
+        "--sweep", action="store_true", help="every order at every kill point (name no order)"
+    )
     url_option(window)
     window.add_argument("--json", action="store_true", help="print JSON")
     window.set_defaults(handler=cmd_window)
@@ -145,14 +150,16 @@ def cmd_window(args: argparse.Namespace) -> None:
     from labkit.studies.postgres.experiment import run_window, window_sweep
 
     if args.sweep:
-        if args.kill_at is not None:
-            from labkit.bench.errors import LabError
-
-            raise LabError("--sweep runs every kill point: leave --kill-at out")
+        given = {
+            f"the order {args.order}": args.order is not None,
+            "--kill-at": args.kill_at is not None,
+        }
+        leave_out("--sweep runs every order at every kill point", given)
         results = window_sweep(postgres_url=args.postgres_url)
     else:
-        first_point = WINDOW_ORDERS.get(args.order, ("none",))[0]
-        results = [run_window(args.order, args.kill_at or first_point, None, args.postgres_url)]
+        order = args.order or DEFAULT_ORDER
+        first_point = WINDOW_ORDERS.get(order, ("none",))[0]
+        results = [run_window(order, args.kill_at or first_point, None, args.postgres_url)]
     if args.json:
         print_json([{k: v for k, v in r.to_json().items() if k != "events"} for r in results])
         return
@@ -196,6 +203,9 @@ def cmd_crash(args: argparse.Namespace) -> None:
 def cmd_durability(args: argparse.Namespace) -> None:
     from labkit.studies.durability.experiment import checkpointer_matrix
 
+    if "postgres" not in args.checkpointer:
+        why = "--postgres-url is for the postgres checkpointer, which --checkpointer does not name"
+        leave_out(why, {"--postgres-url": args.postgres_url is not None})
     setups = {name: CHECKPOINTER_SETUPS[name] for name in args.checkpointer}
     bar, advance = progress_bar("trials", "kill")
     with bar:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 from collections.abc import Callable
 
-from labkit.cli.common import out_option, print_json, progress_bar, whole_number
+from labkit.cli.common import leave_out, out_option, print_json, progress_bar, whole_number
 from labkit.studies.retries.spec import (
     DRAIN_SIGNALS,
     FAILURES,
@@ -16,11 +16,22 @@ from labkit.studies.retries.spec import (
     MAX_FIRST_TRIALS,
     MAX_WORK_MS,
     POLICIES,
+    DrainSpec,
+    RetrySpec,
 )
 
 __all__ = ["register"]
 
 ALL_MODES = "all"
+# A retry run's options, by the RetrySpec field each sets: --defaults starts no run.
+RUN_OPTIONS = {
+    "policy": "--policy",
+    "key": "--key",
+    "failure": "--failure",
+    "fail_times": "--fail-times",
+    "orders": "--orders",
+    "asynchronous": "--async",
+}
 
 
 def seconds(text: str) -> float:
@@ -33,17 +44,22 @@ def seconds(text: str) -> float:
 
 def register(commands: argparse._SubParsersAction) -> None:
     retry = commands.add_parser("retry", help="lesson 8: RetryPolicy on a payment node")
-    retry.add_argument("--policy", default="default", help=f"one of: {', '.join(POLICIES)}")
-    retry.add_argument("--key", default="uuid4", help=f"one of: {', '.join(KEYS)}")
-    retry.add_argument("--failure", default="reset", help=f"one of: {', '.join(FAILURES)}")
+    retry.add_argument("--policy", default=RetrySpec.policy, help=f"one of: {', '.join(POLICIES)}")
+    retry.add_argument("--key", default=RetrySpec.key, help=f"one of: {', '.join(KEYS)}")
+    retry.add_argument(
+        "--failure", default=RetrySpec.failure, help=f"one of: {', '.join(FAILURES)}"
+    )
     retry.add_argument(
         "--fail-times",
         type=whole_number("fail-times", 0, 10),
-        default=1,
-        help="attempts of each order that fail (default 1)",
+        default=RetrySpec.fail_times,
+        help=f"attempts of each order that fail (default {RetrySpec.fail_times})",
     )
     retry.add_argument(
-        "--orders", type=whole_number("orders", 1, 5), default=2, help="orders (default 2)"
+        "--orders",
+        type=whole_number("orders", 1, 5),
+        default=RetrySpec.orders,
+        help=f"orders (default {RetrySpec.orders})",
     )
     retry.add_argument(
         "--async",
@@ -52,7 +68,9 @@ def register(commands: argparse._SubParsersAction) -> None:
         help="an async node under TimeoutPolicy: its first reply is late",
     )
     retry.add_argument(
-        "--defaults", action="store_true", help="only print which errors RetryPolicy() retries"
+        "--defaults",
+        action="store_true",
+        help="run nothing, only print which errors RetryPolicy() retries",
     )
     out_option(retry)
     retry.add_argument("--json", action="store_true", help="print JSON")
@@ -74,7 +92,10 @@ def register(commands: argparse._SubParsersAction) -> None:
     )
     drain.add_argument("--signal", default="term", help=f"one of: {', '.join(DRAIN_SIGNALS)}")
     drain.add_argument(
-        "--grace", type=seconds, default=2.0, help="seconds from SIGTERM to SIGKILL (default 2)"
+        "--grace",
+        type=seconds,
+        default=DrainSpec.grace,
+        help=f"--signal term's seconds from SIGTERM to SIGKILL (default {DrainSpec.grace:g})",
     )
     drain.add_argument(
         "--work-ms",
@@ -130,9 +151,19 @@ def cmd_retry(args: argparse.Namespace) -> None:
     from labkit.studies.retries.experiment import default_retry_table, run_retry
     from labkit.views.retries import format_retry, format_retry_table
 
+    spec = RetrySpec(  # bad input is one line (status 2), with --defaults too
+        args.policy,
+        args.key,
+        args.failure,
+        args.fail_times,
+        orders=args.orders,
+        asynchronous=args.asynchronous,
+    )
     if args.defaults:
-        rows = default_retry_table()
-        show(rows, format_retry_table, args.json)
+        given = {o: getattr(spec, f) != getattr(RetrySpec, f) for f, o in RUN_OPTIONS.items()}
+        given["--out"] = args.out is not None
+        leave_out("--defaults runs nothing, it prints RetryPolicy()'s table", given)
+        show(default_retry_table(), format_retry_table, args.json)
         return
     result = run_retry(
         args.policy,
@@ -158,6 +189,9 @@ def cmd_drain(args: argparse.Namespace) -> None:
     from labkit.studies.retries.experiment import run_drain
     from labkit.views.retries import format_drain
 
+    if args.signal in ("drain", "kill"):
+        why = f"--grace counts from a SIGTERM, and --signal {args.signal} sends none"
+        leave_out(why, {"--grace": args.grace != DrainSpec.grace})
     result = run_drain(
         args.signal,
         grace=args.grace,
