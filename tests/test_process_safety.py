@@ -64,9 +64,10 @@ def python(code: str, tmp_path: Path, **popen: object) -> subprocess.Popen:
     return started([sys.executable, "-c", textwrap.dedent(code)], tmp_path, **popen)
 
 
-# Linux, and Linux made to use what the lab does on macOS (no prctl, no /proc, no pidfd).
+# Linux, and Linux made to use what the lab does on macOS (no prctl, no /proc, no pidfd): each
+# said outright, so that a suite run with LABKIT_AS_ON_MACOS=1 set still tests Linux's ways.
 PLATFORMS = pytest.mark.parametrize(
-    "platform", [{}, {AS_ON_MACOS: "1"}], ids=["linux", "as-on-macos"]
+    "platform", [{AS_ON_MACOS: "0"}, {AS_ON_MACOS: "1"}], ids=["linux", "as-on-macos"]
 )
 
 
@@ -98,7 +99,8 @@ def test_no_process_imports_code_from_the_callers_folder_or_pythonpath(tmp_path)
     assert json.loads(done.stdout) == ["duplicate", [True, True]]
 
 
-def test_the_server_exits_quietly_when_its_reader_has_gone(tmp_path):
+@PLATFORMS
+def test_the_server_exits_quietly_when_its_reader_has_gone(tmp_path, platform):
     caller = python(
         """
         import json
@@ -113,6 +115,7 @@ def test_the_server_exits_quietly_when_its_reader_has_gone(tmp_path):
         process.wait(timeout=20)
         """,
         tmp_path,
+        env=platform,
         stderr=subprocess.PIPE,
     )
     _, stderr = caller.communicate(timeout=60)
@@ -120,10 +123,11 @@ def test_the_server_exits_quietly_when_its_reader_has_gone(tmp_path):
     assert gone_within(5, str(tmp_path)) == []
 
 
+@PLATFORMS
 @pytest.mark.parametrize("delay", [0.05, 0.3, 0.6, 1.0, 2.0])
-def test_ctrl_c_while_the_cli_starts_the_server_leaves_nothing_behind(tmp_path, delay):
+def test_ctrl_c_while_the_cli_starts_the_server_leaves_nothing_behind(tmp_path, delay, platform):
     command = [sys.executable, "-m", "labkit", "durability", "--trials", "20"]
-    cli = started(command, tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    cli = started(command, tmp_path, platform, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     time.sleep(delay)
     cli.send_signal(signal.SIGINT)  # what Ctrl-C in its terminal does (the server has its own)
     _, stderr = cli.communicate(timeout=60)
@@ -169,7 +173,8 @@ def test_ctrl_c_at_an_import_where_python_reports_it_its_own_way_is_one_line(tmp
     assert gone_within(5, str(tmp_path)) == []
 
 
-def test_ctrl_c_while_the_server_starts_in_a_long_lived_process(tmp_path):
+@PLATFORMS
+def test_ctrl_c_while_the_server_starts_in_a_long_lived_process(tmp_path, platform):
     kernel = python(
         """
         import json, os, signal, sys, threading
@@ -187,6 +192,7 @@ def test_ctrl_c_while_the_server_starts_in_a_long_lived_process(tmp_path):
         sys.stdin.readline()  # the test looks at /proc now
         """,
         tmp_path,
+        env=platform,
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
     )
@@ -267,6 +273,6 @@ def test_trials_through_the_server_and_fresh_workers_give_the_lessons_outcomes(t
     )
     out, _ = probe.communicate(timeout=120)
     linux, sqlite_outcome, trial = json.loads(out)
-    assert linux is (platform == {}) and sqlite_outcome == "duplicate"
+    assert linux is (platform[AS_ON_MACOS] == "0") and sqlite_outcome == "duplicate"
     assert trial["first_exit"] == -9 and trial["resumed"] and not trial["failure"], trial
     assert gone_within(5, str(tmp_path), but=(probe.pid,)) == []
