@@ -12,7 +12,9 @@ Two ways to start a worker, same protocol afterwards:
 A worker that must stop at a point writes the point's name to a notify pipe and blocks
 reading a resume pipe. The parent waits on the notify pipe (never a sleep-and-hope), then
 either writes "continue" or sends SIGKILL. The notify pipe also tells the parent that the
-worker has exited: it reaches end-of-file.
+worker has exited: it reaches end-of-file; and so does a pidfd, since a process the worker's
+code forked may hold the pipe open. Once a worker is reaped, what its code left running is
+ended (`leftovers`).
 """
 
 from __future__ import annotations
@@ -27,12 +29,13 @@ import subprocess
 import sys
 import threading
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from labkit.bench import spares
 from labkit.bench.errors import check_choice
 from labkit.bench.gate import EXIT_CODE
+from labkit.bench.leftovers import children, end_leftovers
 from labkit.bench.portable import pidfd_or_none
 from labkit.bench.trace import Trace
 
@@ -60,6 +63,8 @@ FRESH_MAIN = (
 )
 START_MODES = ("fresh", "fork")
 FORKING_ALLOWED = False  # set by labkit.bench.server, the one process that may fork workers
+ADOPTING = False  # set where this process adopts its workers' orphans (the server, on Linux)
+EXIT_POLL = 0.05  # seconds between two looks at whether a worker without a pidfd has exited
 
 
 @dataclass
@@ -74,6 +79,7 @@ class WorkerReport:
     seconds: float
     stdout: str
     stderr: str
+    left: list[str] = field(default_factory=list)  # what its code left running, ended by the lab
 
     def to_json(self) -> dict:
         return asdict(self)
@@ -100,18 +106,28 @@ def kill_all_workers(under: Path | None = None) -> None:
 
 
 def first_to_end(workers: list[WorkerProcess]) -> WorkerProcess:
-    """Block until one of `workers` has ended (its notify pipe reaches end-of-file) and return
-    it, reaped; one past its timeout is killed and returned. A pause nobody planned for is let
-    go on, as `wait` does. For several workers run side by side, each ending in its own time."""
+    """Block until one of `workers` has ended and return it, reaped; one past its timeout is
+    killed and returned. A pause nobody planned for is let go on, as `wait` does. For several
+    workers run side by side, each ending in its own time."""
     while True:
-        waiting = min(w._time_left() for w in workers)
-        ready, _, _ = select.select([w._notify for w in workers], [], [], waiting)
+        ready = listen(workers, min(w._time_left() for w in workers))
         for worker in workers:
-            if worker._notify in ready and os.read(worker._notify, 64):
+            word = worker._heard(ready)
+            if word:
                 worker.resume()
-            elif worker._notify in ready or worker._time_left() == 0:
-                worker.wait()  # at end-of-file: reaps it; past its timeout: kills it first
+            elif word is not None or worker._time_left() == 0:
+                worker.wait()  # it has exited: reaps it; past its timeout: kills it first
                 return worker
+
+
+def listen(workers: list[WorkerProcess], timeout: float) -> list[int]:
+    """Wait up to `timeout` s for a word from any of `workers`: the descriptors ready among
+    their notify pipes and pidfds. Where one has no pidfd, it returns every EXIT_POLL s, so
+    that the caller looks at that worker's exit status instead."""
+    if any(worker._exit_fd is None for worker in workers):
+        timeout = min(timeout, EXIT_POLL)
+    fds = [fd for w in workers for fd in (w._notify, w._exit_fd) if fd is not None]
+    return select.select(fds, [], [], timeout)[0]
 
 
 def read_report(run_dir: Path, role: str) -> dict:
@@ -190,9 +206,12 @@ class WorkerProcess:
         self.proc: subprocess.Popen | ForkedChild | None = None
         self._notify: int | None = None  # the pipe ends on the parent's side, once started
         self._resume: int | None = None
+        self._exit_fd: int | None = None  # readable once the worker has exited (a pidfd)
+        self._expected: set[int] | None = None  # children of ours that are not the worker's
         self.paused_at: str | None = None
         self.killed_at: str | None = None
         self.timed_out = False
+        self.left: list[str] = []
         self._lock = threading.Lock()
 
     def output_path(self, stream: str) -> Path:
@@ -202,11 +221,14 @@ class WorkerProcess:
         self._started = time.monotonic()
         _LIVE.add(self)  # from here on kill_all_workers() reaps it, whatever is interrupted
         try:
+            if ADOPTING:  # what it leaves will be our children too: these ones are not its
+                self._expected = children()
             if self.start_mode == "fresh":
                 self._start_fresh()
             else:
                 self._start_forked()
                 spares.refill()  # the next spare is forked now, while this worker runs
+            self._exit_fd = pidfd_or_none(self.proc.pid)
         except BaseException:  # a Ctrl-C held back until the worker was ours lands here
             self.close()
             raise
@@ -258,13 +280,23 @@ class WorkerProcess:
         """Block until the worker stops at a point (return its name) or exits (return None).
 
         At the timeout the worker is killed and marked `timed_out`."""
-        ready, _, _ = select.select([self._notify], [], [], self._time_left())
-        if not ready:
-            self.timed_out = True
-            self.kill()
-            return None
-        self.paused_at = os.read(self._notify, 64).decode().strip() or None
+        while (word := self._heard(listen([self], self._time_left()))) is None:
+            if self._time_left() == 0:
+                self.timed_out = True
+                self.kill()
+                return None
+        self.paused_at = word.decode().strip() or None
         return self.paused_at
+
+    def _heard(self, ready: list[int]) -> bytes | None:
+        """What the worker said, as far as `ready` (from `listen`) tells: the name of the point
+        it stopped at, b"" once it has exited (its notify pipe at end-of-file, its pidfd
+        readable, or without one, its exit status), or None: nothing yet."""
+        if self._notify in ready:
+            return os.read(self._notify, 64)
+        if self._exit_fd in ready or (self._exit_fd is None and self.proc.poll() is not None):
+            return b""
+        return None
 
     def resume(self) -> None:
         """Let a paused worker go on to its next point. One that a signal ended while it was
@@ -280,7 +312,7 @@ class WorkerProcess:
                 return
             self.proc.send_signal(signal.SIGKILL)
             self.proc.wait()
-            self._ended = time.monotonic()
+            self._reaped()
             self.killed_at = self.paused_at
             trace = Trace(self.run_dir, self.role)
             trace.event(
@@ -309,11 +341,18 @@ class WorkerProcess:
             self.resume()  # a pause nobody planned for: let it go on
         try:
             self.proc.wait(timeout=self._time_left())
-            self._ended = time.monotonic()
+            self._reaped()
         except subprocess.TimeoutExpired:
             self.timed_out = True
             self.kill()
         return self.proc.returncode
+
+    def _reaped(self) -> None:
+        """The worker has been reaped: note when, and end what its code left running."""
+        self._ended = time.monotonic()
+        others = {s.pid for s in spares.waiting()} | {w.proc.pid for w in _LIVE if w.proc}
+        expected = None if self._expected is None else self._expected | others
+        self.left = end_leftovers(self.proc.pid, expected)
 
     def close(self) -> None:
         """Kill the worker if it still runs, reap it, and close the pipes. Safe to call twice."""
@@ -324,6 +363,9 @@ class WorkerProcess:
                 os.close(self._notify)
                 os.close(self._resume)
                 self._resume = None
+            if self._exit_fd is not None:
+                os.close(self._exit_fd)
+                self._exit_fd = None
             _LIVE.discard(self)
 
     def report(self) -> WorkerReport:
@@ -338,6 +380,7 @@ class WorkerProcess:
             seconds=round(self._ended - self._started, 4),
             stdout=self.output_path("stdout").read_text(),
             stderr=self.output_path("stderr").read_text(),
+            left=self.left,
         )
 
     def __enter__(self) -> WorkerProcess:

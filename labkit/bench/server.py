@@ -7,8 +7,9 @@ of it, made ahead of time (`labkit.bench.spares`): a worker starts the moment it
 kernel itself never forks and never imports LangGraph.
 
 Nothing outlives its caller: the server dies with the process that started it, and its spares
-and workers with it (`portable.die_with`); a Ctrl-C while it starts kills it; it ends quietly when
-its caller closes the pipe or stops reading.
+and workers with it (`portable.die_with`); what a worker's code starts ends with the worker
+(`leftovers`); a Ctrl-C while it starts kills it; it ends quietly when its caller closes the pipe
+or stops reading.
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ from typing import TextIO
 from labkit.bench import launcher, spares
 from labkit.bench.errors import LabError, RunFailed
 from labkit.bench.folders import holds_run_dirs, runs_home, temp_dir
+from labkit.bench.leftovers import become_subreaper
 from labkit.bench.portable import die_with
 
 __all__ = ["ServerError", "call", "call_on", "serve", "stop"]
@@ -95,6 +97,7 @@ def serve(caller: int, kind: str = "trial") -> None:
     # leaves it alone instead of writing to its pages, which would copy them (copy-on-write).
     gc.freeze()
     launcher.FORKING_ALLOWED = True
+    launcher.ADOPTING = become_subreaper()  # what a worker leaves comes to us once it has ended
     reply = os.fdopen(os.dup(1), "w", buffering=1)
     os.dup2(os.open(os.devnull, os.O_WRONLY), 1)  # stray prints must not corrupt the replies
     try:

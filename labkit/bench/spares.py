@@ -8,7 +8,8 @@ the job's entry function, then `os._exit`. It knew nothing of the job before, so
 file and SQLite connection of its own after it got it.
 
 A spare dies with the server (`portable.die_with`), whether it still waits for a job or is a
-worker in the middle of one.
+worker in the middle of one. Where Linux lets it, a spare adopts the orphans of the code it runs
+(`leftovers.become_subreaper`), so that the launcher can end them with it.
 """
 
 from __future__ import annotations
@@ -21,9 +22,10 @@ import signal
 import sys
 import traceback
 
+from labkit.bench.leftovers import become_subreaper
 from labkit.bench.portable import die_with, open_descriptors
 
-__all__ = ["Spare", "close_all_but", "drop", "refill", "take"]
+__all__ = ["Spare", "close_all_but", "drop", "refill", "take", "waiting"]
 
 KEPT = 2  # a trial takes two workers: the one that is killed, and the recovery
 _ready: list[Spare] = []
@@ -50,6 +52,7 @@ class Spare:
             os.dup2(os.open(os.devnull, os.O_RDONLY), 0)  # the server's requests are not for it
             close_all_but(0, 1, 2, job_r, notify_w, resume_r)
             os.setsid()  # a Ctrl-C meant for the server does not reach it
+            become_subreaper()  # a daemon its code starts stays its child while it runs
             signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})  # held by the server only
             become_worker(job_r, notify_w, resume_r)
         for fd in (job_r, notify_w, resume_r):
@@ -103,6 +106,11 @@ def take() -> Spare:
     if not _ready:
         refill()
     return _ready.pop(0)
+
+
+def waiting() -> list[Spare]:
+    """The spares forked and waiting for a job."""
+    return list(_ready)
 
 
 def refill() -> None:

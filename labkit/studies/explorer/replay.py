@@ -168,6 +168,7 @@ def explore_in(folder: str, spec: dict, progress: Progress | None = None) -> dic
     record = recording(Path(folder), spec)
     exploration.clean, exploration.unwatched = record["state"], record["unwatched"]
     clean_row = PointResult(None, "run", "to its end", None, "", None, record["run_dir"])
+    clean_row.left = record["left"]
     judged(clean_row, record)
     firsts: dict[object, dict] = {}  # crash state -> the first point that leaves it
     for point in record["points"]:
@@ -242,6 +243,7 @@ def recording(folder: Path, spec: ExploreSpec) -> dict:
         "run_dir": str(run_dir),
         "unwatched": unwatched,
         "forked": forked,
+        "left": ended.left,
     }
 
 
@@ -296,6 +298,7 @@ def replayed(folder: Path, spec: ExploreSpec, points: list[dict], clean: dict) -
             row, job = running.pop(worker)
             ended = worker.report()
             worker.close()
+            row.left += ended.left
             if worker.role == "first" and died_as_planned(row, ended.exit_code, spec, ended):
                 noted_kill(row, spec)
                 start("recovery", row, job)

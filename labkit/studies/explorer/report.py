@@ -43,6 +43,7 @@ class PointResult:
     kill_mode: str = ""
     same_as: int | None = None  # not run again: its crash state equals this point's
     failure: str | None = None  # why no outcome is claimed (a worker did not do as planned)
+    left: list[str] = field(default_factory=list)  # processes its run's code left, ended
 
     @property
     def label(self) -> str:
@@ -107,7 +108,12 @@ class Exploration:
         unseen = say("explorer.report.unseen", writes=unseen) if self.unwatched else ""
         stopped = say("explorer.report.stopped", why=self.stopped) if self.stopped else ""
         return say(
-            "explorer.report.summary", head=head, verdict=verdict, unseen=unseen, stopped=stopped
+            "explorer.report.summary",
+            head=head,
+            verdict=verdict,
+            unseen=unseen,
+            left=left_running(self.points),
+            stopped=stopped,
         )
 
     def to_json(self) -> dict:
@@ -117,6 +123,18 @@ class Exploration:
     def from_json(cls, data: dict) -> Exploration:
         fields = {k: v for k, v in data.items() if k != "green"}
         return cls(**{**fields, "points": [PointResult(**p) for p in data["points"]]})
+
+
+def left_running(points: list[PointResult]) -> str:
+    """What the reader's code left running in the runs (the lab ended each), or ""."""
+    from labkit.language import say
+
+    left = [name for p in points for name in p.left]
+    if not left:
+        return ""
+    names = ", ".join(dict.fromkeys(left))  # each name once, in the order first seen
+    one_or_many = "one" if len(left) == 1 else "many"
+    return say(f"explorer.report.left_{one_or_many}", count=len(left), names=names)
 
 
 def read_explored(folder: str | Path) -> list[PointResult]:
