@@ -1,7 +1,9 @@
-"""The crash explorer and what the reader's own code starts (issue 24, item 8).
+"""The crash explorer and what the reader's own code does (issue 24, items 8 and 9).
 
 A process the reader's step starts (a child, a daemon that `setsid`s and forks twice, a fork
-that keeps the worker's pipes open) ends with its worker and is named in the report.
+that keeps the worker's pipes open) ends with its worker and is named in the report; an error
+of the reader's code is said as the reader's exception at the reader's line, not as
+LangGraph's note about it.
 """
 
 from __future__ import annotations
@@ -11,15 +13,20 @@ import os
 import re
 import signal
 import uuid
+from html import escape
 from pathlib import Path
 
 import pytest
 from conftest import processes_mentioning
 from test_explorer import labkit, write
 
+from labkit.bench.errors import RunFailed
 from labkit.bench.portable import LINUX
 from labkit.studies.explorer.replay import explore
+from labkit.studies.explorer.report import matrix_text
 from labkit.studies.explorer.stepping import ExplorerStepSession
+from labkit.studies.interrupt_resume.experiment import run_interrupt
+from labkit.views.explorer import matrix_html
 
 STEP = """
 import os
@@ -107,3 +114,72 @@ def test_the_cli_says_what_the_readers_code_left(tmp_path):
     said = rf"; your code left \d processes running \(sleep {re.escape(seconds)}\); the lab"
     assert re.search(said, done.stdout), done.stdout
     assert processes_mentioning("sleep", seconds) == []
+
+
+NODES = """
+from typing import TypedDict
+from langgraph.graph import START, StateGraph
+
+class ReaderNodeBug(Exception):
+    pass
+
+class State(TypedDict):
+    order: str
+
+def boom(state):
+    raise ReaderNodeBug("boom")
+
+def lookup(state):
+    return {"order": state["n"]}
+
+boom_graph = StateGraph(State).add_node(boom).add_edge(START, "boom")
+lookup_graph = StateGraph(State).add_node(lookup).add_edge(START, "lookup")
+INPUT = {"order": "order-42"}
+"""
+NOT_THE_READERS = ("During task", "troubleshooting")
+
+
+@pytest.mark.parametrize(
+    ("graph", "error"),
+    [
+        ("boom_graph", "nodes.ReaderNodeBug: boom (nodes.py, line 12)"),
+        ("lookup_graph", "KeyError: 'n' (nodes.py, line 15)"),
+    ],
+)
+def test_a_graphs_error_is_the_readers_exception_at_the_readers_line(tmp_path, graph, error):
+    write(tmp_path, "nodes.py", NODES)
+    with pytest.raises(RunFailed) as raised:
+        explore(f"{tmp_path}/nodes.py:{graph}", kind="graph", out=tmp_path / "x")
+    said = str(raised.value)
+    assert f"record worker exited 1: {error}; see " in said, said
+    assert not any(note in said for note in NOT_THE_READERS), said
+
+
+def test_a_steps_error_in_the_cli_is_the_readers_exception_at_the_readers_line(tmp_path):
+    write(tmp_path, "bug.py", "def step(control, effect, gate):\n    state = {}\n    state['n']\n")
+    done = labkit(tmp_path, "explore", "bug:step", "--out", str(tmp_path / "x"))
+    assert done.returncode == 2, done.stderr
+    assert done.stderr == (
+        "labkit: error: your code failed in the run without a crash: record worker exited 1: "
+        f"KeyError: 'n' (bug.py, line 3); see {tmp_path / 'x' / 'record'}\n"
+    )
+
+
+def test_a_checkers_error_in_the_matrix_is_the_readers_exception_at_the_readers_line(tmp_path):
+    write(tmp_path, "checks.py", "def strict(state):\n    seen = {}\n    return seen['n']\n")
+    found = explore(
+        "labkit.studies.commit_window.worker:effect_first",
+        checker=f"{tmp_path}/checks.py:strict",
+        out=tmp_path / "x",
+    )
+    said = "the checker raised KeyError: 'n' (checks.py, line 3)"
+    assert found.stopped == said
+    assert f"{said} · " in matrix_text(found) and escape(said) in matrix_html(found)
+
+
+def test_a_key_functions_error_is_the_readers_exception_at_the_readers_line():
+    key = "def operation_key(state):\n    return state['n']\n"
+    result = run_interrupt(key="custom", key_source=key)
+    assert (
+        result["failure"] == "study worker exited 1: KeyError: 'n' (<your operation_key>, line 2)"
+    )

@@ -25,9 +25,20 @@ import traceback
 from labkit.bench.leftovers import become_subreaper
 from labkit.bench.portable import die_with, open_descriptors
 
-__all__ = ["Spare", "close_all_but", "drop", "refill", "take", "waiting"]
+__all__ = [
+    "Spare",
+    "close_all_but",
+    "drop",
+    "error_summary",
+    "print_error",
+    "refill",
+    "take",
+    "waiting",
+]
 
 KEPT = 2  # a trial takes two workers: the one that is killed, and the recovery
+LABKIT = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
+STDLIB = os.path.dirname(os.__file__) + os.sep
 _ready: list[Spare] = []
 
 
@@ -93,12 +104,53 @@ def become_worker(job_r: int, notify_w: int, resume_r: int) -> None:
         os.chdir(job["run_dir"])  # as a fresh worker's: a relative path lands in the run folder
         run_entry(request["entry"], job)
         code = 0
-    except BaseException:
-        traceback.print_exc()
+    except BaseException as error:
+        print_error(error)
     finally:
         sys.stdout.flush()
         sys.stderr.flush()
         os._exit(code)
+
+
+def print_error(error: BaseException) -> None:
+    """A worker's error on its stderr, where the parent reads its last line
+    (`failures.error_line`): the traceback without the notes LangGraph adds to the reader's
+    exception ("During task with name ..."), then the error in one line (`error_summary`),
+    unless the traceback ends with that line already."""
+    trace = without_notes(error)
+    lines = "".join(trace.format()).splitlines()
+    said = summary(trace)
+    print(*lines, *([said] if lines[-1] != said else []), sep="\n", file=sys.stderr)
+
+
+def error_summary(error: BaseException) -> str:
+    """An error in one line: its type, the first line of its message (LangGraph adds a
+    second: "For troubleshooting, visit ..."), and the line of the reader's module it came
+    from: "KeyError: 'n' (my_step.py, line 3)". Code given as text ("<your step>") is named by
+    the traceback's last frame, where the parent finds it (`failures.error_line`)."""
+    return summary(without_notes(error))
+
+
+def without_notes(error: BaseException) -> traceback.TracebackException:
+    trace = traceback.TracebackException.from_exception(error)
+    trace.__notes__ = None  # notes are said after the error: its line would no longer be last
+    return trace
+
+
+def summary(trace: traceback.TracebackException) -> str:
+    """`error_summary`, of a traceback already made."""
+    lines = "".join(trace.format_exception_only()).splitlines()
+    said = next(line for line in lines if not line.startswith(" "))  # a SyntaxError's is last
+    frame = next((f for f in reversed(trace.stack) if in_readers_module(f.filename)), None)
+    return f"{said} ({os.path.basename(frame.filename)}, line {frame.lineno})" if frame else said
+
+
+def in_readers_module(file: str) -> bool:
+    """Whether `file` is a module of the reader's: not labkit's, nor installed (the standard
+    library, LangGraph), nor code given as text, nor Python's own ("<frozen ...>")."""
+    folders = file.split(os.sep)
+    installed = "site-packages" in folders or "dist-packages" in folders
+    return not (installed or file.startswith(("<", LABKIT, STDLIB)))
 
 
 def take() -> Spare:

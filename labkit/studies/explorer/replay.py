@@ -36,7 +36,7 @@ from labkit.bench.errors import (
     check_function,
     check_number,
 )
-from labkit.bench.failures import FAILED, error_line, worker_failure
+from labkit.bench.failures import FAILED, worker_failure
 from labkit.bench.folders import keep_json, new_run_dir, release_run_dir
 from labkit.bench.gate import EXIT_CODE
 from labkit.bench.launcher import WorkerProcess, WorkerReport, first_to_end, read_report
@@ -306,7 +306,7 @@ def replayed(folder: Path, spec: ExploreSpec, points: list[dict], clean: dict) -
             if worker.role == "recovery" and (ended.exit_code != 0 or ended.timed_out):
                 row.failure = worker_failure(ended)
             elif worker.role == "recovery":
-                judged(row, read_report(Path(row.run_dir), "recovery"), ended.stderr)
+                judged(row, read_report(Path(row.run_dir), "recovery"))
             yield row
 
 
@@ -368,10 +368,9 @@ def run_workers(
         return {n: worker.report() for n, worker in workers.items()}
 
 
-def judged(row: PointResult, report: dict, stderr: str = "") -> None:
+def judged(row: PointResult, report: dict) -> None:
     """The checker's word on a row, or why there is none (the checker raised)."""
     if "checker_error" in report:
-        raised = error_line(stderr) if stderr else report["checker_error"]
-        row.outcome, row.failure = FAILED, f"{CHECKER_RAISED} {raised}"
+        row.outcome, row.failure = FAILED, f"{CHECKER_RAISED} {report['checker_error']}"
         return
     row.outcome, row.complaint = report["outcome"], report["complaint"]

@@ -10,14 +10,14 @@
   read it again, and let the checker judge.
 
 What it saw goes into `<role>.json` (`gate.report`); the reader's errors go to stderr, as in
-every worker. A step worker imports only the standard library (a graph's: LangGraph too).
+every worker, and in one line into the report. A step worker imports only the standard
+library (a graph's: LangGraph too).
 """
 
 from __future__ import annotations
 
 import importlib
 import os
-import sys
 
 from labkit.bench.gate import report
 from labkit.bench.restart import LATER, new_parent, next_attempt, restart_here
@@ -70,8 +70,7 @@ def recover_and_check(job: dict, world: object, trace: Trace) -> None:
     try:
         finished, error = world.recover(job, trace), None
     except Exception as exc:  # the reader's recovery failed: an outcome, said in one line
-        finished, error = False, f"{type(exc).__name__}: {exc}"
-        print_error()
+        finished, error = False, said(exc)
     after = read_state(job["run_dir"])
     state = CrashState(job["point"], at_kill, after, job["clean"], finished, error, job["run_dir"])
     report(
@@ -84,11 +83,12 @@ def recover_and_check(job: dict, world: object, trace: Trace) -> None:
     )
 
 
-def print_error() -> None:
-    """The exception being handled, as a traceback on stderr (the reader's line in it)."""
-    import traceback  # only a worker that met an error pays for it
+def said(error: Exception) -> str:
+    """An error of the reader's code: its traceback on stderr, and itself in one line."""
+    from labkit.bench.spares import error_summary, print_error  # only where an error came
 
-    traceback.print_exc(file=sys.stderr)
+    print_error(error)
+    return error_summary(error)
 
 
 def judge(job: dict, state: CrashState) -> dict:
@@ -99,6 +99,5 @@ def judge(job: dict, state: CrashState) -> dict:
         if complaint is not None and not isinstance(complaint, str):
             raise TypeError(f"a checker returns None or a str, not {type(complaint).__name__}")
     except Exception as exc:
-        print_error()
-        return {"checker_error": f"{type(exc).__name__}: {exc}"}
+        return {"checker_error": said(exc)}
     return {"complaint": complaint, "outcome": outcome_of(complaint)}

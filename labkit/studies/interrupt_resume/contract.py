@@ -37,6 +37,7 @@ ENTRY_FILE = "entry.db"
 NOT_ISSUED = (
     "was not issued by the entry point"  # why a key the entry point never issued is refused
 )
+KEY_FILE = "<your operation_key>"  # the reader's key function, as its errors name it
 FIRST_INPUT = {"operation_id": "request-42/create-ticket/v1", "title": "Printer offline"}
 TENANT = "team-A"  # the study's tenant; the graphs' node creates every ticket under it
 FORM = (
@@ -50,7 +51,8 @@ def key_function(job: dict) -> Callable[[dict], str]:
     (the operation id of the first input), or `custom` (a reader's own `operation_key`)."""
     if job["key"] == "custom":
         namespace: dict = {}
-        exec(job["key_source"], namespace)  # the reader's own code, in the reader's own lab
+        code = compile(job["key_source"], KEY_FILE, "exec")  # a traceback names it so
+        exec(code, namespace)  # the reader's own code, in the reader's own lab
         return namespace["operation_key"]
     if job["key"] == "stable":
         return lambda state: state["operation_id"]
