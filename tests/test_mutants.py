@@ -5,7 +5,8 @@ wrong change the issue names (a mutant) and failed, and passes without it.
    table holds as many rows as the run without a crash (only done=0 tells);
 2. lesson 2's judge must refuse a step that did not reach its kill point the second time, and
    one whose commit it could not see;
-4. a reader's step that never says done is "unfinished" (and with two receipts "duplicate");
+4. a reader's step that never says done is "unfinished" (and with two receipts "duplicate"),
+   and what the files hold is said in the lessons' words (the mutants mutmut left there);
 6. `no_leftover_workers` sees a worker that ended but was never reaped (a zombie).
 
 Items 3 and 5 live beside their kin: tests/test_runs_home.py (a group-writable runs home) and
@@ -18,13 +19,20 @@ import textwrap
 import time
 from pathlib import Path
 
+import pytest
 from conftest import leftover_workers, zombie_children
 
 import labkit as lk
+from labkit.bench.snapshot import Snapshot, Table
 from labkit.language import say
-from labkit.studies.commit_window.outcome import describe_state, outcome_name
+from labkit.studies.commit_window.outcome import (
+    classify,
+    describe_state,
+    outcome_name,
+    outcome_text,
+)
 from labkit.studies.commit_window.runs import order_worker
-from labkit.studies.commit_window.stores import create_files
+from labkit.studies.commit_window.stores import KEY, PAYLOAD, create_files
 from labkit.studies.explorer.checker import CrashState, default_checker
 from labkit.studies.explorer.replay import explore
 from labkit.workshop import lesson2, lesson9
@@ -146,6 +154,39 @@ def test_a_step_that_never_says_done_is_unfinished_and_with_two_receipts_a_dupli
     assert (keyed.after.done, keyed.after.receipts, keyed.outcome) == (0, 1, "unfinished")
     plain = a_readers_run("effect_first", never_done.format(once=""), "none", tmp_path / "p")
     assert (plain.after.done, plain.after.receipts, plain.outcome) == (0, 2, "duplicate")
+
+
+def files_holding(done: int, receipts: int) -> Snapshot:
+    """A snapshot of study 000's two files, as `take_snapshot` reads them."""
+    rows = [[n, KEY, PAYLOAD] for n in range(1, receipts + 1)]
+    return Snapshot(
+        {
+            "control.db": {"progress": Table(["id", "done"], [[1, done]])},
+            "effect.db": {"receipts": Table(["id", "op_key", "payload"], rows)},
+        }
+    )
+
+
+@pytest.mark.parametrize(
+    ("done", "receipts", "said"),
+    [
+        (1, 1, "done=1 and 1 receipt (consistent)"),
+        (1, 0, "done=1 and 0 receipts (lost)"),
+        (1, 2, "done=1 and 2 receipts (duplicate)"),
+        (0, 0, "done=0 and 0 receipts (unfinished)"),
+        (0, 2, "done=0 and 2 receipts (duplicate)"),
+    ],
+)
+def test_what_the_files_hold_is_said_in_the_lessons_words(done, receipts, said):
+    """The words of every verdict of lessons 1 and 2 ("when the files held ...")."""
+    assert describe_state(files_holding(done, receipts)) == said
+
+
+def test_a_failed_run_claims_no_outcome_and_says_why():
+    two = files_holding(1, 2)
+    assert (classify(two, None), classify(two, "first worker timed out")) == ("duplicate", "failed")
+    assert outcome_text("duplicate", None) == "duplicate"
+    assert outcome_text("failed", "first worker timed out") == "failed: first worker timed out"
 
 
 # --- 6. no_leftover_workers sees a worker nobody reaped
