@@ -1,9 +1,10 @@
-"""The crash explorer and what the reader's own code does (issue 24, items 8 and 9).
+"""The crash explorer and what the reader's own code does (issue 24, items 8 to 10).
 
 A process the reader's step starts (a child, a daemon that `setsid`s and forks twice, a fork
 that keeps the worker's pipes open) ends with its worker and is named in the report; an error
 of the reader's code is said as the reader's exception at the reader's line, not as
-LangGraph's note about it.
+LangGraph's note about it; a target or checker that names no code is bad input (a LabError,
+status 2 in the CLI), said in one line.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ import pytest
 from conftest import processes_mentioning
 from test_explorer import labkit, write
 
-from labkit.bench.errors import RunFailed
+from labkit.bench.errors import LabError, RunFailed
 from labkit.bench.portable import LINUX
 from labkit.studies.explorer.replay import explore
 from labkit.studies.explorer.report import matrix_text
@@ -183,3 +184,37 @@ def test_a_key_functions_error_is_the_readers_exception_at_the_readers_line():
     assert (
         result["failure"] == "study worker exited 1: KeyError: 'n' (<your operation_key>, line 2)"
     )
+
+
+@pytest.mark.parametrize(
+    ("args", "says"),
+    [
+        (["--checker", "nosuch_mod:fn"], "checker 'nosuch_mod:fn': no module 'nosuch_mod'"),
+        (["--checker", "bug:nope"], "checker 'bug:nope': the module defines no 'nope'"),
+        (["--checker", "bug:X"], "checker 'bug:X' is not a function (it is of type 'int')"),
+    ],
+)
+def test_a_checker_that_names_no_function_is_bad_input(tmp_path, args, says):
+    write(tmp_path, "bug.py", "X = 1\n\ndef step(control, effect, gate):\n    pass\n")
+    target = "labkit.studies.commit_window.worker:effect_first"
+    done = labkit(tmp_path, "explore", target, *args, "--out", str(tmp_path / "x"))
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.count("\n") == 1 and f"labkit: error: {says}" in done.stderr, done.stderr
+    assert done.stdout == ""
+
+
+@pytest.mark.parametrize(
+    ("target", "kind", "says"),
+    [
+        ("bug:nope", "step", "target 'bug:nope': the module defines no 'nope'"),
+        ("bug:X", "step", "target 'bug:X' is not a function (it is of type 'int')"),
+        ("bug:step", "graph", "target 'bug:step' is not a LangGraph graph, nor a function of"),
+    ],
+)
+def test_a_target_that_names_no_code_of_its_kind_is_a_lab_error(
+    tmp_path, monkeypatch, target, kind, says
+):
+    write(tmp_path, "bug.py", "X = 1\n\ndef step(control, effect, gate):\n    pass\n")
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(LabError, match=re.escape(says)):
+        explore(target, kind=kind, out=tmp_path / "x")

@@ -13,16 +13,14 @@ from __future__ import annotations
 from labkit.studies.explorer.checker import CHECKPOINT_FILE
 from labkit.studies.explorer.graphs import open_saver
 from labkit.studies.explorer.record import CrashPoints
-from labkit.studies.explorer.target import load
+from labkit.studies.explorer.target import load_function
 
 __all__ = ["recover", "run_first"]
 
 
 def the_callable(job: dict) -> tuple[object, set[str]]:
     """The reader's callable, and the files its code is in (for the source lines)."""
-    found, file, _ = load(job["target"])
-    if not callable(found):
-        raise TypeError(f"{job['target']['label']} is not callable but {type(found).__name__}")
+    found, file, _ = load_function(job["target"])
     code = getattr(found, "__code__", None)
     return found, {file, code.co_filename if code else file}
 

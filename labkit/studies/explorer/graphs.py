@@ -12,6 +12,7 @@ process, then the same answers. Imports LangGraph: only the trial server and its
 
 from __future__ import annotations
 
+import inspect
 import os
 from dataclasses import dataclass
 
@@ -23,7 +24,7 @@ from langgraph.types import Command
 from labkit.bench.checkpoints import with_saver
 from labkit.studies.explorer.checker import CHECKPOINT_FILE
 from labkit.studies.explorer.record import CrashPoints
-from labkit.studies.explorer.target import load
+from labkit.studies.explorer.target import BadTarget, load, named
 
 __all__ = ["RecordedSaver", "recover", "run_first"]
 
@@ -69,12 +70,15 @@ def the_graph(job: dict) -> ReaderGraph:
     found, file, module = load(job["target"])
     said = found if isinstance(found, dict) else {}  # {"graph": ..., "input": ..., "context": ...}
     graph = said.get("graph", found)
-    if callable(graph) and not hasattr(graph, "invoke"):
+    if callable(graph) and not hasattr(graph, "invoke") and takes_nothing(graph):
         graph = graph()
     if isinstance(graph, StateGraph):
         graph = graph.compile()
     if not isinstance(graph, CompiledStateGraph):
-        raise TypeError(f"{job['target']['label']} is not a LangGraph graph but {type(graph)}")
+        raise BadTarget(
+            f"{named(job['target'])} is not a LangGraph graph, nor a function of no arguments "
+            f"that returns one (it is of type {type(graph).__name__!r})"
+        )
     make_context = said.get("context", module.get("context"))
     context = make_context(job["run_dir"]) if callable(make_context) else None
     nodes = {}
@@ -84,6 +88,15 @@ def the_graph(job: dict) -> ReaderGraph:
             nodes[name] = (code.co_filename, code.co_firstlineno)
     files = {file, *(path for path, _ in nodes.values())}
     return ReaderGraph(graph, said.get("input", module.get("INPUT", {})), context, files, nodes)
+
+
+def takes_nothing(function: object) -> bool:
+    """Whether `function` can be called with no arguments (a step, say, cannot)."""
+    try:
+        inspect.signature(function).bind()
+    except (TypeError, ValueError):  # arguments it needs; a signature Python cannot tell
+        return False
+    return True
 
 
 def open_saver(job: dict) -> RecordedSaver:

@@ -223,6 +223,9 @@ def recording(folder: Path, spec: ExploreSpec) -> dict:
     run_dir.mkdir()
     job = spec.job(point=None, clean=None, fork_to=str(folder) if spec.kind in FORKED else None)
     ended = run_workers({0: run_dir}, "record", {0: job}, spec)[0]
+    report = read_report(run_dir, "record")
+    if "bad_target" in report:  # a name that names no code of its kind: checked by loading it
+        raise LabError(report["bad_target"])
     if ended.exit_code != 0 or ended.timed_out:
         why = worker_failure(ended) or f"it exited {ended.exit_code}"
         raise RunFailed(f"your code failed in the run without a crash: {why}; see {run_dir}")
@@ -236,7 +239,6 @@ def recording(folder: Path, spec: ExploreSpec) -> dict:
         UNWATCHED[e.get("reason", "together")](e) for e in trace if e["event"] == "unwatched"
     ]
     forked = {e["n"]: e for e in trace if e["event"] == "forked"}
-    report = read_report(run_dir, "record")
     return {
         **report,
         "points": points,

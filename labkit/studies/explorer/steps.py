@@ -13,7 +13,7 @@ from collections.abc import Callable
 
 from labkit.studies.commit_window.stores import KEY, PAYLOAD, Store, create_files
 from labkit.studies.explorer.record import CrashPoints
-from labkit.studies.explorer.target import load
+from labkit.studies.explorer.target import load_function
 
 __all__ = ["FILES", "recover", "run_first"]
 
@@ -26,7 +26,7 @@ def ignore_gate(point: str) -> None:
 
 def the_step(job: dict, points: CrashPoints | None = None) -> Callable:
     """The reader's step (an exercise's source finds KEY and PAYLOAD defined, as in lesson 2)."""
-    step, file, _ = load(job["target"], {"KEY": KEY, "PAYLOAD": PAYLOAD})
+    step, file, _ = load_function(job["target"], {"KEY": KEY, "PAYLOAD": PAYLOAD})
     if points is not None:
         code = getattr(step, "__code__", None)
         points.reader_files |= {file, code.co_filename if code else file}

@@ -5,7 +5,7 @@ Only the explorer's workers load it: a module in the caller's folder by its file
 (that folder never joins any import path, so a `json.py` beside it stays unread), any other
 module by name from labkit's own path (`python -I`: no current folder, no $PYTHONPATH), and an
 exercise's answer from its source text. Parent side: `name_target`; worker side: `load`
-(standard library only).
+(standard library only), whose BadTarget the explorer turns into the caller's LabError.
 """
 
 from __future__ import annotations
@@ -20,12 +20,27 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:  # pathlib is for the caller's side: a worker starts faster without it
     from pathlib import Path
 
-__all__ = ["KINDS", "READER_FILE", "lab_folder", "load", "name_target", "source_target"]
+__all__ = [
+    "KINDS",
+    "READER_FILE",
+    "BadTarget",
+    "lab_folder",
+    "load",
+    "load_function",
+    "name_target",
+    "named",
+    "source_target",
+]
 
 # lesson 2's step(control, effect, gate); a LangGraph graph; run(checkpointer, resume)
 KINDS = ("step", "graph", "callable")
 READER_FILE = "<your code>"  # an answer given as source text, as a traceback names it
 DOTTED = re.compile(r"[A-Za-z_]\w*(\.[A-Za-z_]\w*)*\Z")
+
+
+class BadTarget(Exception):
+    """A target or checker that names no code of the kind it must (no such module, no such
+    name in it, not a function): the caller's bad input, found only where the code is loaded."""
 
 
 def name_target(text: object, what: str = "target", folder: str | None = None) -> dict:
@@ -49,13 +64,13 @@ def name_target(text: object, what: str = "target", folder: str | None = None) -
         path = (folder / module).resolve()
         if not path.is_file():
             raise LabError(f"{what} {text!r}: there is no file {path}")
-        return {"path": str(path), "name": name, "label": text}
+        return {"path": str(path), "name": name, "label": text, "what": what}
     if not DOTTED.match(module):
         raise LabError(f"{what} {text!r}: {module!r} is neither a module name nor a .py file")
     mine = folder.joinpath(*module.split(".")).with_suffix(".py")
     if mine.is_file():
-        return {"path": str(mine.resolve()), "name": name, "label": text}
-    return {"module": module, "name": name, "label": text}
+        return {"path": str(mine.resolve()), "name": name, "label": text, "what": what}
+    return {"module": module, "name": name, "label": text, "what": what}
 
 
 def lab_folder() -> Path:
@@ -84,8 +99,23 @@ def load(target: dict, namespace: dict | None = None) -> tuple[object, str, dict
         names, file = vars(module), module.__file__
     found = names.get(target["name"])
     if found is None:
-        raise LookupError(f"{target['label']}: the module defines no {target['name']!r}")
+        raise BadTarget(f"{named(target)}: the module defines no {target['name']!r}")
     return found, file, names
+
+
+def load_function(target: dict, namespace: dict | None = None) -> tuple[object, str, dict]:
+    """`load`, for a target that must be a function (a step, a callable, a checker)."""
+    found, file, names = load(target, namespace)
+    if not callable(found):
+        raise BadTarget(
+            f"{named(target)} is not a function (it is of type {type(found).__name__!r})"
+        )
+    return found, file, names
+
+
+def named(target: dict) -> str:
+    """The target as the reader named it, for an error line: "checker 'checks:picky'"."""
+    return f"{target.get('what', 'target')} {target['label']!r}"
 
 
 def import_target(target: dict) -> object:
@@ -98,8 +128,8 @@ def import_target(target: dict) -> object:
         except ModuleNotFoundError as error:
             if error.name is None or not target["module"].startswith(error.name):
                 raise  # the module itself imports one that is missing: the reader's error
-            raise LookupError(
-                f"{target['label']}: no module {target['module']!r}: neither a file of your "
+            raise BadTarget(
+                f"{named(target)}: no module {target['module']!r}: neither a file of your "
                 "folder nor a module labkit can import"
             ) from None
     path = target["path"]

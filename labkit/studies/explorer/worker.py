@@ -10,14 +10,16 @@
   read it again, and let the checker judge.
 
 What it saw goes into `<role>.json` (`gate.report`); the reader's errors go to stderr, as in
-every worker, and in one line into the report. A step worker imports only the standard
-library (a graph's: LangGraph too).
+every worker, and in one line into the report. A target or checker that names no code of its
+kind is bad input: the report says so (`bad_target`), before any of the reader's code runs.
+A step worker imports only the standard library (a graph's: LangGraph too).
 """
 
 from __future__ import annotations
 
 import importlib
 import os
+from collections.abc import Callable
 
 from labkit.bench.gate import report
 from labkit.bench.restart import LATER, new_parent, next_attempt, restart_here
@@ -25,7 +27,7 @@ from labkit.bench.trace import Trace
 from labkit.studies.explorer.checker import CrashState, default_checker, outcome_of
 from labkit.studies.explorer.record import CrashPoints, read_state, skip_disk_waits
 from labkit.studies.explorer.services import serve_here, watch_claims
-from labkit.studies.explorer.target import load
+from labkit.studies.explorer.target import BadTarget, load_function
 
 __all__ = ["run"]
 
@@ -48,23 +50,40 @@ def run(job: dict) -> None:
     trace = Trace(job["run_dir"], job["role"])
     trace.note("start", target=job["target"]["label"], kind=job["kind"])
     world = importlib.import_module(WORLDS[job["kind"]])
-    if job["role"] == "recovery":
-        serve_here(job, None)
-        recover_and_check(job, world, trace)
-    else:
-        points = CrashPoints(job, trace, ())
-        watch_claims(points)  # before the reader's module is loaded
-        serve_here(job, points)
-        world.run_first(job, points)
-        points.reap()
-        if job["role"] == "record":
-            end = read_state(job["run_dir"])
-            state = CrashState(None, end, end, end, finished=True, run_dir=job["run_dir"])
-            report(job, state=end, points=points.count, **judge(job, state))
+    try:
+        if job["role"] == "recovery":
+            serve_here(job, None)
+            recover_and_check(job, world, trace, the_checker(job))
+        else:
+            run_from_the_start(job, world, trace)
+    except BadTarget as error:  # the caller's bad input, not the reader's code failing
+        report(job, bad_target=str(error))
+        raise
     trace.note("exit", code=0)
 
 
-def recover_and_check(job: dict, world: object, trace: Trace) -> None:
+def run_from_the_start(job: dict, world: object, trace: Trace) -> None:
+    """Run the reader's code, numbering its crash points (dying at the planned one); the
+    recording also judges the state it ends in."""
+    points = CrashPoints(job, trace, ())
+    watch_claims(points)  # before the reader's module is loaded
+    serve_here(job, points)
+    recording = job["role"] == "record"
+    checker = the_checker(job) if recording else None  # a wrong name: said before the code runs
+    world.run_first(job, points)
+    points.reap()
+    if recording:
+        end = read_state(job["run_dir"])
+        state = CrashState(None, end, end, end, finished=True, run_dir=job["run_dir"])
+        report(job, state=end, points=points.count, **judge(checker, state))
+
+
+def the_checker(job: dict) -> Callable:
+    """The reader's checker, if the job names one, else the default."""
+    return load_function(job["checker"])[0] if job.get("checker") else default_checker
+
+
+def recover_and_check(job: dict, world: object, trace: Trace, checker: Callable) -> None:
     """Read what the kill left, recover, read again, and judge."""
     at_kill = read_state(job["run_dir"])
     try:
@@ -79,7 +98,7 @@ def recover_and_check(job: dict, world: object, trace: Trace) -> None:
         after=after,
         finished=finished,
         recovery_error=error,
-        **judge(job, state),
+        **judge(checker, state),
     )
 
 
@@ -91,10 +110,9 @@ def said(error: Exception) -> str:
     return error_summary(error)
 
 
-def judge(job: dict, state: CrashState) -> dict:
+def judge(checker: Callable, state: CrashState) -> dict:
     """The checker's answer ({complaint, outcome}), or the error it raised ({checker_error})."""
     try:
-        checker = load(job["checker"])[0] if job.get("checker") else default_checker
         complaint = checker(state)
         if complaint is not None and not isinstance(complaint, str):
             raise TypeError(f"a checker returns None or a str, not {type(complaint).__name__}")
