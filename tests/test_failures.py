@@ -15,6 +15,7 @@ import pytest
 import labkit as lk
 from labkit.bench import server
 from labkit.bench.launcher import read_report
+from labkit.bench.portable import AS_ON_MACOS
 from labkit.studies.commit_window.outcome import OUTCOMES
 from labkit.studies.durability.experiment import DurabilitySpec, run_trials
 from labkit.studies.interrupt_resume.experiment import run_interrupt
@@ -63,7 +64,13 @@ def test_a_readers_step_that_raises_fails_the_run_and_every_view_says_why(
         assert not any(word.upper() in html for word in CLAIMS)
 
 
-def test_a_worker_that_hangs_is_killed_and_the_run_says_it_timed_out(tmp_path, no_leftover_workers):
+@pytest.mark.parametrize("as_on_macos", ["0", "1"])  # prctl, or the fallback's SIGALRM watch
+def test_a_worker_that_hangs_is_killed_and_the_run_says_it_timed_out(
+    tmp_path, no_leftover_workers, monkeypatch, as_on_macos
+):
+    """The recovery of a reader's step goes on in a fork of its worker (bench.restart), which
+    must end with the worker it killed at its timeout, not a watcher's look later."""
+    monkeypatch.setenv(AS_ON_MACOS, as_on_macos)  # for the workers this test starts
     result = readers_step(tmp_path, HANGING_STEP, timeout=0.5)
     assert result.outcome == "failed" and result.summary()["timed_out"] == ["first", "recovery"]
     assert result.failure.startswith("first worker timed out after 0.5")

@@ -18,9 +18,12 @@ from pathlib import Path
 
 import pytest
 
+import labkit as lk
 from labkit.bench.launcher import LABKIT_ROOT
 from labkit.bench.portable import AS_ON_MACOS
-from tests.conftest import run_python
+from labkit.studies.commit_window.runs import order_worker
+from labkit.studies.commit_window.stores import create_files
+from tests.conftest import processes_mentioning, run_python
 
 MARK = "LABKIT_TEST_MARK"
 
@@ -276,3 +279,31 @@ def test_trials_through_the_server_and_fresh_workers_give_the_lessons_outcomes(t
     assert linux is (platform[AS_ON_MACOS] == "0") and sqlite_outcome == "duplicate"
     assert trial["first_exit"] == -9 and trial["resumed"] and not trial["failure"], trial
     assert gone_within(5, str(tmp_path), but=(probe.pid,)) == []
+
+
+@PLATFORMS
+def test_a_killed_worker_takes_the_fork_it_goes_on_in_along_at_once(
+    tmp_path, monkeypatch, platform
+):
+    """A reader's retry goes on in a fork of its worker, as after a real restart (bench.restart,
+    the worker only waits for it): killing the worker ends the fork too, at once, not at the
+    next look of its SIGALRM watcher where prctl is missing."""
+    monkeypatch.setenv(AS_ON_MACOS, platform[AS_ON_MACOS])  # for the worker this test starts
+    step = "def my_step(control, effect, gate):\n    pass\n"
+    spec = lk.RunSpec("idempotent", step_source=step, step_name="my_step")
+    order = spec.write_order
+    create_files(tmp_path, order.files, order.receiver_dedupes)
+    with order_worker(spec, tmp_path, "recovery", pause_at=("start",)) as worker:
+        assert worker.wait_for_pause() == "start"  # said by the fork: its worker waits for it
+        both = processes_mentioning(str(tmp_path))
+        assert len(both) == 2 and worker.proc.pid in both
+        worker.kill()
+        assert [pid for pid in both if running(pid)] == []
+
+
+def running(pid: int) -> bool:
+    """Whether process `pid` still runs (a zombie has no command line left)."""
+    try:
+        return bool(Path(f"/proc/{pid}/cmdline").read_bytes())
+    except OSError:
+        return False
