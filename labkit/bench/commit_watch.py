@@ -50,7 +50,8 @@ class CommitWatch:
         import threading  # only a reader's code is watched: the built-in orders never pay for it
 
         self._run_dir, self._ignored = run_dir, set()
-        self._discover = files is None  # None: every *.db file of the folder, as it appears
+        self._discover = files is None  # None: every SQLite file of the folder, as it appears
+        self._not_sqlite: set[str] = set()  # files of the folder that hold something else
         self._paths = {name: os.path.join(run_dir, name) for name in files or ()}
         if self._discover:
             self._paths = self.new_files()  # those there before the watch: no commit of theirs
@@ -62,6 +63,7 @@ class CommitWatch:
         self._wal_seen: set[str] = set()
         self._committing: ConnectionState | None = None  # its COMMIT was the latest statement
         self._ran = True  # a statement may have run since the files were last read
+        self.opened: Callable[[object], None] | None = None  # told each database a connection opens
 
     def before_statement(self, sql: str, connection: ConnectionState) -> None:
         """SQLite is about to run `sql` on `connection`: report the commits made before it."""
@@ -89,6 +91,8 @@ class CommitWatch:
                 self._paths.update(self.new_files())
             before = {name: self._files.get(name, b"") for name in self._paths}
             self._files = {n: read_file(p) for n, p in self._paths.items()}
+            if self._discover:
+                self.drop_other_files()
             self._committing, self._ran = None, False
             for name, data in self._files.items():
                 if data[18:19] == b"\2" and name not in self._wal_seen:  # read version 2: WAL
@@ -116,12 +120,30 @@ class CommitWatch:
             self._files.pop(name, None)
 
     def new_files(self) -> dict[str, str]:
-        """The SQLite files (*.db) that appeared in the folder since the last look."""
-        return {
-            name: os.path.join(self._run_dir, name)
-            for name in os.listdir(self._run_dir)
-            if name.endswith(".db") and name not in self._paths and name not in self._ignored
-        }
+        """The SQLite files that appeared in the folder since the last look, whatever their
+        names (travel2.sqlite, orders.db, a file without a suffix): known by their header.
+        An empty file may become one (SQLite creates it at `connect`): watched until it holds
+        something else."""
+        found = {}
+        for name in os.listdir(self._run_dir):
+            if name in self._paths or name in self._ignored or name in self._not_sqlite:
+                continue
+            path = os.path.join(self._run_dir, name)
+            if name.endswith(NOT_DATABASES) or not os.path.isfile(path):
+                self._not_sqlite.add(name)
+            elif HEADER.startswith(read_file(path, len(HEADER))):
+                found[name] = path
+            else:
+                self._not_sqlite.add(name)
+        return found
+
+    def drop_other_files(self) -> None:
+        """Stop reading files found empty that now hold something else than a database."""
+        for name, data in list(self._files.items()):
+            if data and not data.startswith(HEADER):
+                self._not_sqlite.add(name)
+                self._paths.pop(name)
+                self._files.pop(name)
 
     def watch_process(self) -> None:
         """From now on every SQLite connection this process opens, in any thread and however
@@ -135,6 +157,8 @@ class CommitWatch:
             def __init__(self, *args: object, **kwargs: object) -> None:
                 self._watched = ConnectionState()
                 super().__init__(*args, **kwargs)
+                if watch.opened is not None:
+                    watch.opened(args[0] if args else kwargs.get("database"))
                 self.set_trace_callback(None)
 
             def set_trace_callback(self, callback: Callable[[str], object] | None) -> None:
@@ -206,16 +230,18 @@ COMMIT = re.compile(r"\s*(COMMIT|END|RELEASE)\b", re.IGNORECASE)
 FACTORY_ARGUMENT = 5  # sqlite3.connect(database, timeout, detect_types, isolation_level,
 # check_same_thread, factory, ...): the position of `factory`
 HEADER = b"SQLite format 3\0"
+NOT_DATABASES = ("-journal", "-wal", "-shm", ".jsonl")  # a database's companions, the traces
 
 
-def read_file(path: str) -> bytes:
-    """All of a file as it is now (b"" if it is gone); a run's files hold a few pages."""
+def read_file(path: str, size: int | None = None) -> bytes:
+    """All of a file as it is now, or its first `size` bytes (b"" if it is gone); a run's
+    files hold a few pages."""
     try:
         fd = os.open(path, os.O_RDONLY)
     except FileNotFoundError:
         return b""
     try:
-        return os.pread(fd, os.fstat(fd).st_size, 0)
+        return os.pread(fd, os.fstat(fd).st_size if size is None else size, 0)
     finally:
         os.close(fd)
 

@@ -2,10 +2,11 @@
 every crash point it passes, then checks what each crash leaves after recovery.
 
 As ALICE (OSDI 2014) does for file systems and CrashMonkey for storage: `record` numbers every
-crash point of one run without a crash (each commit, fsync, checkpointer put and put_writes,
-with the reader's source line); `replay` kills a worker at each distinct crash state and
-recovers in a fresh one; `checker` judges each state (by default: every effect of the run
-without a crash exactly once, the run finished); `report` is the matrix. `target` says where
+crash point of one run without a crash (each commit to any SQLite file, each write to a file of
+the run and each fsync, each checkpointer put and put_writes, with the reader's source line);
+`replay` kills a worker at each distinct crash state and recovers in a fresh one; `checker`
+judges each state (by default: every effect of the run without a crash exactly once, with the
+same contents, the run finished); `report` is the matrix. `target` says where
 the reader's code is loaded from (only ever in a worker); `steps`, `graphs` and `callables` are
 the worlds it runs in (a lesson 2 step, a LangGraph graph, any run(checkpointer, resume));
 `worker` is the process of each role; `services` names a call into the lab's services as

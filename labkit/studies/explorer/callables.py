@@ -28,7 +28,7 @@ def the_callable(job: dict) -> tuple[object, set[str]]:
 def run_first(job: dict, points: CrashPoints) -> None:
     """Run it once from the start, with a crash point at every durable step."""
     watch = points.watch_commits(ignore=[CHECKPOINT_FILE])
-    points.watch_fsync()
+    points.watch_files()
     run, files = the_callable(job)
     points.reader_files |= files
     saver = open_saver(job)

@@ -5,9 +5,13 @@ line that says what is wrong ("duplicate: ...", "lost: ..."). It runs in the rec
 so a reader's checker is the reader's code in the reader's lab, like the code it checks.
 
 The default checker takes the run without a crash as the truth: every effect that run made
-(each table's rows, each line of a file it fsynced; a checkpointer's own file, the calls'
+(each table's rows, each line of a file it wrote; a checkpointer's own file, the calls'
 history and the port file of lesson 5's service aside) must be
 there exactly as often after any crash and recovery, and the recovered run must have finished.
+A table's rows must also hold what they held (an UPDATE run twice leaves as many rows, with
+other values), but for values that differ between two equal runs anyway (`IGNORED`):
+timestamps (ISO dates and times; numbers of seconds, milliseconds or nanoseconds since 2001)
+and generated ids (UUIDs, 32 hex digits). Other files are append-only: counted, line by line.
 Where the run without a crash is itself wrong (study 001's fresh key makes two tickets with no
 crash at all), only a checker that knows the operation can say so: pass your own.
 Worker-side: standard library only.
@@ -15,12 +19,29 @@ Worker-side: standard library only.
 
 from __future__ import annotations
 
+import json
+import re
+from collections import Counter
+
 from labkit.studies.explorer.services import NOT_EFFECTS
 
-__all__ = ["CHECKPOINT_FILE", "OUTCOMES", "CrashState", "default_checker", "outcome_of"]
+__all__ = [
+    "CHECKPOINT_FILE",
+    "IGNORED",
+    "OUTCOMES",
+    "CrashState",
+    "default_checker",
+    "outcome_of",
+]
 
 OUTCOMES = ("consistent", "duplicate", "lost", "inconsistent")
 CHECKPOINT_FILE = "checkpoints.db"  # the explorer's checkpointer: LangGraph's state, no effect
+IGNORED = {  # values two equal runs give differently: never compared, whatever the column
+    "timestamp": re.compile(r"\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}|\Z)"),
+    "uuid": re.compile(r"[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12}\Z", re.I),
+}
+EPOCHS = ((978_307_200, 4_102_444_800), (978_307_200_000, 4_102_444_800_000))  # s, ms: 2001-2100
+EPOCH_NS = (978_307_200 * 10**9, 4_102_444_800 * 10**9)
 
 
 class CrashState:
@@ -71,8 +92,30 @@ def effects(state: dict) -> dict[str, int]:
     return counted
 
 
+def ignored(value: object) -> bool:
+    """A timestamp or a generated id: a value two runs without a crash give differently."""
+    if isinstance(value, str):
+        return any(pattern.match(value) for pattern in IGNORED.values())
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return any(low <= value < high for low, high in (*EPOCHS, EPOCH_NS))
+    return False
+
+
+def contents(state: dict) -> dict[str, list[str]]:
+    """Each table's rows, IGNORED values blanked, in an order of their own (not rowid's)."""
+    return {
+        f"{file}:{table}": sorted(
+            json.dumps([None if ignored(v) else v for v in row], default=repr) for row in rows
+        )
+        for file, content in state.items()
+        if isinstance(content, dict) and file != CHECKPOINT_FILE and file not in NOT_EFFECTS
+        for table, rows in content.items()
+    }
+
+
 def default_checker(state: CrashState) -> str | None:
-    """Every effect of the run without a crash exactly as often, and the run finished."""
+    """Every effect of the run without a crash exactly as often, with the same contents, and
+    the run finished."""
     if state.recovery_error:
         return f"lost: recovery failed: {state.recovery_error}"
     made, expected = effects(state.after), effects(state.clean)
@@ -82,6 +125,12 @@ def default_checker(state: CrashState) -> str | None:
             word = "duplicate" if have > want else "lost"
             what = name.replace(":", " table ") if ":" in name else name
             return f"{word}: {what} holds {have} where the run without a crash left {want}"
+    made, expected = contents(state.after), contents(state.clean)
+    for name in sorted(expected):
+        have, want = Counter(made.get(name, [])), Counter(expected[name])
+        if have != want:
+            what, row, instead = name.replace(":", " table "), min(have - want), min(want - have)
+            return f"inconsistent: {what} holds {row} where the run without a crash left {instead}"
     if not state.finished:
         return "lost: recovery did not finish the run"
     return None

@@ -16,6 +16,7 @@ import inspect
 import os
 from dataclasses import dataclass
 
+from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.checkpoint.sqlite import SqliteSaver
 from langgraph.graph import StateGraph
 from langgraph.graph.state import CompiledStateGraph
@@ -29,6 +30,7 @@ from labkit.studies.explorer.target import BadTarget, load, named
 __all__ = ["RecordedSaver", "recover", "run_first"]
 
 CONFIG = {"configurable": {"thread_id": "explored"}}
+PUSH = "~__pregel_push"  # the path of a task started by a call (a @task) or a Send
 APPROVE = Command(resume=True)
 
 
@@ -37,6 +39,7 @@ class RecordedSaver(SqliteSaver):
 
     points: CrashPoints | None = None
     nodes: dict[str, str] = {}  # node name -> where its function is (file:line)
+    tasks: dict[str, tuple[str, str | None]] = {}  # task id -> its name, where its function is
 
     def put(self, config, checkpoint, metadata, new_versions):  # noqa: ANN001, ANN201 - LangGraph's
         saved = super().put(config, checkpoint, metadata, new_versions)
@@ -49,9 +52,47 @@ class RecordedSaver(SqliteSaver):
     def put_writes(self, config, writes, task_id, task_path=""):  # noqa: ANN001, ANN201
         super().put_writes(config, writes, task_id, task_path)
         if self.points is not None:
-            node = task_path.rpartition(", ")[2]
-            what = f"writes of node {node}" if node else "writes of the resume answer"
-            self.points.hit("put_writes", what, self.nodes.get(node), hold=self.lock)
+            self.points.hit("put_writes", *self.whose(task_id, task_path), hold=self.lock)
+
+    def whose(self, task_id: str, task_path: str) -> tuple[str, str | None]:
+        """Whose writes these are, in words, and where its function is: a node's, a @task's
+        (by the name the loop knew it by: its path holds only numbers), the resume answer's."""
+        name, where = self.tasks.get(task_id, (task_path.rpartition(", ")[2], None))
+        if task_path.startswith(PUSH) and name not in self.nodes:
+            return f"writes of task {name}", where
+        if name:
+            return f"writes of node {name}", self.nodes.get(name)
+        return "writes of the resume answer", None
+
+
+def name_tasks() -> None:
+    """Tell the saver each task's name before its writes are saved: LangGraph hands
+    `put_writes` a task's id and path, and a @task's path is only numbers. The loop knows the
+    task; the saver's thread does not. In a worker only (it changes LangGraph's loop)."""
+    from langgraph.pregel._loop import PregelLoop
+
+    real_put_writes = PregelLoop.put_writes
+    if getattr(real_put_writes, "names_tasks", False):
+        return
+
+    def put_writes(loop: PregelLoop, task_id: str, writes: object, **kwargs: object) -> None:
+        task = getattr(loop, "tasks", {}).get(task_id)
+        if task is not None:
+            RecordedSaver.tasks[task_id] = (task.name, where_defined(task.proc))
+        real_put_writes(loop, task_id, writes, **kwargs)
+
+    put_writes.names_tasks = True
+    PregelLoop.put_writes = put_writes
+
+
+def where_defined(proc: object) -> str | None:
+    """file:line of a task's function (the first step of what the task runs), or None: a
+    look that cannot fail the run (a runnable's attribute may raise)."""
+    try:
+        code = getattr(proc, "steps", [proc])[0].func.__code__
+    except Exception:
+        return None
+    return f"{os.path.basename(code.co_filename)}:{code.co_firstlineno}"
 
 
 @dataclass
@@ -99,12 +140,24 @@ def takes_nothing(function: object) -> bool:
     return True
 
 
+def refuse_a_memory_saver(graph: CompiledStateGraph, job: dict) -> None:
+    """A graph compiled on an InMemorySaver keeps nothing across a crash (lesson 4): given a
+    SqliteSaver here, it would look safe. Said in one line, before it runs."""
+    if isinstance(graph.checkpointer, InMemorySaver):
+        raise BadTarget(
+            f"{named(job['target'])} is compiled with an InMemorySaver, which loses every save "
+            "when the process dies: every crash point would lose the run; compile it without a "
+            "checkpointer (each run then gets a SqliteSaver of its own) to explore its windows"
+        )
+
+
 def open_saver(job: dict) -> RecordedSaver:
     import sqlite3  # after the commit watch: the saver's statements show the nodes' commits
 
     conn = sqlite3.connect(
         os.path.join(job["run_dir"], CHECKPOINT_FILE), timeout=5.0, check_same_thread=False
     )
+    name_tasks()
     return RecordedSaver(conn)
 
 
@@ -119,8 +172,9 @@ def run_to_end(graph: CompiledStateGraph, first: object, job: dict, context: obj
 def run_first(job: dict, points: CrashPoints) -> None:
     """Run the graph from its input to its end, with a crash point at every durable step."""
     watch = points.watch_commits(ignore=[CHECKPOINT_FILE])  # before the nodes' connections
-    points.watch_fsync()
+    points.watch_files()
     reader = the_graph(job)
+    refuse_a_memory_saver(reader.graph, job)
     points.reader_files |= reader.files
     saver = open_saver(job)
     saver.points = points

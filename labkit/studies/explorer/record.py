@@ -1,8 +1,11 @@
 """Crash points: every moment a run of the reader's code makes something durable, numbered.
 
 A crash point comes after each commit to a SQLite file of the run (the bench's commit watch,
-however the reader writes it), each `os.fsync` of a file in the run folder, and each
-checkpointer `put` / `put_writes` (`graphs.RecordedSaver`). Each carries the reader's source
+however the reader writes it), each write that reaches a file in the run folder, fsynced or
+not (a killed process loses no byte the kernel has: only a power cut does), each `os.fsync`
+of one, and each checkpointer `put` / `put_writes` (`graphs.RecordedSaver`). A file or a
+database opened for writing outside the run folder is noted ("outside"): a crash there
+cannot be explored, and each replay would write there again. Each carries the reader's source
 line. Recording (the run without a crash) also notes what the files hold at every point, so
 that points whose crash states are equal are explored once (ALICE's idea: a crash can only
 leave what was durable). Replaying, the worker dies at its planned point: by SIGKILL, sent to
@@ -12,8 +15,11 @@ Worker-side: standard library only.
 
 from __future__ import annotations
 
+import builtins
 import contextlib
+import functools
 import hashlib
+import io
 import json
 import os
 import shutil
@@ -21,10 +27,10 @@ import signal
 import sqlite3
 import sys
 import threading
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Iterator
 from threading import Lock
 
-from labkit.bench.commit_watch import CommitWatch
+from labkit.bench.commit_watch import HEADER, CommitWatch, read_file
 from labkit.bench.gate import EXIT_CODE, Gate
 from labkit.bench.trace import TRACE_FILE, Trace
 
@@ -36,12 +42,26 @@ __all__ = [
     "read_state",
     "skip_disk_waits",
     "state_digest",
+    "unreadable",
 ]
 
 KILL_MODES = ("sigkill", "exit")  # SIGKILL at the point, or the gate's os._exit(91)
 VOLATILE = ("pid", "t_ns")  # fields of a JSON line that differ between two equal runs
 SKIPPED = (".stdout", ".stderr", ".json", "-journal", "-wal", "-shm")  # not the run's state
 REAL_CONNECT = sqlite3.connect  # bound before any commit watch wraps it
+UNREADABLE = "not SQLite, not text"  # a file whose contents the explorer cannot judge
+WRITING = set("wax+")  # the letters of a mode that opens a file for writing
+NOT_FILES = ("/dev/", "/proc/", "/sys/")  # written to, but nothing of them survives a crash
+NOT_READERS = tuple(  # where the code is not the reader's: the lab, Python, installed packages
+    os.path.join(os.path.realpath(folder), "")
+    for folder in {
+        os.path.dirname(os.path.dirname(os.path.dirname(__file__))),  # labkit
+        sys.prefix,
+        sys.base_prefix,
+        sys.exec_prefix,
+        sys.base_exec_prefix,
+    }
+)
 
 
 def point_name(n: int) -> str:
@@ -84,14 +104,18 @@ class CrashPoints:
         self.armed = False  # set-up (the files' tables, the nodes' context) is no crash point
         self.seen: dict[tuple[str, str], int] = {}
         self.watch: CommitWatch | None = None
+        self.outside: set[str] = set()  # files opened for writing outside the run folder
+        self.quiet = False  # the lab's own writes (a fork's files, copied): no crash points
         self._lock = threading.RLock()  # a graph's writes can come from its worker threads
         self._trace_inode = os.stat(os.path.join(self.run_dir, TRACE_FILE)).st_ino
+        self._real_dir = os.path.realpath(self.run_dir)
+        self.pid = os.getpid()  # the worker: only its own points are numbered
 
     def hit(self, op: str, detail: str, where: str | None = None, hold: Lock | None = None) -> None:
         """The run just made something durable: die here if planned, else number and note it.
         Recording, the files' state is read holding `hold` (a saver's lock: no other save of
         a background thread lands while it is read)."""
-        if not self.armed:
+        if not self.armed or os.getpid() != self.pid:  # a process the reader's code forked
             return
         with self._lock:
             self.count += 1
@@ -147,7 +171,11 @@ class CrashPoints:
         self.dying[child] = n
         folder = point_folder(self.fork_to, n)
         os.mkdir(folder)
-        copy_files(self.run_dir, folder)
+        self.quiet = True
+        try:
+            copy_files(self.run_dir, folder)
+        finally:
+            self.quiet = False
         trace = Trace(folder, "first")
         trace.note("kill", point=point_name(n), pid=child, mode=self.kill_mode)
         trace.close()
@@ -160,11 +188,14 @@ class CrashPoints:
             self.trace.note("forked", n=n, pid=child, parent=os.getppid(), code=code)
 
     def locate(self) -> str | None:
-        """The innermost line of the reader's code on this thread's stack, as file:line."""
+        """The innermost line of the reader's code on this thread's stack, as file:line: in
+        the files of the target, or in any other file of theirs that it calls (a helper
+        module beside a driver), never in the lab, Python or an installed package."""
         frame = sys._getframe(1)
         while frame is not None:
-            if frame.f_code.co_filename in self.reader_files:
-                return f"{os.path.basename(frame.f_code.co_filename)}:{frame.f_lineno}"
+            file = frame.f_code.co_filename
+            if file in self.reader_files or readers_own(file):
+                return f"{os.path.basename(file)}:{frame.f_lineno}"
             frame = frame.f_back
         return None
 
@@ -182,9 +213,66 @@ class CrashPoints:
         watch = CommitWatch(self.run_dir, None, committed, self.trace, self.locate)
         for name in ignore:
             watch.ignore(name)
+        watch.opened = self.opened_database
         watch.watch_process()
         self.watch = watch
         return watch
+
+    def watch_files(self) -> None:
+        """A crash point after every write to a file in the run folder and every fsync of one;
+        a file opened for writing outside it is noted."""
+        self.watch_fsync()
+        self.watch_writes()
+
+    def watch_writes(self) -> None:
+        """Every file this process opens for writing (`open`, `io.open`, `pathlib`,
+        `os.fdopen`): in the run folder, a crash point each time its bytes reach the kernel;
+        outside it, noted."""
+        real_open = io.open
+
+        def watched_open(file: object, mode: str = "r", *args: object, **kwargs: object) -> object:
+            opened = real_open(file, mode, *args, **kwargs)
+            if self.quiet or WRITING.isdisjoint(mode):
+                return opened
+            path = opened_path(file)
+            if (
+                path is None
+                or os.path.basename(path) == TRACE_FILE
+                or lab_file(os.path.basename(path))
+            ):
+                return opened
+            if not self.inside(path):
+                self.note_outside(path)
+                return opened
+            name = os.path.relpath(path, self._real_dir)
+            return WrittenFile(opened, lambda: self.hit("write", name))
+
+        builtins.open = io.open = watched_open
+
+    def opened_database(self, database: object) -> None:
+        """A SQLite connection opened `database`: noted if it is a file outside the run folder
+        opened for writing (not `:memory:`, not `?mode=ro`)."""
+        if not isinstance(database, (str, bytes, os.PathLike)):
+            return
+        name = os.fsdecode(database)
+        if name.startswith("file:"):
+            name, _, query = name[len("file:") :].partition("?")
+            if "mode=ro" in query or "mode=memory" in query:
+                return
+        if name and name != ":memory:" and not self.inside(os.path.realpath(name)):
+            self.note_outside(os.path.realpath(name))
+
+    def inside(self, path: str) -> bool:
+        return path == self._real_dir or path.startswith(self._real_dir + os.sep)
+
+    def note_outside(self, path: str) -> None:
+        """A write outside the run folder: into the trace once per file (not /dev/null's)."""
+        if path.startswith(NOT_FILES) or self.quiet:
+            return
+        with self._lock:
+            if path not in self.outside:
+                self.outside.add(path)
+                self.trace.note("outside", file=path, where=self.locate())
 
     def watch_fsync(self) -> None:
         """A crash point after every `os.fsync` of a file in the run folder (not the trace)."""
@@ -200,6 +288,76 @@ class CrashPoints:
                 self.hit("fsync", os.path.basename(path))
 
         os.fsync = fsync
+
+
+class WrittenFile:
+    """A file of the run open for writing, as the reader's code holds it: after each call
+    that may hand its bytes to the kernel (a write that fills the buffer, `flush`, `close`),
+    a crash point if it did: from then on they survive a kill."""
+
+    def __init__(self, opened: io.IOBase, written: Callable[[], None]) -> None:
+        self._opened, self._written = opened, written
+        self._mark = self.mark()
+
+    def mark(self) -> tuple[int, int, int]:
+        """What changes when bytes reach the file: its size, its time, the kernel's offset."""
+        fd = self._opened.fileno()
+        status = os.fstat(fd)
+        return status.st_size, status.st_mtime_ns, os.lseek(fd, 0, os.SEEK_CUR)
+
+    def reached(self) -> None:
+        if not self._opened.closed and self.mark() != self._mark:
+            self._mark = self.mark()
+            self._written()
+
+    def write(self, data: object) -> int:
+        written = self._opened.write(data)
+        self.reached()
+        return written
+
+    def writelines(self, lines: Iterable) -> None:
+        self._opened.writelines(lines)
+        self.reached()
+
+    def flush(self) -> None:
+        self._opened.flush()
+        self.reached()
+
+    def close(self) -> None:
+        if not self._opened.closed:
+            self.flush()
+        self._opened.close()
+
+    def __enter__(self) -> WrittenFile:
+        return self
+
+    def __exit__(self, *error: object) -> None:
+        self.close()
+
+    def __iter__(self) -> Iterator:
+        return iter(self._opened)
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(self._opened, name)
+
+
+def opened_path(file: object) -> str | None:
+    """The real path of what `open` was given (a path, or a descriptor), or None."""
+    try:
+        if isinstance(file, int):
+            return os.readlink(f"/proc/self/fd/{file}")
+        return os.path.realpath(os.fsdecode(file))
+    except (OSError, TypeError, ValueError):
+        return None
+
+
+@functools.cache
+def readers_own(file: str) -> bool:
+    """A file of the reader's own: a real file outside the lab, Python and its packages."""
+    if file.startswith("<"):  # <frozen ...>, <string>: no file of anyone's
+        return False
+    path = os.path.realpath(file)
+    return not path.startswith(NOT_READERS) and os.path.isfile(path)
 
 
 def skip_disk_waits() -> None:
@@ -269,8 +427,18 @@ def read_state(run_dir: str) -> dict:
             continue  # the lab's own: the trace, a folder's marker, a worker's output
         if not os.path.isfile(path):
             continue
-        state[name] = read_tables(path) if name.endswith(".db") else read_lines(path)
+        state[name] = read_tables(path) if is_database(path) else read_lines(path)
     return state
+
+
+def is_database(path: str) -> bool:
+    """A SQLite file, whatever its name: known by its header."""
+    return read_file(path, len(HEADER)) == HEADER
+
+
+def unreadable(state: dict) -> list[str]:
+    """The files of a state that are neither SQLite nor text: their crash states go unjudged."""
+    return [name for name, content in state.items() if content == UNREADABLE]
 
 
 def read_tables(path: str) -> dict[str, list[list]]:
@@ -297,10 +465,14 @@ def plain(value: object) -> object:
     return value
 
 
-def read_lines(path: str) -> list:
-    """A file's lines: JSON lines as dicts without VOLATILE fields, other lines as text."""
-    with open(path, errors="replace") as lines:
-        return [without_volatile(line.rstrip("\n")) for line in lines if line.strip()]
+def read_lines(path: str) -> list | str:
+    """A file's lines: JSON lines as dicts without VOLATILE fields, other lines as text;
+    UNREADABLE if it is not text."""
+    try:
+        with open(path, encoding="utf-8") as lines:
+            return [without_volatile(line.rstrip("\n")) for line in lines if line.strip()]
+    except UnicodeDecodeError:
+        return UNREADABLE
 
 
 def without_volatile(line: str) -> object:

@@ -41,7 +41,7 @@ from labkit.bench.folders import keep_json, new_run_dir, release_run_dir
 from labkit.bench.gate import EXIT_CODE
 from labkit.bench.launcher import WorkerProcess, WorkerReport, first_to_end, read_report
 from labkit.bench.trace import Trace, read_trace
-from labkit.studies.explorer.record import KILL_MODES, point_folder, point_name
+from labkit.studies.explorer.record import KILL_MODES, point_folder, point_name, unreadable
 from labkit.studies.explorer.report import (
     EXPLORED_FILE,
     Exploration,
@@ -61,6 +61,7 @@ UNWATCHED = {  # what the commit watch could not crash apart (bench.commit_watch
     "wal": lambda e: f"{' and '.join(e['files'])} in WAL mode: its commits do not show in the file",
     "uncounted": lambda e: f"{' and '.join(e['files'])} changed without SQLite counting a commit",
     "together": lambda e: f"{e.get('commits')} commits to {' and '.join(e['files'])} seen at once",
+    "unreadable": lambda e: f"{' and '.join(e['files'])}: neither SQLite nor text, not judged",
 }
 SERVERS = {"step": "light", "graph": "trial", "callable": "trial"}  # a step's need no LangGraph
 FORKED = ("step",)  # the kinds whose recording forks a process to kill at each crash state
@@ -167,6 +168,7 @@ def explore_in(folder: str, spec: dict, progress: Progress | None = None) -> dic
     exploration = Exploration(spec.target["label"], spec.kind, folder, spec=asdict(spec))
     record = recording(Path(folder), spec)
     exploration.clean, exploration.unwatched = record["state"], record["unwatched"]
+    exploration.outside = record["outside"]
     clean_row = PointResult(None, "run", "to its end", None, "", None, record["run_dir"])
     clean_row.left = record["left"]
     judged(clean_row, record)
@@ -185,7 +187,8 @@ def explore_in(folder: str, spec: dict, progress: Progress | None = None) -> dic
     note(folder, clean_row, progress, 0, len(firsts))
     if is_checker_error(clean_row):
         exploration.stopped = clean_row.failure
-    explored = [] if exploration.stopped else list(firsts.values())
+    # A write outside the run folder: each replay would make it again, where no crash is seen
+    explored = [] if exploration.stopped or exploration.outside else list(firsts.values())
     with contextlib.closing(replayed(Path(folder), spec, explored, record["state"])) as done:
         for row in done:
             rows.append(row)
@@ -238,12 +241,16 @@ def recording(folder: Path, spec: ExploreSpec) -> dict:
     unwatched = [
         UNWATCHED[e.get("reason", "together")](e) for e in trace if e["event"] == "unwatched"
     ]
+    if unreadable(report["state"]):
+        unwatched.append(UNWATCHED["unreadable"]({"files": unreadable(report["state"])}))
     forked = {e["n"]: e for e in trace if e["event"] == "forked"}
+    outside = [e["file"] for e in trace if e["event"] == "outside"]
     return {
         **report,
         "points": points,
         "run_dir": str(run_dir),
         "unwatched": unwatched,
+        "outside": outside,
         "forked": forked,
         "left": ended.left,
     }

@@ -66,6 +66,7 @@ class Exploration:
     seconds: float = 0.0
     stopped: str | None = None  # why it ended before every state was explored
     unwatched: list[str] = field(default_factory=list)  # writes it could not crash apart
+    outside: list[str] = field(default_factory=list)  # files written outside the run folder
     spec: dict = field(default_factory=dict)  # how it was explored (replay.ExploreSpec)
     clean: dict = field(default_factory=dict)  # the files as the run without a crash left them
 
@@ -75,8 +76,9 @@ class Exploration:
 
     @property
     def green(self) -> bool:
-        """Every crash point explored, every one consistent, and no write left unseen."""
-        return self.stopped is None and not self.failing and not self.unwatched
+        """Every crash point explored, every one consistent, no write left unseen, and none
+        outside the run folder (its crashes cannot be explored: a failure, never green)."""
+        return self.stopped is None and not self.failing and not self.unwatched and not self.outside
 
     def point(self, n: int | None) -> PointResult:
         """The row of crash point `n` (None: the run without a crash)."""
@@ -107,6 +109,8 @@ class Exploration:
         unseen = "; ".join(self.unwatched)
         unseen = say("explorer.report.unseen", writes=unseen) if self.unwatched else ""
         stopped = say("explorer.report.stopped", why=self.stopped) if self.stopped else ""
+        if self.outside:
+            unseen += say("explorer.report.outside", files=", ".join(self.outside))
         return say(
             "explorer.report.summary",
             head=head,

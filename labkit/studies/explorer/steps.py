@@ -44,7 +44,7 @@ def run_first(job: dict, points: CrashPoints) -> None:
     create_files(job["run_dir"], FILES[job["files"]], unique_key=False)
     step = the_step(job, points)
     watch = points.watch_commits()
-    points.watch_fsync()
+    points.watch_files()
     control, effect = stores(job, points.trace)
     points.arm()
     step(control, effect, ignore_gate)

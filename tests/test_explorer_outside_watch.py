@@ -1,0 +1,74 @@
+"""What the crash explorer watches and how it judges, on graphs shaped as outside users write
+them (tests/outside/: LangGraph docs' shapes, not the lab's own studies): issue 25, items 1, 2,
+3, 5, 6, 13 and 14. Each test failed on the code before its item."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from labkit.bench.errors import LabError
+from labkit.studies.explorer.replay import explore
+
+OUTSIDE = Path(__file__).parent / "outside"
+
+
+def target(module: str, name: str = "graph") -> str:
+    return f"{OUTSIDE / module}.py:{name}"
+
+
+def failing(exploration) -> dict:
+    return {(p.op, p.detail): p.outcome for p in exploration.failing}
+
+
+def test_item_1_a_sqlite_file_of_any_name_is_watched_by_its_header():
+    found = explore(target("sqlite_file"), "graph")
+    commits = [p for p in found.points if p.op == "commit"]
+    assert [p.detail for p in commits] == ["travel.sqlite"] * 2, found.summary()
+    assert failing(found)[commits[-1].op, "travel.sqlite"] == "duplicate", found.summary()
+    assert found.clean["travel.sqlite"] == {"bookings": [["LX 38"]]}
+
+
+def test_item_2_an_update_run_twice_is_inconsistent_though_no_row_is_added():
+    found = explore(target("update_tool"), "graph")
+    [update] = [p for p in found.points if p.where == "update_tool.py:24"]
+    assert found.point(update.n).outcome == "inconsistent", found.summary()
+    assert (
+        "[1, 80]" in found.point(update.n).complaint
+        and "[1, 90]" in found.point(update.n).complaint
+    )
+    assert not found.green
+
+
+def test_item_6_a_graph_on_an_in_memory_saver_is_refused_in_one_line_not_given_sqlite():
+    with pytest.raises(LabError) as refused:
+        explore(target("in_memory"), "graph")
+    assert "InMemorySaver" in str(refused.value) and "\n" not in str(refused.value)
+
+
+def test_item_3_an_append_without_fsync_is_a_crash_point_and_its_window_is_found():
+    found = explore(target("file_outbox"), "graph")
+    [write] = [p for p in found.points if p.op == "write"]
+    assert (write.detail, write.where) == ("outbox.txt", "file_outbox.py:15"), found.summary()
+    assert found.point(write.n).outcome == "duplicate", found.summary()
+
+
+def test_item_5_a_write_outside_the_run_folder_fails_the_exploration(tmp_path):
+    code = (OUTSIDE / "elsewhere.py").read_text()
+    code = code.replace('os.path.join(os.path.expanduser("~"), "orders")', repr(str(tmp_path)))
+    (tmp_path / "elsewhere.py").write_text(code)
+    found = explore(f"{tmp_path}/elsewhere.py:graph", "graph")
+    assert found.outside == [str(tmp_path / "orders.db")] and not found.green
+    assert str(tmp_path / "orders.db") in found.summary()
+    assert len(found.points) == 1  # no replay wrote there again
+
+
+def test_item_14_task_writes_are_named_by_the_task_and_lines_are_the_readers_deepest():
+    found = explore(target("task_nodes"), "graph")
+    writes = {p.detail: p.where for p in found.points if p.op == "put_writes"}
+    assert writes["writes of task charge_card"] == "task_nodes.py:15", writes
+    assert writes["writes of task send_receipt"] == "task_nodes.py:23", writes
+    driven = explore(target("driver", "run"), "callable")
+    [insert] = [p for p in driven.points if p.op == "commit" and p.where == "store.py:9"]
+    assert driven.point(insert.n).outcome == "duplicate", driven.summary()
