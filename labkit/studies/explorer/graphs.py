@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import inspect
 import os
+from collections.abc import Callable
+from concurrent.futures import Future
 from dataclasses import dataclass
 
 from langgraph.checkpoint.memory import InMemorySaver
@@ -83,6 +85,37 @@ def name_tasks() -> None:
 
     put_writes.names_tasks = True
     PregelLoop.put_writes = put_writes
+
+
+def save_writes_at_once() -> None:
+    """The saver's `put_writes` runs in the thread that hands it the writes, not later in
+    LangGraph's background thread (#8039): where a kill at a node's writes lands, and what
+    the other nodes did by then, is then the same in every run (issue 25, item 13). The
+    window it hides is none: a kill between a node's effect and its writes is the crash point
+    at the effect. In a worker only (it changes LangGraph's executor)."""
+    from langgraph.pregel._executor import BackgroundExecutor
+
+    real_submit = BackgroundExecutor.submit
+    if getattr(real_submit, "saves_at_once", False):
+        return
+
+    def submit(executor: BackgroundExecutor, fn: Callable, *args: object, **kwargs: object):  # noqa: ANN202
+        if isinstance(getattr(fn, "__self__", None), RecordedSaver) and fn.__name__ == "put_writes":
+            return done(fn, *args, **{k: v for k, v in kwargs.items() if not k.startswith("__")})
+        return real_submit(executor, fn, *args, **kwargs)
+
+    submit.saves_at_once = True
+    BackgroundExecutor.submit = submit
+
+
+def done(fn: Callable, *args: object, **kwargs: object) -> Future:
+    """`fn` called now, as a future that is done: its result, or what it raised."""
+    future: Future = Future()
+    try:
+        future.set_result(fn(*args, **kwargs))
+    except BaseException as error:  # noqa: BLE001 - handed to whoever waits, as the executor does
+        future.set_exception(error)
+    return future
 
 
 def where_defined(proc: object) -> str | None:
@@ -158,6 +191,7 @@ def open_saver(job: dict) -> RecordedSaver:
         os.path.join(job["run_dir"], CHECKPOINT_FILE), timeout=5.0, check_same_thread=False
     )
     name_tasks()
+    save_writes_at_once()
     return RecordedSaver(conn)
 
 
