@@ -299,6 +299,7 @@ def test_a_killed_worker_takes_the_fork_it_goes_on_in_along_at_once(
         assert len(both) == 2 and worker.proc.pid in both
         worker.kill()
         assert [pid for pid in both if running(pid)] == []
+        assert worker.left == []  # the fork was the lab's own, killed with its worker: not left
 
 
 def running(pid: int) -> bool:

@@ -310,9 +310,12 @@ class WorkerProcess:
         with self._lock:
             if self.proc is None or self.proc.returncode is not None:
                 return
-            self.proc.send_signal(signal.SIGKILL)
+            try:  # the worker and all of its group: a retry's fork (bench.restart) too
+                os.killpg(self.proc.pid, signal.SIGKILL)
+            except ProcessLookupError:  # not a group of its own
+                self.proc.send_signal(signal.SIGKILL)
             self.proc.wait()
-            self._reaped()
+            self._reaped(killed=True)
             self.killed_at = self.paused_at
             trace = Trace(self.run_dir, self.role)
             trace.event(
@@ -347,12 +350,13 @@ class WorkerProcess:
             self.kill()
         return self.proc.returncode
 
-    def _reaped(self) -> None:
-        """The worker has been reaped: note when, and end what its code left running."""
+    def _reaped(self, killed: bool = False) -> None:
+        """The worker has been reaped: note when, and end what its code left running (`killed`:
+        the lab killed its whole group, which is then the lab's doing, not left by its code)."""
         self._ended = time.monotonic()
         others = {s.pid for s in spares.waiting()} | {w.proc.pid for w in _LIVE if w.proc}
         expected = None if self._expected is None else self._expected | others
-        self.left = end_leftovers(self.proc.pid, expected)
+        self.left = end_leftovers(self.proc.pid, expected, killed)
 
     def close(self) -> None:
         """Kill the worker if it still runs, reap it, and close the pipes. Safe to call twice."""

@@ -48,15 +48,19 @@ def children() -> set[int]:
         return {int(pid) for pid in listed.read().split()}
 
 
-def end_leftovers(group: int, expected: set[int] | None) -> list[str]:
+def end_leftovers(group: int, expected: set[int] | None, killed: bool = False) -> list[str]:
     """End what the code of a reaped worker (process group `group`) left running; a name for
     each process that was still running. `expected`: this process's children that are not the
-    worker's (it is a subreaper), or None (it is not: only the worker's group can be found)."""
+    worker's (it is a subreaper), or None (it is not: only the worker's group can be found).
+    `killed`: the lab SIGKILLed the worker's whole group, so what is dying in it is not named
+    (a retry's own fork, say); what left the group (a daemon) still is."""
     if expected is None:
-        return end_group(group)
+        left = end_group(group)
+        return [] if killed else left
     named = []
     while adopted := children() - expected:
-        named += filter(None, map(name_of, adopted))  # a zombie has no name: it was not running
+        running = [pid for pid in adopted if not (killed and in_group(pid, group))]
+        named += filter(None, map(name_of, running))  # a zombie has no name: it was not running
         for pid in adopted:
             with contextlib.suppress(ProcessLookupError):
                 os.kill(pid, signal.SIGKILL)
@@ -64,6 +68,14 @@ def end_leftovers(group: int, expected: set[int] | None) -> list[str]:
             with contextlib.suppress(ChildProcessError):
                 os.waitpid(pid, 0)
     return named
+
+
+def in_group(pid: int, group: int) -> bool:
+    """Whether `pid` is (or, a zombie, was) in process group `group`."""
+    try:
+        return os.getpgid(pid) == group
+    except ProcessLookupError:
+        return False
 
 
 def end_group(group: int) -> list[str]:
