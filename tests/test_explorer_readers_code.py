@@ -77,7 +77,7 @@ def test_what_the_readers_step_starts_ends_with_its_worker_and_is_named(tmp_path
         pytest.skip(NO_SUBREAPER)
     seconds = unique_seconds()
     write(tmp_path, "starts.py", STEP.format(start=STARTS[how].format(seconds=seconds)))
-    found = explore(f"{tmp_path}/starts.py:step", out=tmp_path / "x")
+    found = explore(f"{tmp_path}/starts.py:step", out=tmp_path / "x", restart_at="day")
     assert processes_mentioning("sleep", seconds) == []
     assert found.point(None).left == [f"sleep {seconds}"]  # the run without a crash: one
     assert found.point(None).failure is None and found.point(1).outcome == "duplicate"
@@ -96,7 +96,7 @@ def test_a_fork_that_keeps_the_workers_pipes_neither_outlives_it_nor_makes_it_ti
     pids = tmp_path / "daemons.pids"
     write(tmp_path, "keeps.py", STEP.format(start=KEEPS_THE_PIPES.format(pids=str(pids))))
     try:
-        found = explore(f"{tmp_path}/keeps.py:step", out=tmp_path / "x")
+        found = explore(f"{tmp_path}/keeps.py:step", out=tmp_path / "x", restart_at="day")
         assert found.point(None).failure is None, found.point(None).failure
         assert found.seconds < 10, found.summary()  # the worker exits at once, not at 30 s
         if not LINUX:

@@ -7,6 +7,11 @@ made of the parent's pid, the date or the hour pass. So the worker that retries 
 `restart_here(LATER)` first: it forks and goes on as the child, with a new pid and parent pid,
 its clocks a day and an hour ahead, and `LABKIT_ATTEMPT` one higher; the parent only waits and
 ends as the child ends, so the launcher sees one worker. Worker-side: standard library only.
+
+A recovery can come at other moments too (`RESTARTS`): at once, a day later, in the next month,
+in the next year; and after a restart in a new interpreter, whose hash seed is new (a fork
+keeps its parent's: the launcher starts that one fresh). `seconds_until(restart)` says how far
+each moves the clocks.
 """
 
 from __future__ import annotations
@@ -17,10 +22,22 @@ import signal
 import sys
 import time
 
-__all__ = ["ATTEMPT", "LATER", "move_clocks", "new_parent", "next_attempt", "restart_here"]
+__all__ = [
+    "ATTEMPT",
+    "FRESH",
+    "LATER",
+    "RESTARTS",
+    "move_clocks",
+    "new_parent",
+    "next_attempt",
+    "restart_here",
+    "seconds_until",
+]
 
 LATER = 86_400 + 3_600  # seconds: a retry comes a day and an hour after the attempt before it
 ATTEMPT = "LABKIT_ATTEMPT"  # the environment variable that says which attempt this process is
+RESTARTS = ("now", "day", "month", "year", "hash")  # when, and how, a recovery comes back
+FRESH = "hash"  # the restart that needs a new interpreter: a fork keeps the hash seed
 CPU_CLOCKS = {time.CLOCK_PROCESS_CPUTIME_ID, time.CLOCK_THREAD_CPUTIME_ID}  # not wall clocks
 
 
@@ -67,6 +84,21 @@ def move_clocks(seconds: float) -> None:
             return Later.now().date()
 
     datetime.datetime, datetime.date = Later, LaterDate
+
+
+def seconds_until(restart: str) -> float:
+    """How far a restart moves the clocks: none at once; a day and an hour (also the new
+    interpreter's); or to an hour into the first day of the next month or the next year,
+    local time, so that a key of the month or of the year changes as it would."""
+    now = datetime.datetime.now()
+    if restart == "month":
+        first = (now.replace(day=1) + datetime.timedelta(days=32)).replace(day=1)
+    elif restart == "year":
+        first = now.replace(year=now.year + 1, month=1, day=1)
+    else:
+        return 0.0 if restart == "now" else LATER
+    then = first.replace(hour=1, minute=0, second=0, microsecond=0)
+    return time.mktime(then.timetuple()) - time.time()
 
 
 def restart_here(seconds_later: float) -> None:

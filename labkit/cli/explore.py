@@ -43,6 +43,13 @@ def register(commands: argparse._SubParsersAction) -> None:
         help="a step's control and effect in one file (lesson 2's atomic order)",
     )
     ex.add_argument("--kill-mode", default="sigkill", help="sigkill or exit (os._exit(91))")
+    ex.add_argument(
+        "--restart-at",
+        metavar="RESTARTS",
+        help="when each crash state is recovered, with commas between: now, day, month, year, "
+        "hash (a new interpreter, another hash seed); default every one for a step, all but "
+        "hash for a graph or a callable",
+    )
     out_option(ex, "exploration")
     ex.add_argument("--json", action="store_true", help="print one JSON object")
     ex.set_defaults(handler=cmd_explore)
@@ -62,6 +69,7 @@ def cmd_explore(args: argparse.Namespace) -> int:
             args.kill_mode,
             args.out,
             progress=None if args.json else advance,
+            restart_at=args.restart_at,
         )
     finally:
         bar.close()

@@ -19,8 +19,10 @@ takes tens, and the kernel and the CLI never import the reader's code.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import json
 import os
+import shutil
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass
@@ -32,6 +34,7 @@ from labkit.bench.errors import (
     LabError,
     RunFailed,
     check_choice,
+    check_choices,
     check_folder,
     check_function,
     check_number,
@@ -40,6 +43,7 @@ from labkit.bench.failures import FAILED, worker_failure
 from labkit.bench.folders import keep_json, new_run_dir, release_run_dir
 from labkit.bench.gate import EXIT_CODE
 from labkit.bench.launcher import WorkerProcess, WorkerReport, first_to_end, read_report
+from labkit.bench.restart import FRESH, RESTARTS
 from labkit.bench.trace import Trace, read_trace
 from labkit.studies.explorer.record import KILL_MODES, point_folder, point_name, unreadable
 from labkit.studies.explorer.report import (
@@ -64,7 +68,12 @@ UNWATCHED = {  # what the commit watch could not crash apart (bench.commit_watch
     "unreadable": lambda e: f"{' and '.join(e['files'])}: neither SQLite nor text, not judged",
 }
 SERVERS = {"step": "light", "graph": "trial", "callable": "trial"}  # a step's need no LangGraph
+# Each crash state is recovered after every restart the spec names (`bench.restart`), each on a
+# copy of what the kill left; a graph's new hash seed costs an interpreter that imports
+# LangGraph (about 1.5 s a state), so only a step's exploration takes it unless asked.
+RESTARTS_BY_KIND = {"step": RESTARTS, "graph": RESTARTS[:-1], "callable": RESTARTS[:-1]}
 FORKED = ("step",)  # the kinds whose recording forks a process to kill at each crash state
+AFTER = "after-"  # a copy of a crash state, for the recovery after one more restart
 LANES = 4  # crash states explored side by side: two per core of a workshop laptop, so that
 # one worker runs while the trial server forks the next (a fork holds the server a few ms)
 Progress = Callable[[int, int, PointResult], None]
@@ -81,6 +90,7 @@ class ExploreSpec:
     files: str = "two"  # a step's: control.db and effect.db, or "one" file for both
     kill_mode: str = "sigkill"
     timeout: float = 30.0  # per worker
+    restarts: tuple[str, ...] | None = None  # when recoveries come (None: the kind's own)
 
     def __post_init__(self) -> None:
         check_choice("kind", self.kind, KINDS)
@@ -88,9 +98,20 @@ class ExploreSpec:
         check_choice("files", self.files, tuple(FILES))
         check_choice("kill mode", self.kill_mode, KILL_MODES)
         object.__setattr__(self, "timeout", check_number("timeout", self.timeout, 0, MAX_TIMEOUT))
+        restarts = RESTARTS_BY_KIND[self.kind] if self.restarts is None else self.restarts
+        object.__setattr__(self, "restarts", check_restarts(restarts))
 
     def job(self, **fields: object) -> dict:
         return {**asdict(self), **fields}
+
+
+def check_restarts(restarts: object) -> tuple[str, ...]:
+    """The restarts to recover after, in `RESTARTS`' order: a list of their names, or one text
+    of them with commas between ("now,month"), as `--restart-at` takes them."""
+    if isinstance(restarts, str):
+        restarts = [name.strip() for name in restarts.split(",")]
+    picked = set(check_choices("restart", restarts, RESTARTS))
+    return tuple(name for name in RESTARTS if name in picked)
 
 
 def explore(
@@ -102,8 +123,10 @@ def explore(
     kill_mode: str = "sigkill",
     out: Path | str | None = None,
     progress: Progress | None = None,
+    restart_at: object = None,
 ) -> Exploration:
-    """Crash `target` ('module:callable') at every crash point it passes and check each state.
+    """Crash `target` ('module:callable') at every crash point it passes and check each state,
+    recovered after each restart `restart_at` names (default: the kind's own, RESTARTS_BY_KIND).
 
     A Ctrl-C, or a checker that raises, ends the exploration early: what was explored comes
     back all the same, with `stopped` saying why."""
@@ -116,6 +139,7 @@ def explore(
         durability,
         "one" if one_file else "two",
         kill_mode,
+        restarts=restart_at,
     )
     check_function("progress", progress)
     folder = new_run_dir(check_folder("out", out), "explore-", deepest="point-000/recovery.stdout")
@@ -260,7 +284,7 @@ def same_state(point: dict, spec: ExploreSpec, explored: PointResult) -> PointRe
     """A point whose crash state an earlier point left already: counted, not run again."""
     row = exploration_row(point, spec, None)
     row.outcome, row.complaint, row.run_dir = explored.outcome, explored.complaint, explored.run_dir
-    row.same_as, row.failure = explored.n, explored.failure
+    row.same_as, row.failure, row.restart = explored.n, explored.failure, explored.restart
     return row
 
 
@@ -279,26 +303,37 @@ def exploration_row(point: dict, spec: ExploreSpec, run_dir: Path | None) -> Poi
 
 def replayed(folder: Path, spec: ExploreSpec, points: list[dict], clean: dict) -> Iterator:
     """Each point's row once its crash state is explored: a worker runs to the point and dies
-    there, then a fresh one recovers and the checker judges. LANES points go at once, each on
-    to its recovery as soon as its first worker is gone; all are reaped whatever happens."""
+    there, then fresh ones recover (one per restart, each on its own copy of what the kill
+    left) and the checker judges each. LANES workers go at once, recoveries first; all are
+    reaped whatever happens."""
     waiting = list(points)
+    ready: list[tuple[PointResult, dict]] = []  # recoveries whose crash state is made
     running: dict[WorkerProcess, tuple[PointResult, dict]] = {}
+    judging: dict[int, list[PointResult]] = {}  # a point's recoveries still being judged
     with contextlib.ExitStack() as stack:
 
         def start(role: str, row: PointResult, job: dict) -> None:
+            mode = "fresh" if job.get("restart") == FRESH else "fork"
             worker = WorkerProcess(
-                Path(row.run_dir), role, ENTRY, job, timeout=spec.timeout, start_mode="fork"
+                Path(row.run_dir), role, ENTRY, job, timeout=spec.timeout, start_mode=mode
             )
             running[stack.enter_context(worker)] = (row, job)
 
-        while waiting or running:
-            while waiting and len(running) < LANES:
+        def recover(row: PointResult, job: dict) -> None:
+            judging[row.n] = []
+            ready.extend(recoveries(row, job, spec.restarts))
+
+        while waiting or running or ready:
+            while (waiting or ready) and len(running) < LANES:
+                if ready:
+                    start("recovery", *ready.pop(0))
+                    continue
                 point = waiting.pop(0)
                 row, job = prepared(folder, spec, point, clean)
                 if point["forked"] is None:
                     start("first", row, job)
                 elif died_as_planned(row, point["forked"]["code"], spec):
-                    start("recovery", row, job)  # the recording's fork was killed there
+                    recover(row, job)  # the recording's fork was killed there
                 else:
                     yield row
             if not running:
@@ -308,15 +343,52 @@ def replayed(folder: Path, spec: ExploreSpec, points: list[dict], clean: dict) -
             ended = worker.report()
             worker.close()
             row.left += ended.left
-            if worker.role == "first" and died_as_planned(row, ended.exit_code, spec, ended):
-                noted_kill(row, spec)
-                start("recovery", row, job)
+            if worker.role == "first":
+                if died_as_planned(row, ended.exit_code, spec, ended):
+                    noted_kill(row, spec)
+                    recover(row, job)
+                    continue
+                yield row
                 continue
-            if worker.role == "recovery" and (ended.exit_code != 0 or ended.timed_out):
+            if ended.exit_code != 0 or ended.timed_out:
                 row.failure = worker_failure(ended)
-            elif worker.role == "recovery":
+            else:
                 judged(row, read_report(Path(row.run_dir), "recovery"))
-            yield row
+            judging[row.n].append(row)
+            if len(judging[row.n]) == len(spec.restarts):
+                yield worst(judging.pop(row.n), spec.restarts)
+
+
+def recoveries(row: PointResult, job: dict, restarts: tuple[str, ...]) -> list[tuple]:
+    """A row and a job per restart: the first recovers in the point's own folder, each other
+    in a copy of it made now, before any recovery has changed it."""
+    made = []
+    for restart in restarts:
+        if made:  # a copy: what the killed worker left goes with the first only
+            mine = dataclasses.replace(row, run_dir=copied(row.run_dir, restart), left=[])
+        else:
+            mine = dataclasses.replace(row)
+        mine.restart = restart
+        made.append((mine, {**job, "restart": restart}))
+    return made
+
+
+def copied(run_dir: str, restart: str) -> str:
+    """What the kill left in `run_dir`, copied into its folder `after-<restart>`."""
+    copy = os.path.join(run_dir, f"{AFTER}{restart}")
+    shutil.copytree(
+        run_dir, copy, ignore=lambda _, names: [n for n in names if n.startswith(AFTER)]
+    )
+    return copy
+
+
+def worst(rows: list[PointResult], restarts: tuple[str, ...]) -> PointResult:
+    """A point's row: the first restart (in `restarts`' order) whose recovery is not
+    consistent, else the first's; what each recovery's code left, ended, goes with it."""
+    rows.sort(key=lambda row: restarts.index(row.restart))
+    shown = next((row for row in rows if row.outcome != "consistent"), rows[0])
+    shown.left = [process for row in rows for process in row.left]
+    return shown
 
 
 def prepared(folder: Path, spec: ExploreSpec, point: dict, clean: dict) -> tuple:

@@ -21,6 +21,7 @@ __all__ = [
     "matrix_text",
     "point_label",
     "read_explored",
+    "recovered_when",
     "run_folder",
     "what_is_wrong",
 ]
@@ -44,6 +45,7 @@ class PointResult:
     same_as: int | None = None  # not run again: its crash state equals this point's
     failure: str | None = None  # why no outcome is claimed (a worker did not do as planned)
     left: list[str] = field(default_factory=list)  # processes its run's code left, ended
+    restart: str | None = None  # the restart its recovery came after (bench.restart.RESTARTS)
 
     @property
     def label(self) -> str:
@@ -171,6 +173,16 @@ def what_is_wrong(point: PointResult) -> str:
     return point.failure or (point.complaint or "").removeprefix(f"{point.outcome}: ")
 
 
+def recovered_when(point: PointResult) -> str:
+    """For a failing crash point, the restart whose recovery showed it ("recovered in the
+    next month"); "" for a consistent one, which every restart found consistent."""
+    from labkit.language import say
+
+    if point.n is None or point.restart is None or point.outcome == "consistent":
+        return ""
+    return say("explorer.report.recovered", when=say(f"explorer.restart.{point.restart}"))
+
+
 def run_folder(point: PointResult) -> str:
     """Where the point's run is, or which point's run shows the same crash state."""
     from labkit.language import say
@@ -187,7 +199,7 @@ def matrix_text(exploration: Exploration) -> str:
     names = ("point", "crash_after", "source", "outcome", "wrong_folder")
     rows = [tuple(say(f"explorer.report.{name}") for name in names)]
     for p in exploration.points:
-        wrong = " · ".join(filter(None, [what_is_wrong(p), run_folder(p)]))
+        wrong = " · ".join(filter(None, [recovered_when(p), what_is_wrong(p), run_folder(p)]))
         rows.append((point_label(p), crash_after(p), p.where or "", p.outcome, wrong))
     widths = [min(max(display_width(r[i]) for r in rows), 48) for i in range(4)]
     lines = [

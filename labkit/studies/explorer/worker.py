@@ -3,8 +3,9 @@
 - `record`: run the reader's code once without a crash, numbering every crash point it passes
   (with the files' state at each), and check its end state too;
 - `first`: run it again and die at the planned crash point (SIGKILL, or `os._exit`);
-- `recovery`: as after a real restart (a new pid and parent, clocks a day later:
-  `bench.restart`; it forks for a new parent only if the killed process had its parent),
+- `recovery`: as after a real restart (a new pid and parent, clocks moved as the job's
+  `restart` says, a day later by default: `bench.restart`; it forks for a new parent only if
+  the killed process had its parent; the launcher starts the new hash seed's fresh),
   read what the kill left, recover (study 000's rule for a step, `invoke(None)` for a graph,
   the callable itself with resume=True),
   read it again, and let the checker judge.
@@ -22,7 +23,7 @@ import os
 from collections.abc import Callable
 
 from labkit.bench.gate import report
-from labkit.bench.restart import LATER, new_parent, next_attempt, restart_here
+from labkit.bench.restart import new_parent, next_attempt, restart_here, seconds_until
 from labkit.bench.trace import Trace
 from labkit.studies.explorer.checker import CrashState, default_checker, outcome_of
 from labkit.studies.explorer.record import CrashPoints, read_state, skip_disk_waits
@@ -43,10 +44,11 @@ def run(job: dict) -> None:
     skip_disk_waits()
     if job.get("fork_to"):  # a recording that forks the processes it kills: under a parent
         new_parent()  # of its own, so that a recovery needs no new parent of its own
+    later = seconds_until(job.get("restart", "day"))
     if job["role"] == "recovery" and job.get("killed_parent") in (None, os.getppid()):
-        restart_here(LATER)
+        restart_here(later)
     elif job["role"] == "recovery":
-        next_attempt(LATER)  # its pid and parent differ from those the killed code saw
+        next_attempt(later)  # its pid and parent differ from those the killed code saw
     trace = Trace(job["run_dir"], job["role"])
     trace.note("start", target=job["target"]["label"], kind=job["kind"])
     world = importlib.import_module(WORLDS[job["kind"]])
