@@ -294,6 +294,18 @@ WRONG: dict[str, dict[str, tuple[object, str]]] = {
             "duplicate",
         ),
         "a key from the pid": (green_keyed("f'job-17:{__import__(\"os\").getpid()}'"), "duplicate"),
+        "a key from hash() of the payload": (
+            green_keyed("f'job-17:save-report:{hash(PAYLOAD)}'"),
+            "a recovery a day later, in a new interpreter (a new hash seed) end duplicate",
+        ),
+        "a key of the month": (
+            green_keyed("f'job-17:save-report:{__import__(\"time\").strftime(\"%Y-%m\")}'"),
+            "a recovery in the next month end duplicate",
+        ),
+        "a key of the year, from datetime": (
+            green_keyed("f'job-17:{__import__(\"datetime\").date.today():%Y}'"),
+            "end duplicate",
+        ),
         "commit before the effect": (
             step(
                 "with control:\n    control.mark_done()\n"
@@ -903,6 +915,11 @@ RIGHT: dict[str, dict[str, object]] = {
             "str(__import__('uuid').uuid5(__import__('uuid').NAMESPACE_URL, 'job-17/save-report'))"
         ),
         "a key from the job's name": green_keyed("'job-17:save-report:v1'"),
+        "a sha256 of the payload": green_keyed(
+            "'job-17:' + __import__('hashlib').sha256(PAYLOAD.encode()).hexdigest()"
+        ),
+        "a crc32 of KEY": green_keyed("f\"job-17:{__import__('zlib').crc32(KEY.encode())}\""),
+        "KEY and a fixed report month": green_keyed("f'{KEY}:2026-11'"),
     },
     "lesson1.find_the_window": {
         "a bare word": "checkpoint",

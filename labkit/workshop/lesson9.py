@@ -1,8 +1,9 @@
 """Lesson 9 · The crash explorer (notebooks/09_the_crash_explorer.ipynb): its checked exercise.
 
 The judge is the explorer itself: it runs the reader's step once without a crash, crashes it
-after every commit it made, recovers each crash state in a fresh process a day later (a key of
-the clock or the pid changes there, as after a real restart) and checks every effect exactly
+after every commit it made, recovers each crash state in a fresh process after each restart
+(at once, a day later, in the next month and year, in a new interpreter: a key of the clock,
+the pid or `hash()` changes there, as after a real restart) and checks every effect exactly
 once. The matrix must be green.
 
     lesson9.green_matrix.check(report_step)   # .hint(), .solution()
@@ -70,6 +71,7 @@ def judge_matrix(answer: object) -> Verdict:
             detail=point.detail,
             where=line_of(point.where, source),
             outcome=point.outcome,
+            when=say(f"explorer.restart.{point.restart or found.spec['restarts'][0]}"),
             said=why,
         )
         return Verdict("incorrect", said, point.run_dir)
