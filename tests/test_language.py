@@ -81,6 +81,20 @@ def test_labkit_language_sets_the_command_lines_language_and_a_bad_one_is_status
     ]
 
 
+def test_labkit_language_set_but_empty_is_english_as_if_unset(tmp_path):
+    env = {**os.environ, "TMPDIR": str(tmp_path), "LABKIT_LANGUAGE": ""}
+    done = subprocess.run(
+        [sys.executable, "-m", "labkit", "orders"],
+        env=env,
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert (done.returncode, done.stderr) == (0, "")
+    assert "effect_first" in done.stdout
+
+
 def test_no_chinese_in_labkits_code_paths():
     """Chinese words live in the catalogue; a Chinese string in a module (other than a
     docstring, which talks about them) is one that escaped it."""

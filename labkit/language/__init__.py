@@ -37,7 +37,8 @@ __all__ = [
 LANGUAGES = ("en", "zh")  # the languages there is a catalogue for
 FOLDER = Path(__file__).parent
 
-_chosen = [os.environ.get("LABKIT_LANGUAGE", "en")]
+# set but empty: as if unset, as LABKIT_POSTGRES_URL is read
+_chosen = [os.environ.get("LABKIT_LANGUAGE") or "en"]
 
 
 def set_language(code: str) -> None:
