@@ -31,3 +31,22 @@ def test_a_key_that_changes_only_across_a_real_restart_fails_and_says_which(name
     assert green.green, green.failing  # a restart at once sees nothing
     with pytest.raises(LabError, match="unknown restart 'week'; choose one of: now, day"):
         explore(target("restart_keys.py", name), restart_at="day,week")
+
+
+def test_interrupts_are_answered_with_the_readers_value_or_function_of_the_payload():
+    """Item 7: the docs' tool behind interrupt() expects {"action": "approve"}; True fails in
+    the node. A value, or a function of the payload, answers it, in the run and in recovery."""
+    approve = {"action": "approve"}
+    by_value = explore(target("approve_tool.py", "graph"), "graph", resume=approve)
+    by_payload = explore(
+        target("approve_tool.py", "graph"),
+        "graph",
+        resume_by=target("approve_tool.py", "only_colleagues"),
+    )
+    for found in (by_value, by_payload):
+        assert found.clean["outbox.db"]["outbox"] == [["ana@example.com"]], found.clean
+        assert {p.outcome for p in found.failing} == {"duplicate"}  # sent, then killed
+    with pytest.raises(LabError, match="resume must be a JSON value"):
+        explore(target("approve_tool.py", "graph"), "graph", resume={1, 2})
+    with pytest.raises(LabError, match="not both"):
+        explore(target("approve_tool.py", "graph"), "graph", resume=approve, resume_by="m:f")

@@ -12,6 +12,7 @@ path), and only in the explorer's workers. A Ctrl-C prints what was explored (st
 from __future__ import annotations
 
 import argparse
+import json
 
 from labkit.cli.common import out_option, print_json, progress_bar
 
@@ -50,9 +51,32 @@ def register(commands: argparse._SubParsersAction) -> None:
         "hash (a new interpreter, another hash seed); default every one for a step, all but "
         "hash for a graph or a callable",
     )
+    ex.add_argument(
+        "--resume",
+        metavar="JSON",
+        type=json_value,
+        help="a graph's answer to every interrupt(), as JSON "
+        """(e.g. '{"action": "approve"}'; default: true)""",
+    )
+    ex.add_argument(
+        "--resume-by",
+        metavar="MODULE:FUNCTION",
+        help="a function of the interrupt's payload that returns the answer",
+    )
     out_option(ex, "exploration")
     ex.add_argument("--json", action="store_true", help="print one JSON object")
     ex.set_defaults(handler=cmd_explore)
+
+
+def json_value(text: str) -> object:
+    """--resume's JSON, or the one line that says what JSON it takes (status 2)."""
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError:
+        raise argparse.ArgumentTypeError(
+            f"""not JSON: {text!r}; give a JSON value, e.g. '{{"action": "approve"}}', true, """
+            "'\"yes\"' or '[1, 2]'"
+        ) from None
 
 
 def cmd_explore(args: argparse.Namespace) -> int:
@@ -70,6 +94,8 @@ def cmd_explore(args: argparse.Namespace) -> int:
             args.out,
             progress=None if args.json else advance,
             restart_at=args.restart_at,
+            resume=args.resume,
+            resume_by=args.resume_by,
         )
     finally:
         bar.close()

@@ -5,9 +5,10 @@ crash point (`RecordedSaver`), beside the commits and fsyncs of the graph's node
 The target names a compiled graph, a `StateGraph` (compiled here) or a function of no
 arguments that returns either; its module may define `INPUT` (the first input, `{}` if not)
 and `context(run_dir)` (the context the nodes get), or the target is a dict that says all
-three: {"graph": ..., "input": ..., "context": ...}. Every `interrupt()` is answered
-`Command(resume=True)`, as a reviewer who approves. Recovery is `invoke(None)` in a fresh
-process, then the same answers. Imports LangGraph: only the trial server and its workers.
+three: {"graph": ..., "input": ..., "context": ...}. Every `interrupt()` is answered with the
+job's `resume` (True, as a reviewer who approves, unless the reader gives a value) or what the
+reader's `resume_by` function says of the interrupt's payload. Recovery is `invoke(None)` in a
+fresh process, then the same answers. Imports LangGraph: only the trial server and its workers.
 """
 
 from __future__ import annotations
@@ -27,13 +28,12 @@ from langgraph.types import Command
 from labkit.bench.checkpoints import with_saver
 from labkit.studies.explorer.checker import CHECKPOINT_FILE
 from labkit.studies.explorer.record import CrashPoints
-from labkit.studies.explorer.target import BadTarget, load, named
+from labkit.studies.explorer.target import BadTarget, load, load_function, named
 
 __all__ = ["RecordedSaver", "recover", "run_first"]
 
 CONFIG = {"configurable": {"thread_id": "explored"}}
 PUSH = "~__pregel_push"  # the path of a task started by a call (a @task) or a Send
-APPROVE = Command(resume=True)
 
 
 class RecordedSaver(SqliteSaver):
@@ -195,11 +195,29 @@ def open_saver(job: dict) -> RecordedSaver:
     return RecordedSaver(conn)
 
 
+def answers(job: dict) -> Callable[[object], object]:
+    """The reader's answer to an interrupt's payload: their `resume_by` function, or else
+    their `resume` value whatever the payload (True when they gave none)."""
+    if job.get("resume_by"):
+        return load_function(job["resume_by"])[0]
+    value = True if job.get("resume") is None else job["resume"]
+    return lambda payload: value
+
+
+def answered(interrupts: tuple, answer: Callable[[object], object]) -> Command:
+    """What resumes the pending interrupts: one answer, or one per interrupt by its id."""
+    if len(interrupts) == 1:
+        return Command(resume=answer(interrupts[0].value))
+    return Command(resume={pending.id: answer(pending.value) for pending in interrupts})
+
+
 def run_to_end(graph: CompiledStateGraph, first: object, job: dict, context: object) -> bool:
     """Invoke, answer every interrupt, and say whether the thread reached its end."""
-    result = graph.invoke(first, CONFIG, durability=job["durability"], context=context)
-    while "__interrupt__" in result:
-        result = graph.invoke(APPROVE, CONFIG, durability=job["durability"], context=context)
+    answer = answers(job)
+    graph.invoke(first, CONFIG, durability=job["durability"], context=context)
+    while interrupts := graph.get_state(CONFIG).interrupts:
+        resume = answered(interrupts, answer)
+        graph.invoke(resume, CONFIG, durability=job["durability"], context=context)
     return not graph.get_state(CONFIG).next
 
 
@@ -225,4 +243,5 @@ def recover(job: dict, trace: object) -> bool:
     reader = the_graph(job)
     graph = with_saver(reader.graph, open_saver(job))
     pending = graph.get_state(CONFIG).interrupts
-    return run_to_end(graph, APPROVE if pending else None, job, reader.context)
+    first = answered(pending, answers(job)) if pending else None
+    return run_to_end(graph, first, job, reader.context)

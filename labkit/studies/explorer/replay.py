@@ -91,6 +91,8 @@ class ExploreSpec:
     kill_mode: str = "sigkill"
     timeout: float = 30.0  # per worker
     restarts: tuple[str, ...] | None = None  # when recoveries come (None: the kind's own)
+    resume: object = None  # a graph's answer to every interrupt (None: True), JSON
+    resume_by: dict | None = None  # or a function of the interrupt's payload (name_target's)
 
     def __post_init__(self) -> None:
         check_choice("kind", self.kind, KINDS)
@@ -100,6 +102,7 @@ class ExploreSpec:
         object.__setattr__(self, "timeout", check_number("timeout", self.timeout, 0, MAX_TIMEOUT))
         restarts = RESTARTS_BY_KIND[self.kind] if self.restarts is None else self.restarts
         object.__setattr__(self, "restarts", check_restarts(restarts))
+        check_resume(self.resume, self.resume_by)
 
     def job(self, **fields: object) -> dict:
         return {**asdict(self), **fields}
@@ -114,6 +117,20 @@ def check_restarts(restarts: object) -> tuple[str, ...]:
     return tuple(name for name in RESTARTS if name in picked)
 
 
+def check_resume(resume: object, resume_by: dict | None) -> None:
+    """One way to answer interrupts, and a value that can travel to the workers (JSON)."""
+    if resume is not None and resume_by is not None:
+        raise LabError("give resume (a value) or resume_by (a function), not both")
+    try:
+        json.dumps(resume)
+    except (TypeError, ValueError):
+        raise LabError(
+            f"resume must be a JSON value (a dict, list, str, number, True, False), "
+            f"not {type(resume).__name__}; to answer by the payload, name a function: "
+            "resume_by='module:function'"
+        ) from None
+
+
 def explore(
     target: str,
     kind: str = "step",
@@ -124,9 +141,13 @@ def explore(
     out: Path | str | None = None,
     progress: Progress | None = None,
     restart_at: object = None,
+    resume: object = None,
+    resume_by: str | None = None,
 ) -> Exploration:
     """Crash `target` ('module:callable') at every crash point it passes and check each state,
     recovered after each restart `restart_at` names (default: the kind's own, RESTARTS_BY_KIND).
+    A graph's interrupts are answered `resume` (a JSON value; True by default) or, given a
+    'module:function', what it returns of each interrupt's payload (`resume_by`).
 
     A Ctrl-C, or a checker that raises, ends the exploration early: what was explored comes
     back all the same, with `stopped` saying why."""
@@ -140,6 +161,8 @@ def explore(
         "one" if one_file else "two",
         kill_mode,
         restarts=restart_at,
+        resume=resume,
+        resume_by=None if resume_by is None else name_target(resume_by, "resume function"),
     )
     check_function("progress", progress)
     folder = new_run_dir(check_folder("out", out), "explore-", deepest="point-000/recovery.stdout")
