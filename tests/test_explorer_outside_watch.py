@@ -74,9 +74,10 @@ def test_item_14_task_writes_are_named_by_the_task_and_lines_are_the_readers_dee
     assert driven.point(insert.n).outcome == "duplicate", driven.summary()
 
 
-def test_item_13_the_same_graph_gives_the_same_matrix_ten_runs_out_of_ten():
+@pytest.mark.parametrize("module", ["task_nodes", "fan_out"])
+def test_item_13_the_same_graph_gives_the_same_matrix_ten_runs_out_of_ten(module):
     matrices = {
-        tuple((p.op, p.detail, p.outcome) for p in explore(target("task_nodes"), "graph").points)
+        tuple((p.op, p.detail, p.outcome) for p in explore(target(module), "graph").points)
         for _ in range(10)
     }
     assert len(matrices) == 1, matrices

@@ -17,6 +17,7 @@ import inspect
 import os
 from collections.abc import Callable
 from concurrent.futures import Future
+from contextvars import copy_context
 from dataclasses import dataclass
 
 from langgraph.checkpoint.memory import InMemorySaver
@@ -33,6 +34,7 @@ from labkit.studies.explorer.target import BadTarget, load, load_function, named
 __all__ = ["RecordedSaver", "recover", "run_first"]
 
 CONFIG = {"configurable": {"thread_id": "explored"}}
+MAX_STOPS = 1000  # a graph that stops more often than this is not going to its end
 PUSH = "~__pregel_push"  # the path of a task started by a call (a @task) or a Send
 
 
@@ -87,32 +89,36 @@ def name_tasks() -> None:
     PregelLoop.put_writes = put_writes
 
 
-def save_writes_at_once() -> None:
-    """The saver's `put_writes` runs in the thread that hands it the writes, not later in
-    LangGraph's background thread (#8039): where a kill at a node's writes lands, and what
-    the other nodes did by then, is then the same in every run (issue 25, item 13). The
-    window it hides is none: a kill between a node's effect and its writes is the crash point
-    at the effect. In a worker only (it changes LangGraph's executor)."""
+def run_in_order() -> None:
+    """The tasks of a step and the saver's `put_writes` run at once, one after another, in the
+    thread that hands them over, not side by side in LangGraph's background threads (#8039):
+    where a kill lands, and what the other tasks did by then, is then the same in every run
+    (issue 25, item 13). No window is hidden: a kill between a task's effect and its writes
+    is the crash point at the effect, whatever ran beside it. A checkpoint's own `put` is left
+    to LangGraph (durability "async" saves it beside the next step). In a worker only."""
     from langgraph.pregel._executor import BackgroundExecutor
 
     real_submit = BackgroundExecutor.submit
-    if getattr(real_submit, "saves_at_once", False):
+    if getattr(real_submit, "in_order", False):
         return
 
     def submit(executor: BackgroundExecutor, fn: Callable, *args: object, **kwargs: object):  # noqa: ANN202
-        if isinstance(getattr(fn, "__self__", None), RecordedSaver) and fn.__name__ == "put_writes":
+        if fn.__name__ == "run_with_retry" or (
+            isinstance(getattr(fn, "__self__", None), RecordedSaver) and fn.__name__ == "put_writes"
+        ):
             return done(fn, *args, **{k: v for k, v in kwargs.items() if not k.startswith("__")})
         return real_submit(executor, fn, *args, **kwargs)
 
-    submit.saves_at_once = True
+    submit.in_order = True
     BackgroundExecutor.submit = submit
 
 
 def done(fn: Callable, *args: object, **kwargs: object) -> Future:
-    """`fn` called now, as a future that is done: its result, or what it raised."""
+    """`fn` called now (in a copy of this context, as the executor calls it), as a future
+    that is done: its result, or what it raised."""
     future: Future = Future()
     try:
-        future.set_result(fn(*args, **kwargs))
+        future.set_result(copy_context().run(fn, *args, **kwargs))
     except BaseException as error:  # noqa: BLE001 - handed to whoever waits, as the executor does
         future.set_exception(error)
     return future
@@ -191,7 +197,7 @@ def open_saver(job: dict) -> RecordedSaver:
         os.path.join(job["run_dir"], CHECKPOINT_FILE), timeout=5.0, check_same_thread=False
     )
     name_tasks()
-    save_writes_at_once()
+    run_in_order()
     return RecordedSaver(conn)
 
 
@@ -212,17 +218,22 @@ def answered(interrupts: tuple, answer: Callable[[object], object]) -> Command:
 
 
 def run_to_end(graph: CompiledStateGraph, first: object, job: dict, context: object) -> bool:
-    """Invoke, answer every interrupt, and say whether the thread reached its end."""
+    """Invoke, go on past every stop (an interrupt answered, a static breakpoint such as
+    `interrupt_before` resumed with None), and say whether the thread reached its end."""
     answer = answers(job)
     graph.invoke(first, CONFIG, durability=job["durability"], context=context)
-    while interrupts := graph.get_state(CONFIG).interrupts:
-        resume = answered(interrupts, answer)
+    for _ in range(MAX_STOPS):
+        state = graph.get_state(CONFIG)
+        if not state.next:
+            return True
+        resume = answered(state.interrupts, answer) if state.interrupts else None
         graph.invoke(resume, CONFIG, durability=job["durability"], context=context)
-    return not graph.get_state(CONFIG).next
+    return False
 
 
-def run_first(job: dict, points: CrashPoints) -> None:
-    """Run the graph from its input to its end, with a crash point at every durable step."""
+def run_first(job: dict, points: CrashPoints) -> bool:
+    """Run the graph from its input to its end, with a crash point at every durable step;
+    whether it reached its end."""
     watch = points.watch_commits(ignore=[CHECKPOINT_FILE])  # before the nodes' connections
     points.watch_files()
     reader = the_graph(job)
@@ -234,12 +245,14 @@ def run_first(job: dict, points: CrashPoints) -> None:
     graph = with_saver(reader.graph, saver)
     graph.get_state(CONFIG)  # the saver makes its tables: set-up, as the context's files were
     points.arm()
-    run_to_end(graph, reader.first_input, job, reader.context)
+    finished = run_to_end(graph, reader.first_input, job, reader.context)
     watch.observe()
+    return finished
 
 
 def recover(job: dict, trace: object) -> bool:
-    """A fresh process resumes the thread: `invoke(None)`, or the answer to a saved interrupt."""
+    """A fresh process resumes the thread: the answer to a saved interrupt, else `invoke(None)`
+    (which also goes on past a breakpoint), then past every stop as the run did."""
     reader = the_graph(job)
     graph = with_saver(reader.graph, open_saver(job))
     pending = graph.get_state(CONFIG).interrupts
