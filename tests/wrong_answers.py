@@ -1155,7 +1155,7 @@ ERRORS: dict[str, dict[str, tuple[object, str]]] = {
         ),
         "a constant from another cell": (
             step("effect.add_receipt_once(MY_KEY, PAYLOAD)\ncontrol.mark_done()"),
-            "define helpers and constants inside it",
+            "put its imports, helpers and constants inside it",
         ),
         "sys.exit in the middle": (
             step(

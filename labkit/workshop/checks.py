@@ -37,8 +37,10 @@ __all__ = [
     "Form",
     "Measured",
     "ReaderCodeError",
+    "UnmetExpectation",
     "Verdict",
     "also_in",
+    "check_worker",
     "code_error",
     "worker_code_error",
     "worker_error",
@@ -117,6 +119,17 @@ class ReaderCodeError(Exception):
         self.run_dir = run_dir  # the run it happened in, if any
 
 
+class UnmetExpectation(Exception):
+    """The reader's code returned, and the lab's own line after it failed on what it left (a
+    transaction it committed, a value the lab cannot use): not their error, since no line of
+    theirs raised it, but what the lab expects of their code, unmet. A judge raises it saying
+    what the lab expects; the check shows it as a wrong answer."""
+
+    def __init__(self, message: str, run_dir: str | None = None) -> None:
+        super().__init__(message)
+        self.run_dir = run_dir
+
+
 def is_open(value: object) -> bool:
     """A part the reader has not answered yet (the starter's placeholder)."""
     if isinstance(value, str):
@@ -187,8 +200,9 @@ def code_error(error: str, line: int | None, source: str) -> str:
 
 def worker_code_error(error: str, line: int | None, source: str) -> str:
     """`code_error` for code that ran in a worker, which runs only the function's own source:
-    a NameError there is most likely a name from another cell, and the note says so. (Not in
-    `code_error` itself: lesson 3's gate runs in the kernel, where "the worker" would be wrong.)"""
+    a NameError there is most likely a name defined outside the function (in another cell, or
+    imported above it), and the note says so. (Not in `code_error` itself: lesson 3's gate runs
+    in the kernel, where "the worker" would be wrong.)"""
     said = code_error(error, line, source)
     if error.startswith("NameError"):
         return f"{said} ({say('checks.code.own_source_only')})"
@@ -209,6 +223,33 @@ def worker_error(
     ]
     frames = re.findall(rf'File "{re.escape(reader_file)}", line (\d+)', worker.stderr)
     return worker_code_error(lines[-1], int(frames[-1]) if frames else None, source)
+
+
+def lab_line_raised(worker: WorkerReport, reader_file: str) -> bool:
+    """The worker died of a traceback with no frame of the reader's file: the lab's own line
+    raised it, not theirs."""
+    return "Traceback" in worker.stderr and f'File "{reader_file}"' not in worker.stderr
+
+
+def check_worker(
+    worker: WorkerReport,
+    source: str,
+    reader_file: str,
+    run_dir: object,
+    expects: str,
+    planned: Iterable[int] = (0,),
+) -> None:
+    """Nothing if a worker that ran the reader's code ended as `planned`; else their error, at
+    their line (ReaderCodeError), or, if the lab's own line raised, what the lab expects of
+    their code (UnmetExpectation; `expects` is its catalogue key)."""
+    error = worker_error(worker, source, reader_file, planned)
+    if error is None:
+        return
+    if lab_line_raised(worker, reader_file):
+        last = worker.stderr.strip().splitlines()[-1]
+        said = say("checks.code.lab_expects", expects=say(expects), error=last)
+        raise UnmetExpectation(said, str(run_dir))
+    raise ReaderCodeError(error, str(run_dir))
 
 
 def normalized(source: str) -> str:
@@ -274,6 +315,8 @@ class Exercise:
             return self.judge(answer)
         except ReaderCodeError as error:
             return Verdict("error", say("checks.check.mend_it", error=error), error.run_dir)
+        except UnmetExpectation as error:
+            return Verdict("incorrect", str(error), error.run_dir)
 
     def hint(self, number: int | None = None) -> Text:
         """The next hint (or hint `number`, 1 to the last): each says something the ones
