@@ -144,6 +144,13 @@ INBOX = (
 )
 
 
+CONSUMER_INBOX_FIRST = f"""{INBOX}
+db.execute("COMMIT")
+db.execute("BEGIN IMMEDIATE")
+if new:
+    {EFFECT}"""
+
+
 def serve(body: str) -> str:
     """A lesson-8 serve's source from its body (four-space indented lines)."""
     return "def serve(graph, inputs, config):\n" + "".join(
@@ -708,6 +715,10 @@ WRONG: dict[str, dict[str, tuple[object, str]]] = {
             tickets_after("two", 1, 1, 1),
             "a whole number, written in digits; not new_key = 'two' (nothing was run)",
         ),
+        "a typo in a case's name": (
+            {"new_kye": 2, "same_key": 1, "reconcile": 1, "give_up": 1},
+            "not a case of this exercise: ['new_kye']",
+        ),
     },
     "lesson5.recover_unknown": {
         "a new key": (
@@ -740,6 +751,10 @@ WRONG: dict[str, dict[str, tuple[object, str]]] = {
         "the right call, a made-up ticket": (
             recovery('service.create(intent["op_key"], intent["title"])\nreturn 1'),
             "the workflow recorded ticket 1, but the service holds #2",
+        ),
+        "the look-up's answer wrapped in a dict": (
+            recovery('return {"ticket": service.lookup(intent["op_key"])}'),
+            "the workflow records what your recovery returns in its checkpoint",
         ),
     },
     "lesson6.claim_statement": {
@@ -837,7 +852,50 @@ WRONG: dict[str, dict[str, tuple[object, str]]] = {
         ),
         "the inbox noted, the effect applied anyway": (
             consumer(f"{INBOX}\n{EFFECT}"),
-            "holds 2 effect rows for it, not 1",
+            "consumer.db holds 2 effect rows for msg-",
+        ),
+        "the inbox committed, then the effect (issue 28, item 2)": (
+            consumer(CONSUMER_INBOX_FIRST),
+            "the consumer was killed right after commit 1 (consumer.db) of its delivery of msg-",
+        ),
+        "the inbox committed with db.commit(), then the effect": (
+            consumer(CONSUMER_INBOX_FIRST.replace('db.execute("COMMIT")', "db.commit()")),
+            "(consumer.db then held 0 effect rows and 1 inbox rows)",
+        ),
+        "the effect committed, then the inbox": (
+            consumer(
+                'if db.execute("SELECT 1 FROM inbox WHERE subscriber=? AND message_id=?", '
+                "(subscriber, message_id)).fetchone():\n    return\n"
+                f'{EFFECT}\ndb.execute("COMMIT")\ndb.execute("BEGIN IMMEDIATE")\n'
+                'db.execute("INSERT INTO inbox(subscriber, message_id) VALUES(?, ?)", '
+                "(subscriber, message_id))"
+            ),
+            "consumer.db holds 2 effect rows for msg-",
+        ),
+        "an inbox keyed by the payload (issue 28, item 3)": (
+            consumer(
+                INBOX.replace(
+                    "(subscriber, message_id)).rowcount", "(subscriber, payload)).rowcount"
+                )
+                + f"\nif new:\n    {EFFECT}"
+            ),
+            "another message with the same payload",
+        ),
+        "the effect looked up by its payload": (
+            consumer(
+                'if not db.execute("SELECT 1 FROM effects WHERE payload=?", (payload,))'
+                f".fetchone():\n    {EFFECT}"
+            ),
+            "another message with the same payload (3 deliveries in all); consumer.db holds 0",
+        ),
+        "committed by itself at the end (issue 28, item 8)": (
+            consumer(f"{INBOX}\nif new:\n    {EFFECT}\ndb.commit()"),
+            "the lab runs your consumer inside the delivery's transaction and commits it once "
+            "your function returns: do not commit or roll back inside it",
+        ),
+        "a with db: block of its own": (
+            consumer(f"with db:\n    {INBOX}\n    if new:\n        {EFFECT}"),
+            "do not commit or roll back inside it",
         ),
     },
     "lesson8.charge_once": {
@@ -1044,6 +1102,13 @@ RIGHT: dict[str, dict[str, object]] = {
             "reconcile": 1.0,
             "GIVE_UP": [1],
         },
+        "as text": tickets_after("2", "1", " 1", "1.0"),
+        "in another order, with units": {
+            "give_up": "1 ticket",
+            "reconcile": "1 ticket",
+            "same_key": 1,
+            "new_key": 2.0,
+        },
     },
     "lesson5.recover_unknown": {
         "retry under the same key": recovery(
@@ -1096,9 +1161,21 @@ RIGHT: dict[str, dict[str, object]] = {
         "the inbox, written as the solution is, and a print": consumer(
             f"{INBOX}\nprint('new' if new else 'seen', message_id)\nif new:\n    {EFFECT}"
         ),
+        "the inbox looked up, then written, in the one transaction": consumer(
+            'if db.execute("SELECT 1 FROM inbox WHERE subscriber=? AND message_id=?", '
+            "(subscriber, message_id)).fetchone():\n    return\n"
+            'db.execute("INSERT INTO inbox(subscriber, message_id) VALUES(?, ?)", '
+            f"(subscriber, message_id))\n{EFFECT}"
+        ),
+        "inside a savepoint of its own": consumer(
+            f'db.execute("SAVEPOINT delivery")\n{INBOX}\nif new:\n    {EFFECT}\n'
+            'db.execute("RELEASE delivery")'
+        ),
     },
     "lesson8.charge_once": {
         "shouted, with spaces": plan(" Transient ", "ORDER."),
+        "capitalised": plan("Transient", "Order"),
+        "with a full stop and an exclamation": plan("transient.", "order!"),
     },
     "lesson8.drain_safe": {
         "GraphDrained caught, the state returned": serve(
@@ -1183,11 +1260,24 @@ ERRORS: dict[str, dict[str, tuple[object, str]]] = {
             ),
             "no such column: token",
         ),
+        "a typo in a name": (
+            receiver(
+                f'return db.execute("{WRITE} AND fence <= ?", (body, writer, fnece, fence))'
+                ".rowcount == 1"
+            ),
+            "NameError: name 'fnece' is not defined",
+        ),
+    },
+    "lesson5.recover_unknown": {
+        "a typo in a method's name": (
+            recovery('return service.lookp(intent["op_key"])'),
+            "AttributeError",
+        ),
     },
     "lesson5.idempotent_consumer": {
         "a typo in the name": (
             consumer(f"{INBOX}\nif nwe:\n    {EFFECT}"),
-            "NameError",
+            "NameError: name 'nwe' is not defined, at line 3",
         ),
         "an inbox without OR IGNORE: a redelivery raises": (
             consumer(

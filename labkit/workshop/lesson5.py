@@ -11,11 +11,19 @@ What the verdicts and hints say is in the catalogue, `lesson5.toml`.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable
 
 from labkit.language import say
 from labkit.studies.outbox.consumer import READER_FILE as CONSUMER_FILE
-from labkit.studies.outbox.experiment import YOURS, OutboxResult, OutboxSpec, execute_outbox
+from labkit.studies.outbox.experiment import (
+    CONSUMER_COMMIT,
+    YOURS,
+    OutboxResult,
+    OutboxSpec,
+    execute_outbox,
+    outbox_counts,
+)
 from labkit.studies.unknown_outcome.caller import LEARNER_FILE
 from labkit.studies.unknown_outcome.experiment import CallResult, run_specs
 from labkit.studies.unknown_outcome.outcome import OUTCOMES
@@ -24,12 +32,11 @@ from labkit.workshop.checks import (
     WHOLE_NUMBER,
     Exercise,
     Measured,
-    ReaderCodeError,
     Verdict,
+    check_worker,
     judge_predictions,
     no_verdict,
     source_of,
-    worker_error,
 )
 
 __all__ = ["idempotent_consumer", "predict_tickets", "recover_unknown"]
@@ -92,9 +99,8 @@ def judge_recovery(answer: Callable | str) -> Verdict:
     source, _ = source_of(answer)
     results = run_recovery(source)
     for result in results:
-        error = worker_error(result.recovery, source, LEARNER_FILE)
-        if error:
-            raise ReaderCodeError(error, str(result.run_dir))
+        expects = "lesson5.recover_unknown.expects"
+        check_worker(result.recovery, source, LEARNER_FILE, result.run_dir, expects)
         if result.failure:
             run = say("checks.words.run_with", what=result.spec.fault)
             return no_verdict(run, result.failure, result.run_dir)
@@ -139,6 +145,7 @@ recover_unknown = Exercise(
 
 # --- the outbox: make the consumer idempotent ----------------------------------------------
 
+FIRST_CONSUMER = "relay-consumer-1"  # the consumer of the first relay's first delivery
 CONSUMER_STARTER = """def consume(db, subscriber, message_id, payload):
     # db: a connection to consumer.db, inside the transaction this delivery commits in.
     # Tables: effects(message_id, payload) and inbox(subscriber, message_id),
@@ -147,62 +154,91 @@ CONSUMER_STARTER = """def consume(db, subscriber, message_id, payload):
 """
 
 
-def effects(result: OutboxResult) -> list[str]:
-    """The message id of every effect row, as the file holds it after recovery."""
-    return [row[1] for row in result.after.table("effects").rows]
-
-
 def run_outbox_case(source: str, name: str, **plan: object) -> OutboxResult:
-    """One real outbox run with the reader's consumer; their error, if any, as theirs."""
-    spec = OutboxSpec(YOURS, consumer_source=source, consumer_name=name, **plan)
+    """One real outbox run of two orders with the reader's consumer; their error, if a
+    consumer died of it, as theirs."""
+    spec = OutboxSpec(YOURS, consumer_source=source, consumer_name=name, orders=2, **plan)
     result = execute_outbox(spec)
-    consumers = [w for w in result.workers.values() if "consumer" in w.role]
-    error = next(
-        (e for w in consumers if (e := worker_error(w, source, CONSUMER_FILE, (0, -9)))), None
-    )
-    if error:
-        raise ReaderCodeError(error, str(result.run_dir))
+    expects = "lesson5.idempotent_consumer.expects"
+    for worker in result.workers.values():
+        if "consumer" in worker.role:
+            check_worker(worker, source, CONSUMER_FILE, result.run_dir, expects, (0, -9))
     return result
 
 
-def judge_consumer(answer: Callable | str) -> Verdict:
-    """A redelivery after a kill must change nothing; two messages must both take effect."""
-    source, name = source_of(answer)
-    redelivered = run_outbox_case(source, name, kill_at="after_deliver")
-    if redelivered.failure:
-        run = say("lesson5.idempotent_consumer.run_with_kill")
-        return no_verdict(run, redelivered.failure, str(redelivered.run_dir))
-    seen = effects(redelivered)
-    if len(seen) != 1:
-        return Verdict(
-            "incorrect",
-            say(
-                "lesson5.idempotent_consumer.redelivered",
-                deliveries=redelivered.deliveries,
-                rows=len(seen),
-            ),
-            str(redelivered.run_dir),
-        )
-    two = run_outbox_case(source, name, orders=2)
-    if two.failure:
-        run = say("lesson5.idempotent_consumer.run_with_two")
-        return no_verdict(run, two.failure, str(two.run_dir))
-    messages = [row[1] for row in two.after.table("outbox").rows]
-    if sorted(effects(two)) != sorted(messages):
-        return Verdict(
-            "incorrect",
-            say(
-                "lesson5.idempotent_consumer.two_messages",
-                messages=", ".join(messages),
-                rows=len(effects(two)),
-            ),
-            str(two.run_dir),
-        )
-    return Verdict(
-        "correct",
-        say("lesson5.idempotent_consumer.correct"),
-        str(redelivered.run_dir),
+def commit_points(clean: OutboxResult) -> list[str]:
+    """The kill points after each commit the first delivery's consumer made: the reader's own,
+    and the lab's COMMIT of the delivery's transaction, last."""
+    return [
+        e["point"]
+        for e in clean.trace()
+        if e["role"] == FIRST_CONSUMER and e["event"] == "point"
+        if CONSUMER_COMMIT.fullmatch(e["point"])
+    ]
+
+
+def unwatched(clean: OutboxResult) -> str | None:
+    """The files of commits the check could not kill the consumer apart at, if any (a file in
+    WAL mode, an exclusive lock, two commits with no statement between them)."""
+    files = [f for e in clean.trace() if e["event"] == "unwatched" for f in e["files"]]
+    return say("checks.words.and").join(dict.fromkeys(files)) or None
+
+
+def case_said(case: str, result: OutboxResult) -> str:
+    """What a run did to the reader's consumer, in the lesson's words."""
+    first, second = (row[1] for row in result.after.table("outbox").rows)
+    at_kill = outbox_counts(result.before)
+    return say(
+        f"lesson5.idempotent_consumer.{case}",
+        first=first,
+        second=second,
+        deliveries=result.deliveries,
+        point=result.spec.kill_at,
+        effects=at_kill["effects"],
+        inbox=at_kill["inbox"],
     )
+
+
+def took_effect_once(case: str, result: OutboxResult) -> Verdict | None:
+    """None if each message took effect exactly once; else why not, in this run's words."""
+    if result.failure:
+        run = say(f"lesson5.idempotent_consumer.run_{case}")
+        return no_verdict(run, result.failure, str(result.run_dir))
+    counts = Counter(row[1] for row in result.after.table("effects").rows)
+    messages = [row[1] for row in result.after.table("outbox").rows]
+    wrong = next((m for m in messages if counts[m] != 1), None)
+    if wrong is None:
+        return None
+    said = say(
+        "lesson5.idempotent_consumer.wrong",
+        case=case_said(case, result),
+        rows=counts[wrong],
+        message=wrong,
+    )
+    return Verdict("incorrect", said, str(result.run_dir))
+
+
+def judge_consumer(answer: Callable | str) -> Verdict:
+    """Each of two messages must take effect once: delivered once each; redelivered after the
+    relay is killed, beside a message with the same payload; and redelivered after the
+    consumer is killed right after each of its commits, before it answered the relay."""
+    source, name = source_of(answer)
+    clean = run_outbox_case(source, name)
+    files = unwatched(clean)
+    if files:
+        said = say("lesson5.idempotent_consumer.unwatched", files=files)
+        return Verdict("incorrect", said, str(clean.run_dir))
+    wrong = took_effect_once("two", clean)  # a Verdict: true only when correct
+    if wrong is not None:
+        return wrong
+    points = commit_points(clean)
+    for case, kill_at in [("redelivered", "after_deliver"), *(("killed", p) for p in points)]:
+        result = run_outbox_case(source, name, kill_at=kill_at, one_payload=True)
+        wrong = took_effect_once(case, result)
+        if wrong is not None:
+            return wrong
+    said = say("lesson5.idempotent_consumer.correct", commits=len(points))
+    return Verdict("correct", said, str(clean.run_dir))
 
 
 idempotent_consumer = Exercise(

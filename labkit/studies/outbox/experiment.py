@@ -10,6 +10,7 @@ folder (the files, the trace, each process's output, before.json, after.json, re
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
@@ -18,6 +19,7 @@ from pathlib import Path
 from labkit.bench.errors import (
     MAX_TIMEOUT,
     LabError,
+    check_bool,
     check_choice,
     check_folder,
     check_function,
@@ -80,6 +82,9 @@ ENTRIES = {
 }
 MAX_ORDERS = 5
 YOURS = "yours"  # the consumer is a reader's function (an exercise)
+# A reader's consumer has a kill point after each commit to consumer.db (`consumer.py`), the
+# lab's own COMMIT of the delivery included: "after commit 2 (consumer.db)".
+CONSUMER_COMMIT = re.compile(r"after commit \d+ \(consumer\.db\)")
 
 
 @dataclass(frozen=True)
@@ -93,21 +98,29 @@ class OutboxSpec:
     orders: int = 1  # business operations the producer commits, each with its own message
     consumer_source: str | None = None  # a reader's consumer (exercises): consumer "yours"
     consumer_name: str = "consume"  # the function in consumer_source
+    one_payload: bool = False  # every message carries the same payload: orders for one thing
 
     def __post_init__(self) -> None:
         check_choice("consumer", self.consumer, (*CONSUMERS, YOURS))
         if (self.consumer == YOURS) != (self.consumer_source is not None):
             raise LabError(f"consumer={YOURS!r} goes with consumer_source, the reader's code")
         check_instance("consumer_source", self.consumer_source, str | None, "source text or None")
-        check_choice("kill point", self.kill_at, OUTBOX_KILL_POINTS)
+        if not self.after_readers_commit:
+            check_choice("kill point", self.kill_at, OUTBOX_KILL_POINTS)
         check_folder("out", self.out)
         check_number("timeout", self.timeout, 0, MAX_TIMEOUT)
         check_int("orders", self.orders, 1, MAX_ORDERS)
+        check_bool("one_payload", self.one_payload)
+
+    @property
+    def after_readers_commit(self) -> bool:
+        """The kill point is after a commit of a reader's consumer (its first delivery's)."""
+        return self.consumer == YOURS and bool(CONSUMER_COMMIT.fullmatch(str(self.kill_at)))
 
     @property
     def dies(self) -> str:
         """The process that dies at the kill point (producer, relay, consumer, nobody)."""
-        return DIES[self.kill_at]
+        return "consumer" if self.after_readers_commit else DIES[self.kill_at]
 
     @property
     def label(self) -> str:
@@ -121,14 +134,13 @@ class OutboxSpec:
         return self.kill_at if role == victim else None
 
     def job(self, stage: str) -> dict:
-        consumer_kill = (
-            "consumer_committed" if stage == "relay" and self.dies == "consumer" else None
-        )
+        consumer_kill = self.kill_at if stage == "relay" and self.dies == "consumer" else None
         return {
             "dedupe": self.consumer == "dedupe",
             "consumer_kill_at": consumer_kill,
             "timeout": self.timeout,
             "orders": self.orders,
+            "one_payload": self.one_payload,
             **(
                 {"source": self.consumer_source, "name": self.consumer_name}
                 if self.consumer_source

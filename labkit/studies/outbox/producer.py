@@ -2,7 +2,8 @@
 
 Started by the outbox runner (entry `labkit.studies.outbox.producer:produce`). The
 message id is made here, once, and stored with the message: every later delivery of it, by any
-relay process, carries the same id, so a consumer can recognise a redelivery. Worker-side:
+relay process, carries the same id, so a consumer can recognise a redelivery by it (not by its
+payload: two orders for the same thing may carry the same one, `one_payload`). Worker-side:
 standard library only.
 """
 
@@ -33,7 +34,8 @@ def produce(job: dict) -> None:
         for number in range(1, job["orders"] + 1):
             order_key = ORDER_KEY if number == 1 else f"{ORDER_KEY}.{number}"
             business.add_order(order_key, ITEM)
-            payload = json.dumps({"order_key": order_key, "item": ITEM})
+            about = {"item": ITEM} if job["one_payload"] else {"order_key": order_key, "item": ITEM}
+            payload = json.dumps(about)
             business.add_message(f"msg-{uuid.uuid4().hex[:8]}", payload)
         gate("in_transaction")
     gate("committed")
