@@ -125,7 +125,13 @@ def lease_claim(where: str, token: str = "fence+1", back: str = "row[0]") -> str
 
 
 EXPIRED = "state='open' OR (state='claimed' AND lease_until <= :now)"
+CLAIM_BY_UPDATE = (  # the conditional claim, its token not returned: a second statement must
+    "n = db.execute(\"UPDATE task SET state='claimed', owner=?, fence=fence+1, lease_until=? "
+    "WHERE id='job-17' AND (state='open' OR (state='claimed' AND lease_until <= ?))\", "
+    "(me, now + lease_ms, now)).rowcount\nif n == 0:\n    return None\n"
+)
 WRITE = "UPDATE document SET body=?, writer=?, fence=? WHERE id='report-17'"
+FENCED_WRITE = f'db.execute("{WRITE} AND fence <= ?", (body, writer, fence, fence))'
 
 
 def consumer(body: str) -> str:
@@ -766,23 +772,26 @@ WRONG: dict[str, dict[str, tuple[object, str]]] = {
                 "db.execute(\"UPDATE task SET state='claimed', owner=?, fence=?, lease_until=? "
                 "WHERE id='job-17'\", (me, fence + 1, now + lease_ms))\nreturn fence + 1"
             ),
-            "before your statement 2, w2 came meanwhile: tokens claimed: w1 33, w2 33",
+            "before your statement 2, inside its 200 ms lease; w2 came at 50 ms: "
+            "tokens claimed: w1 33, w2 33",
         ),
-        "< where the lease has expired at lease_until": (
+        "< where the lease has expired at lease_until (issue 28, item 12)": (
             lease_claim("state='open' OR (state='claimed' AND lease_until < :now)"),
-            "past its 200 ms lease: w2 takes over: tokens claimed: w1 33, w2 none",
+            "w2 comes at 200 ms, when now = lease_until, and takes over: "
+            "tokens claimed: w1 33, w2 none",
         ),
         "the token not moved on": (
             lease_claim(EXPIRED, token="fence"),
-            "past its 200 ms lease: w2 takes over: tokens claimed: w1 32, w2 32",
+            "and takes over: tokens claimed: w1 32, w2 32",
         ),
         "taken back by the same name": (
             lease_claim(f"{EXPIRED} OR owner=:me"),
-            "still held when w2 comes: tokens claimed: w1 33, w2 34",
+            "still held when w2 comes at 50 ms: tokens claimed: w1 33, w2 34",
         ),
         "no lease: open tasks only": (
             lease_claim("state='open'"),
-            "past its 200 ms lease: w2 takes over: tokens claimed: w1 33, w2 none",
+            "past its 200 ms lease: w2 comes at 200 ms, when now = lease_until, and takes over: "
+            "tokens claimed: w1 33, w2 none",
         ),
         "a done task taken again": (
             lease_claim("lease_until IS NULL OR lease_until <= :now"),
@@ -791,6 +800,31 @@ WRONG: dict[str, dict[str, tuple[object, str]]] = {
         "the token from before the claim": (
             lease_claim(EXPIRED, back="row[0] - 1"),
             "your claim returned token 32, but the task row holds 33",
+        ),
+        "UPDATE, then a SELECT for the token (issue 28, item 4)": (
+            claim(
+                f"{CLAIM_BY_UPDATE}return db.execute("
+                "\"SELECT fence FROM task WHERE id='job-17'\").fetchone()[0]"
+            ),
+            "before your statement 2, past its 200 ms lease; w2 came at 200 ms, when now = "
+            "lease_until: tokens claimed: w1 34, w2 34",
+        ),
+        "UPDATE, then the token read back by the owner's name": (
+            claim(
+                CLAIM_BY_UPDATE + 'return db.execute("SELECT fence FROM task WHERE owner=?", '
+                "(me,)).fetchone()[0]"
+            ),
+            "tokens claimed: w1 34, w2 34",
+        ),
+        "the claim, then its lease in a second UPDATE": (
+            claim(
+                "row = db.execute(\"UPDATE task SET state='claimed', owner=?, fence=fence+1 "
+                "WHERE id='job-17' AND (state='open' OR (state='claimed' AND lease_until <= ?)) "
+                'RETURNING fence", (me, now)).fetchone()\nif row is None:\n    return None\n'
+                "db.execute(\"UPDATE task SET lease_until=? WHERE id='job-17'\", "
+                "(now + lease_ms,))\nreturn row[0]"
+            ),
+            "w2 came past w1's lease and could not claim the task",
         ),
     },
     "lesson6.fenced_receiver": {
@@ -816,7 +850,11 @@ WRONG: dict[str, dict[str, tuple[object, str]]] = {
             ),
             "applied 0 write(s)",
         ),
-        "refuses every write": (receiver("return False"), "nobody"),
+        "refuses every write": (
+            receiver("return False"),
+            "your receiver refused a write under token 34 although the highest token it had "
+            "accepted was 0",
+        ),
         "the token checked but never kept": (
             receiver(
                 'return db.execute("UPDATE document SET body=?, writer=? WHERE '
@@ -831,13 +869,45 @@ WRONG: dict[str, dict[str, tuple[object, str]]] = {
             ),
             "the document ends under token 33: lost update",
         ),
+        "an equal token refused (issue 28, item 5)": (
+            receiver(
+                f'return db.execute("{WRITE} AND fence < ?", (body, writer, fence, fence))'
+                ".rowcount == 1"
+            ),
+            "your receiver refused a write under token 33 although the highest token it had "
+            "accepted was 33",
+        ),
+        "an equal token refused, checked in one BEGIN IMMEDIATE": (
+            receiver(
+                'db.execute("BEGIN IMMEDIATE")\n'
+                "highest = db.execute(\"SELECT fence FROM document WHERE id='report-17'\")"
+                ".fetchone()[0]\nif fence > highest:\n"
+                f'    db.execute("{WRITE}", (body, writer, fence))\n'
+                'db.execute("COMMIT")\nreturn fence > highest'
+            ),
+            "refuse only a lower token (an equal one is the same holder's next write)",
+        ),
+        "True, whatever it wrote (issue 28, item 5)": (
+            receiver(f"{FENCED_WRITE}\nreturn True"),
+            "your receiver returned True for w1's write under token 33, but the document does "
+            "not hold it: return False when you refused",
+        ),
+        "the cursor returned": (
+            receiver(f"return {FENCED_WRITE}"),
+            "for w1's write under token 33, but the document does not hold it",
+        ),
+        "nothing returned": (
+            receiver(FENCED_WRITE),
+            "your receiver returned None for w2's write under token 34, but the document holds "
+            "that write: return True when you wrote",
+        ),
     },
     "lesson5.idempotent_consumer": {
         "the effect every time, a print beside it": (
             consumer(f'print("applied", message_id)\n{EFFECT}'),
-            "holds 2 effect rows for it, not 1",
+            "delivered it again, and then msg-",
         ),
-        "never applies": (consumer("pass"), "holds 0 effect rows"),
+        "never applies": (consumer("pass"), "consumer.db holds 0 effect rows for msg-"),
         "only while nothing took effect yet": (
             consumer(f'if not db.execute("SELECT 1 FROM effects").fetchone():\n    {EFFECT}'),
             "two different messages",
@@ -1138,6 +1208,15 @@ RIGHT: dict[str, dict[str, object]] = {
             'db.execute("COMMIT")\nreturn fence + 1'
         ),
         "the one statement, named parameters": lease_claim(EXPIRED),
+        "the token read first, then a compare-and-set": claim(
+            'fence, state, until = db.execute("SELECT fence, state, lease_until FROM task '
+            "WHERE id='job-17'\").fetchone()\n"
+            'if state == "done" or (state == "claimed" and now < until):\n    return None\n'
+            "won = db.execute(\"UPDATE task SET state='claimed', owner=?, fence=?, "
+            "lease_until=? WHERE id='job-17' AND fence=?\", "
+            "(me, fence + 1, now + lease_ms, fence)).rowcount\n"
+            "return fence + 1 if won else None"
+        ),
     },
     "lesson6.fenced_receiver": {
         "check and write in one BEGIN IMMEDIATE": receiver(
@@ -1151,6 +1230,9 @@ RIGHT: dict[str, dict[str, object]] = {
             'print("token", fence)\n'
             f'return db.execute("{WRITE} AND fence <= ?", (body, writer, fence, fence))'
             ".rowcount == 1"
+        ),
+        "the rowcount itself, 1 or 0": receiver(
+            f'return db.execute("{WRITE} AND ? >= fence", (body, writer, fence, fence)).rowcount'
         ),
     },
     "lesson5.idempotent_consumer": {
@@ -1250,6 +1332,10 @@ ERRORS: dict[str, dict[str, tuple[object, str]]] = {
         "a helper from another cell": (
             claim("return claim_open_task(db, me)"),
             "only the function's own source runs",
+        ),
+        "a typo in a method's name": (
+            lease_claim(EXPIRED).replace("db.execute(", "db.exeute("),
+            "AttributeError: 'sqlite3.Connection' object has no attribute 'exeute'",
         ),
     },
     "lesson6.fenced_receiver": {

@@ -2,7 +2,7 @@
 exercises. Each check runs real races: two worker processes, the first frozen by SIGSTOP at a
 point the lab picks (after its claim, and between any two of your statements that run outside
 a transaction), the lab's clock moved past its lease or not, then thawed; the files say what
-happened.
+happened, and a receiver's every answer is held against them.
 
     lesson6.claim_statement.check(claim)     # .hint(), .solution()
     lesson6.fenced_receiver.check(receive)
@@ -20,29 +20,25 @@ from labkit.studies.leases.experiment import ClaimResult, execute_claim
 from labkit.studies.leases.outcome import OUTCOMES
 from labkit.studies.leases.spec import ClaimSpec
 from labkit.studies.leases.worker import CLAIM_FILE, RECEIVE_FILE, statement_point
-from labkit.workshop.checks import (
-    Exercise,
-    ReaderCodeError,
-    Verdict,
-    no_verdict,
-    source_of,
-    worker_error,
-)
+from labkit.workshop.checks import Exercise, Verdict, check_worker, no_verdict, source_of
 
 __all__ = ["claim_statement", "fenced_receiver"]
 
 LEASE = 200
 NEVER = "never"  # a point no worker passes: the first runs to its end before the second comes
+EXERCISES = {"claim": "claim_statement", "receive": "fenced_receiver"}  # each part's exercise
 
 
 @dataclass(frozen=True)
 class Case:
-    """One forced schedule a check runs, and the outcome a right answer gives there."""
+    """One forced schedule a check runs, and the outcomes a right answer may give there."""
 
     name: str  # its words' key in lesson6.toml's [case]
     pause_ms: int
-    expected: str
+    expected: tuple[str, ...]
     stop_at: str | None = None  # None: the method's usual point (after the claim)
+    writes: int = 1  # how often each worker writes its report (2: a correction, same token)
+    taken_over: bool = False  # w2 comes past w1's lease: it must claim the task
 
     @property
     def statement(self) -> str:
@@ -50,23 +46,30 @@ class Case:
         ("claim statement 2" is "2"; see `statement_point`), else ""."""
         return (self.stop_at or "").partition(" statement ")[2]
 
+    def spec(self, **more: object) -> ClaimSpec:
+        """The race's spec: both workers under one name, as a restarted worker comes back."""
+        return ClaimSpec(
+            pause_ms=self.pause_ms, lease_ms=LEASE, same_name=True, writes=self.writes, **more
+        )
+
     def says(self) -> str:
-        """The schedule in the lesson's words, in the reader's language."""
+        """The schedule in the lesson's words, in the reader's language, with its times: w1
+        claims at 0 ms, so its lease runs until {lease} ms; w2 comes at {arrival} ms."""
         return say(
-            f"lesson6.case.{self.name}", pause=self.pause_ms, lease=LEASE, statement=self.statement
+            f"lesson6.case.{self.name}",
+            pause=self.pause_ms,
+            lease=LEASE,
+            arrival=self.spec().arrival_ms,
+            statement=self.statement,
         )
 
 
 def readers_run(part: str, source: str, case: Case, **spec: object) -> ClaimResult:
     """One race with the reader's code; their error, if either worker died of it, as theirs."""
-    result = execute_claim(
-        ClaimSpec(pause_ms=case.pause_ms, lease_ms=LEASE, same_name=True, **spec), case.stop_at
-    )
+    result = execute_claim(case.spec(**spec), case.stop_at)
     file = CLAIM_FILE if part == "claim" else RECEIVE_FILE
     for worker in result.workers.values():
-        error = worker_error(worker, source, file)
-        if error:
-            raise ReaderCodeError(error, str(result.run_dir))
+        check_worker(worker, source, file, result.run_dir, f"lesson6.{EXERCISES[part]}.expects")
     return result
 
 
@@ -101,11 +104,11 @@ def told(result: ClaimResult) -> str:
 
 
 def judge_cases(
-    part: str, answer: Callable | str, cases: list[Case], between: Case, **spec: object
+    part: str, answer: Callable | str, cases: list[Case], between: list[Case], **spec: object
 ) -> Verdict:
-    """Run each case, then `between` once for each of the reader's statements (but the first)
-    that any race saw run outside a transaction; the first race that does not end as it must
-    is the verdict, and the races after it are not run."""
+    """Run each case, then each of `between` once for each of the reader's statements (but the
+    first) that any race saw run outside a transaction; the first race that does not end as it
+    must is the verdict, and the races after it are not run."""
     source, _ = source_of(answer)
     spec[f"{part}_source"] = source
     done: list[tuple[Case, ClaimResult]] = []
@@ -114,9 +117,10 @@ def judge_cases(
         case = planned.pop(0)
         result = readers_run(part, source, case, **spec)
         planned += [  # each race may show statements of theirs that no race has frozen at
-            replace(between, stop_at=point)
+            replace(schedule, stop_at=point)
             for point in statements_outside(result, part)
             if point not in explored
+            for schedule in between
         ]
         explored.update(statements_outside(result, part))
         done.append((case, result))
@@ -128,7 +132,7 @@ def judge_cases(
             said = say("lesson6.case_wrong", case=case.says(), wrong=wrong)
             return Verdict("incorrect", said, str(result.run_dir))
     races = say("lesson6.separator").join(
-        say("lesson6.race_ended", case=c.says(), outcome=named(c.expected)) for c, _ in done
+        say("lesson6.race_ended", case=c.says(), outcome=named(r.outcome)) for c, r in done
     )
     said = say("lesson6.correct", count=len(done), races=races)
     return Verdict("correct", said, str(done[0][1].run_dir))
@@ -141,16 +145,23 @@ def named(outcome: str) -> str:
 
 
 def what_went_wrong(part: str, case: Case, result: ClaimResult) -> str | None:
-    """Why this race's end is wrong, in the lesson's words, or None: the outcome a right answer
-    gives, and (a claim) the token it returned is the one it wrote."""
-    if result.outcome != case.expected:
+    """Why this race's end is wrong, in the lesson's words, or None: (a receiver) it wrote
+    exactly when no higher token had been accepted, and said so; the outcome a right answer
+    gives; (a claim) the token it returned is the one it wrote."""
+    if part == "receive":
+        wrong = wrong_answer(result) or wrong_refusal(result)
+        if wrong:
+            return wrong
+    if result.outcome not in case.expected:
         return say(
             "lesson6.ends_wrong",
             told=told(result),
             outcome=named(result.outcome),
             meaning=OUTCOMES[result.outcome],
-            expected=named(case.expected),
+            expected=say("lesson6.or").join(map(named, case.expected)),
         )
+    if case.taken_over and not result.reports["w2"].get("claimed"):
+        return say("lesson6.not_taken_over", told=told(result))
     if part == "claim":
         task_fence = result.after.table("task").rows[0][3]
         tokens = [r.get("fence") for r in result.reports.values() if r.get("claimed")]
@@ -159,17 +170,47 @@ def what_went_wrong(part: str, case: Case, result: ClaimResult) -> str | None:
     return None
 
 
+def wrong_answer(result: ClaimResult) -> str | None:
+    """The first write whose answer (True if written, False if refused) the file belies."""
+    for role, report in result.reports.items():
+        for write in report.get("writes", []):
+            if write["said_written"] != write["applied"]:
+                done = "written" if write["applied"] else "refused"
+                return say(
+                    f"lesson6.answer_{done}",
+                    told=told(result),
+                    worker=role,
+                    fence=report["fence"],
+                    returned=write["returned"],
+                )
+    return None
+
+
+def wrong_refusal(result: ClaimResult) -> str | None:
+    """A write the receiver refused although its token was not lower than the highest it had
+    accepted (an equal token is the same holder's: a second write, a retry)."""
+    for _seq, _writer, fence, highest in result.after.table("refused").rows:
+        if fence >= highest:
+            return say("lesson6.refused_equal", told=told(result), fence=fence, highest=highest)
+    return None
+
+
 # --- exercise 1: the claim ------------------------------------------------------------------
 
 CLAIM_CASES = [
-    Case("held", 100, "one_winner"),
-    Case("past_lease", 300, "refused_late_write"),
-    Case("just_expired", 200, "refused_late_write"),
-    Case("finished", 300, "one_winner", NEVER),
+    Case("held", 100, ("one_winner",)),
+    Case("past_lease", 300, ("refused_late_write",)),
+    Case("just_expired", 200, ("refused_late_write",)),
+    Case("finished", 300, ("one_winner",), NEVER),
 ]
 
 
-CLAIM_BETWEEN = Case("claim_between", 100, "one_winner")
+# Frozen before a statement of theirs: inside the lease, w2 must be refused; past it, w2 takes
+# over, and w1's write is refused if it had claimed before the freeze (else it never claims).
+CLAIM_BETWEEN = [
+    Case("claim_between", 100, ("one_winner",)),
+    Case("claim_between_past", 300, ("one_winner", "refused_late_write"), taken_over=True),
+]
 
 
 def judge_claim(answer: Callable | str) -> Verdict:
@@ -198,12 +239,13 @@ claim_statement = Exercise(
 # --- exercise 2: the fence check in the receiver --------------------------------------------
 
 RECEIVER_CASES = [
-    Case("receiver_past", 300, "refused_late_write"),
-    Case("receiver_held", 100, "one_winner"),
+    Case("receiver_past", 300, ("refused_late_write",)),
+    Case("receiver_held", 100, ("one_winner",)),
+    Case("receiver_again", 100, ("both_ran",), writes=2),  # an equal token: both writes apply
 ]
 
 
-RECEIVER_BETWEEN = Case("receiver_between", 300, "refused_late_write")
+RECEIVER_BETWEEN = [Case("receiver_between", 300, ("refused_late_write",))]
 
 
 def judge_receiver(answer: Callable | str) -> Verdict:

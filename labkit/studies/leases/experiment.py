@@ -165,6 +165,7 @@ class Race:
             "fenced": spec.fenced,
             "claim_source": spec.claim_source,
             "receive_source": spec.receive_source,
+            "writes": spec.writes,
         }
         return WorkerProcess(
             self.run_dir, role, ENTRY, job, pause_at=pause_at, timeout=spec.timeout

@@ -32,6 +32,7 @@ LEASED = ("lease", "lease_with_fence", "renew_by_name")
 STOP_POINTS = {method: "claimed" for method in METHODS} | {"select_then_update": "checked"}
 MAX_MS = 60_000  # lab milliseconds: a minute of the lab's clock is more than any lesson needs
 SAME_NAME = "worker-a"
+MAX_WRITES = 3
 
 
 @dataclass(frozen=True)
@@ -46,6 +47,7 @@ class ClaimSpec:
     claim_source: str | None = None  # a reader's claim function (an exercise)
     receive_source: str | None = None  # a reader's receiver function (an exercise)
     same_name: bool = False  # both workers under one name, as a restarted worker comes back
+    writes: int = 1  # how often each worker writes its report under its token (2: a correction)
 
     def __post_init__(self) -> None:
         check_choice("claim method", self.method, METHODS)
@@ -54,6 +56,7 @@ class ClaimSpec:
         check_folder("out", self.out)
         check_number("timeout", self.timeout, 0, MAX_TIMEOUT)
         check_bool("same_name", self.same_name)
+        check_int("writes", self.writes, 1, MAX_WRITES)
         for what in ("claim_source", "receive_source"):
             check_instance(what, getattr(self, what), str | None, "source text or None")
         if self.claim_source and self.method not in LEASED:

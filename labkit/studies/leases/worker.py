@@ -96,18 +96,28 @@ def run_worker(job: dict) -> None:
             report(job, claimed=True, fence=fence, renewed=False)
             return
     body = f"report written by {job['role']} under token {fence}"
-    if job.get("receive_source"):
-        readers(job["receive_source"], RECEIVE_FILE, "receive", receiver, gate)(me, fence, body)
-        applied = holds(receiver, body)  # the file says, whatever their function returned
-        if applied:
-            note_applied(receiver, me, fence, body)
-        else:
-            refuse(receiver, me, fence)
-    else:
-        receive = receive_fenced if job["fenced"] else receive_unfenced
-        applied = receive(receiver, me, fence, body)
-    trace.event("write", applied=applied, fence=fence, lab_ms=lab_now(run_dir))
+    writes = []
+    for text in [body, *(f"{body}, corrected" for _ in range(1, job["writes"]))]:
+        writes.append(write_report(job, receiver, gate, me, fence, text))
+        trace.event("write", applied=writes[-1]["applied"], fence=fence, lab_ms=lab_now(run_dir))
     gate("written")
     done = finish(tasks, fence)
     trace.event("done", marked=done, fence=fence, lab_ms=lab_now(run_dir))
-    report(job, claimed=True, fence=fence, applied=applied, done=done)
+    report(job, claimed=True, fence=fence, applied=writes[-1]["applied"], writes=writes, done=done)
+
+
+def write_report(
+    job: dict, db: sqlite3.Connection, gate: Gate, me: str, fence: int, body: str
+) -> dict:
+    """One write of the report through the receiver: the lab's own, or the reader's, judged by
+    the file whatever their function returned (noted beside it: the judge compares the two)."""
+    if not job.get("receive_source"):
+        receive = receive_fenced if job["fenced"] else receive_unfenced
+        return {"applied": receive(db, me, fence, body)}
+    returned = readers(job["receive_source"], RECEIVE_FILE, "receive", db, gate)(me, fence, body)
+    applied = holds(db, body)
+    if applied:
+        note_applied(db, me, fence, body)
+    else:
+        refuse(db, me, fence)
+    return {"applied": applied, "returned": repr(returned), "said_written": bool(returned)}
