@@ -216,11 +216,17 @@ PG_RECEIPT = 'db.execute("INSERT INTO receipts(op_key, payload) VALUES (%s, %s)"
 PG_MARK = 'db.execute("UPDATE progress SET done=1 WHERE id=1")'
 
 
-def pg_one_transaction(lock: str = " FOR UPDATE") -> str:
+def pg_one_transaction(lock: str = " FOR UPDATE", first: str = "") -> str:
+    """The step as one transaction that reads done with `lock`, after the statement `first`."""
     return pg_step(
-        f"with db.transaction():\n    if {PG_DONE.format(lock)}:\n        return\n"
-        f"    {PG_RECEIPT}\n    {PG_MARK}"
+        f"with db.transaction():\n{textwrap.indent(first, '    ')}"
+        f"    if {PG_DONE.format(lock)}:\n        return\n    {PG_RECEIPT}\n    {PG_MARK}"
     )
+
+
+def pg_isolated(level: str) -> str:
+    """The one-transaction step at an isolation level, with a plain SELECT and no retry."""
+    return pg_one_transaction("", f'db.execute("SET TRANSACTION ISOLATION LEVEL {level}")\n')
 
 
 WRONG: dict[str, dict[str, tuple[object, str]]] = {
@@ -249,6 +255,11 @@ WRONG: dict[str, dict[str, tuple[object, str]]] = {
             {"before_commit": "maybe"},
             "one of: kept, lost; not before_commit = 'maybe' (nothing was run)",
         ),
+        "a typo in a word": (
+            {"after_commit": "kpet"},
+            "one of: kept, lost; not after_commit = 'kpet' (nothing was run)",
+        ),
+        "a typo in a case's name": ({"comit_flushed": "kept"}, "not a case of this exercise"),
     },
     "lesson7.one_transaction": {
         "effect first, in two transactions": (
@@ -287,6 +298,15 @@ WRONG: dict[str, dict[str, tuple[object, str]]] = {
                 f"        return\n    {PG_RECEIPT}\nwith db.transaction():\n    {PG_MARK}"
             ),
             "recovered to done=1 and 2 receipts: duplicate",
+        ),
+        "SERIALIZABLE without a retry (issue 28, item 8)": (
+            pg_isolated("SERIALIZABLE"),
+            "in the run of two workers at once, Postgres rolled a transaction back "
+            "(psycopg.errors.SerializationFailure",
+        ),
+        "REPEATABLE READ without a retry": (
+            pg_isolated("REPEATABLE READ"),
+            "so a step that runs at that level needs a retry",
         ),
     },
     "lesson9.green_matrix": {
@@ -1022,6 +1042,18 @@ RIGHT: dict[str, dict[str, object]] = {
             "commit-flushed": "Kept",
             "after_commit": ["kept"],
         },
+        "shouted, as the tables print them": {
+            "before_commit": "LOST",
+            "commit_in_flight": "LOST",
+            "commit_flushed": "KEPT",
+            "after_commit": "KEPT",
+        },
+        "with an ending, in another order": {
+            "after_commit": "kept!",
+            "commit_flushed": " kept ",
+            "before_commit": "Lost!",
+            "commit_in_flight": ("lost",),
+        },
     },
     "lesson7.one_transaction": {
         "claim the row first: UPDATE ... WHERE done=0 RETURNING": pg_step(
@@ -1035,6 +1067,13 @@ RIGHT: dict[str, dict[str, object]] = {
             f"            {PG_RECEIPT}\n            {PG_MARK}\n        return\n"
             "    except Exception as error:\n"
             '        if "could not serialize" not in str(error):\n            raise'
+        ),
+        "FOR NO KEY UPDATE, done read by a helper inside": pg_step(
+            "def done():\n"
+            '    return db.execute("SELECT done FROM progress WHERE id=1 FOR NO KEY UPDATE")'
+            "[0][0] == 1\n"
+            f"with db.transaction():\n    if done():\n        return\n    {PG_RECEIPT}\n"
+            f"    {PG_MARK}"
         ),
     },
     "lesson9.green_matrix": {

@@ -90,16 +90,23 @@ STEP_STARTER = """def step(db):
 # "first worker exited 1: NameError: name 'x' is not defined (<your step>, line 3)"; an SQL
 # error raised inside psycopg has no line of theirs.
 RAISED = re.compile(rf"worker exited 1: (.*?)(?: \({re.escape(LEARNER_FILE)}, line (\d+)\))?$")
+# Under SERIALIZABLE (and REPEATABLE READ) Postgres rolls back a transaction whose reads another
+# one's commit made stale (SQLSTATE 40001): the step must run it again.
+SERIALIZATION_FAILURE = "psycopg.errors.SerializationFailure"
 
 
 def checked_run(result: WindowResult | RaceResult, what: str, source: str) -> Verdict | None:
-    """A run that failed: the reader's own error (an error verdict, at their line), or a
-    failure of the run itself (no verdict); None if it did not fail."""
+    """A run that failed: a transaction Postgres rolled back that the step did not run again
+    (a wrong answer: it needs a retry), the reader's own error (an error verdict, at their
+    line), or a failure of the run itself (no verdict); None if it did not fail."""
     if not result.failure:
         return None
     raised = RAISED.search(result.failure)
     if raised is None:
         return no_verdict(what, result.failure, result.run_dir)
+    if raised[1].startswith(SERIALIZATION_FAILURE):
+        said = say("lesson7.one_transaction.needs_a_retry", run=what, error=raised[1])
+        return Verdict("incorrect", said, result.run_dir)
     error = worker_code_error(raised[1], int(raised[2]) if raised[2] else None, source)
     raise ReaderCodeError(error, result.run_dir)
 
@@ -110,7 +117,7 @@ def judge_step(answer: Callable | str) -> Verdict:
     source, _ = source_of(answer)
     clean = run_window(kill_at=NO_KILL, step_source=source)
     failed = checked_run(clean, say("lesson7.one_transaction.run_clean"), source)
-    if failed:
+    if failed is not None:  # a Verdict: true only when correct
         return failed
     points = [e["point"] for e in clean.events if e["role"] == "first" and e["event"] == "point"]
     if not points:
@@ -118,7 +125,7 @@ def judge_step(answer: Callable | str) -> Verdict:
     for point in points:
         run = run_window(kill_at=point, step_source=source)
         failed = checked_run(run, say("lesson7.one_transaction.run_killed", point=point), source)
-        if failed:
+        if failed is not None:  # a Verdict: true only when correct
             return failed
         if run.outcome != "consistent":
             at_kill, after = run.before, run.after
@@ -134,7 +141,7 @@ def judge_step(answer: Callable | str) -> Verdict:
             return Verdict("incorrect", said, run.run_dir)
     race = run_race(step_source=source)
     failed = checked_run(race, say("lesson7.one_transaction.run_race"), source)
-    if failed:
+    if failed is not None:  # a Verdict: true only when correct
         return failed
     if race.receipts != 1:
         waited = race.reports["second_waited_at"] or say("checks.words.nothing")
