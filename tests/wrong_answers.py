@@ -170,6 +170,16 @@ DRAIN_ON_SIGTERM = (
 )
 
 
+def drained(handler: str, after: str = "return None") -> str:
+    """A serve that drains on SIGTERM, ends a drained run with `after`, and adds `handler`
+    (an except clause and its body) after the GraphDrained one."""
+    return serve(
+        f"from langgraph.errors import GraphDrained\n{DRAIN_ON_SIGTERM}\ntry:\n"
+        "    return graph.invoke(inputs, config, control=control)\n"
+        f"except GraphDrained:\n    {after}\n{handler}"
+    )
+
+
 def plan(policy: object, key: object) -> dict:
     """Lesson 8's payment plan: a retry policy and a key."""
     return {"policy": policy, "key": key}
@@ -996,6 +1006,10 @@ WRONG: dict[str, dict[str, tuple[object, str]]] = {
         "LangGraph's default retry_on": (plan("default", "order"), "reading the reply timed out"),
         "no retry at all": (plan("none", "order"), "the shop thinks the payment failed"),
         "not a policy": (plan("always", "order"), "choose one of: none, default, every"),
+        "a typo in the policy": (
+            plan("transeint", "order"),
+            "'transeint' is not a policy; choose one of: none, default, every, transient",
+        ),
     },
     "lesson8.drain_safe": {
         "no handler: SIGTERM ends it": (
@@ -1030,6 +1044,27 @@ WRONG: dict[str, dict[str, tuple[object, str]]] = {
                 "return graph.invoke(inputs, config)"
             ),
             "exited before b's result was saved",
+        ),
+        "drained, then every exception hidden (issue 28, item 6)": (
+            serve(
+                f"{DRAIN_ON_SIGTERM}\ntry:\n"
+                "    return graph.invoke(inputs, config, control=control)\n"
+                "except Exception:\n    return None"
+            ),
+            "node a failed by itself (NodeFailed) before any stop was asked, and your serve "
+            "returned: the worker exited 0",
+        ),
+        "GraphDrained caught, a bare except beside it": (
+            drained("except:\n    pass"),
+            "the worker exited 0, so its orchestrator takes a failed run",
+        ),
+        "GraphDrained caught, any other error printed": (
+            drained("except Exception as error:\n    print('the run failed:', error)"),
+            "node a failed by itself (NodeFailed)",
+        ),
+        "every error turned into a clean exit": (
+            drained("except BaseException:\n    import os\n    os._exit(0)"),
+            "Catch GraphDrained alone, and let every other error out",
         ),
     },
 }
@@ -1309,6 +1344,11 @@ RIGHT: dict[str, dict[str, object]] = {
             '    return graph.invoke(inputs, config, control=control, durability="sync")\n'
             "except GraphDrained:\n    pass"
         ),
+        "True after a drain (issue 28, item 7)": drained("", "return True"),
+        "'drained' after a drain (issue 28, item 7)": drained("", 'return "drained"'),
+        "any other error logged and raised again": drained(
+            "except Exception as error:\n    print('the run failed:', error)\n    raise"
+        ),
     },
 }
 
@@ -1413,6 +1453,10 @@ ERRORS: dict[str, dict[str, tuple[object, str]]] = {
         ),
     },
     "lesson8.drain_safe": {
+        "a typo in GraphDrained": (
+            drained("").replace("except GraphDrained:", "except GraphDrianed:"),
+            "NameError: name 'GraphDrianed' is not defined",
+        ),
         "RunControl from another cell": (
             serve(
                 "import signal\ncontrol = RunControl()\n"

@@ -15,16 +15,15 @@ from collections.abc import Callable, Mapping
 from labkit.bench.launcher import WorkerReport
 from labkit.language import say
 from labkit.studies.retries.experiment import run_drain, run_retry
-from labkit.studies.retries.spec import KEYS, POLICIES, SERVE_FILE
+from labkit.studies.retries.spec import KEYS, POLICIES, SERVE_FILE, NodeFailed
 from labkit.workshop.checks import (
     Exercise,
-    ReaderCodeError,
     Verdict,
+    check_worker,
     is_open,
     no_verdict,
     source_of,
     word,
-    worker_error,
 )
 
 __all__ = ["charge_once", "drain_safe"]
@@ -124,7 +123,9 @@ charge_once = Exercise(
 SERVE_STARTER = """def serve(graph, inputs, config):
     # Runs in the worker. An orchestrator sends SIGTERM, waits a grace period, then SIGKILL.
     return graph.invoke(inputs, config)"""
-WORK_MS, GRACE = 400, 0.8  # each node's work; SIGTERM to SIGKILL: less than the three left
+WORK_MS, GRACE = 300, 0.8  # each node's work (as in the lesson); SIGTERM to SIGKILL: less
+# than the three nodes left once b starts, more than b alone
+SERVE_EXPECTS = "lesson8.drain_safe.expects"
 
 
 def first_worker(result: dict) -> WorkerReport:
@@ -150,18 +151,17 @@ def drained_wrongly(result: dict) -> str | None:
     return None
 
 
-def judge_serve(answer: Callable | str) -> Verdict:
-    """SIGTERM while b works, a grace period shorter than what is left, then a fresh resume."""
-    source, _ = source_of(answer)
+def judge_drain(source: str) -> Verdict:
+    """SIGTERM while b works, a grace period shorter than what is left, then a fresh resume:
+    correct if the run drained after b and the worker exited 0."""
     result = run_drain("term", grace=GRACE, work_ms=WORK_MS, serve_source=source)
     stderr = result["first_worker"]["stderr"].strip().splitlines()
     if stderr and "GraphDrained" in stderr[-1]:
         said = say("lesson8.drain_safe.escaped", status=result["first_exit"])
         return Verdict("incorrect", said, result["run_dir"])
-    exits_on_purpose = bool(stderr) and stderr[-1].startswith("SystemExit")  # sys.exit()
-    error = worker_error(first_worker(result), source, SERVE_FILE, planned=(0, -9, -15))
-    if error and not exits_on_purpose:
-        raise ReaderCodeError(error, result["run_dir"])
+    if not (stderr and stderr[-1].startswith("SystemExit")):  # sys.exit(): ended on purpose
+        worker = first_worker(result)
+        check_worker(worker, source, SERVE_FILE, result["run_dir"], SERVE_EXPECTS, (0, -9, -15))
     if result["failure"]:
         run = say("lesson8.drain_safe.run_with_term")
         return no_verdict(run, result["failure"], result["run_dir"])
@@ -169,6 +169,32 @@ def judge_serve(answer: Callable | str) -> Verdict:
     if wrong:
         return Verdict("incorrect", wrong, result["run_dir"])
     return Verdict("correct", say("lesson8.drain_safe.correct"), result["run_dir"])
+
+
+def judge_failure(source: str) -> Verdict | None:
+    """Node a fails by itself, before any stop: None if the failure reached the orchestrator
+    (the worker did not exit 0, whichever way it ended), never passed off as drained."""
+    result = run_drain("term", grace=GRACE, work_ms=WORK_MS, serve_source=source, fails=True)
+    worker = first_worker(result)
+    if worker.timed_out:
+        check_worker(worker, source, SERVE_FILE, result["run_dir"], SERVE_EXPECTS)
+    if result["failure"]:
+        run = say("lesson8.drain_safe.run_with_failure")
+        return no_verdict(run, result["failure"], result["run_dir"])
+    if worker.exit_code == 0:
+        said = say("lesson8.drain_safe.failure_hidden", failure=NodeFailed.__name__)
+        return Verdict("incorrect", said, result["run_dir"])
+    return None
+
+
+def judge_serve(answer: Callable | str) -> Verdict:
+    """A drain on SIGTERM, and a failure of the run's own that must not look drained."""
+    source, _ = source_of(answer)
+    drained = judge_drain(source)
+    if drained.status != "correct":
+        return drained
+    hidden = judge_failure(source)
+    return drained if hidden is None else hidden
 
 
 drain_safe = Exercise(

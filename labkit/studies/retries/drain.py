@@ -8,7 +8,8 @@ run here. The lab's runs save each step before the next (durability "sync"), so 
 exactly the step it lands in; a drain saves in every mode (LangGraph's default "async" too,
 which a reader's `serve` may keep). A fresh process then resumes with `invoke(None)`. The
 nodes reach their worker's hooks through a module variable (each worker is a process with one
-job), so a reader's `serve` calls `graph.invoke` exactly as an app does. Imports LangGraph.
+job), so a reader's `serve` calls `graph.invoke` exactly as an app does; whatever it returns is
+theirs (the lab reads the ledger and the checkpoints, not the value). Imports LangGraph.
 """
 
 from __future__ import annotations
@@ -27,12 +28,13 @@ from langgraph.runtime import RunControl, Runtime
 from labkit.bench.checkpoints import open_saver, with_saver
 from labkit.bench.gate import report
 from labkit.studies.retries.hooks import Hooks
-from labkit.studies.retries.spec import SERVE_FILE
+from labkit.studies.retries.spec import SERVE_FILE, NodeFailed
 
 __all__ = ["NODES", "SIGNALLED_NODE", "first_process", "resume_process", "serve"]
 
 NODES = ("a", "b", "c", "d")
 SIGNALLED_NODE = "b"
+FAILING_NODE = "a"  # where a run that fails by itself fails (DrainSpec.fails), before any stop
 CONFIG = {"configurable": {"thread_id": "drain-1"}}
 _hooks: Hooks | None = None  # this worker's, set when it gets its job
 
@@ -45,6 +47,8 @@ def node(name: str) -> Callable[[State, Runtime], dict]:
     def run(state: State, runtime: Runtime) -> dict:
         job = _hooks.job
         _hooks.ledger.line(name, "start")
+        if job["fails"] and name == FAILING_NODE and job["role"] == "first":
+            raise NodeFailed(f"node {name} failed: the report service answered 500")
         _hooks.gate(f"inside:{name}")
         if job["signal"] == "drain" and name == SIGNALLED_NODE and job["role"] == "first":
             runtime.control.request_drain("deploy")  # what a server's shutdown hook would call
@@ -84,10 +88,15 @@ def plain_serve(graph: CompiledStateGraph, inputs: dict | None, config: dict) ->
 
 
 def readers_serve(source: str) -> Callable:
-    """The reader's `serve`, from its source (only the function's own source runs here)."""
+    """The reader's `serve`, from its source: the first function the source defines (as the
+    check reads it), not a name it imported (only the function's own source runs here)."""
     namespace: dict = {}
     exec(compile(source, SERVE_FILE, "exec"), namespace)
-    return next(v for k, v in namespace.items() if callable(v) and not k.startswith("__"))
+    return next(
+        v
+        for v in namespace.values()
+        if getattr(v, "__code__", None) and v.__code__.co_filename == SERVE_FILE
+    )
 
 
 def graph_for(job: dict) -> CompiledStateGraph:
@@ -103,8 +112,7 @@ def first_process(job: dict) -> None:
         run = readers_serve(job["serve_source"])
     else:
         run = serve if job["drain_safe"] else plain_serve
-    result = run(graph, {"log": []}, CONFIG)
-    report(job, finished=bool(result and "d" in result.get("log", [])))
+    run(graph, {"log": []}, CONFIG)
 
 
 def resume_process(job: dict) -> None:

@@ -85,11 +85,13 @@ def run_drain(
     work_ms: int = 300,
     drain_safe: bool = True,
     serve_source: str | None = None,
+    fails: bool = False,
     out: Path | str | None = None,
 ) -> dict:
     """Stop a → b → c → d while b works (spec.DRAIN_SIGNALS), then resume in a fresh process:
-    how the first process ended, what it had saved, which nodes each process ran."""
-    spec = DrainSpec(signal, grace, work_ms, drain_safe, serve_source)
+    how the first process ended, what it had saved, which nodes each process ran. `fails`:
+    node a fails by itself first (a run no stop ends)."""
+    spec = DrainSpec(signal, grace, work_ms, drain_safe, serve_source, fails=fails)
     return call("runs:run_drain", spec, out, "drain-")
 
 

@@ -31,6 +31,7 @@ __all__ = [
     "FirstCheckpointSpec",
     "FunctionalSpec",
     "HandlerSpec",
+    "NodeFailed",
     "RetrySpec",
 ]
 
@@ -64,6 +65,10 @@ SERVE_FILE = "<your serve>"  # a reader's `serve` (DrainSpec.serve_source) in a 
 MAX_ATTEMPTS = 10  # the lesson's backoff starts at 10 ms and doubles: 10 attempts wait 5 s
 MAX_FIRST_TRIALS = 2000  # per mode: a trial takes 50-150 ms here, so at most about 5 min
 MAX_WORK_MS = 10_000
+
+
+class NodeFailed(RuntimeError):
+    """A node's own failure (DrainSpec.fails): no stop asked, the run simply fails."""
 
 
 def check_timeout(timeout: object) -> float:
@@ -125,7 +130,9 @@ class DrainSpec:
 
     Every node works `work_ms` after its start. `drain_safe`: the worker turns SIGTERM into
     `request_drain()` (else SIGTERM's default action ends it at once). `serve_source`: a
-    reader's own way to run the graph in the worker (lesson 8's exercise), instead of the lab's."""
+    reader's own way to run the graph in the worker (lesson 8's exercise), instead of the lab's.
+    `fails`: node a raises NodeFailed in the first process, before any stop: a run that fails
+    for a reason of its own, which a drain-safe worker must not pass off as drained."""
 
     signal: str = "term"
     grace: float = 2.0
@@ -133,6 +140,7 @@ class DrainSpec:
     drain_safe: bool = True
     serve_source: str | None = None
     timeout: float = 30.0
+    fails: bool = False
 
     def __post_init__(self) -> None:
         check_choice("signal", self.signal, DRAIN_SIGNALS)
@@ -144,6 +152,7 @@ class DrainSpec:
                 f"serve_source must be a str holding a function, not {described(self.serve_source)}"
             )
         check_timeout(self.timeout)
+        check_bool("fails", self.fails)
 
     def to_json(self) -> dict:
         return asdict(self)
