@@ -81,3 +81,14 @@ def test_item_13_the_same_graph_gives_the_same_matrix_ten_runs_out_of_ten(module
         for _ in range(10)
     }
     assert len(matrices) == 1, matrices
+
+
+def test_item_3_a_watched_file_is_read_iterated_and_written_as_the_file_itself(tmp_path):
+    from labkit.studies.explorer.record import WrittenFile
+
+    path, reached = tmp_path / "outbox.txt", []
+    path.write_text("one\ntwo\n")
+    with WrittenFile(open(path, "r+"), lambda: reached.append(path.read_text())) as outbox:
+        assert next(outbox) == "one\n" and list(outbox) == ["two\n"]
+        outbox.write("three\n")
+    assert reached[-1] == path.read_text() == "one\ntwo\nthree\n"

@@ -335,7 +335,10 @@ class WrittenFile:
         self.close()
 
     def __iter__(self) -> Iterator:
-        return iter(self._opened)
+        return self
+
+    def __next__(self) -> object:
+        return next(self._opened)
 
     def __getattr__(self, name: str) -> object:
         return getattr(self._opened, name)
