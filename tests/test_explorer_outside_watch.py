@@ -30,6 +30,12 @@ def test_item_1_a_sqlite_file_of_any_name_is_watched_by_its_header():
     assert found.clean["travel.sqlite"] == {"bookings": [["LX 38"]]}
 
 
+def test_item_1_a_file_neither_sqlite_nor_text_is_named_as_unwatched():
+    found = explore(target("pickle_cache"), "graph")
+    assert [w for w in found.unwatched if w.startswith("cache.pkl")], found.summary()
+    assert not found.green and "cache.pkl" in found.summary()
+
+
 def test_item_2_an_update_run_twice_is_inconsistent_though_no_row_is_added():
     found = explore(target("update_tool"), "graph")
     [update] = [p for p in found.points if p.where == "update_tool.py:24"]
