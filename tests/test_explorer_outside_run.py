@@ -50,3 +50,11 @@ def test_interrupts_are_answered_with_the_readers_value_or_function_of_the_paylo
         explore(target("approve_tool.py", "graph"), "graph", resume={1, 2})
     with pytest.raises(LabError, match="not both"):
         explore(target("approve_tool.py", "graph"), "graph", resume=approve, resume_by="m:f")
+
+
+def test_a_static_breakpoint_is_resumed_as_an_interrupt_is():
+    """Item 9: `interrupt_before=["tools"]` stops the run before its tool; the explorer goes
+    on past it, so the tool's booking is the run's effect, and every crash point recovers."""
+    found = explore(target("breakpoint_tools.py", "build"), "graph", restart_at="day")
+    assert found.clean["bookings.db"]["bookings"] == [["12A"]], found.clean
+    assert found.green, found.failing

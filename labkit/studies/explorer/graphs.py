@@ -34,7 +34,7 @@ from labkit.studies.explorer.target import BadTarget, load, load_function, named
 __all__ = ["RecordedSaver", "recover", "run_first"]
 
 CONFIG = {"configurable": {"thread_id": "explored"}}
-MAX_STOPS = 1000  # a graph that stops more often than this is not going to its end
+MAX_STOPS = 100  # a graph that stops more often than this is not going to its end
 PUSH = "~__pregel_push"  # the path of a task started by a call (a @task) or a Send
 
 

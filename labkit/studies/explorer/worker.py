@@ -72,11 +72,11 @@ def run_from_the_start(job: dict, world: object, trace: Trace) -> None:
     serve_here(job, points)
     recording = job["role"] == "record"
     checker = the_checker(job) if recording else None  # a wrong name: said before the code runs
-    world.run_first(job, points)
+    finished = world.run_first(job, points) is not False  # a graph says; a step ends done
     points.reap()
     if recording:
         end = read_state(job["run_dir"])
-        state = CrashState(None, end, end, end, finished=True, run_dir=job["run_dir"])
+        state = CrashState(None, end, end, end, finished=finished, run_dir=job["run_dir"])
         report(job, state=end, points=points.count, **judge(checker, state))
 
 
