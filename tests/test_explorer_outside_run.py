@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from labkit.bench.errors import LabError
+from labkit.bench.errors import LabError, RunFailed
 from labkit.studies.explorer.replay import explore
 
 OUTSIDE = Path(__file__).parent / "outside"
@@ -58,3 +58,25 @@ def test_a_static_breakpoint_is_resumed_as_an_interrupt_is():
     found = explore(target("breakpoint_tools.py", "build"), "graph", restart_at="day")
     assert found.clean["bookings.db"]["bookings"] == [["12A"]], found.clean
     assert found.green, found.failing
+
+
+def test_a_graphs_config_reaches_its_tools_and_a_bad_one_is_one_line():
+    """Item 8: the tutorial's tools read configurable.passenger_id; given --config, they run,
+    in the run and in every recovery; without it, the run without a crash fails."""
+    config = {"configurable": {"passenger_id": "3442 587242"}}
+    found = explore(target("passenger_tools.py", "graph"), "graph", config=config)
+    assert found.clean["bookings.db"]["bookings"] == [["3442 587242", "12A"]], found.clean
+    assert {p.outcome for p in found.failing} <= {"duplicate"}
+    with pytest.raises(RunFailed, match="No passenger ID configured"):
+        explore(target("passenger_tools.py", "graph"), "graph")
+    with pytest.raises(LabError, match="config must be a dict such as"):
+        explore(target("passenger_tools.py", "graph"), "graph", config=["passenger"])
+
+
+def test_each_worker_has_the_timeout_the_reader_gives():
+    """Item 16: a node that takes 2 s fails the run without a crash under timeout=1, and
+    explores under the default; a timeout that is not a number is one line."""
+    with pytest.raises(RunFailed, match="timed out"):
+        explore(target("slow_node.py", "graph"), "graph", timeout=1, restart_at="day")
+    with pytest.raises(LabError, match="timeout must be a number above 0"):
+        explore(target("slow_node.py", "graph"), "graph", timeout="60")

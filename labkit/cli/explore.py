@@ -63,6 +63,20 @@ def register(commands: argparse._SubParsersAction) -> None:
         metavar="MODULE:FUNCTION",
         help="a function of the interrupt's payload that returns the answer",
     )
+    ex.add_argument(
+        "--config",
+        metavar="JSON",
+        type=json_value,
+        help="""a graph's config for every invoke, as JSON (e.g. '{"configurable": """
+        """{"passenger_id": "3442 587242"}}')""",
+    )
+    ex.add_argument(
+        "--timeout",
+        metavar="S",
+        type=seconds,
+        default=30.0,
+        help="seconds each worker may take (default 30)",
+    )
     out_option(ex, "exploration")
     ex.add_argument("--json", action="store_true", help="print one JSON object")
     ex.set_defaults(handler=cmd_explore)
@@ -77,6 +91,14 @@ def json_value(text: str) -> object:
             f"""not JSON: {text!r}; give a JSON value, e.g. '{{"action": "approve"}}', true, """
             "'\"yes\"' or '[1, 2]'"
         ) from None
+
+
+def seconds(text: str) -> float:
+    """--timeout's number, or the one line that says what it takes (status 2)."""
+    try:
+        return float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}; e.g. 60") from None
 
 
 def cmd_explore(args: argparse.Namespace) -> int:
@@ -96,6 +118,8 @@ def cmd_explore(args: argparse.Namespace) -> int:
             restart_at=args.restart_at,
             resume=args.resume,
             resume_by=args.resume_by,
+            config=args.config,
+            timeout=args.timeout,
         )
     finally:
         bar.close()

@@ -36,9 +36,6 @@ def only_colleagues(payload: dict) -> dict:
 
 
 graph = (
-    StateGraph(State)
-    .add_node(send_email)
-    .add_edge(START, "send_email")
-    .add_edge("send_email", END)
+    StateGraph(State).add_node(send_email).add_edge(START, "send_email").add_edge("send_email", END)
 )
 INPUT = {"to": "ana@example.com", "sent": False}

@@ -201,6 +201,14 @@ def open_saver(job: dict) -> RecordedSaver:
     return RecordedSaver(conn)
 
 
+def config_of(job: dict) -> dict:
+    """The reader's config (`configurable` values their tools read, such as a passenger's id;
+    tags, a recursion limit) around the explorer's own thread id."""
+    given = job.get("config") or {}
+    configurable = {**given.get("configurable", {}), **CONFIG["configurable"]}
+    return {**given, "configurable": configurable}
+
+
 def answers(job: dict) -> Callable[[object], object]:
     """The reader's answer to an interrupt's payload: their `resume_by` function, or else
     their `resume` value whatever the payload (True when they gave none)."""
@@ -221,13 +229,14 @@ def run_to_end(graph: CompiledStateGraph, first: object, job: dict, context: obj
     """Invoke, go on past every stop (an interrupt answered, a static breakpoint such as
     `interrupt_before` resumed with None), and say whether the thread reached its end."""
     answer = answers(job)
-    graph.invoke(first, CONFIG, durability=job["durability"], context=context)
+    config = config_of(job)
+    graph.invoke(first, config, durability=job["durability"], context=context)
     for _ in range(MAX_STOPS):
-        state = graph.get_state(CONFIG)
+        state = graph.get_state(config)
         if not state.next:
             return True
         resume = answered(state.interrupts, answer) if state.interrupts else None
-        graph.invoke(resume, CONFIG, durability=job["durability"], context=context)
+        graph.invoke(resume, config, durability=job["durability"], context=context)
     return False
 
 
@@ -243,7 +252,7 @@ def run_first(job: dict, points: CrashPoints) -> bool:
     saver.points = points
     saver.nodes = {n: f"{os.path.basename(f)}:{line}" for n, (f, line) in reader.nodes.items()}
     graph = with_saver(reader.graph, saver)
-    graph.get_state(CONFIG)  # the saver makes its tables: set-up, as the context's files were
+    graph.get_state(config_of(job))  # the saver makes its tables: set-up, as the files were
     points.arm()
     finished = run_to_end(graph, reader.first_input, job, reader.context)
     watch.observe()
@@ -255,6 +264,6 @@ def recover(job: dict, trace: object) -> bool:
     (which also goes on past a breakpoint), then past every stop as the run did."""
     reader = the_graph(job)
     graph = with_saver(reader.graph, open_saver(job))
-    pending = graph.get_state(CONFIG).interrupts
+    pending = graph.get_state(config_of(job)).interrupts
     first = answered(pending, answers(job)) if pending else None
     return run_to_end(graph, first, job, reader.context)

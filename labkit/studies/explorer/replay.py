@@ -93,6 +93,7 @@ class ExploreSpec:
     restarts: tuple[str, ...] | None = None  # when recoveries come (None: the kind's own)
     resume: object = None  # a graph's answer to every interrupt (None: True), JSON
     resume_by: dict | None = None  # or a function of the interrupt's payload (name_target's)
+    config: dict | None = None  # a graph's config for invoke (its configurable values), JSON
 
     def __post_init__(self) -> None:
         check_choice("kind", self.kind, KINDS)
@@ -103,6 +104,7 @@ class ExploreSpec:
         restarts = RESTARTS_BY_KIND[self.kind] if self.restarts is None else self.restarts
         object.__setattr__(self, "restarts", check_restarts(restarts))
         check_resume(self.resume, self.resume_by)
+        check_config(self.config)
 
     def job(self, **fields: object) -> dict:
         return {**asdict(self), **fields}
@@ -131,6 +133,21 @@ def check_resume(resume: object, resume_by: dict | None) -> None:
         ) from None
 
 
+def check_config(config: object) -> None:
+    """A graph's config: None, or a JSON dict whose `configurable`, if given, is a dict."""
+    if config is None:
+        return
+    if not isinstance(config, dict) or not isinstance(config.get("configurable", {}), dict):
+        raise LabError(
+            "config must be a dict such as {'configurable': {'passenger_id': '3442 587242'}}, "
+            f"not {config!r}"
+        )
+    try:
+        json.dumps(config)
+    except (TypeError, ValueError):
+        raise LabError(f"config must hold JSON values only, not {config!r}") from None
+
+
 def explore(
     target: str,
     kind: str = "step",
@@ -143,11 +160,15 @@ def explore(
     restart_at: object = None,
     resume: object = None,
     resume_by: str | None = None,
+    config: dict | None = None,
+    timeout: float = 30.0,
 ) -> Exploration:
     """Crash `target` ('module:callable') at every crash point it passes and check each state,
     recovered after each restart `restart_at` names (default: the kind's own, RESTARTS_BY_KIND).
     A graph's interrupts are answered `resume` (a JSON value; True by default) or, given a
-    'module:function', what it returns of each interrupt's payload (`resume_by`).
+    'module:function', what it returns of each interrupt's payload (`resume_by`); `config`
+    is given to its every invoke (e.g. {"configurable": {"user_id": "u1"}}). `timeout` is
+    each worker's, in seconds.
 
     A Ctrl-C, or a checker that raises, ends the exploration early: what was explored comes
     back all the same, with `stopped` saying why."""
@@ -160,9 +181,11 @@ def explore(
         durability,
         "one" if one_file else "two",
         kill_mode,
+        timeout,
         restarts=restart_at,
         resume=resume,
         resume_by=None if resume_by is None else name_target(resume_by, "resume function"),
+        config=config,
     )
     check_function("progress", progress)
     folder = new_run_dir(check_folder("out", out), "explore-", deepest="point-000/recovery.stdout")
