@@ -80,3 +80,11 @@ def test_each_worker_has_the_timeout_the_reader_gives():
         explore(target("slow_node.py", "graph"), "graph", timeout=1, restart_at="day")
     with pytest.raises(LabError, match="timeout must be a number above 0"):
         explore(target("slow_node.py", "graph"), "graph", timeout="60")
+
+
+def test_a_graph_whose_node_is_a_runnable_with_fallbacks_is_explored():
+    """Item 10: asking a `.with_fallbacks` tool node for its function raises NameError inside
+    LangChain; the explorer's look at the nodes must not fail a graph that invoke runs."""
+    found = explore(target("fallback_tool.py", "graph"), "graph", restart_at="day")
+    assert found.green, found.failing
+    assert found.crash_points > 0

@@ -19,6 +19,7 @@ from collections.abc import Callable
 from concurrent.futures import Future
 from contextvars import copy_context
 from dataclasses import dataclass
+from types import CodeType
 
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.checkpoint.sqlite import SqliteSaver
@@ -134,6 +135,15 @@ def where_defined(proc: object) -> str | None:
     return f"{os.path.basename(code.co_filename)}:{code.co_firstlineno}"
 
 
+def code_of(runnable: object) -> CodeType | None:
+    """The code of a node's own function, or None: a look that cannot fail the run (a
+    `.with_fallbacks` runnable looks an attribute up on what it wraps, and that can raise)."""
+    try:
+        return getattr(getattr(runnable, "func", None), "__code__", None)
+    except Exception:  # noqa: BLE001 - the reader's runnable's own error: no source line, no more
+        return None
+
+
 @dataclass
 class ReaderGraph:
     """The reader's graph (compiled), its first input, its nodes' context, and where its code
@@ -163,7 +173,7 @@ def the_graph(job: dict) -> ReaderGraph:
     context = make_context(job["run_dir"]) if callable(make_context) else None
     nodes = {}
     for name, node in graph.nodes.items():
-        code = getattr(getattr(node.bound, "func", None), "__code__", None)
+        code = code_of(node.bound)
         if code is not None and not name.startswith("__"):
             nodes[name] = (code.co_filename, code.co_firstlineno)
     files = {file, *(path for path, _ in nodes.values())}
