@@ -88,3 +88,13 @@ def test_a_graph_whose_node_is_a_runnable_with_fallbacks_is_explored():
     found = explore(target("fallback_tool.py", "graph"), "graph", restart_at="day")
     assert found.green, found.failing
     assert found.crash_points > 0
+
+
+@pytest.mark.parametrize("kind", ["step", "callable"])
+def test_a_graph_named_as_another_kind_is_told_which_kind_to_use(kind):
+    """Item 15: a StateGraph (or a function that builds one) given as a step or a callable is
+    bad input in one line that names --kind graph, not "'StateGraph' object is not callable"."""
+    for name in ("graph", "build"):
+        file = "approve_tool.py" if name == "graph" else "breakpoint_tools.py"
+        with pytest.raises(LabError, match=r"explore it as a graph \(--kind graph"):
+            explore(target(file, name), kind)

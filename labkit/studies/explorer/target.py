@@ -35,6 +35,7 @@ __all__ = [
 # lesson 2's step(control, effect, gate); a LangGraph graph; run(checkpointer, resume)
 KINDS = ("step", "graph", "callable")
 READER_FILE = "<your code>"  # an answer given as source text, as a traceback names it
+VARARGS = 0x04 | 0x08  # a code object's flags for *args and **kwargs (inspect.CO_VARARGS, ...)
 DOTTED = re.compile(r"[A-Za-z_]\w*(\.[A-Za-z_]\w*)*\Z")
 
 
@@ -106,11 +107,29 @@ def load(target: dict, namespace: dict | None = None) -> tuple[object, str, dict
 def load_function(target: dict, namespace: dict | None = None) -> tuple[object, str, dict]:
     """`load`, for a target that must be a function (a step, a callable, a checker)."""
     found, file, names = load(target, namespace)
+    if target.get("what", "target") == "target" and (is_a_graph(found) or builds_something(found)):
+        raise BadTarget(
+            f"{named(target)} is a LangGraph graph, or a function of no arguments that builds "
+            "one: explore it as a graph (--kind graph, or kind='graph'); a step is "
+            "step(control, effect, gate), a callable run(checkpointer, resume)"
+        )
     if not callable(found):
         raise BadTarget(
             f"{named(target)} is not a function (it is of type {type(found).__name__!r})"
         )
     return found, file, names
+
+
+def is_a_graph(found: object) -> bool:
+    """Whether `found` is a LangGraph graph, compiled or not (told by its class's module: a
+    worker for a step never imports LangGraph)."""
+    return type(found).__module__.startswith("langgraph.")
+
+
+def builds_something(found: object) -> bool:
+    """Whether `found` is a plain function of no arguments (a step and a callable take some)."""
+    code = getattr(found, "__code__", None)
+    return code is not None and code.co_argcount == 0 and not code.co_flags & VARARGS
 
 
 def named(target: dict) -> str:
