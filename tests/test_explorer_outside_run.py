@@ -98,3 +98,14 @@ def test_a_graph_named_as_another_kind_is_told_which_kind_to_use(kind):
         file = "approve_tool.py" if name == "graph" else "breakpoint_tools.py"
         with pytest.raises(LabError, match=r"explore it as a graph \(--kind graph"):
             explore(target(file, name), kind)
+
+
+def test_a_module_that_imports_its_sibling_runs_with_the_folder_opted_in():
+    """Item 11: `path=` (--path DIR) puts the folder on the workers' import path; without it,
+    as before, the sibling is not found; a path that is no folder is one line."""
+    with pytest.raises(RunFailed, match="No module named 'sibling_helper'"):
+        explore(target("sibling_import.py", "step"), restart_at="day")
+    found = explore(target("sibling_import.py", "step"), restart_at="now,day,hash", path=OUTSIDE)
+    assert found.green, found.failing
+    with pytest.raises(LabError, match="path must be a folder for the import path"):
+        explore(target("sibling_import.py", "step"), path=OUTSIDE / "sibling_helper.py")

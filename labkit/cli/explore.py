@@ -77,6 +77,12 @@ def register(commands: argparse._SubParsersAction) -> None:
         default=30.0,
         help="seconds each worker may take (default 30)",
     )
+    ex.add_argument(
+        "--path",
+        metavar="DIR",
+        help="put DIR first on the workers' import path, for a module that imports its "
+        "siblings (default: none, so no file beside yours is imported by its name)",
+    )
     out_option(ex, "exploration")
     ex.add_argument("--json", action="store_true", help="print one JSON object")
     ex.set_defaults(handler=cmd_explore)
@@ -120,6 +126,7 @@ def cmd_explore(args: argparse.Namespace) -> int:
             resume_by=args.resume_by,
             config=args.config,
             timeout=args.timeout,
+            path=args.path,
         )
     finally:
         bar.close()

@@ -53,7 +53,7 @@ from labkit.studies.explorer.report import (
     read_explored,
 )
 from labkit.studies.explorer.steps import FILES
-from labkit.studies.explorer.target import KINDS, name_target
+from labkit.studies.explorer.target import KINDS, name_target, on_import_path
 
 __all__ = ["DURABILITY_MODES", "ExploreSpec", "explore", "explore_in", "explore_spec"]
 
@@ -162,20 +162,22 @@ def explore(
     resume_by: str | None = None,
     config: dict | None = None,
     timeout: float = 30.0,
+    path: Path | str | None = None,
 ) -> Exploration:
     """Crash `target` ('module:callable') at every crash point it passes and check each state,
     recovered after each restart `restart_at` names (default: the kind's own, RESTARTS_BY_KIND).
     A graph's interrupts are answered `resume` (a JSON value; True by default) or, given a
     'module:function', what it returns of each interrupt's payload (`resume_by`); `config`
     is given to its every invoke (e.g. {"configurable": {"user_id": "u1"}}). `timeout` is
-    each worker's, in seconds.
+    each worker's, in seconds. `path`, a folder, goes first on the workers' import path (for
+    a module that imports its siblings); none by default.
 
     A Ctrl-C, or a checker that raises, ends the exploration early: what was explored comes
     back all the same, with `stopped` saying why."""
     if not isinstance(one_file, bool):
         raise LabError(f"one_file must be True or False, not {one_file!r}")
     spec = ExploreSpec(
-        name_target(target),
+        on_import_path(name_target(target), path),
         kind,
         None if checker is None else name_target(checker, "checker"),
         durability,

@@ -29,6 +29,7 @@ __all__ = [
     "load_function",
     "name_target",
     "named",
+    "on_import_path",
     "source_target",
 ]
 
@@ -72,6 +73,20 @@ def name_target(text: object, what: str = "target", folder: str | None = None) -
     if mine.is_file():
         return {"path": str(mine.resolve()), "name": name, "label": text, "what": what}
     return {"module": module, "name": name, "label": text, "what": what}
+
+
+def on_import_path(target: dict, folder: object) -> dict:
+    """The target, with `folder` (checked: an existing folder) first on its worker's import
+    path; none by default, so a `json.py` beside the reader's module stays unread."""
+    from pathlib import Path
+
+    from labkit.bench.errors import LabError
+
+    if folder is None:
+        return target
+    if not isinstance(folder, (str, Path)) or not Path(folder).is_dir():
+        raise LabError(f"path must be a folder for the import path, such as '.', not {folder!r}")
+    return {**target, "import_path": str(Path(folder).resolve())}
 
 
 def lab_folder() -> Path:
@@ -140,7 +155,10 @@ def named(target: dict) -> str:
 def import_target(target: dict) -> object:
     """The target's module: by its file alone (the reader's folder stays off the path), or by
     name from labkit's path. A module imported by file is registered under its own name, so
-    LangGraph can pickle what it defines."""
+    LangGraph can pickle what it defines. A folder the reader opted into (`--path`) goes first
+    on the import path, for the modules theirs imports."""
+    if target.get("import_path"):
+        sys.path.insert(0, target["import_path"])
     if "module" in target:
         try:
             return importlib.import_module(target["module"])
