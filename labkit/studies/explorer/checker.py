@@ -9,9 +9,11 @@ The default checker takes the run without a crash as the truth: every effect tha
 history and the port file of lesson 5's service aside) must be
 there exactly as often after any crash and recovery, and the recovered run must have finished.
 A table's rows must also hold what they held (an UPDATE run twice leaves as many rows, with
-other values), but for values that differ between two equal runs anyway (`IGNORED`):
-timestamps (ISO dates and times; numbers of seconds, milliseconds or nanoseconds since 2001)
-and generated ids (UUIDs, 32 hex digits). Other files are append-only: counted, line by line.
+other values), but for values that differ between two equal runs anyway (`IGNORED`, shown
+as null): timestamps (ISO dates and times; seconds, milliseconds or nanoseconds since 2001)
+and generated ids (UUIDs; a table's INTEGER PRIMARY KEY, which SQLite numbers: INSERT OR
+REPLACE run twice gives the same row another one). Other files are append-only: counted,
+line by line.
 Where the run without a crash is itself wrong (study 001's fresh key makes two tickets with no
 crash at all), only a checker that knows the operation can say so: pass your own.
 Worker-side: standard library only.
@@ -20,7 +22,9 @@ Worker-side: standard library only.
 from __future__ import annotations
 
 import json
+import os
 import re
+import sqlite3
 from collections import Counter
 
 from labkit.studies.explorer.services import NOT_EFFECTS
@@ -101,15 +105,44 @@ def ignored(value: object) -> bool:
     return False
 
 
-def contents(state: dict) -> dict[str, list[str]]:
-    """Each table's rows, IGNORED values blanked, in an order of their own (not rowid's)."""
+def generated_ids(run_dir: str, state: dict) -> dict[str, int]:
+    """Each table's INTEGER PRIMARY KEY column ("file:table" -> its index), where it has one:
+    SQLite numbers its rows, so a re-run that leaves the same row (INSERT OR REPLACE) may
+    give it another number. Read from the schema of the files in `run_dir`."""
+    found = {}
+    for file, content in state.items():
+        path = os.path.join(run_dir, file)
+        if not isinstance(content, dict) or not os.path.isfile(path):
+            continue
+        db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+        try:
+            for table in content:
+                columns = db.execute(f'PRAGMA table_info("{table}")').fetchall()
+                keys = [c for c in columns if c[5]]  # (cid, name, type, notnull, default, pk)
+                if len(keys) == 1 and keys[0][2].upper() == "INTEGER":
+                    found[f"{file}:{table}"] = keys[0][0]
+        except sqlite3.Error:  # a schema it cannot read: every column is compared
+            continue
+        finally:
+            db.close()
+    return found
+
+
+def contents(state: dict, ids: dict[str, int]) -> dict[str, list[str]]:
+    """Each table's rows, IGNORED values and generated `ids` blanked, in an order of their own
+    (not rowid's)."""
     return {
-        f"{file}:{table}": sorted(
-            json.dumps([None if ignored(v) else v for v in row], default=repr) for row in rows
+        name: sorted(
+            json.dumps(
+                [None if ignored(v) or i == ids.get(name) else v for i, v in enumerate(row)],
+                default=repr,
+            )
+            for row in rows
         )
         for file, content in state.items()
         if isinstance(content, dict) and file != CHECKPOINT_FILE and file not in NOT_EFFECTS
         for table, rows in content.items()
+        for name in [f"{file}:{table}"]
     }
 
 
@@ -125,7 +158,8 @@ def default_checker(state: CrashState) -> str | None:
             word = "duplicate" if have > want else "lost"
             what = name.replace(":", " table ") if ":" in name else name
             return f"{word}: {what} holds {have} where the run without a crash left {want}"
-    made, expected = contents(state.after), contents(state.clean)
+    ids = generated_ids(state.run_dir, state.after)
+    made, expected = contents(state.after, ids), contents(state.clean, ids)
     for name in sorted(expected):
         have, want = Counter(made.get(name, [])), Counter(expected[name])
         if have != want:
