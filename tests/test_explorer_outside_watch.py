@@ -38,7 +38,7 @@ def test_item_1_a_file_neither_sqlite_nor_text_is_named_as_unwatched():
 
 def test_item_2_an_update_run_twice_is_inconsistent_though_no_row_is_added():
     found = explore(target("update_tool"), "graph")
-    [update] = [p for p in found.points if p.where == "update_tool.py:24"]
+    [update] = [p for p in found.points if p.where == "update_tool.py:26"]
     assert found.point(update.n).outcome == "inconsistent", found.summary()
     complaint = found.point(update.n).complaint  # the id is SQLite's: not compared (null)
     assert "holds [null, 80] where the run without a crash left [null, 90]" in complaint

@@ -1,10 +1,12 @@
 """An outside-shaped graph (LangGraph docs' tool calling): a model node asks for a tool, a
-ToolNode runs it, and the tool only UPDATEs a row (the customer-support tutorial's shape)."""
+ToolNode with fallbacks runs it, and the tool only UPDATEs a row (the customer-support
+tutorial's shape)."""
 
 import sqlite3
 from typing import Annotated, TypedDict
 
 from langchain_core.messages import AIMessage
+from langchain_core.runnables import RunnableLambda
 from langchain_core.tools import tool
 from langgraph.graph import START, StateGraph
 from langgraph.graph.message import add_messages
@@ -30,7 +32,11 @@ def model(state: State) -> dict:
     return {"messages": [AIMessage("", tool_calls=[call])]}
 
 
-tools = ToolNode([pay_invoice])
+def apologise(state: dict) -> dict:
+    return {"messages": [AIMessage(f"the tool failed: {state['error']!r}")]}
+
+
+tools = ToolNode([pay_invoice]).with_fallbacks([RunnableLambda(apologise)], exception_key="error")
 graph = (
     StateGraph(State)
     .add_node("model", model)
