@@ -86,6 +86,17 @@ def test_the_catalogue_holds_five_wrong_answers_for_every_exercise():
     assert len(EXERCISES) == 20
 
 
+def test_lessons_5_to_8_hold_three_right_variants_and_a_typo_for_every_exercise():
+    names = [
+        n for n in EXERCISES if n.split(".")[0] in ("lesson5", "lesson6", "lesson7", "lesson8")
+    ]
+    assert all(len(RIGHT[name]) >= 3 for name in names), {n: len(RIGHT[n]) for n in names}
+    typos = {
+        n: [label for label in {**WRONG[n], **ERRORS.get(n, {})} if "typo" in label] for n in names
+    }
+    assert all(typos.values()), typos
+
+
 @pytest.mark.parametrize("name", list(EXERCISES))
 def test_a_loaded_solution_checks_itself_and_passes(name):
     path = ROOT / "notebooks" / "solutions" / EXERCISES[name].solution_file

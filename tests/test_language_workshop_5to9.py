@@ -1,7 +1,8 @@
 """The Chinese edition of lessons 5-9's checked exercises: with Chinese chosen, a real check of a
 wrong answer (one per exercise, the cheapest of tests/wrong_answers.py) says why in Chinese, and
-none of the lesson's English sentences slips through; hints are Chinese too. The English
-verdicts are held to their words by tests/test_exercises.py."""
+none of the lesson's English sentences slips through; every other answer of lessons 5-8's
+catalogue is judged as in English (incorrect, correct, error), in Chinese; hints are Chinese
+too. The English verdicts are held to their words by tests/test_exercises.py."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ import re
 
 import pytest
 from chinese import CJK, assert_chinese
-from wrong_answers import WRONG
+from wrong_answers import ERRORS, RIGHT, WRONG
 
 from labkit.workshop import lesson5, lesson6, lesson7, lesson8, lesson9
 
@@ -58,6 +59,31 @@ def test_a_wrong_answer_is_told_why_in_chinese(name, chinese):
     assert_chinese(str(verdict), lesson_of(name))  # none of the lesson's English sentences
     if name not in QUOTES_ENGLISH:  # nor a study's English (what a failure or outcome means)
         assert ENGLISH_RUN.findall(verdict.message) == [], str(verdict)
+
+
+CATALOGUES = {"incorrect": WRONG, "correct": RIGHT, "error": ERRORS}  # by the status they get
+
+
+def judged_alike() -> list[tuple[str, str, str]]:
+    """(status, exercise, label) of every answer of lessons 5-8's catalogue but the cheapest
+    (judged above, more strictly): what its English check says, its Chinese must say too."""
+    return [
+        (status, name, label)
+        for status, catalogue in CATALOGUES.items()
+        for name, answers in catalogue.items()
+        if name.split(".")[0] in ("lesson5", "lesson6", "lesson7", "lesson8")
+        for label in answers
+        if CHEAPEST[name] != label
+    ]
+
+
+@pytest.mark.parametrize(("status", "name", "label"), judged_alike())
+def test_every_answer_of_lessons_5_to_8_is_judged_alike_in_chinese(status, name, label, chinese):
+    entry = CATALOGUES[status][name][label]
+    answer = entry if status == "correct" else entry[0]  # WRONG and ERRORS hold (answer, why)
+    verdict = EXERCISES[name].check(answer)
+    assert verdict.status == status, str(verdict)
+    assert_chinese(str(verdict), (*lesson_of(name), "checks"))
 
 
 @pytest.mark.parametrize("name", list(CHEAPEST))
