@@ -223,10 +223,12 @@ class WorkerProcess:
         try:
             if ADOPTING:  # what it leaves will be our children too: these ones are not its
                 self._expected = children()
-            if self.start_mode == "fresh":
-                self._start_fresh()
-            else:
-                self._start_forked()
+            with spares.FORKS:  # listed (self.proc) before anyone looks for leftovers
+                if self.start_mode == "fresh":
+                    self._start_fresh()
+                else:
+                    self._start_forked()
+            if self.start_mode != "fresh":
                 spares.refill()  # the next spare is forked now, while this worker runs
             self._exit_fd = pidfd_or_none(self.proc.pid)
         except BaseException:  # a Ctrl-C held back until the worker was ours lands here
@@ -354,9 +356,10 @@ class WorkerProcess:
         """The worker has been reaped: note when, and end what its code left running (`killed`:
         the lab killed its whole group, which is then the lab's doing, not left by its code)."""
         self._ended = time.monotonic()
-        others = {s.pid for s in spares.waiting()} | {w.proc.pid for w in _LIVE if w.proc}
-        expected = None if self._expected is None else self._expected | others
-        self.left = end_leftovers(self.proc.pid, expected, killed)
+        with spares.FORKS:  # no fork of ours is on its way to a list meanwhile
+            others = {s.pid for s in spares.waiting()} | {w.proc.pid for w in _LIVE if w.proc}
+            expected = None if self._expected is None else self._expected | others
+            self.left = end_leftovers(self.proc.pid, expected, killed)
 
     def close(self) -> None:
         """Kill the worker if it still runs, reap it, and close the pipes. Safe to call twice."""

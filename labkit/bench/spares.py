@@ -20,6 +20,7 @@ import json
 import os
 import signal
 import sys
+import threading
 import traceback
 
 from labkit.bench.leftovers import become_subreaper
@@ -40,6 +41,10 @@ KEPT = 2  # a trial takes two workers: the one that is killed, and the recovery
 LABKIT = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
 STDLIB = os.path.dirname(os.__file__) + os.sep
 _ready: list[Spare] = []
+# Held from a fork of the server until the new process is listed (a spare waiting, or a
+# worker's proc): whoever lists the server's children to find what a worker's code left holds
+# it too, so that a fork on its way to a list is never taken for a leftover and killed.
+FORKS = threading.RLock()
 
 
 def run_entry(entry: str, job: dict) -> None:
@@ -170,7 +175,8 @@ def refill() -> None:
     while len(_ready) < KEPT:
         held = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
         try:  # a Ctrl-C must not fall between the fork and the list: the spare would be lost
-            _ready.append(Spare())
+            with FORKS:
+                _ready.append(Spare())
         finally:
             signal.pthread_sigmask(signal.SIG_SETMASK, held)
 
