@@ -103,7 +103,8 @@ def run_worker(job: dict) -> None:
     gate("written")
     done = finish(tasks, fence)
     trace.event("done", marked=done, fence=fence, lab_ms=lab_now(run_dir))
-    report(job, claimed=True, fence=fence, applied=writes[-1]["applied"], writes=writes, done=done)
+    answers = {"writes": writes} if job.get("receive_source") else {}  # the judge reads theirs
+    report(job, claimed=True, fence=fence, applied=writes[-1]["applied"], done=done, **answers)
 
 
 def write_report(
