@@ -54,12 +54,13 @@ def step(control, effect, gate):
 
 
 def test_the_default_checker_calls_an_unfinished_recovery_lost_when_the_rows_agree():
-    files = {"control.db": {"progress": [[1, 0]]}, "effect.db": {"receipts": [[1, "k", "p"]]}}
+    """Every row as the run without a crash left it, but the recovery did not finish: only the
+    'did not finish' check can tell (the content check sees nothing wrong)."""
     done = {"control.db": {"progress": [[1, 1]]}, "effect.db": {"receipts": [[1, "k", "p"]]}}
     point = {"n": 1, "op": "commit", "detail": "effect.db", "where": "steps.py:5"}
-    unfinished = CrashState(point, files, files, done, finished=False)
+    unfinished = CrashState(point, done, done, done, finished=False)
     assert default_checker(unfinished) == "lost: recovery did not finish the run"
-    assert default_checker(CrashState(point, files, files, done, finished=True)) is None
+    assert default_checker(CrashState(point, done, done, done, finished=True)) is None
 
 
 def test_a_step_whose_retry_stops_at_its_receipt_is_lost_in_the_matrix_and_in_lesson_9(
@@ -71,10 +72,12 @@ def test_a_step_whose_retry_stops_at_its_receipt_is_lost_in_the_matrix_and_in_le
     )
     found = explore(f"{tmp_path}/sees.py:step", out=tmp_path / "x")
     assert not found.green, found.summary()
-    assert {p.n: p.complaint for p in found.failing} == {1: "lost: recovery did not finish the run"}
+    # done stays 0: the content check sees it first, where the rows once agreed (issue 25)
+    said = "inconsistent: control.db table progress holds [null, 0] where the run without a crash"
+    assert [(p.n, p.complaint.startswith(said)) for p in found.failing] == [(1, True)]
     verdict = lesson9.green_matrix.check(SEES_ITS_RECEIPT_AND_STOPS)
     assert verdict.status == "incorrect", str(verdict)
-    assert "recovery did not finish the run" in verdict.message
+    assert "control.db table progress holds [null, 0]" in verdict.message
 
 
 # --- 2. lesson 2's judge: a step that did not reach its kill point, a commit it did not see
