@@ -29,23 +29,40 @@ PR_SET_CHILD_SUBREAPER = 36  # prctl(2): orphans among this process's descendant
 NAME_WIDTH = 40  # characters of a left process's command line that its name keeps
 
 
-def children_file() -> str:
-    """Where Linux lists the children of this process's main thread (the one that forks)."""
-    return f"/proc/self/task/{os.getpid()}/children"
+def children_files() -> list[str]:
+    """Where Linux lists this process's children: one file per thread, since a child is listed
+    under the thread that forked it (a lane's thread forks workers), and an orphan under the
+    thread it was handed to."""
+    return [f"/proc/self/task/{tid}/children" for tid in os.listdir("/proc/self/task")]
 
 
 def become_subreaper() -> bool:
     """Make this process adopt the orphans among its descendants, where Linux can (and lists
     a process's children, which `children` reads); whether it did. Two system calls."""
-    if not LINUX or not os.path.exists(children_file()):
+    if not LINUX or not os.path.exists(f"/proc/self/task/{os.getpid()}/children"):
         return False
     return libc().prctl(PR_SET_CHILD_SUBREAPER, 1) == 0
 
 
 def children() -> set[int]:
-    """The pids of this process's children (those it adopted among them)."""
-    with open(children_file()) as listed:
-        return {int(pid) for pid in listed.read().split()}
+    """The pids of this process's children (those it adopted among them), whichever of its
+    threads they are listed under. Linux's lists are snapshots that a fork or an exit at the
+    same moment can leave one short (proc(5)): read until two readings agree."""
+    seen, last = listed_children(), None
+    for _ in range(5):
+        if seen == last:
+            break
+        seen, last = listed_children(), seen
+    return seen | (last or set())
+
+
+def listed_children() -> set[int]:
+    """One reading of every thread's list of children."""
+    found = set()
+    for listed in children_files():
+        with contextlib.suppress(FileNotFoundError), open(listed) as pids:  # a thread that ended
+            found.update(int(pid) for pid in pids.read().split())
+    return found
 
 
 def end_leftovers(group: int, expected: set[int] | None, killed: bool = False) -> list[str]:
