@@ -342,7 +342,7 @@ WRONG: dict[str, dict[str, tuple[object, str]]] = {
             "a recovery a day later, in a new interpreter (a new hash seed) end duplicate",
         ),
         "a key of the month": (
-            green_keyed("f'job-17:save-report:{__import__(\"time\").strftime(\"%Y-%m\")}'"),
+            green_keyed('f\'job-17:save-report:{__import__("time").strftime("%Y-%m")}\''),
             "a recovery in the next month end duplicate",
         ),
         "a key of the year, from datetime": (
