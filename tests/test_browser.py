@@ -194,9 +194,10 @@ def test_lesson_1_panel_in_a_real_browser(lab_url, page, shot_on_failure):
     handle = timeline.locator(".noUi-handle").first
     handle.focus()
     handle.press("Home")  # back to the first event: the files as they were created
-    page.wait_for_function(
-        "([el, old]) => el.innerText !== old", arg=[caption.element_handle(), last_caption]
-    )
+    for element, old in ((caption, last_caption), (state, last_state)):  # each redrawn on its own
+        page.wait_for_function(
+            "([el, old]) => el.innerText !== old", arg=[element.element_handle(), old]
+        )
     assert "event 0" in caption.inner_text()
     assert state.inner_text() != last_state
     assert "0" in state.inner_text().split("progress")[1].split("effect.db")[0]
