@@ -4,19 +4,26 @@ place to write is one clear line (status 2 in the CLI), with nothing written."""
 
 from __future__ import annotations
 
+import errno
+import fcntl
+import json
 import os
 import shutil
 import subprocess
 import sys
+import tempfile
 import textwrap
+import threading
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
 import labkit as lk
+from labkit.bench import folders
 from labkit.bench.folders import MARKER, RUN_DIR_MAX, new_run_dir, release_run_dir
 from labkit.studies.commit_window.stepping import StepSession
-from tests.conftest import AS_ROOT, NOBODY, SEEN_AS, labkit_as_nobody
+from tests.conftest import AS_ROOT, NOBODY, SEEN_AS, labkit_as_nobody, python_as
 
 
 def labkit(*args: str, tmpdir: Path | str, **options: object) -> subprocess.CompletedProcess:
@@ -517,3 +524,389 @@ def test_clean_dry_run_says_how_big_the_home_is_and_how_it_is_pruned(tmpdir_env)
     assert done.returncode == 0, done.stderr
     assert "the runs home holds 1.5 MB; new runs prune it to the newest 200 MB" in done.stdout
     assert (home_in(tmpdir_env) / "commit-window-a").exists()
+
+
+# --- what mutation testing found unguarded in folders.py (issue 33; tests/README.md)
+
+
+def test_cannot_make_names_the_folder_and_the_reason_in_the_systems_words(tmp_path):
+    no_entry = OSError(errno.ENOENT, "No such file or directory")
+    nowhere = Path("/nowhere/x")
+    said = f"cannot make the runs home {nowhere}: No such file or directory"
+    assert folders.cannot_make("the runs home", nowhere, no_entry) == said
+    not_dir = OSError(errno.ENOTDIR, "Not a directory")  # and no file on the way
+    said = f"cannot make the output folder {nowhere}: Not a directory"
+    assert folders.cannot_make("the output folder", nowhere, not_dir) == said
+    (tmp_path / "f").write_text("")
+    out = tmp_path / "f" / "a" / "b"
+    said = f"cannot make x {out}: Not a directory ({tmp_path / 'f'} is a file)"
+    assert folders.cannot_make("x", out, not_dir) == said
+    assert folders.cannot_make("x", nowhere, OSError("odd")) == f"cannot make x {nowhere}: odd"
+
+
+def exactly_this_long(parent: Path, length: int) -> Path:
+    """A new folder whose path has exactly `length` characters."""
+    path = parent
+    while len(str(path)) < length:
+        path = path / ("d" * min(200, length - len(str(path)) - 1))
+    assert len(str(path)) == length
+    path.mkdir(parents=True)
+    return path
+
+
+@pytest.mark.parametrize("too_deep", [False, True])
+def test_a_run_folder_as_deep_as_sqlite_allows_is_made_and_one_character_more_refused(
+    tmp_path, monkeypatch, too_deep
+):
+    name = f"/labkit-runs-{os.getuid()}/commit-window-" + "x" * 8  # mkdtemp adds 8
+    tmpdir = exactly_this_long(tmp_path, RUN_DIR_MAX - len(name) + too_deep)
+    monkeypatch.setenv("TMPDIR", str(tmpdir))
+    monkeypatch.setattr("tempfile.tempdir", str(tmpdir))
+    out = tmpdir / ("o" * (RUN_DIR_MAX - len(str(tmpdir)) - 1 + too_deep))
+    if too_deep:
+        with pytest.raises(lk.LabError, match="too long for SQLite"):
+            new_run_dir(None)
+        with pytest.raises(lk.LabError, match="too long for SQLite"):
+            new_run_dir(out)
+        assert sorted(p.name for p in tmpdir.iterdir()) == []
+        return
+    made = new_run_dir(None)
+    release_run_dir(made)
+    assert made.name.startswith("commit-window-") and len(str(made)) == RUN_DIR_MAX
+    folders.check_run_dir(out, "p")  # nothing deeper asked for
+    assert len(str(new_run_dir(out))) == RUN_DIR_MAX
+
+
+def test_a_runs_home_as_deep_as_sqlite_allows_is_used(tmp_path, monkeypatch):
+    home = f"/labkit-runs-{os.getuid()}"
+    tmpdir = exactly_this_long(tmp_path, RUN_DIR_MAX - len(home))
+    monkeypatch.setenv("TMPDIR", str(tmpdir))
+    assert len(str(lk.runs_home())) == RUN_DIR_MAX  # nothing to be made in it asked for
+
+
+def test_what_new_run_dir_could_not_make_is_refused_first_in_the_lessons_words(tmp_path):
+    (tmp_path / "there").mkdir()
+    said = f"output folder {tmp_path / 'there'} already exists; name a new one"
+    with pytest.raises(lk.LabError) as raised:
+        folders.check_run_dir(tmp_path / "there", "p")
+    assert str(raised.value) == said
+    (tmp_path / "file").write_text("")
+    out = tmp_path / "file" / "out"
+    with pytest.raises(lk.LabError) as raised:
+        folders.check_run_dir(out, "p")
+    said = f"cannot make the output folder {out}: Not a directory ({tmp_path / 'file'} is a file)"
+    assert str(raised.value) == said
+
+
+def test_an_output_folder_another_user_may_not_make_is_refused_first(passable_tmp_path):
+    """As a user who may not write in the folder (root's, 0711): Permission denied."""
+    folders.check_run_dir(passable_tmp_path / "mine", "p")  # root may: nothing to say
+    out = passable_tmp_path / "out"
+    code = """
+        import sys
+        from labkit.bench.errors import LabError
+        from labkit.bench.folders import check_run_dir
+        try:
+            check_run_dir(sys.argv[1], "p")
+        except LabError as error:
+            print(error)
+        """
+    user = python_as(NOBODY, code, str(out))
+    said, error = user.communicate(timeout=60)
+    assert said == f"cannot make the output folder {out}: Permission denied\n", error
+
+
+def test_a_run_folder_and_its_marker_are_private_whatever_the_umask(tmpdir_env):
+    before = os.umask(0)
+    try:
+        made = new_run_dir(None)
+        swept = new_run_dir(None, "sweep-")
+    finally:
+        os.umask(before)
+    for folder in (made, swept):
+        release_run_dir(folder)
+    assert home_in(tmpdir_env).stat().st_mode & 0o777 == 0o700
+    assert (made / MARKER).stat().st_mode & 0o777 == 0o600
+    assert made.name.startswith("commit-window-") and swept.name.startswith("sweep-")
+
+
+@pytest.mark.parametrize("fails", ["open", "rename"])
+def test_a_run_folder_that_cannot_be_marked_is_removed_and_named(tmpdir_env, monkeypatch, fails):
+    real = getattr(os, fails)
+
+    def no_room(path, *args, **options):
+        if str(path).endswith(f"{MARKER}.new"):
+            raise OSError(errno.ENOSPC, "No space left on device")
+        return real(path, *args, **options)
+
+    monkeypatch.setattr(os, fails, no_room)
+    with pytest.raises(lk.LabError) as raised:
+        new_run_dir(None)
+    home = home_in(tmpdir_env)
+    assert str(raised.value) == f"cannot make a run folder in {home}: No space left on device"
+    assert list(home.iterdir()) == []
+    os.fstat(1)  # the standard output is still open: only the marker was closed
+
+
+def test_a_run_folder_is_held_until_the_call_that_made_it_returns(tmpdir_env):
+    @folders.holds_run_dirs
+    def inner() -> Path:
+        return new_run_dir(None, "inner-")
+
+    @folders.holds_run_dirs
+    def outer() -> tuple:
+        mine = new_run_dir(None, "outer-")
+        kept = new_run_dir(None, "kept-")
+        folders.outlive_call(kept)  # a server that outlives the call
+        return mine, kept, inner(), lk.clean_runs()
+
+    outside = []  # outside any call, even in a thread that never made one: nothing to keep
+    thread = threading.Thread(target=lambda: outside.append(folders.outlive_call(tmpdir_env)))
+    thread.start()
+    thread.join()
+    assert outside == [None]
+    mine, kept, theirs, during = outer()
+    assert during.removed == [theirs.name]
+    assert sorted(during.in_use) == sorted([mine.name, kept.name])
+    after = lk.clean_runs()
+    assert (after.removed, after.in_use) == ([mine.name], [kept.name])
+    release_run_dir(kept)
+    release_run_dir(kept)  # twice, or a folder that was never a run's: nothing to release
+    release_run_dir(tmpdir_env)
+    assert lk.clean_runs().removed == [kept.name]
+
+
+def planted(home: Path, name: str, made_at: float, size: int) -> Path:
+    """A finished run folder of `size` bytes (its marker included), made at `made_at`."""
+    folder = home / name
+    folder.mkdir(parents=True)
+    (folder / MARKER).write_text("x" * min(size, 10))
+    if size > 10:
+        (folder / "data").write_bytes(b"\0" * (size - 10))
+    os.utime(folder / MARKER, (made_at, made_at))
+    return folder
+
+
+def test_clean_counts_what_it_removes_keeps_and_leaves_and_goes_on_past_each(
+    tmpdir_env, monkeypatch
+):
+    home = lk.runs_home()
+    running = new_run_dir(None, "running-")  # in use: left, whatever its age
+    os.utime(running / MARKER, (700, 700))
+    gone = planted(home, "gone", 600, 100)  # another clean takes it while we wait
+    kept = planted(home, "kept", 500, 300)
+    blocked = planted(home, "blocked", 400, 100)
+    failing = planted(home, "failing", 300, 100)
+    old = planted(home, "old", 200, 200)
+    tiny = planted(home, "tiny", 100, 1)  # older than one that did not fit: goes too
+    (home / "unmarked").mkdir()
+    real_flock, real_blocks, real_remove = fcntl.flock, folders.what_blocks_removal, os.unlink
+
+    def flock(fd, operation):
+        if os.readlink(f"/proc/self/fd/{fd}") == str(gone / MARKER):
+            shutil.rmtree(gone)  # as another clean does, marker last
+        return real_flock(fd, operation)
+
+    def unlink(path, *args, **options):
+        if str(path) == str(failing / "data"):
+            raise OSError(errno.EBUSY, "Device or resource busy", str(path))
+        return real_remove(path, *args, **options)
+
+    monkeypatch.setattr(fcntl, "flock", flock)
+    monkeypatch.setattr(os, "unlink", unlink)
+    monkeypatch.setattr(
+        folders,
+        "what_blocks_removal",
+        lambda folder: f"Permission denied: {folder}" if folder == blocked else real_blocks(folder),
+    )
+    done = lk.clean_runs(keep_bytes=300)
+    running_size = folders.folder_size(running)
+    assert done.home == home
+    assert done.in_use == [running.name] and done.kept == [kept.name]
+    assert done.stuck == [
+        f"{blocked} (Permission denied: {blocked})",
+        f"{failing} (Device or resource busy: {failing / 'data'})",
+    ]
+    assert done.removed == [old.name, tiny.name]
+    assert done.size >= 100 + 200 + 1  # (the folder it failed to remove is counted as well)
+    assert done.not_ours == ["unmarked"]
+    assert done.home_size == running_size + 100 + 300 + 100 + 100 + 200 + 1
+    release_run_dir(running)
+
+
+def test_clean_keeps_nothing_unless_asked_and_checks_its_arguments(tmpdir_env):
+    one_byte = planted(lk.runs_home(), "one-byte", 100, 1)
+    with pytest.raises(lk.LabError) as raised:
+        lk.clean_runs(dry_run="no")
+    assert str(raised.value) == "dry_run must be True or False, not 'no'"
+    most = 1 << 62
+    with pytest.raises(lk.LabError) as raised:
+        lk.clean_runs(keep_bytes=most + 1)
+    assert (
+        str(raised.value) == f"keep_bytes must be a whole number from 0 to {most}, not {most + 1}"
+    )
+    assert lk.clean_runs(keep_bytes=most).kept == [one_byte.name]
+    assert lk.clean_runs().removed == [one_byte.name]
+
+
+def test_clean_removes_a_link_in_a_run_folder_not_what_it_points_to(tmp_path, tmpdir_env):
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "keep").write_text("keep")
+    run = planted(lk.runs_home(), "linked", 100, 1)
+    (run / "link").symlink_to(outside)
+    assert lk.clean_runs().removed == [run.name]
+    assert (outside / "keep").read_text() == "keep"
+
+
+def test_the_newest_run_comes_first_and_an_unmarked_entry_last(tmpdir_env):
+    home = lk.runs_home()
+    for name, made_at in (("a", 300), ("b", 100), ("c", 200)):
+        planted(home, name, made_at, 1)
+    (home / "0-unmarked").mkdir()
+    assert folders.newest_first(home) == ["a", "c", "b", "0-unmarked"]
+
+
+def test_a_file_that_goes_while_a_folder_is_measured_counts_as_nothing(tmp_path, monkeypatch):
+    (tmp_path / "stays").write_bytes(b"\0" * 7)
+    (tmp_path / "goes").write_bytes(b"\0" * 5)
+    real = os.lstat
+
+    def lstat(path, *args, **options):
+        if str(path).endswith("goes"):
+            raise FileNotFoundError(errno.ENOENT, "No such file or directory", str(path))
+        return real(path, *args, **options)
+
+    monkeypatch.setattr(os, "lstat", lstat)
+    assert folders.folder_size(tmp_path) == 7
+
+
+def test_what_blocks_the_removal_of_a_folder_that_is_gone_is_said(tmp_path):
+    gone = tmp_path / "gone"
+    assert folders.what_blocks_removal(gone) == f"No such file or directory: {gone}"
+    assert folders.what_blocks_removal(tmp_path) is None
+
+
+def test_a_run_keeps_its_documents_as_indented_json(tmp_path):
+    folders.keep_json(tmp_path, results={"outcome": ["duplicate"]}, before={})
+    said = (tmp_path / "results.json").read_text()
+    assert said == json.dumps({"outcome": ["duplicate"]}, indent=2)
+    assert (tmp_path / "before.json").read_text() == "{}"
+
+
+@pytest.mark.timeout(30)
+def test_a_marker_that_is_not_a_plain_file_is_said_and_a_fifo_folder_never_blocks(tmpdir_env):
+    home = lk.runs_home()
+    fifo_marker = home / "fifo-marker"
+    fifo_marker.mkdir()
+    os.mkfifo(fifo_marker / MARKER)
+    with pytest.raises(OSError) as raised:
+        folders.marker_of(fifo_marker)
+    error = raised.value
+    assert (error.errno, error.strerror) == (errno.EINVAL, "the marker is not a plain file")
+    assert error.filename == str(fifo_marker / MARKER)
+    os.mkfifo(home / "fifo-folder")  # a FIFO named like a run folder: opened, it would block
+    (home / "unmarked").mkdir()
+    assert folders.marker_of(home / "unmarked") is None
+    assert sorted(lk.clean_runs().not_ours) == ["fifo-folder", "fifo-marker", "unmarked"]
+
+
+def test_an_output_folder_is_made_with_its_parents_or_one_line_says_why(tmp_path, monkeypatch):
+    nested = new_run_dir(tmp_path / "a" / "b" / "out")
+    assert nested == (tmp_path / "a" / "b" / "out").resolve() and nested.is_dir()
+    raced = tmp_path / "raced"
+    monkeypatch.setattr(folders, "check_run_dir", lambda out, prefix, deepest: raced.mkdir())
+    with pytest.raises(lk.LabError) as raised:
+        new_run_dir(raced)  # another process made it between the check and the mkdir
+    assert str(raised.value) == f"output folder {raced} already exists; name a new one"
+    (tmp_path / "file").write_text("")
+    out = tmp_path / "file" / "out"
+    monkeypatch.setattr(folders, "check_run_dir", lambda out, prefix, deepest: None)
+    with pytest.raises(lk.LabError) as raised:
+        new_run_dir(out)
+    said = f"cannot make the output folder {out}: Not a directory ({tmp_path / 'file'} is a file)"
+    assert str(raised.value) == said
+
+
+def test_a_full_home_or_an_unmakeable_one_is_one_line_naming_it(tmpdir_env, monkeypatch):
+    def full(*args, **options):
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    home = home_in(tmpdir_env)
+    with monkeypatch.context() as patch, pytest.raises(lk.LabError) as raised:
+        patch.setattr(os, "mkdir", full)
+        lk.runs_home()
+    assert str(raised.value) == f"cannot make the runs home {home}: No space left on device"
+    lk.runs_home()
+    monkeypatch.setattr(tempfile, "mkdtemp", full)
+    with pytest.raises(lk.LabError) as raised:
+        new_run_dir(None)
+    assert str(raised.value) == f"cannot make a run folder in {home}: No space left on device"
+
+
+def test_a_home_that_is_a_link_or_a_file_is_named_in_one_exact_line(tmp_path, tmpdir_env):
+    home = home_in(tmpdir_env)
+    home.symlink_to(tmp_path)
+    remedy = "remove it, or set TMPDIR to a folder of yours"
+    with pytest.raises(lk.LabError) as raised:
+        lk.runs_home()
+    said = f"labkit will not use the runs home {home}: it is a symbolic link; {remedy}"
+    assert str(raised.value) == said
+    home.unlink()
+    home.write_text("")
+    with pytest.raises(lk.LabError) as raised:
+        lk.runs_home()
+    assert (
+        str(raised.value)
+        == f"labkit will not use the runs home {home}: it is not a folder; {remedy}"
+    )
+    with pytest.raises(lk.LabError) as raised:
+        lk.runs_home(room_for=5)
+    said = "room_for must be the name of a folder to be made there (a str), not 5"
+    assert str(raised.value) == said
+
+
+def test_the_temp_directory_is_tmpdir_else_pythons_else_tmp_and_named_when_unusable(
+    tmp_path, monkeypatch
+):
+    monkeypatch.delenv("TMPDIR")
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    assert folders.temp_dir() == tmp_path
+    monkeypatch.setattr(tempfile, "tempdir", None)
+    assert folders.temp_dir() == Path("/tmp")
+    missing = tmp_path / "missing"
+    monkeypatch.setattr(tempfile, "tempdir", str(missing))
+    with pytest.raises(lk.LabError) as raised:
+        folders.temp_dir()
+    remedy = "set TMPDIR to a folder of yours"
+    said = f"the temp directory {missing}: No such file or directory; {remedy}"
+    assert str(raised.value) == said
+    monkeypatch.setenv("TMPDIR", str(missing))
+    with pytest.raises(lk.LabError) as raised:
+        folders.temp_dir()
+    assert str(raised.value) == f"TMPDIR {missing}: No such file or directory; {remedy}"
+
+
+def test_the_size_to_keep_is_megabytes_up_to_a_petabyte(monkeypatch):
+    monkeypatch.setenv("LABKIT_RUNS_KEEP_MB", "2")
+    assert folders.runs_keep_bytes() == 2_000_000
+    monkeypatch.setenv("LABKIT_RUNS_KEEP_MB", str(folders.KEEP_MB_MAX))
+    assert folders.runs_keep_bytes() == folders.KEEP_MB_MAX * 1_000_000
+    monkeypatch.setenv("LABKIT_RUNS_KEEP_MB", "lots")
+    with pytest.raises(lk.LabError) as raised:
+        folders.runs_keep_bytes()
+    assert str(raised.value) == (
+        f"LABKIT_RUNS_KEEP_MB='lots': give a whole number of megabytes from 0 to "
+        f"{folders.KEEP_MB_MAX} (default 200; 0 keeps every run)"
+    )
+
+
+def test_pruning_waits_until_exactly_prune_every_seconds_have_passed(pruning):
+    clock = [1_000.0]
+    pruning.setattr(folders, "time", SimpleNamespace(monotonic=lambda: clock[0]))
+    pruning.setenv("LABKIT_RUNS_KEEP_MB", "1")
+    assert folders.prune_runs() is not None
+    clock[0] += folders.PRUNE_EVERY - 0.5
+    assert folders.prune_runs() is None
+    clock[0] = 1_000.0 + folders.PRUNE_EVERY
+    assert folders.prune_runs() is not None
