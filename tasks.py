@@ -3,6 +3,7 @@
     python3 tasks.py lab     # set up .venv, then JupyterLab on notebooks/00_start_here.ipynb
     python3 tasks.py test    # set up what is missing, then the whole test suite
     python3 tasks.py binder  # write Binder's part of environment.yml and the README's links
+    python3 tasks.py mutate [module ...]  # mutation testing of what a reader cannot check
 
 The packages and their pins come from environment.yml, the one source of the environment
 (Binder builds the same file with conda). The set-up is skipped when nothing has changed.
@@ -13,6 +14,7 @@ from __future__ import annotations
 import hashlib
 import os
 import re
+import shutil
 import subprocess
 import sys
 import venv
@@ -110,8 +112,197 @@ def test(extra: list[str]) -> None:
     os.execv(command[0], command)
 
 
+# Mutation testing (issue 33): the modules whose mistakes a reader cannot see (the judges, the
+# explorer's checker and recording, the outcome words, the runs home, the receivers and
+# fences), each with the few tests that guard it, so that a module takes minutes, not hours.
+# On demand or on a schedule, never in CI's run. Scores, and the mutants left: tests/README.md.
+GUARDS = {
+    "labkit/workshop/checks.py": ["tests/test_exercises.py"],
+    **{
+        f"labkit/workshop/lesson{n}.py": ["tests/test_exercises.py", "-k", f"lesson{n}"]
+        for n in (1, 3, 4, 5, 6, 7, 8)
+    },
+    "labkit/workshop/lesson2.py": [
+        "tests/test_exercises.py",
+        "tests/test_mutants.py",
+        "-k",
+        "lesson2 or commits_another_way or never_saw",
+    ],
+    "labkit/workshop/lesson9.py": [
+        "tests/test_exercises.py",
+        "tests/test_mutants.py",
+        "-k",
+        "lesson9 or lesson_9",
+    ],
+    "labkit/studies/explorer/checker.py": ["tests/test_mutants.py", "tests/test_explorer.py"],
+    "labkit/studies/explorer/record.py": ["tests/test_explorer.py"],
+    "labkit/studies/commit_window/outcome.py": ["tests/test_mutants.py", "tests/test_study000.py"],
+    "labkit/bench/folders.py": ["tests/test_runs_home.py"],
+    "labkit/bench/tickets.py": ["tests/test_interrupts.py", "-k", "receiver or racing"],
+    "labkit/studies/leases/stores.py": ["tests/test_leases.py"],
+}
+# Tests that cannot pass under mutmut, whatever the mutant: a worker imports mutmut's
+# trampolines, not only the standard library.
+NOT_UNDER_MUTMUT = "not import_only and not imports_only"
+MUTANTS = ROOT / "mutants"  # mutmut's work, a folder per module (git ignores it)
+# How mutmut 3.8 runs here (names of its own code: keep the pin). Its stats see which tests
+# call a function in pytest's own process only, and would crash a subprocess (it reads its
+# config from the current folder): so they are hidden from subprocesses, which report their
+# calls through SITE instead (`labkit` on the command line); a function that runs only in an
+# isolated worker (the receivers, the recording) gets every guard test. The tests run in a
+# scratch folder, not in mutmut's copy of the project, which a mutant that cleans the current
+# folder (os.scandir(None) in the runs home's clean) would empty.
+MUTMUT = """
+import atexit, json, os, shutil, sys, tempfile
+import pytest
+from mutmut import __main__ as mutmut
+from mutmut.runners.harness import PytestRunner
+from mutmut.state import state
+from mutmut.utils.format_utils import mangled_name_from_mutant_name
+
+collect, execute = mutmut.collect_or_load_stats, PytestRunner.execute_pytest
+set_mutant, HITS = mutmut.set_mutant_under_test, tempfile.mkdtemp(prefix="mutmut-hits-")
+atexit.register(shutil.rmtree, HITS, ignore_errors=True)
+os.chmod(HITS, 0o1733)  # a test's process run as another user hands its calls over too
+
+
+def set_mutant_here(name):
+    set_mutant(name)
+    os.environ.pop("LABKIT_MUTMUT_HITS", None)
+    if name == "stats":
+        del os.environ["MUTANT_UNDER_TEST"]
+        os.environ["LABKIT_MUTMUT_HITS"] = HITS
+
+
+def collect_then_guard_the_rest(runner, **options):
+    collect(runner, **options)
+    guards, tests = set(state().duration_by_test), state().tests_by_mangled_function_name
+    for _, name, _ in mutmut.collect_source_file_mutation_data(mutant_names=())[0]:
+        function = mangled_name_from_mutant_name(name.replace("__init__.", ""))
+        tests[function] = tests.get(function) or set(guards)
+
+
+class Elsewhere:
+    def pytest_collection_finish(self, session):
+        self.folder = tempfile.mkdtemp(prefix="mutmut-cwd-")
+        os.chdir(self.folder)
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_runtest_teardown(self, item, nextitem):
+        for name in os.listdir(HITS):
+            with open(os.path.join(HITS, name)) as hits:
+                state()._stats.update(json.load(hits))
+            os.unlink(os.path.join(HITS, name))
+
+    def pytest_unconfigure(self, config):
+        shutil.rmtree(getattr(self, "folder", ""), ignore_errors=True)
+
+
+def execute_elsewhere(runner, params, **options):
+    options["plugins"] = [*options.get("plugins", ()), Elsewhere()]
+    return execute(runner, params, **options)
+
+
+mutmut.set_mutant_under_test = set_mutant_here
+mutmut.collect_or_load_stats = collect_then_guard_the_rest
+PytestRunner.execute_pytest = execute_elsewhere
+mutmut.cli(sys.argv[1:])
+"""
+# A test's subprocess (not an isolated worker) imports this at its start: while mutmut
+# collects its stats, it records which functions the subprocess called and hands them over.
+SITE = """
+import os
+
+if os.environ.get("LABKIT_MUTMUT_HITS"):
+    try:
+        import atexit, json
+        from mutmut import configuration
+        from mutmut.mutation import trampoline
+        from mutmut.state import state
+
+        here = os.getcwd()
+        os.chdir(os.environ["LABKIT_MUTMUT_WORK"])
+        configuration.config()
+        os.chdir(here)
+        trampoline._mutant_under_test = "stats"
+        hits = os.path.join(os.environ["LABKIT_MUTMUT_HITS"], f"{os.getpid()}.json")
+
+        def hand_over():
+            try:
+                with open(hits, "w") as out:
+                    json.dump(sorted(state()._stats), out)
+            except OSError:
+                pass
+
+        atexit.register(hand_over)
+    except Exception:  # another user's process, or a folder it may not enter: no stats
+        pass
+"""
+
+
+def mutate(modules: list[str]) -> None:
+    """Run mutmut over each module (all of GUARDS if none is named: a path, or its end) with
+    the tests that guard it, in mutants/<module>/; print its score and what survived."""
+    chosen = []
+    for name in modules or list(GUARDS):
+        found = [
+            m for m in GUARDS if m == name or m.endswith("/" + name.removesuffix(".py") + ".py")
+        ]
+        if len(found) != 1:
+            sys.exit(f"mutate: {name!r} is not one of: {', '.join(GUARDS)}")
+        chosen += found
+    scores = [mutate_one(module) for module in chosen]
+    print(
+        "\n".join(["", "module: killed of mutants (score); survived, no tests, timeout", *scores])
+    )
+
+
+def mutate_one(module: str) -> str:
+    """One module's mutation run; its line of scores."""
+    work = MUTANTS / module.removesuffix(".py").replace("/", ".")
+    shutil.rmtree(work / "mutants", ignore_errors=True)  # a score of today's code and tests
+    # made before mutmut starts: a path entry missing at the start is never looked in again
+    (work / "mutants").mkdir(parents=True)
+    for name in ("labkit", "tests", "pyproject.toml"):  # mutmut copies them into work/mutants
+        if not (work / name).is_symlink():
+            (work / name).symlink_to(ROOT / name)
+    guards = GUARDS[module]
+    files = [g for g in guards if g.startswith("tests/")]
+    chosen = f"({guards[guards.index('-k') + 1]}) and " if "-k" in guards else ""
+    settings = {
+        "source_paths": ["labkit"],
+        "only_mutate": [module],
+        "pytest_add_cli_args": ["-p", "no:nbmake"],
+        "pytest_add_cli_args_test_selection": [*files, "-k", chosen + NOT_UNDER_MUTMUT],
+    }
+    lines = [f"{key}=" + "".join(f"\n    {v}" for v in values) for key, values in settings.items()]
+    config = ["[mutmut]", *lines, "use_git_change_detection=false"]
+    (work / "setup.cfg").write_text("\n".join(config) + "\n")
+    (work / "site").mkdir(exist_ok=True)
+    (work / "site" / "sitecustomize.py").write_text(SITE)
+    print(f"\n=== {module}: {' '.join(GUARDS[module])}", flush=True)
+    # a test's `python -m labkit` runs mutmut's copy (with the mutant), as its workers do
+    path = f"{work / 'site'}{os.pathsep}{work / 'mutants'}"
+    env = {**os.environ, "PYTHONPATH": path, "LABKIT_MUTMUT_WORK": str(work)}
+    subprocess.run([str(BIN / "python"), "-c", MUTMUT, "run"], cwd=work, env=env, check=False)
+    listed = subprocess.run(
+        [str(BIN / "mutmut"), "results", "--all", "true"], cwd=work, capture_output=True, text=True
+    )
+    status = dict(
+        line.strip().rsplit(": ", 1) for line in listed.stdout.splitlines() if ": " in line
+    )
+    counts = {word: sum(1 for s in status.values() if s == word) for word in set(status.values())}
+    killed, total = counts.get("killed", 0), len(status)
+    for name, word in sorted(status.items()):
+        if word != "killed":
+            print(f"  {word}: {name}")
+    score = f"{100 * killed / total:.0f} %" if total else "no mutants"
+    left = ", ".join(str(counts.get(w, 0)) for w in ("survived", "no tests", "timeout"))
+    return f"{module}: {killed} of {total} ({score}); {left}"
+
+
 def main() -> None:
-    commands = {"lab": lab, "test": test, "binder": binder}
+    commands = {"lab": lab, "test": test, "binder": binder, "mutate": mutate}
     if len(sys.argv) < 2 or sys.argv[1] not in commands:
         sys.exit(f"usage: python3 tasks.py {{{'|'.join(commands)}}} [extra arguments]")
     os.chdir(ROOT)
