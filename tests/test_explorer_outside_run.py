@@ -109,3 +109,30 @@ def test_a_module_that_imports_its_sibling_runs_with_the_folder_opted_in():
     assert found.green, found.failing
     with pytest.raises(LabError, match="path must be a folder for the import path"):
         explore(target("sibling_import.py", "step"), path=OUTSIDE / "sibling_helper.py")
+
+
+@pytest.mark.parametrize("durability", ["sync", "async"])
+def test_a_graph_of_async_nodes_is_run_with_ainvoke_and_each_commit_is_a_crash_point(durability):
+    """Item 12: `async def` nodes (an aiosqlite write, a sqlite3 write, an interrupt answered
+    with a dict) run as their reader runs them, with `ainvoke`; the window after each commit
+    is found, at the reader's line where the commit is in the reader's thread, and the same
+    graph gives the same matrix twice."""
+    approve = {"action": "approve"}
+    found = explore(
+        target("async_nodes.py", "graph"), "graph", resume=approve, durability=durability
+    )
+    assert found.clean["payments.db"]["refunds"] == [[10]], found.clean
+    assert found.clean["receipts.db"]["receipts"] == [["refunded 10"]], found.clean
+    failing = {(p.op, p.detail, p.outcome) for p in found.failing}
+    assert failing == {
+        ("commit", "payments.db", "duplicate"),
+        ("commit", "receipts.db", "duplicate"),
+    }
+    receipt_line = next(p.where for p in found.failing if p.detail == "receipts.db")
+    assert receipt_line == "async_nodes.py:33", receipt_line  # the `with` that commits
+    again = explore(
+        target("async_nodes.py", "graph"), "graph", resume=approve, durability=durability
+    )
+    assert [(p.n, p.op, p.detail, p.outcome) for p in again.points] == [
+        (p.n, p.op, p.detail, p.outcome) for p in found.points
+    ]

@@ -8,14 +8,19 @@ and `context(run_dir)` (the context the nodes get), or the target is a dict that
 three: {"graph": ..., "input": ..., "context": ...}. Every `interrupt()` is answered with the
 job's `resume` (True, as a reviewer who approves, unless the reader gives a value) or what the
 reader's `resume_by` function says of the interrupt's payload. Recovery is `invoke(None)` in a
-fresh process, then the same answers. Imports LangGraph: only the trial server and its workers.
+fresh process, then the same answers. A graph with an `async def` node runs as its reader runs
+it, with `ainvoke` (an event loop of the worker's own), on the same recorded saver: its async
+methods do the sync ones' work in the loop's thread, so the crash points are the same and no
+saver thread (as `AsyncSqliteSaver` has) races a kill. Imports LangGraph: only the trial
+server and its workers.
 """
 
 from __future__ import annotations
 
+import asyncio
 import inspect
 import os
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
 from concurrent.futures import Future
 from contextvars import copy_context
 from dataclasses import dataclass
@@ -58,6 +63,23 @@ class RecordedSaver(SqliteSaver):
         super().put_writes(config, writes, task_id, task_path)
         if self.points is not None:
             self.points.hit("put_writes", *self.whose(task_id, task_path), hold=self.lock)
+
+    # A graph run with `ainvoke` calls these: the same saves, in the event loop's own thread.
+    async def aget_tuple(self, config):  # noqa: ANN001, ANN201 - LangGraph's
+        return self.get_tuple(config)
+
+    async def alist(self, config, *, filter=None, before=None, limit=None) -> AsyncIterator:  # noqa: A002, ANN001
+        for item in self.list(config, filter=filter, before=before, limit=limit):
+            yield item
+
+    async def aput(self, config, checkpoint, metadata, new_versions):  # noqa: ANN001, ANN201
+        return self.put(config, checkpoint, metadata, new_versions)
+
+    async def aput_writes(self, config, writes, task_id, task_path=""):  # noqa: ANN001, ANN201
+        self.put_writes(config, writes, task_id, task_path)
+
+    async def adelete_thread(self, thread_id):  # noqa: ANN001, ANN201
+        self.delete_thread(thread_id)
 
     def whose(self, task_id: str, task_path: str) -> tuple[str, str | None]:
         """Whose writes these are, in words, and where its function is: a node's, a @task's
@@ -235,19 +257,57 @@ def answered(interrupts: tuple, answer: Callable[[object], object]) -> Command:
     return Command(resume={pending.id: answer(pending.value) for pending in interrupts})
 
 
+def has_async_nodes(graph: CompiledStateGraph) -> bool:
+    """Whether a node is an `async def` function only: such a graph runs with `ainvoke`."""
+    return any(async_only(node.bound) for name, node in graph.nodes.items() if name[:2] != "__")
+
+
+def async_only(runnable: object) -> bool:
+    """Whether a node's runnable has an async function and no sync one: a look that cannot
+    fail the run (a `.with_fallbacks` runnable's attributes can raise, as in `code_of`)."""
+    try:
+        return (
+            getattr(runnable, "func", None) is None and getattr(runnable, "afunc", None) is not None
+        )
+    except Exception:  # noqa: BLE001 - the reader's runnable's own error: run it as invoke does
+        return False
+
+
 def run_to_end(graph: CompiledStateGraph, first: object, job: dict, context: object) -> bool:
     """Invoke, go on past every stop (an interrupt answered, a static breakpoint such as
-    `interrupt_before` resumed with None), and say whether the thread reached its end."""
-    answer = answers(job)
-    config = config_of(job)
-    graph.invoke(first, config, durability=job["durability"], context=context)
+    `interrupt_before` resumed with None), and say whether the thread reached its end.
+    A graph with async nodes is run with `ainvoke`, as its reader runs it."""
+    if has_async_nodes(graph):
+        return asyncio.run(arun_to_end(graph, first, job, context))
+    answer, config, options = answers(job), config_of(job), invoke_options(job, context)
+    graph.invoke(first, config, **options)
     for _ in range(MAX_STOPS):
         state = graph.get_state(config)
         if not state.next:
             return True
-        resume = answered(state.interrupts, answer) if state.interrupts else None
-        graph.invoke(resume, config, durability=job["durability"], context=context)
+        graph.invoke(resume_of(state, answer), config, **options)
     return False
+
+
+async def arun_to_end(graph: CompiledStateGraph, first: object, job: dict, context: object) -> bool:
+    """`run_to_end` for a graph with async nodes: `ainvoke` and `aget_state`."""
+    answer, config, options = answers(job), config_of(job), invoke_options(job, context)
+    await graph.ainvoke(first, config, **options)
+    for _ in range(MAX_STOPS):
+        state = await graph.aget_state(config)
+        if not state.next:
+            return True
+        await graph.ainvoke(resume_of(state, answer), config, **options)
+    return False
+
+
+def invoke_options(job: dict, context: object) -> dict:
+    return {"durability": job["durability"], "context": context}
+
+
+def resume_of(state: object, answer: Callable[[object], object]) -> Command | None:
+    """What goes on past a stop: the answers to its interrupts, or None past a breakpoint."""
+    return answered(state.interrupts, answer) if state.interrupts else None
 
 
 def run_first(job: dict, points: CrashPoints) -> bool:
