@@ -39,6 +39,9 @@ def test_every_binder_link_opens_the_one_repository_named_in_tasks():
     assert links and set(links) == {TASKS["BINDER_REPOSITORY"]}
 
 
+WRITTEN_MODULE = re.compile(r"^%%writefile \S*?(\w+)\.py$")
+
+
 def imported_top_level(source: str) -> set[str]:
     """The top-level module names a piece of Python imports."""
     names = set()
@@ -51,14 +54,18 @@ def imported_top_level(source: str) -> set[str]:
 
 
 def lessons_imports() -> set[str]:
-    """What the notebooks and their solutions import (magics and shell lines left out)."""
+    """What the notebooks and their solutions import (magics and shell lines left out, and
+    the reader's own modules, which a `%%writefile` cell writes)."""
     sources = [p.read_text() for p in (ROOT / "notebooks" / "solutions").glob("*.py")]
+    written = set()
     for notebook in (ROOT / "notebooks").rglob("*.ipynb"):
         for cell in json.loads(notebook.read_text())["cells"]:
             if cell["cell_type"] == "code":
                 lines = "".join(cell["source"]).splitlines()
                 sources.append("\n".join(ln for ln in lines if not ln.startswith(("%", "!"))))
-    return set().union(*map(imported_top_level, sources)) - set(sys.stdlib_module_names)
+                written |= set(WRITTEN_MODULE.findall("\n".join(lines[:1])))
+    imported = set().union(*map(imported_top_level, sources))
+    return imported - written - set(sys.stdlib_module_names)
 
 
 def test_binders_environment_alone_runs_every_lesson_import_and_holds_no_test_tool(tmp_path):
