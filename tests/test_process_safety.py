@@ -129,7 +129,8 @@ def test_the_server_exits_quietly_when_its_reader_has_gone(tmp_path, platform):
 @PLATFORMS
 @pytest.mark.parametrize("delay", [0.05, 0.3, 0.6, 1.0, 2.0])
 def test_ctrl_c_while_the_cli_starts_the_server_leaves_nothing_behind(tmp_path, delay, platform):
-    command = [sys.executable, "-m", "labkit", "durability", "--trials", "20"]
+    # Enough trials that no machine finishes them before the last Ctrl-C (it ends them at once)
+    command = [sys.executable, "-m", "labkit", "durability", "--trials", "300"]
     cli = started(command, tmp_path, platform, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     time.sleep(delay)
     cli.send_signal(signal.SIGINT)  # what Ctrl-C in its terminal does (the server has its own)
@@ -178,12 +179,13 @@ def test_ctrl_c_at_an_import_where_python_reports_it_its_own_way_is_one_line(tmp
 
 @PLATFORMS
 def test_ctrl_c_while_the_server_starts_in_a_long_lived_process(tmp_path, platform):
+    start = min(server_start_seconds(tmp_path, platform) for _ in range(2))  # this machine's
     kernel = python(
-        """
+        f"""
         import json, os, signal, sys, threading
         from labkit.bench import server
         kept, outcomes = [], []
-        for delay in (0.05, 0.5, 1.0):
+        for delay in (0.05, {0.3 * start}, {0.6 * start}):  # early, midway, late in the start
             threading.Timer(delay, os.kill, (os.getpid(), signal.SIGINT)).start()
             try:
                 server.call("os:getpid")
@@ -208,6 +210,22 @@ def test_ctrl_c_while_the_server_starts_in_a_long_lived_process(tmp_path, platfo
     kernel.communicate("\n", timeout=30)
     assert kernel.returncode == 0
     assert gone_within(5, str(tmp_path)) == []
+
+
+def server_start_seconds(tmp_path: Path, platform: dict) -> float:
+    """How long a trial server takes to start here: a Ctrl-C meant to land during a start is
+    timed by it, so that a faster machine does not answer first."""
+    code = """
+        import json, time
+        from labkit.bench import server
+        started = time.monotonic()
+        server.call("os:getpid")
+        print(json.dumps(time.monotonic() - started))
+        """
+    timed = python(code, tmp_path, env=platform, stdout=subprocess.PIPE)
+    out, _ = timed.communicate(timeout=60)
+    assert timed.returncode == 0
+    return json.loads(out)
 
 
 def cmdline(pid: int) -> bytes:
