@@ -87,23 +87,25 @@ def test_study_001_fresh_key_fails_and_the_stable_key_passes():
 def test_study_004_linear_sync_fails_inside_each_node_as_lesson_4_says():
     found = explore(LAB + "linear", "graph")
     ops = [(p.op, p.detail) for p in found.points[1:]]
-    assert ops.count(("fsync", "ledger.jsonl")) == 8  # a start and an end line, four nodes
-    fsyncs = {p.n for p in found.points if p.op == "fsync"}
-    assert fsyncs <= {p.n for p in found.failing}, found.summary()  # every node's window
+    # a start and an end line, four nodes: each line's write (the ledger's os.write) is a
+    # crash point, its fsync none (a kill after it leaves what the write left)
+    assert ops.count(("write", "ledger.jsonl")) == 8 and ("fsync", "ledger.jsonl") not in ops
+    lines = {p.n for p in found.points if p.op == "write"}
+    assert lines <= {p.n for p in found.failing}, found.summary()  # every node's window
     assert set(failing(found).values()) == {"duplicate"}  # never lost: sync saved each step
     # A saver's point fails only when LangGraph's saving thread ran behind the next node (a
     # busy machine): that node had written its ledger line, its writes were not saved yet.
-    assert all(p.op in ("put", "put_writes") for p in found.failing if p.n not in fsyncs)
+    assert all(p.op in ("put", "put_writes") for p in found.failing if p.n not in lines)
     assert all(p.same_as is None for p in found.points)  # a graph's every point is run
     assert all(
-        p.where and p.where.startswith("graphs.py:") for p in found.points if p.op == "fsync"
+        p.where and p.where.startswith("graphs.py:") for p in found.points if p.op == "write"
     )
 
 
 def test_study_004_linear_exit_mode_loses_the_run_until_its_only_save():
     found = explore(LAB + "linear", "graph", durability="exit")
     *inside, last = found.points[1:]
-    assert [p.op for p in inside] == ["fsync"] * 8 and (last.op, last.outcome) == (
+    assert [p.op for p in inside] == ["write"] * 8 and (last.op, last.outcome) == (
         "put",
         "consistent",
     )
@@ -268,7 +270,7 @@ def test_a_call_to_lesson_5s_service_is_crashed_before_sending_and_after_the_rep
     assert call.n < reply.n and call.detail.endswith(": before sending")
     assert call.where == reply.where == "calls.py:8"
     assert call.outcome == "consistent"
-    assert {p.op for p in found.failing} == ({failing_at, "fsync"} if failing_at else set())
+    assert {p.op for p in found.failing} == ({failing_at, "write"} if failing_at else set())
     if failing_at:
         assert reply.outcome == "duplicate"
         assert len(read_tables(Path(reply.run_dir) / "tickets.db")["ticket"].rows) == 2

@@ -59,7 +59,7 @@ def test_item_2_a_generated_integer_id_is_not_compared():
 def test_item_3_an_append_without_fsync_is_a_crash_point_and_its_window_is_found():
     found = explore(target("file_outbox"), "graph")
     [write] = [p for p in found.points if p.op == "write"]
-    assert (write.detail, write.where) == ("outbox.txt", "file_outbox.py:15"), found.summary()
+    assert (write.detail, write.where) == ("outbox.txt", "file_outbox.py:18"), found.summary()
     assert found.point(write.n).outcome == "duplicate", found.summary()
 
 
@@ -101,3 +101,22 @@ def test_item_3_a_watched_file_is_read_iterated_and_written_as_the_file_itself(t
         assert next(outbox) == "one\n" and list(outbox) == ["two\n"]
         outbox.write("three\n")
     assert reached[-1] == path.read_text() == "one\ntwo\nthree\n"
+
+
+def test_item_3_a_write_on_a_descriptor_is_a_crash_point_and_its_window_is_found():
+    """`os.open` + `os.write`: the outbox line is a crash point at the reader's line, and a
+    crash there sends the mail twice."""
+    found = explore(target("file_outbox", "by_descriptor"), "graph")
+    [write] = [p for p in found.points if p.op == "write"]
+    assert (write.detail, write.where) == ("outbox.log", "file_outbox.py:26"), found.summary()
+    assert found.point(write.n).outcome == "duplicate", found.summary()
+    assert found.clean["outbox.log"] == ["to=ada@example.com"]
+
+
+def test_a_file_changed_with_no_crash_point_of_its_own_keeps_the_matrix_from_green():
+    """Another program appends to the outbox: the explorer cannot crash between its write and
+    the node's saved writes, so it names the file as unwatched, never green."""
+    found = explore(target("shell_outbox"), "graph")
+    assert found.unwatched == ["outbox.log changed with no crash point of its own"], found.summary()
+    assert not found.green and "outbox.log" in found.summary()
+    assert found.clean["outbox.log"] == ["to=ana@example.com"]

@@ -2,15 +2,18 @@
 
 A crash point comes after each commit to a SQLite file of the run (the bench's commit watch,
 however the reader writes it), each write that reaches a file in the run folder, fsynced or
-not (a killed process loses no byte the kernel has: only a power cut does), each `os.fsync`
-of one, and each checkpointer `put` / `put_writes` (`graphs.RecordedSaver`). A file or a
+not (a killed process loses no byte the kernel has: only a power cut does), through a file
+object or a descriptor (`os.write`), each `os.fsync` of one that makes something new
+durable, and each checkpointer `put` / `put_writes` (`graphs.RecordedSaver`). A file or a
 database opened for writing outside the run folder is noted ("outside"): a crash there
-cannot be explored, and each replay would write there again. Each carries the reader's source
-line. Recording (the run without a crash) also notes what the files hold at every point, so
-that points whose crash states are equal are explored once (ALICE's idea: a crash can only
-leave what was durable). Replaying, the worker dies at its planned point: by SIGKILL, sent to
-itself right there, or by `os._exit(91)`; in step mode it pauses at each for the parent.
-Worker-side: standard library only.
+cannot be explored, and each replay would write there again. A file of the run that changed
+with no crash point of its own (another program wrote it) is noted too ("unwatched"): its
+window was never explored. Each point carries the reader's source line. Recording (the run
+without a crash) also notes what the files hold at every point, so that points whose crash
+states are equal are explored once (ALICE's idea: a crash can only leave what was durable).
+Replaying, the worker dies at its planned point: by SIGKILL, sent to itself right there, or
+by `os._exit(91)`; in step mode it pauses at each for the parent. Worker-side: standard
+library only.
 """
 
 from __future__ import annotations
@@ -105,6 +108,9 @@ class CrashPoints:
         self.seen: dict[tuple[str, str], int] = {}
         self.watch: CommitWatch | None = None
         self.outside: set[str] = set()  # files opened for writing outside the run folder
+        self.pointed: set[str] = set()  # the run's files a crash point came after a change of
+        self.marks: dict[str, tuple[int, int]] = {}  # a file's size and time at its last point
+        self.armed_state: dict | None = None  # recording: what the files held when armed
         self.quiet = False  # the lab's own writes (a fork's files, copied): no crash points
         self._lock = threading.RLock()  # a graph's writes can come from its worker threads
         self._trace_inode = os.stat(os.path.join(self.run_dir, TRACE_FILE)).st_ino
@@ -120,6 +126,8 @@ class CrashPoints:
         with self._lock:
             self.count += 1
             nth = self.seen[op, detail] = self.seen.get((op, detail), 0) + 1
+            if op in ("write", "fsync"):
+                self.pointed.add(detail)
             if self.plan and [self.plan[k] for k in ("op", "detail", "nth")] == [op, detail, nth]:
                 self.die()  # at once: no other thread may go on meanwhile
             where = where or self.locate()
@@ -135,11 +143,34 @@ class CrashPoints:
             if name in self.gate.pause_at:
                 self.gate(name)  # step mode: the parent goes on, or kills it here
 
+    def wrote(self, op: str, name: str, fd: int) -> None:
+        """Bytes of file `name` reached the kernel (a write) or the disk (an fsync): a crash
+        point, and the file's mark, to know whether a later fsync makes anything new."""
+        self.marks[name] = mark(fd)
+        self.hit(op, name)
+
     def arm(self) -> None:
         """The set-up is over: what was committed so far is no crash point; what comes is."""
         if self.watch is not None:
             self.watch.observe()
+        if self.recording:
+            self.armed_state = read_state(self.run_dir)
         self.armed = True
+
+    def note_changes_without_a_point(self, ignored: Iterable[str] = ()) -> None:
+        """Recording, at its end: a file of the run that changed although no crash point ever
+        came after a change of it (written where the explorer does not look: `mmap`, a
+        subprocess, a C library's own writes) goes into the trace as "unwatched", so that its
+        windows, never explored, keep the matrix from being green."""
+        if self.armed_state is None:
+            return
+        end = read_state(self.run_dir)
+        changed = {
+            n for n in end.keys() | self.armed_state.keys() if end.get(n) != self.armed_state.get(n)
+        }
+        unseen = sorted(changed - self.pointed - set(ignored))
+        if unseen:
+            self.trace.event("unwatched", files=unseen, reason="no_point")
 
     def die(self) -> None:
         """End this process here: SIGKILL sent to itself, or `os._exit` (the gate's code)."""
@@ -203,6 +234,7 @@ class CrashPoints:
         """A crash point after every commit to a SQLite file of the run folder (but `ignore`)."""
 
         def committed(file: str) -> None:
+            self.pointed.update(file.split(" and "))
             named = self.next_commit  # a service's commit to come (a claim: `services`)
             if named and named[2] in file.split(" and "):
                 self.next_commit = None
@@ -223,6 +255,52 @@ class CrashPoints:
         a file opened for writing outside it is noted."""
         self.watch_fsync()
         self.watch_writes()
+        self.watch_descriptor_writes()
+
+    def watch_descriptor_writes(self) -> None:
+        """The same for a file written below Python's file objects: `os.open` for writing,
+        then `os.write`, `os.pwrite` or `os.writev` on its descriptor (a crash point after each
+        that wrote a byte), until `os.close`."""
+        real_open, real_close = os.open, os.close
+        files: dict[int, str] = {}  # descriptor -> the run file it is open on
+
+        def watched_open(path: object, flags: int, *args: object, **kwargs: object) -> int:
+            fd = real_open(path, flags, *args, **kwargs)
+            if (
+                self.quiet
+                or not flags & (os.O_WRONLY | os.O_RDWR)
+                or lab_file(os.path.basename(os.fsdecode(path)))
+            ):
+                return fd
+            real = (
+                os.path.realpath(os.fsdecode(path), strict=False)
+                if not kwargs.get("dir_fd")
+                else None
+            )
+            if real is None or os.path.basename(real) == TRACE_FILE:
+                return fd
+            if self.inside(real):
+                files[fd] = os.path.relpath(real, self._real_dir)
+            else:
+                self.note_outside(real)
+            return fd
+
+        def watched(write: Callable[..., int]) -> Callable[..., int]:
+            @functools.wraps(write)
+            def written(fd: int, *args: object) -> int:
+                count = write(fd, *args)
+                if count and fd in files and not self.quiet:
+                    self.wrote("write", files[fd], fd)
+                return count
+
+            return written
+
+        def watched_close(fd: int) -> None:
+            files.pop(fd, None)
+            real_close(fd)
+
+        os.open, os.close = watched_open, watched_close
+        os.write, os.pwrite, os.writev = map(watched, (os.write, os.pwrite, os.writev))
 
     def watch_writes(self) -> None:
         """Every file this process opens for writing (`open`, `io.open`, `pathlib`,
@@ -245,7 +323,7 @@ class CrashPoints:
                 self.note_outside(path)
                 return opened
             name = os.path.relpath(path, self._real_dir)
-            return WrittenFile(opened, lambda: self.hit("write", name))
+            return WrittenFile(opened, lambda: self.wrote("write", name, opened.fileno()))
 
         builtins.open = io.open = watched_open
 
@@ -275,17 +353,19 @@ class CrashPoints:
                 self.trace.note("outside", file=path, where=self.locate())
 
     def watch_fsync(self) -> None:
-        """A crash point after every `os.fsync` of a file in the run folder (not the trace)."""
+        """A crash point after every `os.fsync` of a file in the run folder (not the trace)
+        that makes something new durable: an fsync of bytes a write's point already saw
+        leaves, after a kill, the very files that point left (a kill keeps the page cache)."""
         real_fsync = os.fsync
 
         def fsync(fd: int) -> None:
             real_fsync(fd)
             number = fd if isinstance(fd, int) else fd.fileno()  # any object with fileno()
             path = os.fstat(number).st_ino != self._trace_inode and run_file(number, self.run_dir)
-            if path:
+            if path and self.marks.get(os.path.basename(path)) != mark(number):
                 if self.watch is not None:
                     self.watch.observe()  # the commits made before it come first
-                self.hit("fsync", os.path.basename(path))
+                self.wrote("fsync", os.path.basename(path), number)
 
         os.fsync = fsync
 
@@ -302,8 +382,7 @@ class WrittenFile:
     def mark(self) -> tuple[int, int, int]:
         """What changes when bytes reach the file: its size, its time, the kernel's offset."""
         fd = self._opened.fileno()
-        status = os.fstat(fd)
-        return status.st_size, status.st_mtime_ns, os.lseek(fd, 0, os.SEEK_CUR)
+        return *mark(fd), os.lseek(fd, 0, os.SEEK_CUR)
 
     def reached(self) -> None:
         if not self._opened.closed and self.mark() != self._mark:
@@ -395,6 +474,12 @@ def run_file(fd: int, run_dir: str) -> str | None:
     except OSError:
         return None
     return path if os.path.dirname(path) == os.path.realpath(run_dir) else None
+
+
+def mark(fd: int) -> tuple[int, int]:
+    """What changes when bytes reach a file: its size and its time of change."""
+    status = os.fstat(fd)
+    return status.st_size, status.st_mtime_ns
 
 
 def copy_files(run_dir: str, folder: str) -> None:

@@ -66,6 +66,7 @@ UNWATCHED = {  # what the commit watch could not crash apart (bench.commit_watch
     "uncounted": lambda e: f"{' and '.join(e['files'])} changed without SQLite counting a commit",
     "together": lambda e: f"{e.get('commits')} commits to {' and '.join(e['files'])} seen at once",
     "unreadable": lambda e: f"{' and '.join(e['files'])}: neither SQLite nor text, not judged",
+    "no_point": lambda e: f"{' and '.join(e['files'])} changed with no crash point of its own",
 }
 SERVERS = {"step": "light", "graph": "trial", "callable": "trial"}  # a step's need no LangGraph
 # Each crash state is recovered after every restart the spec names (`bench.restart`), each on a

@@ -25,9 +25,9 @@ from collections.abc import Callable
 from labkit.bench.gate import report
 from labkit.bench.restart import new_parent, next_attempt, restart_here, seconds_until
 from labkit.bench.trace import Trace
-from labkit.studies.explorer.checker import CrashState, default_checker, outcome_of
+from labkit.studies.explorer.checker import CHECKPOINT_FILE, CrashState, default_checker, outcome_of
 from labkit.studies.explorer.record import CrashPoints, read_state, skip_disk_waits
-from labkit.studies.explorer.services import serve_here, watch_claims
+from labkit.studies.explorer.services import NOT_EFFECTS, serve_here, watch_claims
 from labkit.studies.explorer.target import BadTarget, load_function
 
 __all__ = ["run"]
@@ -75,6 +75,7 @@ def run_from_the_start(job: dict, world: object, trace: Trace) -> None:
     finished = world.run_first(job, points) is not False  # a graph says; a step ends done
     points.reap()
     if recording:
+        points.note_changes_without_a_point(ignored=[CHECKPOINT_FILE, *NOT_EFFECTS])
         end = read_state(job["run_dir"])
         state = CrashState(None, end, end, end, finished=finished, run_dir=job["run_dir"])
         report(job, state=end, points=points.count, **judge(checker, state))
