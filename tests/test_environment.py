@@ -82,7 +82,7 @@ def test_binders_environment_alone_runs_every_lesson_import_and_holds_no_test_to
     probe = f"""
 import importlib, importlib.util, json, pkgutil, labkit
 for module in pkgutil.walk_packages(labkit.__path__, "labkit."):
-    if not module.name.endswith("__main__"):  # that one runs the CLI
+    if module.name not in ("labkit.__main__", "labkit.pytest_plugin"):  # the CLI; pytest's
         importlib.import_module(module.name)
 for name in {sorted(lessons_imports())!r}:
     importlib.import_module(name)
@@ -109,11 +109,16 @@ def test_environment_pins_python_and_the_lesson_packages():
 
 
 def test_pyproject_dependencies_agree_with_environment():
+    """The core (the explorer's) and the lab extra are pinned as environment.yml pins them,
+    and together they are every package the lessons import (its part above development)."""
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
     pins = environment_pins()
-    for requirement in project["dependencies"]:
+    requirements = [*project["dependencies"], *project["optional-dependencies"]["lab"]]
+    for requirement in requirements:
         name, version = requirement.split("==")
         assert pins.get(name) == version, requirement
+    lessons = PIN.findall(TASKS["lessons_environment"]())
+    assert {name for name, _ in lessons} == {r.split("==")[0] for r in requirements}
 
 
 def test_installed_versions_are_the_pinned_ones():

@@ -6,7 +6,9 @@ it under a graph compiled once, before any fork (`with_saver`). `checkpoint_repo
 the file through LangGraph's own API for the views. `open_checkpointer` opens the job's
 choice instead, the run's SQLite file or a PostgresSaver on the run's schema (lesson 7), and
 times every put. Imports LangGraph: only the trial server
-and its workers import this module, never the kernel.
+and its workers import this module, never the kernel. PostgresSaver and psycopg are imported
+where a Postgres saver is opened: they come with the lab's extras (`labkit[lab]`), and a
+project that installs the explorer alone has neither.
 """
 
 from __future__ import annotations
@@ -18,10 +20,8 @@ import time
 from collections.abc import Callable
 
 from langgraph.checkpoint.base import BaseCheckpointSaver
-from langgraph.checkpoint.postgres import PostgresSaver
 from langgraph.checkpoint.sqlite import SqliteSaver
 from langgraph.graph.state import CompiledStateGraph
-from psycopg.rows import dict_row
 
 from labkit.bench.postgres import connect
 
@@ -71,10 +71,7 @@ def open_checkpointer(
     put_writes() `job["writes_delay_ms"]` (issue #8039's race), every put() first calls
     `on_put(metadata)` (a kill point), and both are timed into puts.jsonl."""
     if job.get("checkpointer", "sqlite") == "postgres":
-        conn = connect(
-            job["postgres_url"], job["schema"], prepare_threshold=0, row_factory=dict_row
-        )
-        saver: BaseCheckpointSaver = PostgresSaver(conn)
+        saver: BaseCheckpointSaver = postgres_saver(job["postgres_url"], job["schema"])
     else:
         saver = open_saver(job["run_dir"])
     return timed(saver, job, on_put)
@@ -112,10 +109,20 @@ def timed(
     return saver
 
 
+def postgres_saver(url: str, schema: str) -> BaseCheckpointSaver:
+    """A PostgresSaver on its own connection to the run's schema (the trial server has
+    imported it already, where the lab's extras are installed: `server.PRELOAD`)."""
+    from langgraph.checkpoint.postgres import PostgresSaver
+    from psycopg.rows import dict_row
+
+    return PostgresSaver(connect(url, schema, prepare_threshold=0, row_factory=dict_row))
+
+
 def set_up_postgres(url: str, schema: str) -> None:
     """PostgresSaver's tables in the run's schema (its migrations, once, before any worker)."""
-    with connect(url, schema, prepare_threshold=0, row_factory=dict_row) as conn:
-        PostgresSaver(conn).setup()
+    saver = postgres_saver(url, schema)
+    with saver.conn:
+        saver.setup()
 
 
 def postgres_counts(postgres_url: str, schema: str, thread_id: str) -> tuple[int, int, int]:

@@ -19,6 +19,7 @@ import contextlib
 import functools
 import gc
 import importlib
+import importlib.util
 import json
 import os
 import signal
@@ -47,8 +48,12 @@ PRELOAD = (
     "labkit.studies.explorer.callables",
     "labkit.studies.durability.graphs:warm_up",
     "labkit.studies.postgres.workers",  # psycopg: lesson 7's workers connect to Postgres
+    "langgraph.checkpoint.postgres",  # lesson 7's PostgresSaver
     "labkit.studies.retries.warm:warm_up",
 )
+# Preloaded only where the lab's extras are installed: a project that installs labkit for the
+# explorer alone (`pip install labkit`, no `[lab]`) has no psycopg and no Postgres saver.
+NEEDS_LAB_EXTRAS = {"labkit.studies.postgres.workers", "langgraph.checkpoint.postgres"}
 # The light server: the same loop, for workers of the standard library alone (the crash
 # explorer's steps). Without LangGraph in it, a fork costs well under a millisecond, not ten.
 LIGHT_PRELOAD = ("labkit.studies.explorer.worker", "labkit.studies.explorer.steps")
@@ -87,6 +92,8 @@ def serve(caller: int, kind: str = "trial") -> None:
     die_with(caller)
     signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})  # let through by interruptible()
     for entry in PRELOADS[kind]:
+        if entry in NEEDS_LAB_EXTRAS and importlib.util.find_spec("psycopg") is None:
+            continue
         module, _, function = entry.partition(":")
         loaded = importlib.import_module(module)
         if function:

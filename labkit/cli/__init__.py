@@ -19,6 +19,7 @@ def is_ctrl_c(error: BaseException) -> bool:
 
 try:  # a Ctrl-C while Python loads labkit (its first tenth of a second) is one line too
     import errno
+    import importlib.metadata
     import os
     from collections.abc import Sequence
 
@@ -67,10 +68,19 @@ OUTPUT_ERRORS = (errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EIO)
 
 def build_parser() -> Parser:
     parser = Parser(prog="labkit", description=__doc__.splitlines()[0])
+    parser.add_argument("--version", action="version", version=f"labkit {installed_version()}")
     commands = parser.add_subparsers(dest="command", required=True, parser_class=Parser)
     for group in GROUPS:
         group.register(commands)
     return parser
+
+
+def installed_version() -> str:
+    """labkit's version as installed (a CI log says which one ran), or where it runs from."""
+    try:
+        return importlib.metadata.version("labkit")
+    except importlib.metadata.PackageNotFoundError:  # run from a folder on the path
+        return f"(not installed, from {os.path.dirname(os.path.dirname(__file__))})"
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -82,6 +82,10 @@ class Exploration:
         outside the run folder (its crashes cannot be explored: a failure, never green)."""
         return self.stopped is None and not self.failing and not self.unwatched and not self.outside
 
+    def matrix(self) -> str:
+        """The matrix as a terminal table, for a test's assertion message (`matrix_text`)."""
+        return matrix_text(self)
+
     def point(self, n: int | None) -> PointResult:
         """The row of crash point `n` (None: the run without a crash)."""
         return next(p for p in self.points if p.n == n)
