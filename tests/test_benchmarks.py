@@ -61,3 +61,9 @@ def test_postgres_benchmark_prints_its_ratios_server_starts_and_put_times():
 def test_explorer_benchmark_prints_both_figures():
     out = bench("bench_explorer.py", "--rounds", "1", "--commits", "3")
     assert "linear graph (sync), every crash point" in out and "crash states/s" in out
+
+
+def test_explorer_start_benchmark_prints_cold_and_warm():
+    out = bench("bench_explorer_start.py", "--rounds", "1")
+    assert "cold shell, lesson 2's step" in out and "x warm; target < 2x" in out
+    assert "tutorial-shaped graph, warm" in out

@@ -31,6 +31,7 @@ __all__ = [
     "close_all_but",
     "drop",
     "error_summary",
+    "installed",
     "print_error",
     "refill",
     "take",
@@ -153,9 +154,13 @@ def summary(trace: traceback.TracebackException) -> str:
 def in_readers_module(file: str) -> bool:
     """Whether `file` is a module of the reader's: not labkit's, nor installed (the standard
     library, LangGraph), nor code given as text, nor Python's own ("<frozen ...>")."""
+    return not (installed(file) or file.startswith(("<", LABKIT)))
+
+
+def installed(file: str) -> bool:
+    """Whether `file` is of an installed module: the standard library's, or site-packages'."""
     folders = file.split(os.sep)
-    installed = "site-packages" in folders or "dist-packages" in folders
-    return not (installed or file.startswith(("<", LABKIT, STDLIB)))
+    return "site-packages" in folders or "dist-packages" in folders or file.startswith(STDLIB)
 
 
 def take() -> Spare:

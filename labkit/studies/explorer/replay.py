@@ -43,6 +43,7 @@ from labkit.bench.failures import FAILED, worker_failure
 from labkit.bench.folders import keep_json, new_run_dir, release_run_dir
 from labkit.bench.gate import EXIT_CODE
 from labkit.bench.launcher import WorkerProcess, WorkerReport, first_to_end, read_report
+from labkit.bench.preload import preload
 from labkit.bench.restart import FRESH, RESTARTS
 from labkit.bench.trace import Trace, read_trace
 from labkit.studies.explorer.record import KILL_MODES, point_folder, point_name, unreadable
@@ -240,6 +241,7 @@ def explore_in(folder: str, spec: dict, progress: Progress | None = None) -> dic
     started = time.monotonic()
     exploration = Exploration(spec.target["label"], spec.kind, folder, spec=asdict(spec))
     record = recording(Path(folder), spec)
+    preload(record.get("imported", ()))  # the replays' workers start with the reader's imports
     exploration.clean, exploration.unwatched = record["state"], record["unwatched"]
     exploration.outside = record["outside"]
     clean_row = PointResult(None, "run", "to its end", None, "", None, record["run_dir"])

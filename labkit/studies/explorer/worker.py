@@ -20,9 +20,11 @@ from __future__ import annotations
 
 import importlib
 import os
+import sys
 from collections.abc import Callable
 
 from labkit.bench.gate import report
+from labkit.bench.preload import newly_imported
 from labkit.bench.restart import new_parent, next_attempt, restart_here, seconds_until
 from labkit.bench.trace import Trace
 from labkit.studies.explorer.checker import CHECKPOINT_FILE, CrashState, default_checker, outcome_of
@@ -41,6 +43,7 @@ WORLDS = {
 
 def run(job: dict) -> None:
     """The worker's entry (`labkit.studies.explorer.worker:run`)."""
+    loaded = list(sys.modules)  # what the server gave it: the recording says what it added
     skip_disk_waits()
     if job.get("fork_to"):  # a recording that forks the processes it kills: under a parent
         new_parent()  # of its own, so that a recovery needs no new parent of its own
@@ -57,16 +60,17 @@ def run(job: dict) -> None:
             serve_here(job, None)
             recover_and_check(job, world, trace, the_checker(job))
         else:
-            run_from_the_start(job, world, trace)
+            run_from_the_start(job, world, trace, loaded)
     except BadTarget as error:  # the caller's bad input, not the reader's code failing
         report(job, bad_target=str(error))
         raise
     trace.note("exit", code=0)
 
 
-def run_from_the_start(job: dict, world: object, trace: Trace) -> None:
+def run_from_the_start(job: dict, world: object, trace: Trace, loaded: list[str]) -> None:
     """Run the reader's code, numbering its crash points (dying at the planned one); the
-    recording also judges the state it ends in."""
+    recording also judges the state it ends in, and names the installed modules it imported
+    beyond `loaded` (the server imports them for the workers to come: `bench.preload`)."""
     points = CrashPoints(job, trace, ())
     watch_claims(points)  # before the reader's module is loaded
     serve_here(job, points)
@@ -78,7 +82,8 @@ def run_from_the_start(job: dict, world: object, trace: Trace) -> None:
         points.note_changes_without_a_point(ignored=[CHECKPOINT_FILE, *NOT_EFFECTS])
         end = read_state(job["run_dir"])
         state = CrashState(None, end, end, end, finished=finished, run_dir=job["run_dir"])
-        report(job, state=end, points=points.count, **judge(checker, state))
+        verdict = judge(checker, state)
+        report(job, state=end, points=points.count, imported=newly_imported(loaded), **verdict)
 
 
 def the_checker(job: dict) -> Callable:
