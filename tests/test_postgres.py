@@ -367,3 +367,27 @@ def test_the_lesson_reads_from_its_server_what_keeps_other_users_out(chinese):
     assert facts["runs_as"] == ("nobody" if os.getuid() == 0 else facts["you"])
     shown = guard_text(facts)
     assert "没有任何网络地址" in shown and f"以 {facts['runs_as']} 身份运行" in shown
+
+
+@pytest.mark.parametrize("graph", ["writes", "reads"])
+def test_a_graph_whose_node_writes_to_postgres_is_never_green(own_server, graph):
+    """Issue 25, item 12: its Postgres commits are no crash points yet, so an INSERT there is
+    a write outside the run folder (the exploration fails, at the node's line); a SELECT is not."""
+    from psycopg import sql
+
+    from labkit.studies.explorer.replay import explore
+
+    table = f"orders_{graph}"
+    with postgres.connect(own_server.url) as conn:
+        conn.execute(sql.SQL("CREATE TABLE {} (id text)").format(sql.Identifier(table)))
+    settings = {"configurable": {"db": own_server.url, "table": table}}
+    target = f"{Path(__file__).parent / 'outside' / 'postgres_rows'}.py:{graph}"
+    found = explore(target, "graph", config=settings, restart_at="now")
+    with postgres.connect(own_server.url) as conn:
+        rows = conn.execute(sql.SQL("SELECT count(*) FROM {}").format(sql.Identifier(table)))
+        [[count]] = rows.fetchall()
+    if graph == "writes":
+        assert found.outside == ["Postgres database postgres"], found.summary()
+        assert not found.green and count == 1  # the recording's row, and no replay's
+    else:
+        assert found.outside == [] and found.green and count == 0, found.summary()

@@ -36,6 +36,7 @@ from threading import Lock
 from labkit.bench.commit_watch import HEADER, CommitWatch, read_file
 from labkit.bench.gate import EXIT_CODE, Gate
 from labkit.bench.trace import TRACE_FILE, Trace
+from labkit.studies.explorer.postgres_writes import watch_postgres_writes
 
 __all__ = [
     "KILL_MODES",
@@ -155,6 +156,7 @@ class CrashPoints:
             self.watch.observe()
         if self.recording:
             self.armed_state = read_state(self.run_dir)
+        watch_postgres_writes(self.note_outside)  # the reader's code has imported psycopg now
         self.armed = True
 
     def note_changes_without_a_point(self, ignored: Iterable[str] = ()) -> None:
