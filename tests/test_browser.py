@@ -150,6 +150,14 @@ def wait_until_drawn(page, image) -> None:
     page.wait_for_function("el => el.complete && el.naturalWidth > 0", arg=image.element_handle())
 
 
+def broken_images(panel) -> int:
+    """Pictures shown with nothing in them: a browser draws a broken-image icon for each."""
+    return panel.locator("img").evaluate_all(
+        "els => els.filter(e => e.offsetParent !== null && !(e.complete && e.naturalWidth > 0))"
+        ".length"
+    )
+
+
 def record_timing(name: str, seconds: float) -> None:
     """Keep a click-to-view time in test-artifacts/browser-timing.json, beside the shots."""
     path = ARTIFACTS / "browser-timing.json"
@@ -224,6 +232,7 @@ def test_lesson_4_the_24_kill_matrix_from_the_widgets(lab_url, page, shot_on_fai
 def test_lesson_5_the_call_panel_in_a_real_browser(lab_url, page, shot_on_failure):
     lesson = "notebooks/05_the_unknown_outcome.ipynb"
     panel = run_all(page, lab_url, lesson, ".labkit-call-panel")
+    assert broken_images(panel) == 0  # before its first run: no picture, no icon
     selects = panel.locator(".widget-dropdown select")
     selects.nth(0).select_option("new_key")
     selects.nth(1).select_option("reply_lost")
@@ -241,6 +250,7 @@ def test_lesson_5_the_call_panel_in_a_real_browser(lab_url, page, shot_on_failur
 def test_lesson_6_the_lease_panel_in_a_real_browser(lab_url, page, shot_on_failure):
     lesson = "notebooks/06_two_workers_one_task.ipynb"
     panel = run_all(page, lab_url, lesson, ".labkit-lease-panel")
+    assert broken_images(panel) == 0
     panel.locator(".widget-dropdown select").first.select_option("lease")  # no fence
     started = time.perf_counter()
     panel.locator("button:has-text('Run')").click()

@@ -167,6 +167,7 @@ def test_lesson6_views_and_panel_speak_chinese(tmp_path, chinese):
     panel = views.LeasePanel("lease", 300, 200)
     before = widget_text(panel.method, panel.pause, panel.lease, panel.run_button, panel.status)
     panel.click()
+    panel.job.wait()
     assert panel.error is None and panel.result.outcome == "lost_update"
     after = widget_text(panel.status, panel.tables)
     assert_views_chinese("\n".join([*shown, drawn, before, after]))

@@ -469,18 +469,23 @@ def test_the_views_say_each_outcome_in_words_and_draw_a_lane_per_worker(sweep):
         views.claim_html({"outcome": "one_winner"})
 
 
-def test_the_panel_runs_a_race_on_a_click_and_shows_its_errors(monkeypatch, tmp_path):
+def test_the_panel_runs_a_race_off_the_kernels_thread_and_shows_its_errors(monkeypatch, tmp_path):
     from labkit.views.leases import LeasePanel
 
     with pytest.raises(LabError, match="unknown claim method 'x'"):
         LeasePanel("x")
     panel = LeasePanel("lease", 300, 200)
+    assert panel.image.layout.display == "none"  # no picture yet: no broken-image icon
     panel.click()
+    assert panel.run_button.disabled and panel.result is None  # the click has returned
+    panel.job.wait()
     assert panel.error is None and panel.result.outcome == "lost_update"
     assert "LOST UPDATE" in panel.tables.value and bytes(panel.image.value)[:4] == b"\x89PNG"
+    assert panel.image.layout.display is None
     assert not panel.run_button.disabled
     monkeypatch.setenv("TMPDIR", str(tmp_path / "missing"))
     panel.click()
+    panel.job.wait()
     assert isinstance(panel.error, LabError) and "missing" in panel.error_line.value
     assert not panel.run_button.disabled
 

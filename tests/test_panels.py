@@ -6,6 +6,7 @@ for the panel's job (`panel.job.wait()`) before it reads what the panel shows.""
 from __future__ import annotations
 
 import os
+import re
 import threading
 import time
 from pathlib import Path
@@ -13,6 +14,7 @@ from types import SimpleNamespace
 
 import pytest
 
+import labkit as lk
 from labkit.bench import launcher
 from labkit.views.panel import CrashPanel
 from labkit.views.step_panel import StepPanel
@@ -135,6 +137,7 @@ def test_durability_panel_runs_trials_and_decodes_the_last_checkpoint_file():
     from labkit.views.durability_panel import DurabilityPanel
 
     panel = DurabilityPanel(trials=1)
+    assert panel.plot.layout.display == "none"
     assert panel.graphs.value == ("linear", "parallel")  # the study's matrix, by default
     panel.graphs.value = ("linear",)
     panel.modes.value = ("sync", "exit")
@@ -143,7 +146,7 @@ def test_durability_panel_runs_trials_and_decodes_the_last_checkpoint_file():
     assert panel.error is None and not panel.run_button.disabled
     assert [t.spec.mode for t in panel.trials] == ["sync", "exit"]
     assert panel.progress.value == panel.progress.max == 2
-    assert panel.plot.value[:4] == b"\x89PNG"
+    assert panel.plot.value[:4] == b"\x89PNG" and panel.plot.layout.display is None
     assert "nothing to resume: the run is lost" in panel.table.value
     assert "(exit) as the kill left it" in panel.checkpoints.value
 
@@ -236,6 +239,11 @@ def test_stop_during_a_sweep_kills_and_reaps_every_worker():
     assert panel.progress.value < 24 and panel.progress.bar_style == "warning"
     assert running_workers() == [] and not launcher._LIVE
     assert panel.results == [] and not panel.run_button.disabled
+    # the matrix holds the runs that finished (one may have ended as Stop was clicked), said
+    # partial: never the previous sweep's, nor a whole one
+    finished = int(re.search(r"<b>(\d+) of 24 runs</b> finished so far", panel.matrix.value)[1])
+    assert panel.progress.value <= finished < 24
+    assert panel.matrix.value.count("<td ") == finished
     panel.modes.value = ("exit",)
     panel.click()  # and the next sweep runs whole
     panel.job.wait()
@@ -270,9 +278,10 @@ def test_stop_during_a_matrix_interrupts_the_trial_server_and_the_next_run_is_wh
 def test_an_error_in_a_sweep_is_one_line_in_the_panel(monkeypatch):
     from labkit.views import sweep_panel
 
+    first = lk.run("effect_first", "effect", "exit")
+
     def failing(modes, progress):
-        spec = SimpleNamespace(label="effect_first.effect.exit")
-        progress(1, 12, SimpleNamespace(spec=spec, outcome="duplicate"))
+        progress(1, 12, first)
         raise OSError("No space left on device")
 
     monkeypatch.setattr(sweep_panel, "sweep", failing)
@@ -332,9 +341,11 @@ def test_call_panel_says_what_runs_at_once_then_shows_the_outcome():
     from labkit.views.unknown_outcome import CallPanel
 
     panel = CallPanel(strategy="new_key", fault="reply_lost")
+    assert panel.image.layout.display == "none"  # no picture yet: no broken-image icon
     panel.click()
     assert panel.status.value.startswith("Running <b>new_key</b> under <b>reply_lost</b>")
     panel.job.wait()
     assert panel.error is None and panel.result.outcome == "duplicate"
     assert "DUPLICATE" in panel.tables.value and panel.image.value[:4] == b"\x89PNG"
+    assert panel.image.layout.display is None
     assert panel.status.value.startswith("Done. Folder:")

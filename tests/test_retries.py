@@ -260,6 +260,7 @@ def test_the_panel_runs_the_distribution_with_its_bar_and_draws_it():
     )
 
     panel = FirstCheckpointPanel(trials=10)
+    assert panel.figure.layout.display == "none"  # no picture yet: no broken-image icon
     panel.modes.value = ("exit",)
     panel.click()
     assert panel.run_button.disabled  # while it runs
@@ -267,6 +268,7 @@ def test_the_panel_runs_the_distribution_with_its_bar_and_draws_it():
     assert panel.error is None and panel.results["exit"]["lost"] == 10
     assert panel.progress.value == panel.progress.max == 10
     assert "exit" in panel.table.value and bytes(panel.figure.value).startswith(b"\x89PNG")
+    assert panel.figure.layout.display is None
     assert not panel.run_button.disabled
     result = lab.run_retry("default", "attempt_only")
     assert "NEVER CHARGED" in retry_html(result) and "never charged" in format_retry(result)

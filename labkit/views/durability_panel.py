@@ -20,7 +20,7 @@ from labkit.studies.durability.experiment import (
 )
 from labkit.views.background import BackgroundJob, Report
 from labkit.views.durability import checkpoints_html, distribution_figure, trials_html
-from labkit.views.figures import figure_png
+from labkit.views.figures import picture, show_picture
 
 __all__ = ["DurabilityPanel"]
 
@@ -70,9 +70,7 @@ class DurabilityPanel(widgets.VBox):
         self.progress = self.job.progress
         self.status = widgets.HTML(say("durability_panel.ready"))
         self.error_line = widgets.HTML()
-        self.plot = widgets.Image(format="png")
-        self.plot.add_class("labkit-distribution")
-        self.plot.layout.display = "none"
+        self.plot = picture("labkit-distribution")
         self.table = widgets.HTML()
         self.checkpoints = widgets.HTML()
         self.run_button.on_click(self._on_run)
@@ -123,8 +121,7 @@ class DurabilityPanel(widgets.VBox):
 
     def show(self, trials: list[Trial]) -> None:
         self.trials = trials
-        self.plot.value = figure_png(distribution_figure(trials))
-        self.plot.layout.display = None
+        show_picture(self.plot, distribution_figure(trials))
         self.table.value = trials_html(trials)
         last = trials[-1]
         self.checkpoints.value = (

@@ -14,9 +14,10 @@ from functools import cache
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # matplotlib is imported where a figure is drawn, not here
+    import ipywidgets
     from matplotlib.figure import Figure
 
-__all__ = ["CJK_FAMILY", "figure_png", "new_figure"]
+__all__ = ["CJK_FAMILY", "figure_png", "new_figure", "picture", "show_picture"]
 
 DPI = 80  # sharp enough on a projector, small enough to send on every click
 CJK_FAMILY = "Noto Sans CJK SC"  # the simplified-Chinese face of the collection
@@ -55,3 +56,20 @@ def figure_png(figure: Figure) -> bytes:
     buffer = io.BytesIO()
     figure.savefig(buffer, format="png", dpi=DPI)
     return buffer.getvalue()
+
+
+def picture(css_class: str | None = None) -> ipywidgets.Image:
+    """A panel's place for a picture, hidden until it holds one: an image with no picture yet
+    is a broken-image icon in a browser."""
+    import ipywidgets
+
+    image = ipywidgets.Image(format="png", layout=ipywidgets.Layout(display="none"))
+    if css_class:
+        image.add_class(css_class)
+    return image
+
+
+def show_picture(image: ipywidgets.Image, figure: Figure) -> None:
+    """Put the figure in the panel's picture, and show it."""
+    image.value = figure_png(figure)
+    image.layout.display = None

@@ -17,7 +17,7 @@ from labkit.studies.leases.experiment import ClaimResult, check_result, run_clai
 from labkit.studies.leases.outcome import OUTCOMES
 from labkit.studies.leases.spec import METHODS, ClaimSpec
 from labkit.views import show_html
-from labkit.views.figures import figure_png, new_figure
+from labkit.views.figures import figure_png, new_figure, picture, show_picture
 from labkit.views.palette import KILL_COLOUR, NEUTRAL
 from labkit.views.tables import CELL, grid_html, snapshot_html
 from labkit.views.text import format_grid, format_snapshot, process_exits
@@ -423,10 +423,13 @@ def show_graph_race(run: dict) -> None:
 
 class LeasePanel:
     """Method, pause, lease, Run: then the outcome, the files and the timeline. A run starts on
-    a click only. Display it as the last line of a cell (it shows its widgets)."""
+    a click only, and runs off the kernel's thread (`background.BackgroundJob`: the race holds
+    w1 frozen for its pause). Display it as the last line of a cell (it shows its widgets)."""
 
     def __init__(self, method: str = "lease_with_fence", pause_ms: int = 300, lease_ms: int = 200):
         import ipywidgets as widgets
+
+        from labkit.views.background import BackgroundJob
 
         ClaimSpec(method, pause_ms, lease_ms)  # bad input: one line, before any widget
         self.result: ClaimResult | None = None
@@ -447,36 +450,28 @@ class LeasePanel:
         self.status = widgets.HTML(say("leases.panel.pick"))
         self.error_line = widgets.HTML()
         self.tables = widgets.HTML()
-        self.image = widgets.Image(format="png")
+        self.image = picture()
+        self.job = BackgroundJob(self, [self.run_button], unit=say("leases.panel.unit"))
         self.run_button.on_click(self._on_run)
         controls = widgets.HBox([self.method, self.pause, self.lease, self.run_button])
-        self.box = widgets.VBox([controls, self.status, self.error_line, self.tables, self.image])
+        feedback = [self.status, self.job.row, self.error_line]
+        self.box = widgets.VBox([controls, *feedback, self.tables, self.image])
         self.box.add_class("labkit-lease-panel")
 
     def _on_run(self, _button: object = None) -> None:
-        from labkit.views.panel import shows_errors
+        method, pause, lease = self.method.value, self.pause.value, self.lease.value
+        what = say("leases.panel.running", method=method, pause=pause, lease=lease)
+        self.job.start(what, lambda _report: run_claim(method, pause, lease), self.show)
 
-        shows_errors(LeasePanel._run)(self)
-
-    def _run(self) -> None:
-        self.run_button.disabled = True
-        self.status.value = say(
-            "leases.panel.running",
-            method=self.method.value,
-            pause=self.pause.value,
-            lease=self.lease.value,
-        )
-        try:
-            self.result = run_claim(self.method.value, self.pause.value, self.lease.value)
-            folder = escape(str(self.result.run_dir))
-            self.status.value = say("leases.panel.done", folder=folder)
-            self.tables.value = claim_html(self.result)
-            self.image.value = figure_png(timeline_figure(self.result))
-        finally:
-            self.run_button.disabled = False
+    def show(self, result: ClaimResult) -> None:
+        self.result = result
+        self.status.value = say("leases.panel.done", folder=escape(str(result.run_dir)))
+        self.tables.value = claim_html(result)
+        show_picture(self.image, timeline_figure(result))
 
     def click(self) -> None:
-        """Same as clicking Run (for scripts and tests)."""
+        """Same as clicking Run (for scripts and tests): the race goes on after it returns;
+        `self.job.wait()` waits for it."""
         self.run_button.click()
 
     def _ipython_display_(self) -> None:

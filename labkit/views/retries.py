@@ -17,7 +17,7 @@ from labkit.bench.errors import check_record
 from labkit.language import say
 from labkit.studies.retries.experiment import first_checkpoint_modes
 from labkit.studies.retries.spec import FIRST_MODES
-from labkit.views.figures import figure_png, new_figure
+from labkit.views.figures import figure_png, new_figure, picture, show_picture
 from labkit.views.palette import outcome_colour
 from labkit.views.tables import CELL, failure_note, grid_html, outcome_word
 from labkit.views.text import format_grid
@@ -431,7 +431,7 @@ def panel_class() -> type:
                 widgets.HTML(),
                 widgets.HTML(),
             )
-            self.figure = widgets.Image(format="png")
+            self.figure = picture()
             self.job = BackgroundJob(
                 self, [self.run_button], unit=say("retries.panel.unit"), stoppable=True
             )
@@ -458,7 +458,7 @@ def panel_class() -> type:
         def show(self, results: dict[str, dict]) -> None:
             self.results = results
             self.table.value = grid_html(header(FIRST_COLUMNS), first_checkpoint_rows(results))
-            self.figure.value = figure_png(first_checkpoint_figure(results))
+            show_picture(self.figure, first_checkpoint_figure(results))
 
         def click(self) -> None:
             """Same as clicking Run trials (`self.job.wait()` waits for the end)."""

@@ -1,9 +1,13 @@
 """The sweep panel: every order at every kill point, with a progress bar, as a matrix.
 
 The sweep runs off the kernel's thread (`background.BackgroundJob`); Stop ends it as Ctrl-C
-ends `lk.sweep`: its queued trials cancelled, every worker killed and reaped."""
+ends `lk.sweep`: its queued trials cancelled, every worker killed and reaped. The matrix fills
+as runs finish, in the sweep's order, said partial until the last: after Stop it holds the
+runs that finished, never the previous sweep's."""
 
 from __future__ import annotations
+
+from pathlib import Path
 
 import ipywidgets as widgets
 
@@ -11,7 +15,7 @@ from labkit.language import say
 from labkit.studies.commit_window.outcome import outcome_name
 from labkit.studies.commit_window.runs import RunResult
 from labkit.studies.commit_window.spec import KILL_MODES
-from labkit.studies.commit_window.sweeps import sweep
+from labkit.studies.commit_window.sweeps import sweep, sweep_specs
 from labkit.views.background import BackgroundJob, Report
 from labkit.views.tables import sweep_html
 
@@ -54,14 +58,25 @@ class SweepPanel(widgets.VBox):
 
     def _on_run(self, _button: widgets.Button | None = None) -> None:
         modes = self.modes.value or ("exit",)
+        labels = [spec.label for spec in sweep_specs(Path(), modes)]  # the matrix's order
+        finished: list[RunResult] = []
+        self.matrix.value = ""  # the last sweep's matrix would pass for this one's
 
         def work(report: Report) -> list[RunResult]:
             def advance(done: int, total: int, result: RunResult) -> None:
+                finished.append(result)
+                finished.sort(key=lambda r: labels.index(r.spec.label))
+                self.show_partial(finished, total)
                 report(done, total, f"{result.spec.label} → <b>{outcome_name(result.outcome)}</b>")
 
             return sweep(modes, progress=advance)
 
         self.job.start(say("sweep_panel.sweeping", modes=", ".join(modes)), work, self.show)
+
+    def show_partial(self, finished: list[RunResult], total: int) -> None:
+        """The runs finished so far, said to be part of the sweep."""
+        partial = say("sweep_panel.partial", done=len(finished), total=total)
+        self.matrix.value = f"<p>{partial}</p>{sweep_html(finished)}"
 
     def show(self, results: list[RunResult]) -> None:
         self.results = results

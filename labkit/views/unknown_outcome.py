@@ -18,7 +18,7 @@ from labkit.studies.unknown_outcome.outcome import JEPSEN_TYPES, OUTCOMES
 from labkit.studies.unknown_outcome.spec import FAULTS, STRATEGIES
 from labkit.views import show_html
 from labkit.views.background import BackgroundJob
-from labkit.views.figures import figure_png, new_figure
+from labkit.views.figures import figure_png, new_figure, picture, show_picture
 from labkit.views.palette import KILL_COLOUR, NEUTRAL, OUTCOME_COLOURS
 from labkit.views.tables import CELL, table_html
 from labkit.views.text import call_columns, call_rows, op_text
@@ -302,7 +302,7 @@ class CallPanel(widgets.VBox):
         self.status = widgets.HTML(say("unknown_outcome.panel.pick"))
         self.error_line = widgets.HTML()
         self.tables = widgets.HTML()
-        self.image = widgets.Image(format="png")
+        self.image = picture()
         self.job = BackgroundJob(self, [self.run_button], unit=say("unknown_outcome.panel.unit"))
         self.run_button.on_click(self._on_run)
         controls = widgets.HBox([self.strategy, self.fault, self.run_button])
@@ -324,7 +324,7 @@ class CallPanel(widgets.VBox):
         self.result = result
         self.status.value = say("unknown_outcome.panel.done", folder=escape(str(result.run_dir)))
         self.tables.value = call_html(result)
-        self.image.value = figure_png(timeline_figure(result))
+        show_picture(self.image, timeline_figure(result))
 
     def click(self) -> None:
         """Same as clicking Run (for scripts and tests): the call goes on after it returns;
