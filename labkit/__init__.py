@@ -26,6 +26,7 @@ _HOMES = {
     "run": "labkit.studies.commit_window.runs",
     "RunFailed": "labkit.studies.commit_window.runs",
     "sweep": "labkit.studies.commit_window.sweeps",
+    "compare_exits": "labkit.studies.commit_window.exits",
     "TOOL_STEPS": "labkit.studies.commit_window.tool_steps",
     "run_tool_step": "labkit.studies.commit_window.tool_runs",
     "DurabilitySpec": "labkit.studies.durability.experiment",

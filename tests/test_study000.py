@@ -85,3 +85,11 @@ def test_the_study_table_puts_the_studys_figures_beside_each_real_run(tmp_path):
     # the same files, filed under another case: the table must say they disagree with the study
     mislabelled = replace(repeated, spec=lk.RunSpec("checkpoint_first", "checkpoint"))
     assert ">differs<" in study_table_html([mislabelled])
+
+
+def test_os_exit_skips_finally_and_sys_exit_runs_it(tmp_path):
+    """Study 000's point, run (issue 29, item 7): both exit 91, only sys.exit's finally ran."""
+    seen = lk.compare_exits(out=tmp_path / "exits")
+    assert seen["os._exit"]["exit_status"] == seen["sys.exit"]["exit_status"] == 91
+    assert seen["os._exit"]["log_lines"] == ["before the exit"]
+    assert seen["sys.exit"]["log_lines"] == ["before the exit", "in finally"]

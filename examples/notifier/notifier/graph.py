@@ -32,4 +32,3 @@ builder.add_edge("ship", "notify")
 builder.add_edge("notify", END)
 graph = builder.compile()
 INPUT = {"order_id": "order-42", "email": "ana@example.com"}  # the explorer's input
-
