@@ -88,7 +88,7 @@ def test_step_pauses_at_each_point_and_kills_on_k(tmp_path):
     )
     assert done.returncode == 0, done.stderr
     assert "paused at 'start'" in done.stdout and "paused at 'effect'" in done.stdout
-    assert "SIGKILL at 'effect'" in done.stdout
+    assert "SIGKILL the worker at 'effect'" in done.stdout
     assert "first worker exit: -9" in done.stdout and "DUPLICATE" in done.stdout
 
 
@@ -110,8 +110,8 @@ def test_step_names_the_order_and_its_keys_and_marks_what_recovery_added(
     head = out.splitlines()[:3]
     assert head[0] == "effect_first: commit the receipt in effect.db, then done=1 in control.db"
     assert head[1] == "kill points: start → effect → checkpoint"
-    assert head[2].startswith("keys: Enter or c: continue · k: kill -9 here · q: quit")
-    assert "SIGKILL at 'effect'" in out and "first worker exit: -9" in out
+    assert head[2].startswith("keys: Enter or c: continue · k: kill -9 the worker here · q: quit")
+    assert "SIGKILL the worker at 'effect'" in out and "first worker exit: -9" in out
     after = out.split("The files after recovery:")[1]
     assert "1   1     ← changed by recovery" in after  # done=1, as the notebook marks it
     receipts = after.split("effect.db · receipts")[1].splitlines()
@@ -242,7 +242,7 @@ def test_call_step_pauses_the_caller_at_each_point_and_kills_on_k(
     paused = [line.split("'")[1] for line in out.splitlines() if line.startswith("=== paused")]
     assert paused == ["intent_saved", "sent"]
     assert "caller.db · intent" in out and "service/tickets.db · ticket" in out
-    assert "SIGKILL at 'sent'" in out and "UNKNOWN-RESOLVED" in out
+    assert "SIGKILL the caller at 'sent'" in out and "UNKNOWN-RESOLVED" in out
     trace = read_trace(tmp_path / "run")
     assert [e["point"] for e in trace if e["event"] == "kill"] == ["sent"]
     assert any(e["role"] == "recovery" for e in trace)
@@ -253,7 +253,7 @@ def test_call_step_quit_kills_and_reaps_the_caller_and_recovers_nothing(
 ):
     out = call_step(tmp_path, capsys, ["x", "q"], fault="reply_lost")
     assert "'x' is not one of the keys" in out and out.count("=== paused at 'intent_saved'") == 2
-    assert "Quit: the worker was killed and reaped" in out and "outcome" not in out
+    assert "Quit: the caller was killed and reaped" in out and "outcome" not in out
     assert not any(e["role"] == "recovery" for e in read_trace(tmp_path / "run"))
 
 

@@ -195,7 +195,7 @@ def test_step_mode_moves_one_step_at_a_time_and_a_kill_lets_the_lease_run_out(tm
             session.proceed()
             == "w1 frozen; next: the clock moves to 200 ms and w2 arrives to claim"
         )
-        assert session.kill().startswith("w1 frozen; next:")  # w1 dies frozen
+        assert session.kill() == "claimed"  # w1 dies frozen where it stood
         with pytest.raises(LabError, match="cannot proceed: the first worker"):
             session.proceed()
         result = session.recover()
@@ -428,12 +428,16 @@ def test_cli_step_moves_on_enter_and_kills_on_k(tmp_path, capsys):
     )
     cmd_claim(args, answer=lambda prompt: next(keys))
     shown = capsys.readouterr().out
-    assert (
-        shown.count("=== paused at") == 2
-        and "SIGKILL at 'w1 frozen; next: the clock moves" in shown
-    )
-    assert "; the rest of the race runs ..." in shown and "fresh process" not in shown
+    assert shown.count("=== paused at") == 2 and "k: kill -9 w1 here" in shown
+    assert "SIGKILL w1 at 'claimed'; the rest of the race runs ..." in shown
+    assert "fresh process" not in shown
     assert "outcome: ONE WINNER" in shown and "w1: killed by SIGKILL" in shown
+    # every line true: w1 did claim token 33 before it was killed (no "never got the task"),
+    # its row says how it ended, and no line is wider than a projector's terminal
+    assert "never got" not in shown and "no report" not in shown
+    [row] = [line for line in shown.splitlines() if line.startswith("killed by SIGKILL  ")]
+    assert "token 34, write applied, done" in row and row.endswith("w2, token 34")
+    assert max(len(line) for line in shown.splitlines() if str(tmp_path) not in line) <= 100
     assert processes_mentioning(str(tmp_path)) == []
 
 
@@ -532,7 +536,7 @@ def test_cli_step_quit_while_frozen_kills_and_reaps_and_recovers_nothing(tmp_pat
     )  # fmt: skip
     cmd_claim(args, answer=lambda prompt: next(keys))
     shown = capsys.readouterr().out
-    assert "Quit: the worker was killed and reaped" in shown and "outcome:" not in shown
+    assert "Quit: w1 was killed and reaped" in shown and "outcome:" not in shown
     assert processes_mentioning(str(tmp_path)) == []
     assert not (tmp_path / "step" / "results.json").exists()
 

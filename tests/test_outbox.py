@@ -244,7 +244,7 @@ def test_cli_step_pauses_at_each_boundary_and_kills_on_k(tmp_path):
         "before_deliver",
         "after_deliver",
     ]
-    assert "SIGKILL at 'after_deliver'" in done.stdout
+    assert "SIGKILL the relay at 'after_deliver'" in done.stdout
     assert counts(read_back(tmp_path / "run")) == (1, 1, 2, 0)
 
 

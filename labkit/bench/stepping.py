@@ -23,6 +23,11 @@ class PausedWorker:
 
     who = "worker"  # what the one-line refusals call it: "the caller", "the worker"
 
+    @property
+    def killed(self) -> str:
+        """The process a kill reaches, as step mode names it: "the worker", "w1"."""
+        return f"the {self.who}"
+
     def __init__(self, run_dir: Path) -> None:
         self.run_dir = run_dir
         self.worker: WorkerProcess | None = None

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from collections.abc import Callable
 
-from labkit.cli.common import STEP_KEYS, out_option, print_json, progress_bar, step_through
+from labkit.cli.common import out_option, print_json, progress_bar, step_keys, step_through
 from labkit.keypress import read_key
 from labkit.studies.commit_window.orders import NO_KILL, ORDERS, get_order
 from labkit.studies.commit_window.runs import run
@@ -104,6 +104,6 @@ def cmd_step(args: argparse.Namespace, answer: Callable[[str], str] = read_key) 
     with StepSession(order.name, args.out) as session:
         print(f"{order.name}: {order.summary}")
         print(f"kill points: {' → '.join(order.kill_points)}")
-        print(f"keys: {STEP_KEYS}")
+        print(f"keys: {step_keys(session)}")
         if step_through(session, answer):
             print("\n" + format_run(session.recover()))

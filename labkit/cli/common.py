@@ -13,7 +13,7 @@ from typing import TextIO
 from labkit.bench.errors import LabError, check_int
 
 __all__ = [
-    "STEP_KEYS",
+    "step_keys",
     "Parser",
     "leave_out",
     "out_option",
@@ -23,7 +23,15 @@ __all__ = [
     "whole_number",
 ]
 
-STEP_KEYS = "Enter or c: continue · k: kill -9 here · q: quit (kills and reaps the worker)"
+
+def reaped(how: str, session: object) -> str:
+    return f"{how}: {session.killed} was killed and reaped. Run folder: {session.run_dir}"
+
+
+def step_keys(session: object) -> str:
+    """The keys of step mode, naming the process a kill reaches (`session.killed`: "w1")."""
+    who = session.killed
+    return f"Enter or c: continue · k: kill -9 {who} here · q: quit (kills and reaps {who})"
 
 
 class Parser(argparse.ArgumentParser):
@@ -98,22 +106,32 @@ def step_through(
     """Show the files at each stop of a step session (any study's) and act on one key; False
     if the reader quit (the worker killed and reaped), True when recovery is next. `then` says
     what follows a kill or the end, `ended` what the end is: a race's step mode has no fresh
-    process, the rest of its schedule runs."""
+    process, the rest of its schedule runs. A Ctrl-C reaps as q does, and says the folder."""
     from labkit.views.text import format_snapshot
 
-    while not session.finished:
-        print(f"\n=== paused at {session.paused_at!r}; the files hold now:")
-        print(format_snapshot(session.state()))
-        choice = answer("Enter/c, k or q > ").strip().lower()
-        if choice in ("", "c"):
-            if session.proceed() is None:
-                print(f"{ended}; {then} ...")
-        elif choice == "k":
-            print(f"SIGKILL at {session.kill()!r}; {then} ...")
-        elif choice == "q":
-            session.close()
-            print(f"Quit: the worker was killed and reaped. Run folder: {session.run_dir}")
-            return False
-        else:
-            print(f"{choice!r} is not one of the keys. {STEP_KEYS}")
+    try:
+        while not session.finished:
+            print(f"\n=== paused at {session.paused_at!r}\nThe files hold now:")
+            print(format_snapshot(session.state()))
+            choice = answer("Enter/c, k or q > ").strip().lower()
+            if choice in ("", "c"):
+                if session.proceed() is None:
+                    print(f"{ended}; {then} ...")
+            elif choice == "k":
+                killed = session.killed  # named before: the kill ends its stage
+                print(f"SIGKILL {killed} at {session.kill()!r}; {then} ...")
+            elif choice == "q":
+                session.close()
+                print(
+                    f"Quit: {session.killed} was killed and reaped. Run folder: {session.run_dir}"
+                )
+                return False
+            else:
+                print(f"{choice!r} is not one of the keys. {step_keys(session)}")
+    except KeyboardInterrupt:
+        session.close()
+        print(
+            f"\nInterrupted: {session.killed} was killed and reaped. Run folder: {session.run_dir}"
+        )
+        raise
     return True

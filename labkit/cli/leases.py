@@ -8,10 +8,10 @@ from collections.abc import Callable
 
 from labkit.bench.errors import LabError
 from labkit.cli.common import (
-    STEP_KEYS,
     out_option,
     print_json,
     progress_bar,
+    step_keys,
     step_through,
     whole_number,
 )
@@ -111,13 +111,13 @@ def show_graph(args: argparse.Namespace) -> None:
 def step_claim(spec: ClaimSpec, args: argparse.Namespace, answer: Callable[[str], str]) -> None:
     """For a projector: the files between two moves of the schedule; k kills the frozen w1."""
     from labkit.studies.leases.stepping import ClaimStepSession
-    from labkit.views.leases import format_claim
+    from labkit.views.leases import format_claim, method_line
 
     if args.json:
         raise LabError("--step shows the files as it goes; it prints no JSON")
     with ClaimStepSession(spec.method, spec.pause_ms, spec.lease_ms, args.out) as session:
-        print(f"{spec.method}: {METHODS[spec.method]}")
+        print(method_line(spec.method))
         print(f"w1 is frozen for {spec.pause_ms} ms; w2 arrives at {spec.arrival_ms} ms")
-        print(f"keys: {STEP_KEYS}")
+        print(f"keys: {step_keys(session)}")
         if step_through(session, answer, "the rest of the race runs", "The schedule is over"):
             print("\n" + format_claim(session.recover()))

@@ -6,7 +6,7 @@ import argparse
 from collections.abc import Callable
 
 from labkit.bench.errors import LabError
-from labkit.cli.common import STEP_KEYS, out_option, print_json, progress_bar, step_through
+from labkit.cli.common import out_option, print_json, progress_bar, step_keys, step_through
 from labkit.keypress import read_key
 from labkit.studies.outbox.experiment import CONSUMERS, OUTBOX_KILL_POINTS
 
@@ -91,6 +91,6 @@ def step_outbox(args: argparse.Namespace, answer: Callable[[str], str]) -> None:
         print(f"{args.consumer} consumer: {CONSUMERS[args.consumer]}")
         for stage, points in STOPS.items():
             print(f"{stage} stops at: {' → '.join(points)}")
-        print(f"keys: {STEP_KEYS}")
+        print(f"keys: {step_keys(session)}")
         if step_through(session, answer):
             print("\n" + format_outbox(session.recover()))

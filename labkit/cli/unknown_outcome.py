@@ -6,7 +6,7 @@ import argparse
 from collections.abc import Callable
 
 from labkit.bench.errors import LabError
-from labkit.cli.common import STEP_KEYS, out_option, print_json, progress_bar, step_through
+from labkit.cli.common import out_option, print_json, progress_bar, step_keys, step_through
 from labkit.keypress import read_key
 from labkit.studies.unknown_outcome.spec import FAULTS, STRATEGIES
 
@@ -54,7 +54,7 @@ def cmd_call(args: argparse.Namespace, answer: Callable[[str], str] = read_key) 
         with CallStepSession(args.strategy, args.fault, args.out) as session:
             print(f"{args.strategy} caller, fault {args.fault}: {FAULTS[args.fault]}")
             print(f"the caller stops at: {' → '.join(CALLER_POINTS)}")
-            print(f"keys: {STEP_KEYS}")
+            print(f"keys: {step_keys(session)}")
             if step_through(session, answer):
                 print("\n" + format_call(session.recover()))
         return

@@ -7,6 +7,7 @@ line never pays for them. They read results and traces, nothing else."""
 
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Sequence
 from html import escape
 from typing import TYPE_CHECKING
@@ -20,7 +21,7 @@ from labkit.views import show_html
 from labkit.views.figures import figure_png, new_figure, picture, show_picture
 from labkit.views.palette import KILL_COLOUR, NEUTRAL
 from labkit.views.tables import CELL, grid_html, snapshot_html
-from labkit.views.text import format_grid, format_snapshot, process_exits
+from labkit.views.text import format_grid, format_snapshot, how_it_ended, process_exits
 
 if TYPE_CHECKING:  # matplotlib is imported where a figure is drawn, not here
     from matplotlib.figure import Figure
@@ -52,7 +53,8 @@ COLOURS = {  # Okabe-Ito; the word always goes with the colour
     "failed": "#CC79A7",
 }
 LANE_COLOURS = {"w1": "#E69F00", "w2": "#009E73"}
-CLAIM_COLUMNS = ("method", "pause", "lease", "w1", "w2", "applied", "refused", "document")
+RACE_COLUMNS = ("w1", "w2", "applied", "refused", "document")  # what one race did
+CLAIM_COLUMNS = ("method", "pause", "lease", *RACE_COLUMNS)  # and under which schedule
 RESULTS = "a list of ClaimResult (what sweep_claims returns)"
 GRAPH_RESULT = "the dict run_graph_race returns"
 
@@ -67,10 +69,12 @@ def columns(*names: str) -> list[str]:
     return [say(f"leases.columns.{name}") for name in names]
 
 
-def worker_text(report: dict) -> str:
-    """What one worker did, in a few words: its claim's token, its write, its done mark."""
+def worker_text(report: dict, exit_code: int | None = None) -> str:
+    """What one worker did, in a few words: its claim's token, its write, its done mark; or
+    how it ended, when it was killed before it could say (`exit_code`)."""
     if not report:
-        return say("leases.worker.no_report")
+        killed = exit_code is not None and exit_code < 0
+        return how_it_ended(exit_code) if killed else say("leases.worker.no_report")
     if not report.get("claimed"):
         return say("leases.worker.claim_refused")
     text = say("leases.worker.token", fence=report["fence"])
@@ -88,20 +92,26 @@ def claim_rows(results: Sequence[ClaimResult]) -> list[tuple]:
     """One row per race under CLAIM_COLUMNS, for text and HTML alike."""
     rows = []
     for r in results:
-        document = r.after.table("document").rows[0]
-        rows.append(
-            (
-                r.spec.method,
-                say("leases.race.ms", ms=r.spec.pause_ms),
-                say("leases.race.ms", ms=r.spec.lease_ms),
-                worker_text(r.reports.get("w1", {})),
-                worker_text(r.reports.get("w2", {})),
-                r.counts["applied"],
-                r.counts["refused"],
-                say("leases.race.document", worker=document[2], fence=document[3]),
-            )
+        schedule = (
+            r.spec.method,
+            say("leases.race.ms", ms=r.spec.pause_ms),
+            say("leases.race.ms", ms=r.spec.lease_ms),
         )
+        rows.append((*schedule, *race_row(r)))
     return rows
+
+
+def race_row(r: ClaimResult) -> tuple:
+    """What a race did, under RACE_COLUMNS: each worker, the writes, the document's author."""
+    document = r.after.table("document").rows[0]
+    exits = r.summary()["exits"]
+    return (
+        worker_text(r.reports.get("w1", {}), exits.get("w1")),
+        worker_text(r.reports.get("w2", {}), exits.get("w2")),
+        r.counts["applied"],
+        r.counts["refused"],
+        say("leases.race.document", worker=document[2], fence=document[3]),
+    )
 
 
 def legend_lines(words: Sequence[str]) -> list[str]:
@@ -133,17 +143,22 @@ def format_claim(result: ClaimResult) -> str:
     """One race: the schedule, how each worker ended, the outcome, the files."""
     r = check_result(result)
     lines = [
-        f"{r.spec.method}: {METHODS[r.spec.method]}",
+        method_line(r.spec.method),
         f"  {schedule(r)}",
         f"  {say('leases.race.processes', exits=process_exits(r.summary()['exits']))}",
         f"  {outcome_text(r.outcome)}",
         *([f"  {say('leases.race.why', failure=r.failure)}"] if r.failure else []),
         f"  {say('leases.race.run_folder', folder=r.run_dir)}",
         "",
-        format_grid(columns(*CLAIM_COLUMNS), claim_rows([r])),
+        format_grid(columns(*RACE_COLUMNS), [race_row(r)]),  # the schedule is said above
     ]
     at_end = say("leases.race.files_at_end")
     return "\n".join(lines) + f"\n\n{at_end}\n\n" + format_snapshot(r.after)
+
+
+def method_line(method: str) -> str:
+    """A claim method and what it does, wrapped to a terminal's 100 columns."""
+    return textwrap.fill(f"{method}: {METHODS[method]}", width=100, subsequent_indent="  ")
 
 
 def format_claim_sweep(results: Sequence[ClaimResult]) -> str:

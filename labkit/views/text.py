@@ -168,20 +168,21 @@ NAMED_PROCESSES = ("study", "first", "resume", "recover")  # roles with a name (
 def process_exits(exits: Mapping[str, int]) -> str:
     """How each process ended, in words: "first: killed by SIGKILL → resume: exited 0"."""
 
-    def ended(code: int) -> str:
-        if code == -9:
-            return say("text.ended.sigkill")
-        return (
-            say("text.ended.signal", number=-code)
-            if code < 0
-            else say("text.ended.exited", code=code)
-        )
-
     def name(role: str) -> str:
         return say(f"text.process.{role}") if role in NAMED_PROCESSES else role
 
     return " → ".join(
-        say("text.process_exit", name=name(role), ended=ended(code)) for role, code in exits.items()
+        say("text.process_exit", name=name(role), ended=how_it_ended(code))
+        for role, code in exits.items()
+    )
+
+
+def how_it_ended(code: int) -> str:
+    """A process's exit status in words: "killed by SIGKILL", "exited 0"."""
+    if code == -9:
+        return say("text.ended.sigkill")
+    return (
+        say("text.ended.signal", number=-code) if code < 0 else say("text.ended.exited", code=code)
     )
 
 

@@ -26,6 +26,10 @@ class ClaimStepSession(PausedWorker):
 
     who = "first worker"
 
+    @property
+    def killed(self) -> str:
+        return "w1"  # the race's name for its first worker, frozen or about to be
+
     def __init__(
         self,
         method: str = "lease_with_fence",
@@ -57,13 +61,13 @@ class ClaimStepSession(PausedWorker):
 
     def kill(self) -> str:
         """SIGKILL the first worker where it stands (frozen or not); the rest of the schedule
-        runs without it when you recover()."""
+        runs without it when you recover(). Returns its point: where it stands."""
         self._check_paused("kill")
-        move, self.paused_at = self.paused_at, None
+        self.paused_at = None
         if self.race.frozen:
             self.race.frozen.release()  # its guard must not outlive the pid's owner
         self.worker.kill()
-        return move
+        return self.race.stop_at
 
     def _recover(self, first: WorkerReport) -> ClaimResult:
         for _move in self.moves:  # what is left of the schedule: w2 arrives, if it has not

@@ -49,6 +49,11 @@ class OutboxStepSession:
         self._start("producer")
 
     @property
+    def killed(self) -> str:
+        """The process a kill reaches now, as step mode names it: the paused stage's."""
+        return f"the {self.stage}"
+
+    @property
     def finished(self) -> bool:
         """Both processes are gone, or the one that was killed is."""
         return self.paused_at is None
