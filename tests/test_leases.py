@@ -541,6 +541,25 @@ def test_cli_step_quit_while_frozen_kills_and_reaps_and_recovers_nothing(tmp_pat
     assert not (tmp_path / "step" / "results.json").exists()
 
 
+def test_cli_step_ctrl_c_while_frozen_reaps_and_says_the_run_folder(tmp_path, capsys):
+    import argparse
+
+    from labkit.cli.leases import cmd_claim
+
+    def pressed(prompt: str) -> str:
+        raise KeyboardInterrupt  # Ctrl-C at the prompt, w1 claimed and paused
+
+    args = argparse.Namespace(
+        method="lease_with_fence", pause_ms=300, lease_ms=LEASE, sweep=False, graph=None,
+        step=True, out=str(tmp_path / "step"), json=False,
+    )  # fmt: skip
+    with pytest.raises(KeyboardInterrupt):
+        cmd_claim(args, answer=pressed)
+    shown = capsys.readouterr().out
+    assert f"Interrupted: w1 was killed and reaped. Run folder: {tmp_path / 'step'}" in shown
+    assert processes_mentioning(str(tmp_path)) == []
+
+
 def test_every_race_ends_as_it_must_where_prctl_is_missing(tmp_path):
     """macOS's path (forced here): the workers' parent-watching timer must not kill a worker
     that has finished (it did, at Python's shutdown, before portable.die_with stopped it at
