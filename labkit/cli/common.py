@@ -25,6 +25,7 @@ __all__ = [
 
 
 def reaped(how: str, session: object) -> str:
+    """The line that ends a step session cut short: what was reaped, where its files are."""
     return f"{how}: {session.killed} was killed and reaped. Run folder: {session.run_dir}"
 
 
@@ -122,16 +123,12 @@ def step_through(
                 print(f"SIGKILL {killed} at {session.kill()!r}; {then} ...")
             elif choice == "q":
                 session.close()
-                print(
-                    f"Quit: {session.killed} was killed and reaped. Run folder: {session.run_dir}"
-                )
+                print(reaped("Quit", session))
                 return False
             else:
                 print(f"{choice!r} is not one of the keys. {step_keys(session)}")
     except KeyboardInterrupt:
         session.close()
-        print(
-            f"\nInterrupted: {session.killed} was killed and reaped. Run folder: {session.run_dir}"
-        )
+        print("\n" + reaped("Interrupted", session))
         raise
     return True
