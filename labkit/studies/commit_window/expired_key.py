@@ -1,0 +1,139 @@
+"""A key that expired: lesson 2's idempotent order against a receiver that forgets its keys.
+
+Study 000 puts retention in the receiver's contract, and real receivers prune: Stripe keeps an
+idempotency key about 24 hours. Here the receiver keeps each key in `idempotency_keys` for
+`ttl` seconds by its own clock, and the receipts themselves forever (a pruned key forgets the
+request, not the effect). The step is lesson 2's `idempotent` order, killed at `effect` (the
+receipt committed, the checkpoint not); the recovery runs as after a real restart `delay`
+seconds later (`restart_here`: its clocks, the receiver's too, run that far ahead). A recovery
+inside the TTL finds the key and gets the original receipt; one after it finds no key and
+makes a second receipt. Worker-side (`recover_later`): standard library only.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from labkit.bench.errors import check_folder, check_number
+from labkit.bench.failures import failing_run, first_failure
+from labkit.bench.folders import holds_run_dirs, keep_json, new_run_dir
+from labkit.bench.gate import Gate
+from labkit.bench.launcher import WorkerProcess
+from labkit.bench.restart import restart_here
+from labkit.bench.snapshot import Snapshot, take_snapshot
+from labkit.bench.tickets import PayloadConflict
+from labkit.bench.trace import Trace
+from labkit.studies.commit_window.outcome import classify
+from labkit.studies.commit_window.stores import Store, create_files
+from labkit.studies.commit_window.worker import idempotent
+
+__all__ = ["HOUR", "STRIPE_TTL", "ExpiredKeyRun", "ExpiringReceiver", "run_expired_key"]
+
+HOUR = 3_600
+STRIPE_TTL = 24 * HOUR  # how long Stripe keeps an idempotency key
+FILES = ("control.db", "effect.db")
+KILL_AT = "effect"  # the receipt committed, the checkpoint not
+KEYS_SCHEMA = """CREATE TABLE idempotency_keys(
+    op_key TEXT PRIMARY KEY, receipt_id INTEGER NOT NULL, payload TEXT NOT NULL,
+    stored_at REAL NOT NULL)"""
+LONGEST_DELAY = 10 * 366 * 24 * HOUR  # ten years: a recovery later than that is a typo
+
+
+class ExpiringReceiver(Store):
+    """effect.db as a receiver that keeps each key `ttl` seconds: it prunes the expired keys
+    at every request, then answers as lesson 2's receiver does (the original receipt for a
+    known key, a changed payload refused, a new receipt for a key it does not hold)."""
+
+    def __init__(self, run_dir: str, trace: Trace, ttl: float) -> None:
+        super().__init__(run_dir, "effect.db", trace)
+        self.ttl = ttl
+
+    def add_receipt_once(self, key: str, payload: str) -> int:
+        now = time.time()  # the receiver's clock: a restart later moves it too
+        self.db.execute("DELETE FROM idempotency_keys WHERE stored_at < ?", (now - self.ttl,))
+        found = self.db.execute(
+            "SELECT receipt_id, payload FROM idempotency_keys WHERE op_key=?", (key,)
+        ).fetchone()
+        if found is not None:
+            receipt_id, saved_payload = found
+            if saved_payload != payload:
+                raise PayloadConflict(f"key {key!r} holds {saved_payload!r}, not {payload!r}")
+            return receipt_id
+        receipt_id = self.add_receipt(key, payload)
+        self.db.execute(
+            "INSERT INTO idempotency_keys VALUES(?, ?, ?, ?)", (key, receipt_id, payload, now)
+        )
+        self.wrote("idempotency_keys", "insert", {"op_key": key, "stored_at": now})
+        return receipt_id
+
+
+def run_step(job: dict) -> None:
+    """The worker: lesson 2's idempotent step, unless the checkpoint says done; a recovery
+    first moves on to `job["delay"]` seconds after the first attempt."""
+    if job["delay"] is not None:
+        restart_here(job["delay"])
+    trace = Trace(job["run_dir"], job["role"])
+    gate = Gate(trace, job)
+    control = Store(job["run_dir"], "control.db", trace)
+    if not control.is_done():
+        idempotent(control, ExpiringReceiver(job["run_dir"], trace, job["ttl"]), gate)
+
+
+@dataclass
+class ExpiredKeyRun:
+    """One crash at `effect` and its recovery `delay` seconds later, against a TTL of `ttl`."""
+
+    delay: float
+    ttl: float
+    run_dir: Path
+    before: Snapshot
+    after: Snapshot
+    outcome: str  # consistent, duplicate, ... (study 000's words) or failed
+    failure: str | None
+
+    @property
+    def receipts(self) -> int:
+        return self.after.receipts
+
+    def summary(self) -> dict:
+        hours = {"delay_h": self.delay / HOUR, "ttl_h": self.ttl / HOUR}
+        return {
+            **hours,
+            "receipts": self.receipts,
+            "outcome": self.outcome,
+            "run_dir": str(self.run_dir),
+        }
+
+
+def worker(run_dir: Path, role: str, job: dict, **plan: object) -> WorkerProcess:
+    entry = "labkit.studies.commit_window.expired_key:run_step"
+    return WorkerProcess(run_dir, role, entry, job, **plan)
+
+
+@holds_run_dirs
+def run_expired_key(
+    delay: float, ttl: float = STRIPE_TTL, out: Path | str | None = None
+) -> ExpiredKeyRun:
+    """Kill the idempotent step at `effect` (SIGKILL), recover `delay` seconds later against a
+    receiver that keeps keys `ttl` seconds; what the files hold before and after recovery."""
+    check_number("delay", delay, 0, LONGEST_DELAY)
+    check_number("ttl", ttl, 0, LONGEST_DELAY)
+    run_dir = new_run_dir(check_folder("out", out), prefix="expired-key-")
+    with failing_run(run_dir):
+        create_files(run_dir, FILES, unique_key=False)  # the keys table does the deduplicating
+        db = sqlite3.connect(run_dir / "effect.db", isolation_level=None)
+        db.execute(KEYS_SCHEMA)
+        db.close()
+        with worker(run_dir, "first", {"ttl": ttl, "delay": None}, pause_at=(KILL_AT,)) as first:
+            first.finish(kill_at=KILL_AT)
+        before = take_snapshot(run_dir, FILES)
+        with worker(run_dir, "recovery", {"ttl": ttl, "delay": delay}) as recovery:
+            recovery.wait()
+        after = take_snapshot(run_dir, FILES)
+        failure = first_failure([(first.report(), KILL_AT), (recovery.report(), None)])
+        run = ExpiredKeyRun(delay, ttl, run_dir, before, after, classify(after, failure), failure)
+        keep_json(run_dir, results=run.summary())
+    return run
