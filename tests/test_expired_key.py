@@ -53,3 +53,11 @@ def test_a_retention_longer_than_the_delay_keeps_one_receipt():
 def test_a_bad_delay_is_one_line(delay):
     with pytest.raises(lk.LabError, match="delay must be a number above 0"):
         run_expired_key(delay)
+
+
+def test_the_exercise_refuses_a_ttl_equal_to_the_delay_in_chinese(chinese):
+    from labkit.workshop import lesson2
+
+    verdict = lesson2.shortest_ttl.check(lesson2.DELAY_HOURS)
+    assert verdict.status == "incorrect" and "2 条回执" in verdict.message, str(verdict)
+    assert lesson2.shortest_ttl.check(lesson2.DELAY_HOURS + 1).status == "correct"

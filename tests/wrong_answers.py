@@ -667,6 +667,15 @@ WRONG: dict[str, dict[str, tuple[object, str]]] = {
             "1 of your 3",
         ),
     },
+    "lesson2.shortest_ttl": {
+        "Stripe's 24 h": (24, "keeping keys 24 h had pruned this one: 2 receipts"),
+        "equal to the delay": (30, "keeping keys 30 h had pruned this one: 2 receipts"),
+        "an hour to spare": (32, "but so does 31 h"),
+        "a week, to be safe": (168, "so 168 h is not the shortest"),
+        "in words": ("thirty-one", "a whole number of hours from 1 to 87,840"),
+        "none at all": (0, "a whole number of hours"),
+        "forever": (10**9, "a whole number of hours"),
+    },
     "lesson2.tool_checklist": {
         "effect_first's op_key taken for a key": checklist(
             effect_first__key="job-17:save-report:v1"
@@ -1212,6 +1221,7 @@ RIGHT: dict[str, dict[str, object]] = {
             "PAUSED": [2],
         },
     },
+    "lesson2.shortest_ttl": {"with its unit": "31 h", "as a float": 31.0},
     "lesson2.tool_checklist": {
         "booleans, capitals, keys as one writes them": {
             "Effect_First / Idempotent": False,

@@ -22,6 +22,12 @@ from collections.abc import Callable
 from labkit.bench.gate import EXIT_CODE
 from labkit.bench.trace import read_trace
 from labkit.language import say
+from labkit.studies.commit_window.expired_key import (
+    HOUR,
+    LONGEST_DELAY,
+    ExpiredKeyRun,
+    run_expired_key,
+)
 from labkit.studies.commit_window.learner import LEARNER_FILE
 from labkit.studies.commit_window.orders import STUDY_000_CASES
 from labkit.studies.commit_window.outcome import describe_state
@@ -31,6 +37,7 @@ from labkit.studies.commit_window.stores import PAYLOAD
 from labkit.studies.commit_window.tool_runs import run_tool_step
 from labkit.studies.commit_window.tool_steps import JOBS
 from labkit.workshop.checks import (
+    WHOLE_NUMBER,
     Exercise,
     Form,
     Measured,
@@ -39,13 +46,14 @@ from labkit.workshop.checks import (
     each,
     judge_predictions,
     lone,
+    no_verdict,
     one_of,
     source_of,
     word,
     worker_error,
 )
 
-__all__ = ["bug_hunt", "predict_five_cases", "safe_step", "tool_checklist"]
+__all__ = ["bug_hunt", "predict_five_cases", "safe_step", "shortest_ttl", "tool_checklist"]
 
 
 def study_000_case(case: str) -> Measured:
@@ -274,4 +282,51 @@ tool_checklist = Exercise(
     judge=lambda answers: judge_predictions(
         answers, CHECKLIST_CASES, measure_checklist, CHECKLIST_ANSWER
     ),
+)
+
+
+DELAY_HOURS = 30  # shortest_ttl's longest recovery delay: a retry queue that gives up at 30 h
+
+
+def ttl_run(ttl_hours: int) -> ExpiredKeyRun:
+    """The idempotent step killed at `effect`, recovered DELAY_HOURS later, against a receiver
+    that keeps keys `ttl_hours`."""
+    return run_expired_key(DELAY_HOURS * HOUR, ttl=ttl_hours * HOUR)
+
+
+def judge_ttl(answer: object) -> Verdict:
+    """Real crashes: the answer's TTL must leave one receipt, and one hour less must not. A
+    run that failed by itself (a worker's own error, a timeout) gives no verdict."""
+    hours = WHOLE_NUMBER.read(answer)
+    if not hours or hours * HOUR > LONGEST_DELAY:
+        most = LONGEST_DELAY // HOUR
+        return Verdict("incorrect", say("lesson2.shortest_ttl.form", given=repr(answer), most=most))
+    kept = ttl_run(hours)
+    if kept.outcome != "consistent" and not kept.failure:
+        said = say(
+            "lesson2.shortest_ttl.expired", ttl=hours, delay=DELAY_HOURS, receipts=kept.receipts
+        )
+        return Verdict("incorrect", said, str(kept.run_dir))
+    shorter = ttl_run(hours - 1) if not kept.failure else kept  # hours > 1: 1 h expired above
+    failed = next((r for r in (kept, shorter) if r.failure), None)
+    if failed:
+        ttl = round(failed.ttl / HOUR)
+        return no_verdict(
+            say("lesson2.shortest_ttl.run", ttl=ttl), failed.failure, str(failed.run_dir)
+        )
+    if shorter.outcome == "consistent":
+        said = say("lesson2.shortest_ttl.longer", ttl=hours, shorter=hours - 1, delay=DELAY_HOURS)
+        return Verdict("incorrect", said, str(shorter.run_dir))
+    said = say(
+        "lesson2.shortest_ttl.correct", ttl=hours, shorter=hours - 1, receipts=shorter.receipts
+    )
+    return Verdict("correct", said, str(kept.run_dir))
+
+
+shortest_ttl = Exercise(
+    "lesson2.shortest_ttl",
+    "02_shortest_ttl.py",
+    starter='ttl_hours = "???"',
+    judge=judge_ttl,
+    hint_fields={"delay": DELAY_HOURS},
 )
