@@ -14,8 +14,9 @@ import pytest
 
 import labkit as lk
 from labkit.bench.ledger import read_ledger
+from labkit.language import say
 from labkit.studies.durability.time_travel import run_time_travel
-from labkit.views.time_travel import time_travel_line
+from labkit.views.time_travel import savers_line, time_travel_line
 
 
 def per_node(run_dir: str) -> tuple[Counter, Counter]:
@@ -60,6 +61,20 @@ def test_a_stable_key_per_thread_and_node_keeps_one_ticket_per_node(stable):
     assert tickets == {"a": 1, "b": 1, "c": 1, "d": 1}  # their effects do not
 
 
+def test_on_lesson_7s_postgres_saver_the_same_nodes_run_again(fresh, stable):
+    fresh_pg, stable_pg = (run_time_travel(key, "postgres") for key in ("fresh", "stable"))
+    assert fresh_pg["failure"] is None and stable_pg["failure"] is None
+    assert per_node(fresh_pg["run_dir"]) == ({"a": 1, "b": 3, "c": 3, "d": 3},) * 2
+    assert per_node(stable_pg["run_dir"])[1] == {"a": 1, "b": 1, "c": 1, "d": 1}
+    assert fresh_pg["reports"]["fork"]["log"] == ["a", "edited", "b", "c", "d"]
+    assert not (Path(fresh_pg["run_dir"]) / "checkpoints.db").exists()  # in Postgres only
+    on_sqlite, on_postgres = (
+        {"fresh": fresh, "stable": stable},
+        {"fresh": fresh_pg, "stable": stable_pg},
+    )
+    assert savers_line(on_sqlite, on_postgres) == say("time_travel.savers.same")
+
+
 def test_the_line_reads_the_counts(fresh, stable, chinese):
     line = time_travel_line(fresh, stable)
     assert "b、c、d" in line and "新键为 10 张" in line and "稳定键为 4 张" in line
@@ -68,3 +83,5 @@ def test_the_line_reads_the_counts(fresh, stable, chinese):
 def test_an_unknown_key_is_one_line_naming_the_choices():
     with pytest.raises(lk.LabError, match="fresh, stable"):
         run_time_travel("random")
+    with pytest.raises(lk.LabError, match="sqlite, postgres"):
+        run_time_travel("stable", "redis")

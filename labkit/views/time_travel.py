@@ -9,10 +9,10 @@ from collections.abc import Mapping
 from IPython.display import HTML, display
 
 from labkit.language import say
-from labkit.studies.durability.time_travel import NODES, PHASES
+from labkit.studies.durability.time_travel import KEYS, NODES, PHASES
 from labkit.views.tables import grid_html
 
-__all__ = ["show_time_travel", "time_travel_html", "time_travel_line"]
+__all__ = ["savers_line", "show_time_travel", "time_travel_html", "time_travel_line"]
 
 
 def after_each(result: Mapping, node: str, count: str) -> str:
@@ -57,6 +57,13 @@ def time_travel_line(fresh: Mapping, stable: Mapping) -> str:
         stable=tickets(stable),
         nodes=len(NODES),
     )
+
+
+def savers_line(on_sqlite: Mapping, on_postgres: Mapping) -> str:
+    """Whether both savers gave the same runs and tickets per node, for each key (results by
+    key: `{"fresh": run_time_travel("fresh"), ...}`)."""
+    same = all(on_sqlite[key]["after"] == on_postgres[key]["after"] for key in KEYS)
+    return say(f"time_travel.savers.{'same' if same else 'differ'}")
 
 
 def show_time_travel(fresh: Mapping, stable: Mapping) -> None:

@@ -2,7 +2,8 @@
 part). Study 000 quotes LangGraph's docs: replaying from an earlier checkpoint re-executes the
 nodes after it.
 
-Study 004's linear graph a → b → c → d, on a SqliteSaver file, with `durability="sync"`. Each
+Study 004's linear graph a → b → c → d, on a SqliteSaver file (or lesson 7's PostgresSaver),
+with `durability="sync"`. Each
 node run writes its ledger lines and asks the ticket service (`bench.tickets`) for a ticket:
 the side effect. Three workers, one after the other, each a fresh process on the same files:
 `first` runs the graph from its input; `replay` reads `get_state_history`, picks the
@@ -30,8 +31,9 @@ from labkit.bench.launcher import WorkerProcess, read_report
 from labkit.bench.ledger import read_ledger
 from labkit.bench.tickets import Tickets
 
-__all__ = ["KEYS", "NODES", "PHASES", "run_time_travel"]
+__all__ = ["CHECKPOINTERS", "KEYS", "NODES", "PHASES", "run_time_travel"]
 
+CHECKPOINTERS = ("sqlite", "postgres")  # the run's SQLite file, or a schema of its own
 KEYS = ("fresh", "stable")  # a new UUID per node run, or one key per (thread, node)
 PHASES = ("first", "replay", "fork")  # the three workers, in the order they run
 NODES = ("a", "b", "c", "d")  # study 004's linear graph
@@ -47,7 +49,7 @@ def ticket_key(key: str, node: str) -> str:
 def linear_graph(job: dict) -> tuple:
     """The linear graph on this process's saver, and the context whose `inside` hook asks the
     ticket service for a ticket in every node run."""
-    from labkit.bench.checkpoints import open_saver, with_saver
+    from labkit.bench.checkpoints import open_checkpointer, with_saver
     from labkit.bench.ledger import Ledger
     from labkit.studies.durability.graphs import SHAPES, RunContext
 
@@ -56,7 +58,7 @@ def linear_graph(job: dict) -> tuple:
     def effect(node: str) -> None:
         tickets.create(THREAD, ticket_key(job["key"], node), node)
 
-    graph = with_saver(SHAPES["linear"], open_saver(job["run_dir"]))
+    graph = with_saver(SHAPES["linear"], open_checkpointer(job))
     return graph, RunContext(Ledger(job["run_dir"]), inside=effect)
 
 
@@ -111,19 +113,24 @@ def counts(run_dir: Path) -> dict:
     return {node: {"runs": starts[node], "effects": held[node]} for node in NODES}
 
 
-def run_here(key: str, out: str | None = None) -> dict:
+def run_here(key: str, checkpointer: str, out: str | None = None) -> dict:
     """In the trial server: the three workers one after the other; per node, the runs and the
-    tickets after each."""
+    tickets after each. On Postgres, a new schema on labkit's own server holds the thread."""
+    from labkit.studies.durability.trials import saver_schema
+
     run_dir = new_run_dir(out, prefix="time-travel-")
+    saver = saver_schema(run_dir, None) if checkpointer == "postgres" else {}
+    job = {"key": key, "checkpointer": checkpointer, **saver}
     after, workers = {}, []
     for phase in PHASES:
         entry = f"labkit.studies.durability.time_travel:{phase}"
-        with WorkerProcess(run_dir, phase, entry, {"key": key}, start_mode="fork") as worker:
+        with WorkerProcess(run_dir, phase, entry, job, start_mode="fork") as worker:
             worker.wait()
         workers.append((worker.report(), None))
         after[phase] = counts(run_dir)
     result = {
         "key": key,
+        "checkpointer": checkpointer,
         "after": after,
         "reports": {phase: read_report(run_dir, phase) for phase in PHASES},
         "failure": first_failure(workers),
@@ -133,9 +140,11 @@ def run_here(key: str, out: str | None = None) -> dict:
     return result
 
 
-def run_time_travel(key: str) -> dict:
+def run_time_travel(key: str, checkpointer: str = "sqlite") -> dict:
     """The graph run once, replayed from the checkpoint before b, then forked from it; per
     node (`result["after"][phase][node]`), its runs and tickets after each, with a `fresh` key
-    per node run or a `stable` one per (thread, node)."""
+    per node run or a `stable` one per (thread, node), on a SqliteSaver or a PostgresSaver."""
     check_choice("key", key, KEYS)
-    return server.call("labkit.studies.durability.time_travel:run_here", key=key)
+    check_choice("checkpointer", checkpointer, CHECKPOINTERS)
+    entry = "labkit.studies.durability.time_travel:run_here"
+    return server.call(entry, key=key, checkpointer=checkpointer)
