@@ -7,6 +7,7 @@ from __future__ import annotations
 import sqlite3
 
 import pytest
+from conftest import STDLIB, run_python, worker_imports
 
 import labkit as lk
 from labkit.studies.commit_window.expired_key import HOUR, STRIPE_TTL, run_expired_key
@@ -61,3 +62,10 @@ def test_the_exercise_refuses_a_ttl_equal_to_the_delay_in_chinese(chinese):
     verdict = lesson2.shortest_ttl.check(lesson2.DELAY_HOURS)
     assert verdict.status == "incorrect" and "2 条回执" in verdict.message, str(verdict)
     assert lesson2.shortest_ttl.check(lesson2.DELAY_HOURS + 1).status == "correct"
+
+
+def test_its_worker_imports_the_standard_library_and_no_language():
+    assert worker_imports("labkit.studies.commit_window.expiring") <= STDLIB | {"labkit"}
+    module = "labkit.studies.commit_window.expiring"
+    loaded = run_python(f"import json, sys, {module}; print(json.dumps(list(sys.modules)))")
+    assert "labkit.language" not in loaded and "labkit.bench.launcher" not in loaded

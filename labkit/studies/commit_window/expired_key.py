@@ -7,79 +7,31 @@ request, not the effect). The step is lesson 2's `idempotent` order, killed at `
 receipt committed, the checkpoint not); the recovery runs as after a real restart `delay`
 seconds later (`restart_here`: its clocks, the receiver's too, run that far ahead). A recovery
 inside the TTL finds the key and gets the original receipt; one after it finds no key and
-makes a second receipt. Worker-side (`recover_later`): standard library only.
+makes a second receipt. The workers and the receiver: `expiring`.
 """
 
 from __future__ import annotations
 
 import sqlite3
-import time
 from dataclasses import dataclass
 from pathlib import Path
 
 from labkit.bench.errors import check_folder, check_number
 from labkit.bench.failures import failing_run, first_failure
 from labkit.bench.folders import holds_run_dirs, keep_json, new_run_dir
-from labkit.bench.gate import Gate
 from labkit.bench.launcher import WorkerProcess
-from labkit.bench.restart import restart_here
 from labkit.bench.snapshot import Snapshot, take_snapshot
-from labkit.bench.tickets import PayloadConflict
-from labkit.bench.trace import Trace
+from labkit.studies.commit_window.expiring import KEYS_SCHEMA
 from labkit.studies.commit_window.outcome import classify
-from labkit.studies.commit_window.stores import Store, create_files
-from labkit.studies.commit_window.worker import idempotent
+from labkit.studies.commit_window.stores import create_files
 
-__all__ = ["HOUR", "STRIPE_TTL", "ExpiredKeyRun", "ExpiringReceiver", "run_expired_key"]
+__all__ = ["HOUR", "LONGEST_DELAY", "STRIPE_TTL", "ExpiredKeyRun", "run_expired_key"]
 
 HOUR = 3_600
 STRIPE_TTL = 24 * HOUR  # how long Stripe keeps an idempotency key
 FILES = ("control.db", "effect.db")
 KILL_AT = "effect"  # the receipt committed, the checkpoint not
-KEYS_SCHEMA = """CREATE TABLE idempotency_keys(
-    op_key TEXT PRIMARY KEY, receipt_id INTEGER NOT NULL, payload TEXT NOT NULL,
-    stored_at REAL NOT NULL)"""
 LONGEST_DELAY = 10 * 366 * 24 * HOUR  # ten years: a recovery later than that is a typo
-
-
-class ExpiringReceiver(Store):
-    """effect.db as a receiver that keeps each key `ttl` seconds: it prunes the expired keys
-    at every request, then answers as lesson 2's receiver does (the original receipt for a
-    known key, a changed payload refused, a new receipt for a key it does not hold)."""
-
-    def __init__(self, run_dir: str, trace: Trace, ttl: float) -> None:
-        super().__init__(run_dir, "effect.db", trace)
-        self.ttl = ttl
-
-    def add_receipt_once(self, key: str, payload: str) -> int:
-        now = time.time()  # the receiver's clock: a restart later moves it too
-        self.db.execute("DELETE FROM idempotency_keys WHERE stored_at < ?", (now - self.ttl,))
-        found = self.db.execute(
-            "SELECT receipt_id, payload FROM idempotency_keys WHERE op_key=?", (key,)
-        ).fetchone()
-        if found is not None:
-            receipt_id, saved_payload = found
-            if saved_payload != payload:
-                raise PayloadConflict(f"key {key!r} holds {saved_payload!r}, not {payload!r}")
-            return receipt_id
-        receipt_id = self.add_receipt(key, payload)
-        self.db.execute(
-            "INSERT INTO idempotency_keys VALUES(?, ?, ?, ?)", (key, receipt_id, payload, now)
-        )
-        self.wrote("idempotency_keys", "insert", {"op_key": key, "stored_at": now})
-        return receipt_id
-
-
-def run_step(job: dict) -> None:
-    """The worker: lesson 2's idempotent step, unless the checkpoint says done; a recovery
-    first moves on to `job["delay"]` seconds after the first attempt."""
-    if job["delay"] is not None:
-        restart_here(job["delay"])
-    trace = Trace(job["run_dir"], job["role"])
-    gate = Gate(trace, job)
-    control = Store(job["run_dir"], "control.db", trace)
-    if not control.is_done():
-        idempotent(control, ExpiringReceiver(job["run_dir"], trace, job["ttl"]), gate)
 
 
 @dataclass
@@ -109,7 +61,7 @@ class ExpiredKeyRun:
 
 
 def worker(run_dir: Path, role: str, job: dict, **plan: object) -> WorkerProcess:
-    entry = "labkit.studies.commit_window.expired_key:run_step"
+    entry = "labkit.studies.commit_window.expiring:run_step"
     return WorkerProcess(run_dir, role, entry, job, **plan)
 
 
