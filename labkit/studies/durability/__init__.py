@@ -3,5 +3,6 @@
 
 `experiment` (the reader's choice and what a trial found; runs in the kernel, never imports
 LangGraph) → `trials` (runs inside the trial server) → `graphs` (the linear and parallel
-graphs, in forked workers); `pitfalls` reproduces the study's five real errors.
+graphs, in forked workers); `pitfalls` reproduces the study's five real errors;
+`time_travel` replays and forks the linear graph from an earlier checkpoint.
 """
