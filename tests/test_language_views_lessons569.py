@@ -202,7 +202,7 @@ def test_the_explorers_report_and_panel_speak_chinese(chinese):
     found = explore("labkit.studies.commit_window.worker:effect_first")
     assert {p.n: p.outcome for p in found.failing} == {1: "duplicate"}
     shown = [found.summary(), matrix_text(found), matrix_html(found)]
-    assert "无崩溃" in shown[1] and "1 个失败：1 duplicate" in shown[0]
+    assert "无崩溃" in shown[1] and "1 个失败：1 重复" in shown[0]
     panel = ExplorerPanel(found)
     buttons = [panel.timeline_button, panel.step_button, panel.kill_button]
     buttons += [panel.next_button, panel.recover_button]
@@ -215,5 +215,5 @@ def test_the_explorers_report_and_panel_speak_chinese(chinese):
     killed = widget_text(panel.status)
     panel.recover_button.click()
     assert not panel.error_line.value, panel.error_line.value
-    assert "恢复之后" in panel.status.value and "duplicate" in panel.status.value
+    assert "恢复之后" in panel.status.value and "重复" in panel.status.value
     assert_views_chinese("\n".join([*shown, labels, timeline, paused, killed, panel.status.value]))

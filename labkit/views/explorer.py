@@ -17,8 +17,11 @@ from labkit.language import say
 from labkit.studies.explorer.report import (
     Exploration,
     PointResult,
+    complaint_words,
     crash_after,
+    outcome_word,
     point_label,
+    read_finding,
     run_folder,
     what_is_wrong,
 )
@@ -33,7 +36,8 @@ __all__ = ["ExplorerPanel", "matrix_html"]
 def outcome_cell(outcome: str) -> str:
     """The outcome's word on its colour: never colour alone."""
     colour = outcome_colour(outcome)
-    return f'<b style="color:white;background:{colour};padding:1px 6px">{escape(outcome)}</b>'
+    word = escape(outcome_word(outcome))
+    return f'<b style="color:white;background:{colour};padding:1px 6px">{word}</b>'
 
 
 def matrix_html(exploration: Exploration) -> str:
@@ -85,7 +89,7 @@ class ExplorerPanel(widgets.VBox):
         self.session: ExplorerStepSession | None = None
         self.error: Exception | None = None
         choices = [
-            (f"{point_label(p)}: {p.op} {p.detail} → {p.outcome}", p.n)
+            (f"{point_label(p)}: {crash_after(p)} → {outcome_word(p.outcome)}", p.n)
             for p in explored(exploration)
         ]
         failing = [n for _, n in choices if exploration.point(n).outcome != "consistent"]
@@ -164,8 +168,10 @@ class ExplorerPanel(widgets.VBox):
     @shows_errors
     def _on_recover(self, _button: object = None) -> None:
         result = self.session.recover()
-        said = result.get("complaint") or result.get("checker_error") or ""
-        outcome = outcome_cell(result.get("outcome", "failed"))
+        complaint, outcome = result.get("complaint"), result.get("outcome", "failed")
+        finding = read_finding(complaint, self.exploration.spec.get("checker"))
+        said = complaint_words(finding, complaint, outcome) or result.get("checker_error") or ""
+        outcome = outcome_cell(outcome)
         self.status.value = say("explorer.panel.after", outcome=outcome, said=escape(said))
         self.files.value = state_html(result.get("after", {}))
         self.session.close()
@@ -178,7 +184,7 @@ class ExplorerPanel(widgets.VBox):
         else:
             self.status.value = say(
                 "explorer.panel.paused",
-                what=f"{escape(point.op)} {escape(point.detail)}",
+                what=escape(crash_after(point)),
                 where=escape(point.where or ""),
                 n=point.n,
             )

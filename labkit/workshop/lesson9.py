@@ -19,7 +19,14 @@ from labkit.bench.launcher import WorkerReport
 from labkit.language import say
 from labkit.studies.commit_window.stores import PAYLOAD
 from labkit.studies.explorer.replay import ExploreSpec, explore_spec
-from labkit.studies.explorer.report import Exploration, what_is_wrong
+from labkit.studies.explorer.report import (
+    Exploration,
+    detail_words,
+    outcome_word,
+    unwatched_words,
+    verb,
+    what_is_wrong,
+)
 from labkit.studies.explorer.target import READER_FILE, source_target
 from labkit.workshop.checks import Exercise, ReaderCodeError, Verdict, source_of, worker_error
 
@@ -60,17 +67,18 @@ def judge_matrix(answer: object) -> Verdict:
         said = say("lesson9.green_matrix.clean_wrong", done=done, receipts=receipts)
         return Verdict("incorrect", said, found.point(None).run_dir)
     if found.unwatched:
-        said = say("lesson9.green_matrix.unwatched", writes="; ".join(found.unwatched))
+        writes = say("explorer.report.semicolon").join(map(unwatched_words, found.unwatched))
+        said = say("lesson9.green_matrix.unwatched", writes=writes)
         return Verdict("incorrect", said, found.folder)
     for point in found.failing:
         why = what_is_wrong(point)
         said = say(
             "lesson9.green_matrix.crash_wrong",
             n=point.n,
-            op=point.op,
-            detail=point.detail,
+            op=verb(point.op),
+            detail=detail_words(point.detail),
             where=line_of(point.where, source),
-            outcome=point.outcome,
+            outcome=outcome_word(point.outcome),
             when=say(f"explorer.restart.{point.restart or found.spec['restarts'][0]}"),
             said=why,
         )

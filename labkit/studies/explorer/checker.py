@@ -2,7 +2,13 @@
 
 A checker is a function of one `CrashState`; it returns None when the state is right, or one
 line that says what is wrong ("duplicate: ...", "lost: ..."). It runs in the recovery worker,
-so a reader's checker is the reader's code in the reader's lab, like the code it checks.
+so a reader's checker is the reader's code in the reader's lab, like the code it checks; a
+reader's line is shown as they wrote it.
+
+The default checker's line is one of `FINDINGS`, a code with fields ("holds_more": a file, a
+table, a count and the clean run's), written out in the worker's words; `finding_in` reads the
+code and fields back from that line, so the views say it in the reader's language
+(explorer.toml's [finding]) from the code, never from its English.
 
 The default checker takes the run without a crash as the truth: every effect that run made
 (each table's rows, each line of a file it wrote; a checkpointer's own file, the calls'
@@ -32,13 +38,28 @@ from labkit.studies.explorer.services import NOT_EFFECTS
 __all__ = [
     "CHECKPOINT_FILE",
     "IGNORED",
+    "FINDINGS",
     "OUTCOMES",
     "CrashState",
     "default_checker",
+    "finding_in",
     "outcome_of",
 ]
 
 OUTCOMES = ("consistent", "duplicate", "lost", "inconsistent")
+CLEAN_LEFT = "where the run without a crash left"
+FINDINGS = {  # the default checker's findings by code: its line, which names the outcome first
+    "recovery_failed": "lost: recovery failed: {error}",
+    "holds_more": "duplicate: {what} holds {count} " + CLEAN_LEFT + " {clean}",
+    "holds_fewer": "lost: {what} holds {count} " + CLEAN_LEFT + " {clean}",
+    "holds_other": "inconsistent: {what} holds {row} " + CLEAN_LEFT + " {clean_row}",
+    "unfinished": "lost: recovery did not finish the run",
+}
+IN_A_TABLE = " table "  # "effect.db table receipts": {what} of a SQLite file's table
+READ_BACK = {  # each finding's line as a pattern: its {fields} are what the line holds there
+    code: re.compile(re.sub(r"\\\{(\w+)\\\}", r"(?P<\1>.+?)", re.escape(said)), re.S)
+    for code, said in FINDINGS.items()
+}
 CHECKPOINT_FILE = "checkpoints.db"  # the explorer's checkpointer: LangGraph's state, no effect
 IGNORED = {  # values two equal runs give differently: never compared, whatever the column
     "timestamp": re.compile(r"\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}|\Z)"),
@@ -150,23 +171,42 @@ def default_checker(state: CrashState) -> str | None:
     """Every effect of the run without a crash exactly as often, with the same contents, and
     the run finished."""
     if state.recovery_error:
-        return f"lost: recovery failed: {state.recovery_error}"
+        return line("recovery_failed", error=state.recovery_error)
     made, expected = effects(state.after), effects(state.clean)
     for name in sorted(set(made) | set(expected)):
         have, want = made.get(name, 0), expected.get(name, 0)
         if have != want:
-            word = "duplicate" if have > want else "lost"
-            what = name.replace(":", " table ") if ":" in name else name
-            return f"{word}: {what} holds {have} where the run without a crash left {want}"
+            code = "holds_more" if have > want else "holds_fewer"
+            return line(code, what=name.replace(":", IN_A_TABLE), count=have, clean=want)
     ids = generated_ids(state.run_dir, state.after)
     made, expected = contents(state.after, ids), contents(state.clean, ids)
     for name in sorted(expected):
         have, want = Counter(made.get(name, [])), Counter(expected[name])
         if have != want:
-            what, row, instead = name.replace(":", " table "), min(have - want), min(want - have)
-            return f"inconsistent: {what} holds {row} where the run without a crash left {instead}"
+            what, row, instead = name.replace(":", IN_A_TABLE), min(have - want), min(want - have)
+            return line("holds_other", what=what, row=row, clean_row=instead)
     if not state.finished:
-        return "lost: recovery did not finish the run"
+        return line("unfinished")
+    return None
+
+
+def line(code: str, **fields: object) -> str:
+    """A finding in the worker's words (the report's `complaint`)."""
+    return FINDINGS[code].format(**fields)
+
+
+def finding_in(complaint: str | None) -> dict | None:
+    """The default checker's finding, read back from its line: {"code": "holds_more", "file":
+    "effect.db", "table": "receipts", "count": 2, "clean": 1}; None for any other line."""
+    for code, pattern in READ_BACK.items():
+        found = pattern.fullmatch(complaint or "")
+        if found:
+            fields = found.groupdict()
+            if "what" in fields:
+                file, _, table = fields.pop("what").partition(IN_A_TABLE)
+                fields.update(file=file, table=table or None)
+            counts = {k: int(fields[k]) for k in ("count", "clean") if k in fields}
+            return {"code": code, **fields, **counts}
     return None
 
 

@@ -52,6 +52,7 @@ from labkit.studies.explorer.report import (
     Exploration,
     PointResult,
     read_explored,
+    read_finding,
 )
 from labkit.studies.explorer.steps import FILES
 from labkit.studies.explorer.target import KINDS, name_target, on_import_path
@@ -62,13 +63,9 @@ ENTRY = "labkit.studies.explorer.worker:run"
 DURABILITY_MODES = ("sync", "async", "exit")
 SIGKILLED = -9
 CHECKER_RAISED = "the checker raised"
-UNWATCHED = {  # what the commit watch could not crash apart (bench.commit_watch), in words
-    "wal": lambda e: f"{' and '.join(e['files'])} in WAL mode: its commits do not show in the file",
-    "uncounted": lambda e: f"{' and '.join(e['files'])} changed without SQLite counting a commit",
-    "together": lambda e: f"{e.get('commits')} commits to {' and '.join(e['files'])} seen at once",
-    "unreadable": lambda e: f"{' and '.join(e['files'])}: neither SQLite nor text, not judged",
-    "no_point": lambda e: f"{' and '.join(e['files'])} changed with no crash point of its own",
-}
+# Why writes went unwatched (the commit watch could not crash them apart: bench.commit_watch,
+# or the recording could not read them); the words are explorer.toml's [unwatched]
+UNWATCHED = ("wal", "uncounted", "together", "unreadable", "no_point")
 SERVERS = {"step": "light", "graph": "trial", "callable": "trial"}  # a step's need no LangGraph
 # Each crash state is recovered after every restart the spec names (`bench.restart`), each on a
 # copy of what the kill left; a graph's new hash seed costs an interpreter that imports
@@ -246,7 +243,7 @@ def explore_in(folder: str, spec: dict, progress: Progress | None = None) -> dic
     exploration.outside = record["outside"]
     clean_row = PointResult(None, "run", "to its end", None, "", None, record["run_dir"])
     clean_row.left = record["left"]
-    judged(clean_row, record)
+    judged(clean_row, record, spec)
     firsts: dict[object, dict] = {}  # crash state -> the first point that leaves it
     for point in record["points"]:
         # A step's state at a point is what the recording read there. A graph's is not: its
@@ -314,10 +311,12 @@ def recording(folder: Path, spec: ExploreSpec) -> dict:
         if e["event"] == "point" and e["role"] == "record"  # not a service's of the run's
     ]
     unwatched = [
-        UNWATCHED[e.get("reason", "together")](e) for e in trace if e["event"] == "unwatched"
+        unwatched_entry(e.get("reason", "together"), e["files"], e.get("commits"))
+        for e in trace
+        if e["event"] == "unwatched"
     ]
     if unreadable(report["state"]):
-        unwatched.append(UNWATCHED["unreadable"]({"files": unreadable(report["state"])}))
+        unwatched.append(unwatched_entry("unreadable", unreadable(report["state"])))
     forked = {e["n"]: e for e in trace if e["event"] == "forked"}
     outside = [e["file"] for e in trace if e["event"] == "outside"]
     return {
@@ -331,11 +330,21 @@ def recording(folder: Path, spec: ExploreSpec) -> dict:
     }
 
 
+def unwatched_entry(reason: str, files: list[str], commits: int | None = None) -> dict:
+    """Writes the explorer could not crash apart: why (a code of UNWATCHED), which files."""
+    return {
+        "reason": check_choice("unwatched reason", reason, UNWATCHED),
+        "files": files,
+        "commits": commits,
+    }
+
+
 def same_state(point: dict, spec: ExploreSpec, explored: PointResult) -> PointResult:
     """A point whose crash state an earlier point left already: counted, not run again."""
     row = exploration_row(point, spec, None)
     row.outcome, row.complaint, row.run_dir = explored.outcome, explored.complaint, explored.run_dir
     row.same_as, row.failure, row.restart = explored.n, explored.failure, explored.restart
+    row.finding = explored.finding
     return row
 
 
@@ -404,7 +413,7 @@ def replayed(folder: Path, spec: ExploreSpec, points: list[dict], clean: dict) -
             if ended.exit_code != 0 or ended.timed_out:
                 row.failure = worker_failure(ended)
             else:
-                judged(row, read_report(Path(row.run_dir), "recovery"))
+                judged(row, read_report(Path(row.run_dir), "recovery"), spec)
             judging[row.n].append(row)
             if len(judging[row.n]) == len(spec.restarts):
                 yield worst(judging.pop(row.n), spec.restarts)
@@ -500,9 +509,11 @@ def run_workers(
         return {n: worker.report() for n, worker in workers.items()}
 
 
-def judged(row: PointResult, report: dict) -> None:
-    """The checker's word on a row, or why there is none (the checker raised)."""
+def judged(row: PointResult, report: dict, spec: ExploreSpec) -> None:
+    """The checker's word on a row (the default checker's as a code too), or why there is none
+    (the checker raised)."""
     if "checker_error" in report:
         row.outcome, row.failure = FAILED, f"{CHECKER_RAISED} {report['checker_error']}"
         return
     row.outcome, row.complaint = report["outcome"], report["complaint"]
+    row.finding = read_finding(row.complaint, spec.checker)

@@ -4,12 +4,17 @@ plain text. Results only: it runs nothing.
 
 Its words are the reader's language (explorer.toml), looked up in the kernel when the report is
 read: the trial server's fork that explores imports this module, and must not load the
-catalogue, so `labkit.language` is imported where a sentence is made, not at the top.
+catalogue, so `labkit.language` is imported where a sentence is made, not at the top. A row
+holds codes (its outcome, its operation, the default checker's finding, why a write went
+unwatched); the words are said from them here. The recording names what a point saves in its
+own words ("checkpoint of step -1 (input)", `graphs.py`): `DETAILS` reads those back into a
+code and fields, the file names as they are.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -18,16 +23,30 @@ __all__ = [
     "Exploration",
     "PointResult",
     "crash_after",
+    "detail_words",
+    "complaint_words",
     "matrix_text",
+    "outcome_word",
     "point_label",
     "read_explored",
+    "read_finding",
     "recovered_when",
     "run_folder",
+    "unwatched_words",
+    "verb",
     "what_is_wrong",
 ]
 
 EXPLORED_FILE = "explored.jsonl"  # one line per crash point as it is explored
 NO_CRASH = "no crash"  # the label of the run without a crash (a key in notebooks' dicts)
+DETAILS = {  # what a point saves, in the recording's words -> explorer.toml's [detail]
+    "checkpoint": re.compile(r"checkpoint of step (?P<step>-?\d+) \((?P<source>.*)\)"),
+    "node_writes": re.compile(r"writes of node (?P<name>.+)"),
+    "task_writes": re.compile(r"writes of task (?P<name>.+)"),
+    "resume_writes": re.compile(r"writes of the resume answer"),
+    "before_sending": re.compile(r"(?P<call>.+): before sending"),
+}
+FILES_TOGETHER = " and "  # a commit seen in two files at once: "a.db and b.db"
 
 
 @dataclass
@@ -46,6 +65,7 @@ class PointResult:
     failure: str | None = None  # why no outcome is claimed (a worker did not do as planned)
     left: list[str] = field(default_factory=list)  # processes its run's code left, ended
     restart: str | None = None  # the restart its recovery came after (bench.restart.RESTARTS)
+    finding: dict | None = None  # the default checker's complaint as a code and fields
 
     @property
     def label(self) -> str:
@@ -67,7 +87,8 @@ class Exploration:
     crash_states: int = 0  # distinct states among them: each explored once
     seconds: float = 0.0
     stopped: str | None = None  # why it ended before every state was explored
-    unwatched: list[str] = field(default_factory=list)  # writes it could not crash apart
+    unwatched: list[dict] = field(default_factory=list)  # writes it could not crash apart:
+    # {"reason": a code of replay.UNWATCHED, "files": [...], "commits": a count or None}
     outside: list[str] = field(default_factory=list)  # files written outside the run folder
     spec: dict = field(default_factory=dict)  # how it was explored (replay.ExploreSpec)
     clean: dict = field(default_factory=dict)  # the files as the run without a crash left them
@@ -109,14 +130,17 @@ class Exploration:
             else say(
                 "explorer.report.failing",
                 count=len(self.failing),
-                points=", ".join(f"{point_label(p)} {p.outcome}" for p in self.failing),
+                points=say("explorer.report.comma").join(
+                    f"{point_label(p)} {outcome_word(p.outcome)}" for p in self.failing
+                ),
             )
         )
-        unseen = "; ".join(self.unwatched)
+        unseen = say("explorer.report.semicolon").join(map(unwatched_words, self.unwatched))
         unseen = say("explorer.report.unseen", writes=unseen) if self.unwatched else ""
         stopped = say("explorer.report.stopped", why=self.stopped) if self.stopped else ""
         if self.outside:
-            unseen += say("explorer.report.outside", files=", ".join(self.outside))
+            files = say("explorer.report.comma").join(self.outside)
+            unseen += say("explorer.report.outside", files=files)
         return say(
             "explorer.report.summary",
             head=head,
@@ -142,7 +166,7 @@ def left_running(points: list[PointResult]) -> str:
     left = [name for p in points for name in p.left]
     if not left:
         return ""
-    names = ", ".join(dict.fromkeys(left))  # each name once, in the order first seen
+    names = say("explorer.report.comma").join(dict.fromkeys(left))  # each once, as first seen
     one_or_many = "one" if len(left) == 1 else "many"
     return say(f"explorer.report.left_{one_or_many}", count=len(left), names=names)
 
@@ -162,6 +186,13 @@ def point_label(point: PointResult) -> str:
     return say("explorer.report.no_crash") if point.n is None else point.label
 
 
+def outcome_word(outcome: str) -> str:
+    """An outcome's word in the reader's language ("duplicate": 重复)."""
+    from labkit.language import say
+
+    return say(f"explorer.outcome.{outcome}")
+
+
 def crash_after(point: PointResult) -> str:
     """What was made durable just before the point ("commit effect.db"), or, for the run
     without a crash, that it ran to its end."""
@@ -169,12 +200,61 @@ def crash_after(point: PointResult) -> str:
 
     if point.n is None:
         return say("explorer.report.run_to_end")
-    return f"{point.op} {point.detail}".strip()
+    return say("explorer.report.op_detail", verb=verb(point.op), detail=detail_words(point.detail))
+
+
+def verb(op: str) -> str:
+    """A crash point's operation ("commit", "put_writes") in the reader's language."""
+    from labkit.language import say
+
+    return say(f"explorer.verb.{op}")
+
+
+def detail_words(detail: str) -> str:
+    """What a point saves, in the reader's language; a file's name as it is."""
+    from labkit.language import say
+
+    for code, pattern in DETAILS.items():
+        found = pattern.fullmatch(detail)
+        if found:
+            return say(f"explorer.detail.{code}", **found.groupdict())
+    return say("explorer.detail.together").join(detail.split(FILES_TOGETHER))
 
 
 def what_is_wrong(point: PointResult) -> str:
     """The checker's complaint (or why no outcome is claimed), without the outcome's word."""
-    return point.failure or (point.complaint or "").removeprefix(f"{point.outcome}: ")
+    return point.failure or complaint_words(point.finding, point.complaint, point.outcome)
+
+
+def read_finding(complaint: str | None, checker: dict | None) -> dict | None:
+    """The default checker's finding in its complaint (a code and fields); the line of a
+    reader's `checker` is theirs, shown as they wrote it (None)."""
+    from labkit.studies.explorer.checker import finding_in
+
+    return finding_in(complaint) if checker is None else None
+
+
+def complaint_words(finding: dict | None, complaint: str | None, outcome: str) -> str:
+    """What the checker said, without the outcome's word: the default checker's finding in the
+    reader's language, a reader's own line as they wrote it."""
+    from labkit.language import say
+
+    if finding is None:
+        return (complaint or "").removeprefix(f"{outcome}: ")
+    fields = dict(finding)
+    if fields.get("table"):
+        fields["what"] = say("explorer.finding.table", file=fields["file"], table=fields["table"])
+    elif fields.get("file"):
+        fields["what"] = fields["file"]
+    return say(f"explorer.finding.{fields.pop('code')}", **fields)
+
+
+def unwatched_words(entry: dict) -> str:
+    """Why some writes could not be crashed apart, in the reader's language."""
+    from labkit.language import say
+
+    files = say("explorer.detail.together").join(entry["files"])
+    return say(f"explorer.unwatched.{entry['reason']}", files=files, commits=entry.get("commits"))
 
 
 def recovered_when(point: PointResult) -> str:
@@ -204,7 +284,7 @@ def matrix_text(exploration: Exploration) -> str:
     rows = [tuple(say(f"explorer.report.{name}") for name in names)]
     for p in exploration.points:
         wrong = " · ".join(filter(None, [recovered_when(p), what_is_wrong(p), run_folder(p)]))
-        rows.append((point_label(p), crash_after(p), p.where or "", p.outcome, wrong))
+        rows.append((point_label(p), crash_after(p), p.where or "", outcome_word(p.outcome), wrong))
     widths = [min(max(display_width(r[i]) for r in rows), 48) for i in range(4)]
     lines = [
         "  ".join(padded(cell, width) for cell, width in zip(r[:4], widths, strict=True))

@@ -1,0 +1,119 @@
+"""Lesson 9 in Chinese (issue 27, items 1 and 8): a real exploration, read with Chinese chosen,
+says its outcomes, what each crash point comes after, what is wrong, its restarts, its summary
+and lesson 9's verdict in Chinese, from codes; none of the English of explorer.toml and
+lesson9.toml is left, neither a sentence nor a single outcome or operation word. The same
+exploration read in English says what it said before the words became codes."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from chinese import assert_chinese
+from wrong_answers import WRONG
+
+from labkit.language import catalogue, set_language
+from labkit.studies.explorer.replay import explore, unwatched_entry
+from labkit.studies.explorer.report import Exploration, matrix_text
+from labkit.views.explorer import ExplorerPanel, matrix_html
+from labkit.workshop import lesson9
+
+AREAS = ("explorer", "lesson9")
+STEP = "labkit.studies.commit_window.worker:effect_first"  # lesson 1's window: a duplicate
+GRAPH = "labkit.studies.explorer.lab:linear"  # study 004's a → b → c → d, a ledger line each
+
+
+def english_words() -> list[str]:
+    """The one-word English of explorer.toml: the outcomes and the operations ("duplicate",
+    "commit"), each a word too short for tests/chinese.py's sentences."""
+    english, chinese = catalogue("en"), catalogue("zh")
+    return sorted(
+        {
+            text
+            for key, text in english.items()
+            if key.startswith(("explorer.outcome.", "explorer.verb.")) and text != chinese[key]
+        }
+    )
+
+
+def assert_no_english(shown: str) -> None:
+    """Chinese, with no English sentence of the two catalogues and no English outcome or
+    operation word (as an English word, beside Chinese too: "commit_window" and "input" hold
+    none, "的commit之后" one)."""
+    assert_chinese(shown, AREAS)
+    left = [
+        w for w in english_words() if re.search(rf"(?<![A-Za-z0-9_.]){w}(?![A-Za-z0-9_.])", shown)
+    ]
+    assert left == [], f"English left: {left}\nin: {shown[:2000]}"
+
+
+def panel_choices(found: Exploration) -> str:
+    return "\n".join(label for label, _ in ExplorerPanel(found).pick.options)
+
+
+@pytest.fixture(scope="module")
+def step_found() -> Exploration:
+    return explore(STEP)
+
+
+def test_a_steps_matrix_summary_and_panel_speak_chinese(step_found, chinese):
+    assert {p.n: p.outcome for p in step_found.failing} == {1: "duplicate"}  # codes stay codes
+    finding = step_found.point(1).finding
+    assert finding == {
+        "code": "holds_more",
+        "file": "effect.db",
+        "table": "receipts",
+        "count": 2,
+        "clean": 1,
+    }
+    text, html = matrix_text(step_found), matrix_html(step_found)
+    assert "提交 effect.db" in text and "effect.db 的表 receipts 有 2 行" in text
+    assert "1 个失败：1 重复" in step_found.summary() and ">重复</b>" in html
+    assert_no_english("\n".join([text, html, step_found.summary(), panel_choices(step_found)]))
+
+
+def test_the_same_exploration_read_in_english_says_what_it_said_before(step_found):
+    point = step_found.point(1)
+    said = "effect.db table receipts holds 2 where the run without a crash left 1"
+    assert point.complaint == f"duplicate: {said}"  # the worker's line, as --json gives it
+    text = matrix_text(step_found)
+    assert (
+        "commit effect.db" in text and said in text and ">duplicate</b>" in matrix_html(step_found)
+    )
+    assert "1 failing: 1 duplicate" in step_found.summary()
+    assert "1: commit effect.db → duplicate" in panel_choices(step_found)
+
+
+def test_a_graphs_matrix_says_its_checkpoints_and_writes_in_chinese(chinese):
+    found = explore(GRAPH, "graph")
+    assert {p.outcome for p in found.failing} == {"duplicate"}, found.summary()
+    text, html = matrix_text(found), matrix_html(found)
+    assert "保存 第 -1 步的检查点（input）" in text and "写入 ledger.jsonl" in text
+    assert "保存 节点 a 的写入" in text and "ledger.jsonl 有 " in text
+    assert_no_english("\n".join([text, html, found.summary(), panel_choices(found)]))
+
+
+def test_writes_left_unwatched_are_said_in_chinese_from_their_codes(chinese):
+    found = Exploration(
+        STEP,
+        "step",
+        "/nowhere",
+        unwatched=[
+            unwatched_entry("wal", ["effect.db"]),
+            unwatched_entry("together", ["a.db", "b.db"], 2),
+        ],
+    )
+    summary = found.summary()
+    assert "effect.db 处于 WAL 模式" in summary and "a.db 和 b.db 的 2 次提交被同时看到" in summary
+    assert_no_english(summary)
+    set_language("en")
+    assert "effect.db in WAL mode: its commits do not show in the file" in found.summary()
+    assert "2 commits to a.db and b.db seen at once" in found.summary()
+
+
+def test_lesson_9s_verdict_on_a_uuid4_key_speaks_chinese(chinese):
+    answer, _ = WRONG["lesson9.green_matrix"]["a uuid4 key"]
+    verdict = lesson9.green_matrix.check(answer)
+    assert verdict.status == "incorrect", str(verdict)
+    assert "结果为重复" in verdict.message and "effect.db 的表 receipts 有 2 行" in verdict.message
+    assert_no_english(str(verdict))
