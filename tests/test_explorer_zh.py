@@ -117,3 +117,22 @@ def test_lesson_9s_verdict_on_a_uuid4_key_speaks_chinese(chinese):
     assert verdict.status == "incorrect", str(verdict)
     assert "结果为重复" in verdict.message and "effect.db 的表 receipts 有 2 行" in verdict.message
     assert_no_english(str(verdict))
+
+
+def test_a_checker_that_raises_is_said_in_chinese_around_the_readers_error(tmp_path, chinese):
+    (tmp_path / "checks.py").write_text(
+        "def picky(state):\n"
+        "    if state.point is not None and state.point['n'] == 2:\n"
+        "        raise RuntimeError('picky checker')\n"
+    )
+    found = explore(STEP, checker=f"{tmp_path}/checks.py:picky", out=tmp_path / "x")
+    assert found.point(2).failed["code"] == "checker_raised", found.point(2).failed
+    error = found.point(2).failed["error"]  # the reader's error, quoted as it is
+    assert error.startswith("RuntimeError: picky checker")
+    assert f"已停止：检查器抛出了异常：{error}" in found.summary()
+    text = matrix_text(found)
+    assert f"检查器抛出了异常：{error}" in text and "  失败  " in text
+    assert_no_english("\n".join([text, matrix_html(found)]))
+    set_language("en")
+    assert found.stopped == f"the checker raised {error}"  # the results' line, as before
+    assert f"; stopped: the checker raised {error}" in found.summary()

@@ -136,6 +136,6 @@ def cmd_explore(args: argparse.Namespace) -> int:
         from labkit.studies.explorer.report import matrix_text
 
         print(matrix_text(found))
-    if found.stopped and found.stopped.startswith("interrupted"):
+    if found.stopped_by and found.stopped_by["code"] == "interrupted":
         return INTERRUPTED
     return 0 if found.green else 1

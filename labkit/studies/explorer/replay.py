@@ -62,7 +62,7 @@ __all__ = ["DURABILITY_MODES", "ExploreSpec", "explore", "explore_in", "explore_
 ENTRY = "labkit.studies.explorer.worker:run"
 DURABILITY_MODES = ("sync", "async", "exit")
 SIGKILLED = -9
-CHECKER_RAISED = "the checker raised"
+CHECKER_RAISED, INTERRUPTED = "checker_raised", "interrupted"  # why an exploration stopped
 # Why writes went unwatched (the commit watch could not crash them apart: bench.commit_watch,
 # or the recording could not read them); the words are explorer.toml's [unwatched]
 UNWATCHED = ("wal", "uncounted", "together", "unreadable", "no_point")
@@ -210,11 +210,11 @@ def explore_spec(spec: ExploreSpec, folder: Path, progress: Progress | None = No
             spec=asdict(spec),
         )
     except KeyboardInterrupt:
-        return stopped_early(folder, spec, "interrupted (Ctrl-C)")
+        return stopped_early(folder, spec)
     return Exploration.from_json(found)
 
 
-def stopped_early(folder: Path, spec: ExploreSpec, why: str) -> Exploration:
+def stopped_early(folder: Path, spec: ExploreSpec) -> Exploration:
     """What an interrupted exploration had explored, from the rows it wrote as it went."""
     rows = read_explored(folder)
     explored = sum(row.n is not None and row.same_as is None for row in rows)
@@ -223,7 +223,8 @@ def stopped_early(folder: Path, spec: ExploreSpec, why: str) -> Exploration:
         spec.kind,
         str(folder),
         rows,
-        stopped=f"{why} after {explored} crash states",
+        stopped=f"interrupted (Ctrl-C) after {explored} crash states",
+        stopped_by={"code": INTERRUPTED, "explored": explored},
         spec=asdict(spec),
     )
     keep_json(folder, results=found.to_json())
@@ -258,7 +259,7 @@ def explore_in(folder: str, spec: dict, progress: Progress | None = None) -> dic
     rows = [clean_row]
     note(folder, clean_row, progress, 0, len(firsts))
     if is_checker_error(clean_row):
-        exploration.stopped = clean_row.failure
+        exploration.stopped, exploration.stopped_by = clean_row.failure, clean_row.failed
     # A write outside the run folder: each replay would make it again, where no crash is seen
     explored = [] if exploration.stopped or exploration.outside else list(firsts.values())
     with contextlib.closing(replayed(Path(folder), spec, explored, record["state"])) as done:
@@ -266,7 +267,7 @@ def explore_in(folder: str, spec: dict, progress: Progress | None = None) -> dic
             rows.append(row)
             note(folder, row, progress, len(rows) - 1, len(firsts))
             if is_checker_error(row):
-                exploration.stopped = row.failure
+                exploration.stopped, exploration.stopped_by = row.failure, row.failed
                 break  # closing it kills and reaps the workers still running
     by_n = {row.n: row for row in rows}
     rows += [
@@ -281,7 +282,7 @@ def explore_in(folder: str, spec: dict, progress: Progress | None = None) -> dic
 
 
 def is_checker_error(row: PointResult) -> bool:
-    return bool(row.failure) and row.failure.startswith(CHECKER_RAISED)
+    return bool(row.failed) and row.failed["code"] == CHECKER_RAISED
 
 
 def note(folder: str, row: PointResult, progress: Progress | None, done: int, total: int) -> None:
@@ -344,6 +345,7 @@ def same_state(point: dict, spec: ExploreSpec, explored: PointResult) -> PointRe
     row = exploration_row(point, spec, None)
     row.outcome, row.complaint, row.run_dir = explored.outcome, explored.complaint, explored.run_dir
     row.same_as, row.failure, row.restart = explored.n, explored.failure, explored.restart
+    row.failed = explored.failed
     row.finding = explored.finding
     return row
 
@@ -411,7 +413,7 @@ def replayed(folder: Path, spec: ExploreSpec, points: list[dict], clean: dict) -
                 yield row
                 continue
             if ended.exit_code != 0 or ended.timed_out:
-                row.failure = worker_failure(ended)
+                failed(row, worker_failure(ended), "worker")
             else:
                 judged(row, read_report(Path(row.run_dir), "recovery"), spec)
             judging[row.n].append(row)
@@ -469,13 +471,23 @@ def died_as_planned(
     """Whether the process killed at the row's point died as planned (its exit status
     `code`); if not, the row says why."""
     if code != (EXIT_CODE if spec.kill_mode == "exit" else SIGKILLED):
+        not_killed = f"it did not die after {row.op} {row.detail}:"
+        said = worker_failure(first) if first else None
         if first is None:
-            why = f"it exited {code}"
+            failed(row, f"{not_killed} it exited {code}", "not_killed_exited", exit_code=code)
+        elif said:
+            failed(row, f"{not_killed} {said}", "not_killed_worker", said=said)
         else:
-            why = worker_failure(first) or "it ran to its end this time"
-        row.failure = f"it did not die after {row.op} {row.detail}: {why}"
+            failed(row, f"{not_killed} it ran to its end this time", "not_killed_ran")
         return False
     return True
+
+
+def failed(row: PointResult, line: str, code: str, **fields: object) -> None:
+    """Why no outcome is claimed for the row: a line (the results' `failure`) and its code
+    with fields (`failed`: explorer.toml's [failed] says it). The bench's own lines (`said`,
+    `failures.worker_failure`) are quoted as they are."""
+    row.failure, row.failed = line, {"code": code, **fields}
 
 
 def noted_kill(row: PointResult, spec: ExploreSpec) -> None:
@@ -513,7 +525,9 @@ def judged(row: PointResult, report: dict, spec: ExploreSpec) -> None:
     """The checker's word on a row (the default checker's as a code too), or why there is none
     (the checker raised)."""
     if "checker_error" in report:
-        row.outcome, row.failure = FAILED, f"{CHECKER_RAISED} {report['checker_error']}"
+        error = report["checker_error"]
+        row.outcome = FAILED
+        failed(row, f"the checker raised {error}", CHECKER_RAISED, error=error)
         return
     row.outcome, row.complaint = report["outcome"], report["complaint"]
     row.finding = read_finding(row.complaint, spec.checker)

@@ -24,6 +24,7 @@ __all__ = [
     "PointResult",
     "crash_after",
     "detail_words",
+    "failed_words",
     "complaint_words",
     "matrix_text",
     "outcome_word",
@@ -66,6 +67,7 @@ class PointResult:
     left: list[str] = field(default_factory=list)  # processes its run's code left, ended
     restart: str | None = None  # the restart its recovery came after (bench.restart.RESTARTS)
     finding: dict | None = None  # the default checker's complaint as a code and fields
+    failed: dict | None = None  # the failure as a code and fields (replay.failed)
 
     @property
     def label(self) -> str:
@@ -87,6 +89,7 @@ class Exploration:
     crash_states: int = 0  # distinct states among them: each explored once
     seconds: float = 0.0
     stopped: str | None = None  # why it ended before every state was explored
+    stopped_by: dict | None = None  # the same as a code and fields (explorer.toml's [failed])
     unwatched: list[dict] = field(default_factory=list)  # writes it could not crash apart:
     # {"reason": a code of replay.UNWATCHED, "files": [...], "commits": a count or None}
     outside: list[str] = field(default_factory=list)  # files written outside the run folder
@@ -137,7 +140,8 @@ class Exploration:
         )
         unseen = say("explorer.report.semicolon").join(map(unwatched_words, self.unwatched))
         unseen = say("explorer.report.unseen", writes=unseen) if self.unwatched else ""
-        stopped = say("explorer.report.stopped", why=self.stopped) if self.stopped else ""
+        why = failed_words(self.stopped_by) if self.stopped_by else self.stopped
+        stopped = say("explorer.report.stopped", why=why) if self.stopped else ""
         if self.outside:
             files = say("explorer.report.comma").join(self.outside)
             unseen += say("explorer.report.outside", files=files)
@@ -223,7 +227,18 @@ def detail_words(detail: str) -> str:
 
 def what_is_wrong(point: PointResult) -> str:
     """The checker's complaint (or why no outcome is claimed), without the outcome's word."""
+    if point.failed:
+        return failed_words(point.failed, crash_after(point))
     return point.failure or complaint_words(point.finding, point.complaint, point.outcome)
+
+
+def failed_words(failed: dict, what: str = "") -> str:
+    """Why no outcome is claimed (or why the exploration stopped), in the reader's language;
+    `what` is the crash point's operation, for a process that did not die there."""
+    from labkit.language import say
+
+    fields = {k: v for k, v in failed.items() if k != "code"}
+    return say(f"explorer.failed.{failed['code']}", what=what, **fields)
 
 
 def read_finding(complaint: str | None, checker: dict | None) -> dict | None:
