@@ -13,8 +13,9 @@ from chinese import assert_chinese
 from wrong_answers import WRONG
 
 from labkit.language import catalogue, set_language
+from labkit.studies.explorer.checker import FINDINGS, finding_in, outcome_of
 from labkit.studies.explorer.replay import explore, unwatched_entry
-from labkit.studies.explorer.report import Exploration, matrix_text
+from labkit.studies.explorer.report import Exploration, complaint_words, matrix_text
 from labkit.views.explorer import ExplorerPanel, matrix_html
 from labkit.workshop import lesson9
 
@@ -136,3 +137,22 @@ def test_a_checker_that_raises_is_said_in_chinese_around_the_readers_error(tmp_p
     set_language("en")
     assert found.stopped == f"the checker raised {error}"  # the results' line, as before
     assert f"; stopped: the checker raised {error}" in found.summary()
+
+
+@pytest.mark.parametrize("code", list(FINDINGS))
+def test_each_finding_reads_back_into_its_code_and_reads_as_the_workers_line(code):
+    """The worker writes the default checker's line (FINDINGS, the results' complaint); read
+    back into its code and fields, the English catalogue says it word for word (without the
+    outcome's word), and the Chinese from the same fields."""
+    fields = {"what": "effect.db table receipts", "count": 2, "clean": 1, "error": "E: x: y"}
+    fields |= {"row": "[null, 80]", "clean_row": "[null, 90]"}
+    complaint = FINDINGS[code].format(**fields)
+    finding = finding_in(complaint)
+    assert finding["code"] == code, finding
+    outcome = outcome_of(complaint)
+    assert complaint_words(finding, complaint, outcome) == complaint.removeprefix(f"{outcome}: ")
+    set_language("zh")
+    try:
+        assert_no_english(complaint_words(finding, complaint, outcome))
+    finally:
+        set_language("en")
