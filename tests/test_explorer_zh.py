@@ -12,11 +12,13 @@ import pytest
 from chinese import assert_chinese
 from wrong_answers import WRONG
 
+from labkit.bench.trace import read_trace
 from labkit.language import catalogue, set_language
 from labkit.studies.explorer.checker import FINDINGS, finding_in, outcome_of
 from labkit.studies.explorer.replay import explore, unwatched_entry
 from labkit.studies.explorer.report import Exploration, complaint_words, matrix_text
-from labkit.views.explorer import ExplorerPanel, matrix_html
+from labkit.views.explorer import ExplorerPanel, matrix_html, with_last_commits
+from labkit.views.timeline import TimelineFigure
 from labkit.workshop import lesson9
 
 AREAS = ("explorer", "lesson9")
@@ -71,6 +73,16 @@ def test_a_steps_matrix_summary_and_panel_speak_chinese(step_found, chinese):
     assert "提交 effect.db" in text and "effect.db 的表 receipts 有 2 行" in text
     assert "1 个失败：1 重复" in step_found.summary() and ">重复</b>" in html
     assert_no_english("\n".join([text, html, step_found.summary(), panel_choices(step_found)]))
+
+
+def test_a_failing_points_timeline_names_its_crash_point_in_chinese(step_found, chinese):
+    from matplotlib.text import Text
+
+    drawn = TimelineFigure(with_last_commits(read_trace(step_found.point(1).run_dir)))
+    drawn.png(None)
+    labels = [t.get_text() for t in drawn.fig.findobj(Text)]
+    assert "在崩溃点 1处SIGKILL" in labels, labels
+    assert_no_english("\n".join(labels))
 
 
 def test_the_same_exploration_read_in_english_says_what_it_said_before(step_found):

@@ -68,9 +68,15 @@ def timeline_png(point: PointResult) -> bytes:
 
 def with_last_commits(events: list[dict]) -> list[dict]:
     """The trace, with the commit a worker died right after: the explorer kills it the moment
-    the commit is seen, before the store notes it, so the crash point says it instead."""
+    the commit is seen, before the store notes it, so the crash point says it instead. A kill
+    names its crash point in the reader's language (the gate's name for it is a code)."""
     shown: list[dict] = []
+    at: dict[str, str] = {}  # each role's last crash point
     for i, e in enumerate(events):
+        if e["event"] == "point" and "n" in e:
+            at[e["role"]] = say("explorer.matrix.crash_point", n=e["n"])
+        if e["event"] == "kill" and e["role"] in at:
+            e = {**e, "point": at[e["role"]]}
         shown.append(e)
         if e["event"] == "point" and e.get("op") == "commit":
             later = (x for x in events[i + 1 :] if x["role"] == e["role"])
