@@ -14,11 +14,13 @@ import ipywidgets as widgets
 
 from labkit.bench.trace import read_trace
 from labkit.language import say
+from labkit.studies.explorer.replay import CHECKER_RAISED
 from labkit.studies.explorer.report import (
     Exploration,
     PointResult,
     complaint_words,
     crash_after,
+    failed_words,
     outcome_word,
     point_label,
     read_finding,
@@ -176,7 +178,9 @@ class ExplorerPanel(widgets.VBox):
         result = self.session.recover()
         complaint, outcome = result.get("complaint"), result.get("outcome", "failed")
         finding = read_finding(complaint, self.exploration.spec.get("checker"))
-        said = complaint_words(finding, complaint, outcome) or result.get("checker_error") or ""
+        said = complaint_words(finding, complaint, outcome)
+        if "checker_error" in result:  # the reader's error, quoted as it is
+            said = failed_words({"code": CHECKER_RAISED, "error": result["checker_error"]})
         outcome = outcome_cell(outcome)
         self.status.value = say("explorer.panel.after", outcome=outcome, said=escape(said))
         self.files.value = state_html(result.get("after", {}))
