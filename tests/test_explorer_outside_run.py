@@ -12,6 +12,7 @@ from labkit.bench.errors import LabError, RunFailed
 from labkit.studies.explorer.replay import explore
 
 OUTSIDE = Path(__file__).parent / "outside"
+LINEAR = "labkit.studies.explorer.lab:linear"  # study 004's graph: a ledger line in each node
 
 
 def target(file: str, name: str) -> str:
@@ -136,3 +137,34 @@ def test_a_graph_of_async_nodes_is_run_with_ainvoke_and_each_commit_is_a_crash_p
     assert [(p.n, p.op, p.detail, p.outcome) for p in again.points] == [
         (p.n, p.op, p.detail, p.outcome) for p in found.points
     ]
+
+
+def test_under_async_durability_every_crash_state_is_replayed_twice_and_the_summary_says_so(
+    tmp_path,
+):
+    """Item 13: LangGraph's async saves run in a thread, so a row can differ from run to run:
+    each crash state is replayed a second time (its own folders), a row whose replays disagree
+    is marked, and the summary tells CI to assert green, not rows. A sync run is replayed once."""
+    found = explore(LINEAR, "graph", durability="async", restart_at="now", out=tmp_path / "a")
+    firsts = {p.n for p in found.points if p.n is not None and p.same_as is None}
+    again = {int(f.name.split("-")[1]) for f in (tmp_path / "a" / "again").glob("point-*")}
+    assert again == firsts  # a second replay of each, in a folder of its own
+    assert "so a row can change from run to run" in found.summary()
+    assert found.summary().count("(varies)") == sum(p.varies for p in found.points)
+    synced = explore(LINEAR, "graph", restart_at="now", out=tmp_path / "s")
+    assert not (tmp_path / "s" / "again").exists() and "run to run" not in synced.summary()
+
+
+def test_two_replays_that_disagree_show_the_failing_one_marked():
+    from labkit.studies.explorer.replay import compared
+    from labkit.studies.explorer.report import PointResult
+
+    def row(outcome: str) -> PointResult:
+        return PointResult(3, "put", "checkpoint", None, outcome, None, "/x")
+
+    shown = compared(row("consistent"), [{3: row("duplicate")}])
+    assert (shown.outcome, shown.varies) == ("duplicate", True)
+    shown = compared(row("lost"), [{3: row("consistent")}])
+    assert (shown.outcome, shown.varies) == ("lost", True)
+    assert not compared(row("duplicate"), [{3: row("duplicate")}]).varies
+    assert not compared(row("duplicate"), []).varies  # replayed once

@@ -14,7 +14,7 @@ from wrong_answers import WRONG
 
 from labkit.bench.trace import read_trace
 from labkit.language import catalogue, set_language
-from labkit.studies.explorer.checker import FINDINGS, finding_in, outcome_of
+from labkit.studies.explorer.checker import FINDINGS, Finding, outcome_of
 from labkit.studies.explorer.replay import explore, unwatched_entry
 from labkit.studies.explorer.report import Exploration, complaint_words, matrix_text
 from labkit.views.explorer import ExplorerPanel, matrix_html, with_last_commits
@@ -152,19 +152,20 @@ def test_a_checker_that_raises_is_said_in_chinese_around_the_readers_error(tmp_p
 
 
 @pytest.mark.parametrize("code", list(FINDINGS))
-def test_each_finding_reads_back_into_its_code_and_reads_as_the_workers_line(code):
-    """The worker writes the default checker's line (FINDINGS, the results' complaint); read
-    back into its code and fields, the English catalogue says it word for word (without the
-    outcome's word), and the Chinese from the same fields."""
-    fields = {"what": "effect.db table receipts", "count": 2, "clean": 1, "error": "E: x: y"}
+def test_each_finding_keeps_its_code_and_the_catalogue_says_the_workers_line(code):
+    """The default checker's Finding is the worker's line (the results' complaint) and keeps
+    its code and fields; from those, the English catalogue says the line word for word
+    (without the outcome's word), and the Chinese says it from the same fields."""
+    fields = {"file": "effect.db", "table": "receipts", "count": 2, "clean": 1, "error": "E: x"}
     fields |= {"row": "[null, 80]", "clean_row": "[null, 90]"}
-    complaint = FINDINGS[code].format(**fields)
-    finding = finding_in(complaint)
-    assert finding["code"] == code, finding
-    outcome = outcome_of(complaint)
-    assert complaint_words(finding, complaint, outcome) == complaint.removeprefix(f"{outcome}: ")
+    finding = Finding(code, **fields)
+    assert finding.as_dict() == {"code": code, **fields}
+    assert ("effect.db table receipts" in finding) == ("{what}" in FINDINGS[code])
+    outcome = outcome_of(finding)
+    said = complaint_words(finding.as_dict(), str(finding), outcome)
+    assert said == finding.removeprefix(f"{outcome}: ")
     set_language("zh")
     try:
-        assert_no_english(complaint_words(finding, complaint, outcome))
+        assert_no_english(complaint_words(finding.as_dict(), str(finding), outcome))
     finally:
         set_language("en")

@@ -23,7 +23,6 @@ from labkit.studies.explorer.report import (
     failed_words,
     outcome_word,
     point_label,
-    read_finding,
     run_folder,
     what_is_wrong,
 )
@@ -49,7 +48,8 @@ def matrix_html(exploration: Exploration) -> str:
     for p in exploration.points:
         rows.append(
             f"<tr><td>{escape(point_label(p))}</td><td>{escape(crash_after(p))}</td>"
-            f"<td><code>{escape(p.where or '')}</code></td><td>{outcome_cell(p.outcome)}</td>"
+            f"<td><code>{escape(p.where or '')}</code></td><td>{outcome_cell(p.outcome)}"
+            f"{escape(say('explorer.report.varies')) if p.varies else ''}</td>"
             f"<td>{escape(what_is_wrong(p))}</td>"
             f"<td><small><code>{escape(run_folder(p))}</code></small></td></tr>"
         )
@@ -177,8 +177,7 @@ class ExplorerPanel(widgets.VBox):
     def _on_recover(self, _button: object = None) -> None:
         result = self.session.recover()
         complaint, outcome = result.get("complaint"), result.get("outcome", "failed")
-        finding = read_finding(complaint, self.exploration.spec.get("checker"))
-        said = complaint_words(finding, complaint, outcome)
+        said = complaint_words(result.get("finding"), complaint, outcome)
         if "checker_error" in result:  # the reader's error, quoted as it is
             said = failed_words({"code": CHECKER_RAISED, "error": result["checker_error"]})
         outcome = outcome_cell(outcome)

@@ -76,7 +76,7 @@ def judge_matrix(answer: object) -> Verdict:
             "lesson9.green_matrix.crash_wrong",
             n=point.n,
             op=verb(point.op),
-            detail=detail_words(point.detail),
+            detail=detail_words(point),
             where=line_of(point.where, source),
             outcome=outcome_word(point.outcome),
             when=say(f"explorer.restart.{point.restart or found.spec['restarts'][0]}"),

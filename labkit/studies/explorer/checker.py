@@ -5,10 +5,10 @@ line that says what is wrong ("duplicate: ...", "lost: ..."). It runs in the rec
 so a reader's checker is the reader's code in the reader's lab, like the code it checks; a
 reader's line is shown as they wrote it.
 
-The default checker's line is one of `FINDINGS`, a code with fields ("holds_more": a file, a
-table, a count and the clean run's), written out in the worker's words; `finding_in` reads the
-code and fields back from that line, so the views say it in the reader's language
-(explorer.toml's [finding]) from the code, never from its English.
+The default checker's line is a `Finding`: one of `FINDINGS`, a code with fields
+("holds_more": a file, a table, a count and the clean run's) written out in the worker's words,
+that keeps its code and fields; the worker reports them beside the line, so the views say it
+in the reader's language (explorer.toml's [finding]) from the code, never from its English.
 
 The default checker takes the run without a crash as the truth: every effect that run made
 (each table's rows, each line of a file it wrote; a checkpointer's own file, the calls'
@@ -41,8 +41,8 @@ __all__ = [
     "FINDINGS",
     "OUTCOMES",
     "CrashState",
+    "Finding",
     "default_checker",
-    "finding_in",
     "outcome_of",
 ]
 
@@ -56,10 +56,6 @@ FINDINGS = {  # the default checker's findings by code: its line, which names th
     "unfinished": "lost: recovery did not finish the run",
 }
 IN_A_TABLE = " table "  # "effect.db table receipts": {what} of a SQLite file's table
-READ_BACK = {  # each finding's line as a pattern: its {fields} are what the line holds there
-    code: re.compile(re.sub(r"\\\{(\w+)\\\}", r"(?P<\1>.+?)", re.escape(said)), re.S)
-    for code, said in FINDINGS.items()
-}
 CHECKPOINT_FILE = "checkpoints.db"  # the explorer's checkpointer: LangGraph's state, no effect
 IGNORED = {  # values two equal runs give differently: never compared, whatever the column
     "timestamp": re.compile(r"\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}|\Z)"),
@@ -67,6 +63,25 @@ IGNORED = {  # values two equal runs give differently: never compared, whatever 
 }
 EPOCHS = ((978_307_200, 4_102_444_800), (978_307_200_000, 4_102_444_800_000))  # s, ms: 2001-2100
 EPOCH_NS = (978_307_200 * 10**9, 4_102_444_800 * 10**9)
+
+
+class Finding(str):
+    """The default checker's answer: its line, a str as every checker's answer is, that also
+    keeps its code and fields (`as_dict`): {"code": "holds_more", "file": "effect.db",
+    "table": "receipts", "count": 2, "clean": 1}."""
+
+    code: str
+    fields: dict
+
+    def __new__(cls, code: str, **fields: object) -> Finding:
+        file, table = fields.get("file"), fields.get("table")
+        what = f"{file}{IN_A_TABLE}{table}" if table else file
+        said = super().__new__(cls, FINDINGS[code].format(what=what, **fields))
+        said.code, said.fields = code, fields
+        return said
+
+    def as_dict(self) -> dict:
+        return {"code": self.code, **self.fields}
 
 
 class CrashState:
@@ -167,47 +182,33 @@ def contents(state: dict, ids: dict[str, int]) -> dict[str, list[str]]:
     }
 
 
-def default_checker(state: CrashState) -> str | None:
+def default_checker(state: CrashState) -> Finding | None:
     """Every effect of the run without a crash exactly as often, with the same contents, and
     the run finished."""
     if state.recovery_error:
-        return line("recovery_failed", error=state.recovery_error)
+        return Finding("recovery_failed", error=state.recovery_error)
     made, expected = effects(state.after), effects(state.clean)
     for name in sorted(set(made) | set(expected)):
         have, want = made.get(name, 0), expected.get(name, 0)
         if have != want:
             code = "holds_more" if have > want else "holds_fewer"
-            return line(code, what=name.replace(":", IN_A_TABLE), count=have, clean=want)
+            return Finding(code, **file_and_table(name), count=have, clean=want)
     ids = generated_ids(state.run_dir, state.after)
     made, expected = contents(state.after, ids), contents(state.clean, ids)
     for name in sorted(expected):
         have, want = Counter(made.get(name, [])), Counter(expected[name])
         if have != want:
-            what, row, instead = name.replace(":", IN_A_TABLE), min(have - want), min(want - have)
-            return line("holds_other", what=what, row=row, clean_row=instead)
+            row, instead = min(have - want), min(want - have)
+            return Finding("holds_other", **file_and_table(name), row=row, clean_row=instead)
     if not state.finished:
-        return line("unfinished")
+        return Finding("unfinished")
     return None
 
 
-def line(code: str, **fields: object) -> str:
-    """A finding in the worker's words (the report's `complaint`)."""
-    return FINDINGS[code].format(**fields)
-
-
-def finding_in(complaint: str | None) -> dict | None:
-    """The default checker's finding, read back from its line: {"code": "holds_more", "file":
-    "effect.db", "table": "receipts", "count": 2, "clean": 1}; None for any other line."""
-    for code, pattern in READ_BACK.items():
-        found = pattern.fullmatch(complaint or "")
-        if found:
-            fields = found.groupdict()
-            if "what" in fields:
-                file, _, table = fields.pop("what").partition(IN_A_TABLE)
-                fields.update(file=file, table=table or None)
-            counts = {k: int(fields[k]) for k in ("count", "clean") if k in fields}
-            return {"code": code, **fields, **counts}
-    return None
+def file_and_table(name: str) -> dict:
+    """An effect's name ("effect.db:receipts", "outbox.log") as a finding's fields."""
+    file, _, table = name.partition(":")
+    return {"file": file, "table": table or None}
 
 
 def outcome_of(complaint: str | None) -> str:

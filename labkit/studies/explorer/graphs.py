@@ -54,15 +54,17 @@ class RecordedSaver(SqliteSaver):
     def put(self, config, checkpoint, metadata, new_versions):  # noqa: ANN001, ANN201 - LangGraph's
         saved = super().put(config, checkpoint, metadata, new_versions)
         if self.points is not None:
-            step = metadata.get("step")
-            what = f"checkpoint of step {step} ({metadata.get('source')})"
-            self.points.hit("put", what, hold=self.lock)  # no other save lands meanwhile
+            step, source = metadata.get("step"), metadata.get("source")
+            said = {"code": "checkpoint", "step": step, "source": source}
+            what = f"checkpoint of step {step} ({source})"
+            self.points.hit("put", what, hold=self.lock, said=said)  # no other save lands meanwhile
         return saved
 
     def put_writes(self, config, writes, task_id, task_path=""):  # noqa: ANN001, ANN201
         super().put_writes(config, writes, task_id, task_path)
         if self.points is not None:
-            self.points.hit("put_writes", *self.whose(task_id, task_path), hold=self.lock)
+            what, where, said = self.whose(task_id, task_path)
+            self.points.hit("put_writes", what, where, hold=self.lock, said=said)
 
     # A graph run with `ainvoke` calls these: the same saves, in the event loop's own thread.
     async def aget_tuple(self, config):  # noqa: ANN001, ANN201 - LangGraph's
@@ -81,15 +83,20 @@ class RecordedSaver(SqliteSaver):
     async def adelete_thread(self, thread_id):  # noqa: ANN001, ANN201
         self.delete_thread(thread_id)
 
-    def whose(self, task_id: str, task_path: str) -> tuple[str, str | None]:
-        """Whose writes these are, in words, and where its function is: a node's, a @task's
-        (by the name the loop knew it by: its path holds only numbers), the resume answer's."""
+    def whose(self, task_id: str, task_path: str) -> tuple[str, str | None, dict]:
+        """Whose writes these are, in words and as a code, and where its function is: a
+        node's, a @task's (by the name the loop knew it by: its path holds only numbers), the
+        resume answer's."""
         name, where = self.tasks.get(task_id, (task_path.rpartition(", ")[2], None))
         if task_path.startswith(PUSH) and name not in self.nodes:
-            return f"writes of task {name}", where
+            return f"writes of task {name}", where, {"code": "task_writes", "name": name}
         if name:
-            return f"writes of node {name}", self.nodes.get(name)
-        return "writes of the resume answer", None
+            return (
+                f"writes of node {name}",
+                self.nodes.get(name),
+                {"code": "node_writes", "name": name},
+            )
+        return "writes of the resume answer", None, {"code": "resume_writes"}
 
 
 def name_tasks() -> None:

@@ -118,8 +118,17 @@ class CrashPoints:
         self._real_dir = os.path.realpath(self.run_dir)
         self.pid = os.getpid()  # the worker: only its own points are numbered
 
-    def hit(self, op: str, detail: str, where: str | None = None, hold: Lock | None = None) -> None:
+    def hit(
+        self,
+        op: str,
+        detail: str,
+        where: str | None = None,
+        hold: Lock | None = None,
+        said: dict | None = None,
+    ) -> None:
         """The run just made something durable: die here if planned, else number and note it.
+        `detail` names it (a file, "checkpoint of step 0 (loop)"); `said` is that as a code and
+        fields, for the views to say in the reader's language (a file's name needs none).
         Recording, the files' state is read holding `hold` (a saver's lock: no other save of
         a background thread lands while it is read)."""
         if not self.armed or os.getpid() != self.pid:  # a process the reader's code forked
@@ -134,6 +143,8 @@ class CrashPoints:
             where = where or self.locate()
             name = point_name(self.count)
             fields = {"n": self.count, "op": op, "detail": detail, "nth": nth, "where": where}
+            if said:
+                fields["said"] = said
             if self.recording and self.fork_to:  # a step's crash states, told apart
                 with hold or contextlib.nullcontext():
                     fields["state"] = state_digest(self.run_dir)

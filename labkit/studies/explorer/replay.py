@@ -52,7 +52,7 @@ from labkit.studies.explorer.report import (
     Exploration,
     PointResult,
     read_explored,
-    read_finding,
+    replays_twice,
 )
 from labkit.studies.explorer.steps import FILES
 from labkit.studies.explorer.target import KINDS, name_target, on_import_path
@@ -72,6 +72,7 @@ SERVERS = {"step": "light", "graph": "trial", "callable": "trial"}  # a step's n
 # LangGraph (about 1.5 s a state), so only a step's exploration takes it unless asked.
 RESTARTS_BY_KIND = {"step": RESTARTS, "graph": RESTARTS[:-1], "callable": RESTARTS[:-1]}
 FORKED = ("step",)  # the kinds whose recording forks a process to kill at each crash state
+AGAIN = "again"  # the folder of a second replay of every crash state (`replays_twice`)
 AFTER = "after-"  # a copy of a crash state, for the recovery after one more restart
 LANES = 4  # crash states explored side by side: two per core of a workshop laptop, so that
 # one worker runs while the trial server forks the next (a fork holds the server a few ms)
@@ -244,7 +245,7 @@ def explore_in(folder: str, spec: dict, progress: Progress | None = None) -> dic
     exploration.outside = record["outside"]
     clean_row = PointResult(None, "run", "to its end", None, "", None, record["run_dir"])
     clean_row.left = record["left"]
-    judged(clean_row, record, spec)
+    judged(clean_row, record)
     firsts: dict[object, dict] = {}  # crash state -> the first point that leaves it
     for point in record["points"]:
         # A step's state at a point is what the recording read there. A graph's is not: its
@@ -256,19 +257,32 @@ def explore_in(folder: str, spec: dict, progress: Progress | None = None) -> dic
         point["same_as"] = None if first is point else first["n"]
         point["forked"] = record["forked"].get(point["n"])  # how its fork died, if it forked
     exploration.crash_points, exploration.crash_states = len(record["points"]), len(firsts)
-    rows = [clean_row]
-    note(folder, clean_row, progress, 0, len(firsts))
+    passes = [Path(folder), *([Path(folder) / AGAIN] if replays_twice(asdict(spec)) else [])]
+    total = len(firsts) * len(passes)
+    keep_row(folder, clean_row)
+    if progress:
+        progress(0, total, clean_row)
     if is_checker_error(clean_row):
         exploration.stopped, exploration.stopped_by = clean_row.failure, clean_row.failed
     # A write outside the run folder: each replay would make it again, where no crash is seen
     explored = [] if exploration.stopped or exploration.outside else list(firsts.values())
-    with contextlib.closing(replayed(Path(folder), spec, explored, record["state"])) as done:
-        for row in done:
-            rows.append(row)
-            note(folder, row, progress, len(rows) - 1, len(firsts))
-            if is_checker_error(row):
-                exploration.stopped, exploration.stopped_by = row.failure, row.failed
-                break  # closing it kills and reaps the workers still running
+    replays: list[dict[int, PointResult]] = []
+    for base in passes:
+        if exploration.stopped:
+            break
+        base.mkdir(exist_ok=True)
+        replays.append({})
+        with contextlib.closing(replayed(base, spec, explored, record["state"])) as done:
+            for row in done:
+                replays[-1][row.n] = row
+                if len(replays) == 1:  # the first replay's rows are the matrix's
+                    keep_row(folder, row)
+                if progress:
+                    progress(sum(map(len, replays)), total, row)
+                if is_checker_error(row):
+                    exploration.stopped, exploration.stopped_by = row.failure, row.failed
+                    break  # closing it kills and reaps the workers still running
+    rows = [clean_row, *(compared(row, replays[1:]) for row in replays[0].values())]
     by_n = {row.n: row for row in rows}
     rows += [
         same_state(point, spec, by_n[point["same_as"]])
@@ -281,16 +295,25 @@ def explore_in(folder: str, spec: dict, progress: Progress | None = None) -> dic
     return exploration.to_json()
 
 
+def compared(row: PointResult, again: list[dict[int, PointResult]]) -> PointResult:
+    """A crash state's row, beside its second replay's: where the two outcomes differ, the
+    failing one is shown, marked `varies` (asserting that row in CI would be flaky)."""
+    other = again[0].get(row.n) if again else None
+    if other is None or other.outcome == row.outcome:
+        return row
+    shown = row if row.outcome != "consistent" else other
+    shown.varies = True
+    return shown
+
+
 def is_checker_error(row: PointResult) -> bool:
     return bool(row.failed) and row.failed["code"] == CHECKER_RAISED
 
 
-def note(folder: str, row: PointResult, progress: Progress | None, done: int, total: int) -> None:
-    """One more row: to the folder first (it survives a Ctrl-C), then to whoever watches."""
+def keep_row(folder: str, row: PointResult) -> None:
+    """One more row of the matrix, to the folder as soon as it is known: it survives a Ctrl-C."""
     with open(os.path.join(folder, EXPLORED_FILE), "a") as explored:
         explored.write(json.dumps(row.to_json()) + "\n")
-    if progress:
-        progress(done, total, row)
 
 
 def recording(folder: Path, spec: ExploreSpec) -> dict:
@@ -307,7 +330,7 @@ def recording(folder: Path, spec: ExploreSpec) -> dict:
         raise RunFailed(f"your code failed in the run without a crash: {why}; see {run_dir}")
     trace = read_trace(run_dir)
     points = [
-        {k: e[k] for k in ("n", "op", "detail", "nth", "where", "state") if k in e}
+        {k: e[k] for k in ("n", "op", "detail", "nth", "where", "said", "state") if k in e}
         for e in trace
         if e["event"] == "point" and e["role"] == "record"  # not a service's of the run's
     ]
@@ -360,6 +383,7 @@ def exploration_row(point: dict, spec: ExploreSpec, run_dir: Path | None) -> Poi
         None,
         str(run_dir) if run_dir else None,
         spec.kill_mode,
+        said=point.get("said"),
     )
 
 
@@ -415,7 +439,7 @@ def replayed(folder: Path, spec: ExploreSpec, points: list[dict], clean: dict) -
             if ended.exit_code != 0 or ended.timed_out:
                 failed(row, worker_failure(ended), "worker")
             else:
-                judged(row, read_report(Path(row.run_dir), "recovery"), spec)
+                judged(row, read_report(Path(row.run_dir), "recovery"))
             judging[row.n].append(row)
             if len(judging[row.n]) == len(spec.restarts):
                 yield worst(judging.pop(row.n), spec.restarts)
@@ -521,7 +545,7 @@ def run_workers(
         return {n: worker.report() for n, worker in workers.items()}
 
 
-def judged(row: PointResult, report: dict, spec: ExploreSpec) -> None:
+def judged(row: PointResult, report: dict) -> None:
     """The checker's word on a row (the default checker's as a code too), or why there is none
     (the checker raised)."""
     if "checker_error" in report:
@@ -530,4 +554,4 @@ def judged(row: PointResult, report: dict, spec: ExploreSpec) -> None:
         failed(row, f"the checker raised {error}", CHECKER_RAISED, error=error)
         return
     row.outcome, row.complaint = report["outcome"], report["complaint"]
-    row.finding = read_finding(row.complaint, spec.checker)
+    row.finding = report.get("finding")

@@ -6,15 +6,14 @@ Its words are the reader's language (explorer.toml), looked up in the kernel whe
 read: the trial server's fork that explores imports this module, and must not load the
 catalogue, so `labkit.language` is imported where a sentence is made, not at the top. A row
 holds codes (its outcome, its operation, the default checker's finding, why a write went
-unwatched); the words are said from them here. The recording names what a point saves in its
-own words ("checkpoint of step -1 (input)", `graphs.py`): `DETAILS` reads those back into a
-code and fields, the file names as they are.
+unwatched, what a point saved: `said`, beside its `detail` in the recording's words, which
+names the point when a replay looks for it); the words are said from them here, the file
+names as they are.
 """
 
 from __future__ import annotations
 
 import json
-import re
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -29,8 +28,9 @@ __all__ = [
     "matrix_text",
     "outcome_word",
     "point_label",
+    "point_outcome",
     "read_explored",
-    "read_finding",
+    "replays_twice",
     "recovered_when",
     "run_folder",
     "unwatched_words",
@@ -40,13 +40,6 @@ __all__ = [
 
 EXPLORED_FILE = "explored.jsonl"  # one line per crash point as it is explored
 NO_CRASH = "no crash"  # the label of the run without a crash (a key in notebooks' dicts)
-DETAILS = {  # what a point saves, in the recording's words -> explorer.toml's [detail]
-    "checkpoint": re.compile(r"checkpoint of step (?P<step>-?\d+) \((?P<source>.*)\)"),
-    "node_writes": re.compile(r"writes of node (?P<name>.+)"),
-    "task_writes": re.compile(r"writes of task (?P<name>.+)"),
-    "resume_writes": re.compile(r"writes of the resume answer"),
-    "before_sending": re.compile(r"(?P<call>.+): before sending"),
-}
 FILES_TOGETHER = " and "  # a commit seen in two files at once: "a.db and b.db"
 
 
@@ -68,6 +61,8 @@ class PointResult:
     restart: str | None = None  # the restart its recovery came after (bench.restart.RESTARTS)
     finding: dict | None = None  # the default checker's complaint as a code and fields
     failed: dict | None = None  # the failure as a code and fields (replay.failed)
+    said: dict | None = None  # what the point saved, as a code and fields (not a file's name)
+    varies: bool = False  # two replays of its crash state gave two outcomes (async durability)
 
     @property
     def label(self) -> str:
@@ -134,10 +129,12 @@ class Exploration:
                 "explorer.report.failing",
                 count=len(self.failing),
                 points=say("explorer.report.comma").join(
-                    f"{point_label(p)} {outcome_word(p.outcome)}" for p in self.failing
+                    f"{point_label(p)} {point_outcome(p)}" for p in self.failing
                 ),
             )
         )
+        if replays_twice(self.spec):
+            verdict += say("explorer.report.varied", count=sum(p.varies for p in self.points))
         unseen = say("explorer.report.semicolon").join(map(unwatched_words, self.unwatched))
         unseen = say("explorer.report.unseen", writes=unseen) if self.unwatched else ""
         why = failed_words(self.stopped_by) if self.stopped_by else self.stopped
@@ -204,7 +201,21 @@ def crash_after(point: PointResult) -> str:
 
     if point.n is None:
         return say("explorer.report.run_to_end")
-    return say("explorer.report.op_detail", verb=verb(point.op), detail=detail_words(point.detail))
+    return say("explorer.report.op_detail", verb=verb(point.op), detail=detail_words(point))
+
+
+def replays_twice(spec: dict) -> bool:
+    """Whether every crash state is replayed twice: a graph under durability "async" saves in
+    a thread beside its nodes, so a replay killed at a point may die with more or less saved
+    than the last one did, and its row may say otherwise on another run."""
+    return spec.get("kind") == "graph" and spec.get("durability") == "async"
+
+
+def point_outcome(point: PointResult) -> str:
+    """A row's outcome in the reader's language, said to vary where two replays disagreed."""
+    from labkit.language import say
+
+    return outcome_word(point.outcome) + (say("explorer.report.varies") if point.varies else "")
 
 
 def verb(op: str) -> str:
@@ -214,15 +225,14 @@ def verb(op: str) -> str:
     return say(f"explorer.verb.{op}")
 
 
-def detail_words(detail: str) -> str:
-    """What a point saves, in the reader's language; a file's name as it is."""
+def detail_words(point: PointResult) -> str:
+    """What a point saved, in the reader's language: its code's words, or its files' names."""
     from labkit.language import say
 
-    for code, pattern in DETAILS.items():
-        found = pattern.fullmatch(detail)
-        if found:
-            return say(f"explorer.detail.{code}", **found.groupdict())
-    return say("explorer.detail.together").join(detail.split(FILES_TOGETHER))
+    if point.said:
+        fields = {k: v for k, v in point.said.items() if k != "code"}
+        return say(f"explorer.detail.{point.said['code']}", **fields)
+    return say("explorer.detail.together").join(point.detail.split(FILES_TOGETHER))
 
 
 def what_is_wrong(point: PointResult) -> str:
@@ -239,14 +249,6 @@ def failed_words(failed: dict, what: str = "") -> str:
 
     fields = {k: v for k, v in failed.items() if k != "code"}
     return say(f"explorer.failed.{failed['code']}", what=what, **fields)
-
-
-def read_finding(complaint: str | None, checker: dict | None) -> dict | None:
-    """The default checker's finding in its complaint (a code and fields); the line of a
-    reader's `checker` is theirs, shown as they wrote it (None)."""
-    from labkit.studies.explorer.checker import finding_in
-
-    return finding_in(complaint) if checker is None else None
 
 
 def complaint_words(finding: dict | None, complaint: str | None, outcome: str) -> str:
@@ -299,7 +301,7 @@ def matrix_text(exploration: Exploration) -> str:
     rows = [tuple(say(f"explorer.report.{name}") for name in names)]
     for p in exploration.points:
         wrong = " · ".join(filter(None, [recovered_when(p), what_is_wrong(p), run_folder(p)]))
-        rows.append((point_label(p), crash_after(p), p.where or "", outcome_word(p.outcome), wrong))
+        rows.append((point_label(p), crash_after(p), p.where or "", point_outcome(p), wrong))
     widths = [min(max(display_width(r[i]) for r in rows), 48) for i in range(4)]
     lines = [
         "  ".join(padded(cell, width) for cell, width in zip(r[:4], widths, strict=True))

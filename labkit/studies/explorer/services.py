@@ -100,7 +100,7 @@ def called(call: Callable, f: str, op_key: str, *request: object) -> int | None:
     if points is None:  # a recovery: no crash points
         return call(f, op_key, *request)
     what = f"{f} {op_key}"
-    points.hit("call", f"{what}: before sending")
+    points.hit("call", f"{what}: before sending", said={"code": "before_sending", "call": what})
     points.next_commit = ("reply", what, TICKETS_FILE)
     try:
         answer = call(f, op_key, *request)

@@ -27,7 +27,13 @@ from labkit.bench.gate import report
 from labkit.bench.preload import newly_imported
 from labkit.bench.restart import new_parent, next_attempt, restart_here, seconds_until
 from labkit.bench.trace import Trace
-from labkit.studies.explorer.checker import CHECKPOINT_FILE, CrashState, default_checker, outcome_of
+from labkit.studies.explorer.checker import (
+    CHECKPOINT_FILE,
+    CrashState,
+    Finding,
+    default_checker,
+    outcome_of,
+)
 from labkit.studies.explorer.record import CrashPoints, read_state, skip_disk_waits
 from labkit.studies.explorer.services import NOT_EFFECTS, serve_here, watch_claims
 from labkit.studies.explorer.target import BadTarget, load_function
@@ -119,11 +125,13 @@ def said(error: Exception) -> str:
 
 
 def judge(checker: Callable, state: CrashState) -> dict:
-    """The checker's answer ({complaint, outcome}), or the error it raised ({checker_error})."""
+    """The checker's answer ({complaint, outcome}, and the default checker's finding: its code
+    and fields), or the error it raised ({checker_error})."""
     try:
         complaint = checker(state)
         if complaint is not None and not isinstance(complaint, str):
             raise TypeError(f"a checker returns None or a str, not {type(complaint).__name__}")
     except Exception as exc:
         return {"checker_error": said(exc)}
-    return {"complaint": complaint, "outcome": outcome_of(complaint)}
+    finding = complaint.as_dict() if isinstance(complaint, Finding) else None
+    return {"complaint": complaint, "outcome": outcome_of(complaint), "finding": finding}
