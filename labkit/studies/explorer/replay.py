@@ -282,7 +282,8 @@ def explore_in(folder: str, spec: dict, progress: Progress | None = None) -> dic
                 if is_checker_error(row):
                     exploration.stopped, exploration.stopped_by = row.failure, row.failed
                     break  # closing it kills and reaps the workers still running
-    rows = [clean_row, *(compared(row, replays[1:]) for row in replays[0].values())]
+    first = replays[0] if replays else {}  # none: the run without a crash stopped it
+    rows = [clean_row, *(compared(row, replays[1:]) for row in first.values())]
     by_n = {row.n: row for row in rows}
     rows += [
         same_state(point, spec, by_n[point["same_as"]])
