@@ -11,7 +11,7 @@ from IPython.display import HTML, display
 from labkit.bench.errors import check_items, check_record
 from labkit.bench.failures import FAILED
 from labkit.language import say
-from labkit.studies.interrupt_resume.contract import NOT_ISSUED, TicketAnswer
+from labkit.studies.interrupt_resume.contract import TicketAnswer
 from labkit.studies.interrupt_resume.experiment import (
     INTERRUPT_KILL_POINTS,
     KEY_STRATEGIES,
@@ -62,10 +62,11 @@ def resumed_how(how: str) -> str:
 
 
 def refusal(answer: TicketAnswer) -> str:
-    """Why the ticket service refused a request (Tickets' own error as it said it)."""
-    pair, why = f"{answer.tenant}/{answer.key}", answer.refused
-    if why == f"{pair} {NOT_ISSUED}":
-        why = say("interrupt_resume.not_issued", pair=pair)
+    """Why the ticket service refused a request, from its code: a key the entry point never
+    issued, or a key that already holds another payload (the two payloads quoted as held)."""
+    fields = {k: v for k, v in answer.refused.items() if k != "code"}
+    pair = f"{answer.tenant}/{answer.key}"
+    why = say(f"interrupt_resume.{answer.refused['code']}", pair=pair, **fields)
     return say("interrupt_resume.refused", why=why)
 
 

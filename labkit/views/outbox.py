@@ -23,7 +23,7 @@ from labkit.studies.outbox.experiment import (
 from labkit.views.figures import figure_png, new_figure
 from labkit.views.palette import KILL_COLOUR, NEUTRAL
 from labkit.views.tables import CELL, failure_note, grid_html, outcome_word, snapshot_html
-from labkit.views.text import format_grid, format_snapshot, process_exits
+from labkit.views.text import format_grid, format_snapshot, process_exits, process_name
 
 __all__ = [
     "OUTBOX_COLUMNS",
@@ -72,13 +72,13 @@ def outbox_rows(results: Sequence[OutboxResult]) -> list[tuple]:
             (
                 r.spec.consumer,
                 r.spec.kill_at,
-                r.killed or say("outbox.view.nobody"),
+                process_name(r.killed) if r.killed else say("outbox.view.nobody"),
                 after["orders"],
                 f"{before['sent']} → {after['sent']}",
                 r.deliveries,
                 f"{before['effects']} → {after['effects']}",
                 after["inbox"],
-                r.outcome,
+                outcome_name(r.outcome),
             )
         )
     return rows
@@ -97,7 +97,7 @@ def head_text(r: OutboxResult) -> str:
     dies, what = OUTBOX_KILL_POINTS[r.spec.kill_at]
     if dies == "nobody":
         return say("outbox.view.no_kill")
-    return say("outbox.view.killed", process=dies, point=r.spec.kill_at, what=what)
+    return say("outbox.view.killed", process=process_name(dies), point=r.spec.kill_at, what=what)
 
 
 def format_outbox(result: OutboxResult) -> str:
@@ -116,7 +116,7 @@ def format_outbox(result: OutboxResult) -> str:
 
 
 def legend_lines() -> list[str]:
-    return [f"  {word}: {meaning}" for word, meaning in OUTBOX_OUTCOMES.items()]
+    return [f"  {outcome_name(word)}: {meaning}" for word, meaning in OUTBOX_OUTCOMES.items()]
 
 
 def format_outbox_sweep(results: Sequence[OutboxResult]) -> str:
@@ -148,7 +148,7 @@ def outbox_html(result: OutboxResult) -> str:
     head = (
         say("outbox.view.no_kill")
         if dies == "nobody"
-        else say("outbox.view.killed_html", process=dies, point=r.spec.kill_at)
+        else say("outbox.view.killed_html", process=process_name(dies), point=r.spec.kill_at)
     )
     said = say("outbox.view.consumer_html", consumer=r.spec.consumer, head=head, what=escape(what))
     exits = escape(process_exits(r.summary()["exits"]))
@@ -242,7 +242,7 @@ def draw_process(ax: object, mine: list[dict], lane: int, ms: object) -> None:
     """One process in its lane: its lifetime, transactions, kill points, and how it ended."""
     ax.plot([ms(mine[0]), ms(mine[-1])], [lane] * 2, color="#BBBBBB", lw=1, zorder=0)
     ax.annotate(
-        mine[0]["role"],
+        process_name(mine[0]["role"]),
         (ms(mine[0]), lane),
         xytext=(0, -14),
         fontsize=7,

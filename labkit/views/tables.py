@@ -266,6 +266,16 @@ def orders_html() -> str:
     return grid_html(header, rows)
 
 
+def refusal_text(key: str, refused: dict) -> str:
+    """Why the receiver refused a delivery, from its code: the key holds another payload."""
+    return say(
+        f"tables.deliveries.{refused['code']}",
+        key=repr(key),
+        held=repr(refused["held"]),
+        sent=repr(refused["sent"]),
+    )
+
+
 def deliveries_html(answers: Sequence) -> str:
     """What an idempotent receiver answered to each delivery."""
     rows = [
@@ -273,7 +283,7 @@ def deliveries_html(answers: Sequence) -> str:
             a.key,
             a.payload,
             a.receipt_id if a.refused is None else "—",
-            say("tables.deliveries.refused", reason=a.refused)
+            say("tables.deliveries.refused", reason=refusal_text(a.key, a.refused))
             if a.refused
             else say("tables.deliveries.accepted"),
         )
@@ -286,6 +296,8 @@ def deliveries_html(answers: Sequence) -> str:
 def tool_run_html(result: ToolRun) -> str:
     """A tool step's run: the outcome, the files before and after recovery, and after the
     reconciliation of an unknown outcome."""
+    from labkit.views.text import process_exits  # text.py builds on this module
+
     s = result.summary()
     kill = (
         escape(say("tables.no_kill"))
@@ -297,7 +309,7 @@ def tool_run_html(result: ToolRun) -> str:
         step=f"<b>{escape(result.step)}</b>",
         summary=escape(say(f"tables.tool_step.{result.step}")),
         kill=kill,
-        exits=escape(str(s["exits"])),
+        exits=escape(process_exits(s["exits"])),
     )
     meaning = TOOL_OUTCOMES.get(result.outcome, OUTCOMES.get(result.outcome, ""))
     parts = [

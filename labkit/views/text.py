@@ -14,6 +14,7 @@ from labkit.views.tables import mark_note, row_marks
 
 __all__ = [
     "call_columns",
+    "call_outcome_name",
     "call_rows",
     "format_call",
     "format_call_sweep",
@@ -29,6 +30,7 @@ __all__ = [
     "interrupt_rows",
     "op_text",
     "process_exits",
+    "process_name",
     "record_table",
 ]
 
@@ -101,9 +103,11 @@ def format_tool_run(result: ToolRun) -> str:
     """A tool step's run: what each stage left (the figures, then the files at the end)."""
     s = result.summary()
     first = (
-        say("text.tool_no_kill", step=s["step"], exits=s["exits"])
+        say("text.tool_no_kill", step=s["step"], exits=process_exits(s["exits"]))
         if s["kill_at"] == NO_KILL
-        else say("text.tool_killed", step=s["step"], point=s["kill_at"], exits=s["exits"])
+        else say(
+            "text.tool_killed", step=s["step"], point=s["kill_at"], exits=process_exits(s["exits"])
+        )
     )
     stages = [("before", result.before), ("after", result.after)]
     if result.reconciled is not None:
@@ -162,17 +166,32 @@ def format_records(records: Sequence[Mapping[str, object]]) -> str:
     return format_grid(*record_table(records))
 
 
-NAMED_PROCESSES = ("study", "first", "resume", "recover")  # roles with a name (text.toml)
+# roles with a name (text.toml [process]); the outbox's consumers are named after their relay
+NAMED_PROCESSES = (
+    "study",
+    "first",
+    "resume",
+    "recover",
+    "recovery",
+    "reconcile",
+    "producer",
+    "relay",
+)
+
+
+def process_name(role: str) -> str:
+    """A process's role in the reader's words: "first", "relay-consumer-1" (中继的消费者 1);
+    a role without a name (a lease's "w1") is said as it is."""
+    relay, _, number = role.rpartition("-consumer-")
+    if relay and number.isdigit():
+        return say("text.process.consumer_of", relay=process_name(relay), number=number)
+    return say(f"text.process.{role}") if role in NAMED_PROCESSES else role
 
 
 def process_exits(exits: Mapping[str, int]) -> str:
     """How each process ended, in words: "first: killed by SIGKILL → resume: exited 0"."""
-
-    def name(role: str) -> str:
-        return say(f"text.process.{role}") if role in NAMED_PROCESSES else role
-
     return " → ".join(
-        say("text.process_exit", name=name(role), ended=how_it_ended(code))
+        say("text.process_exit", name=process_name(role), ended=how_it_ended(code))
         for role, code in exits.items()
     )
 
@@ -253,8 +272,6 @@ def call_columns() -> list[str]:
 def call_rows(results: Sequence) -> list[tuple]:
     """Lesson 5's table, one row per call (`CallResult`), under `call_columns()`: what the caller
     saw (each op's Jepsen type) beside what the service's file and the checkpoint hold."""
-    from labkit.studies.unknown_outcome.outcome import FAILED
-
     return [
         (
             r.spec.strategy,
@@ -262,17 +279,31 @@ def call_rows(results: Sequence) -> list[tuple]:
             " → ".join(map(op_text, r.ops)) or "-",
             len(r.tickets),
             r.status or "-",
-            f"{FAILED}: {r.failure}" if r.failure else r.outcome,
+            call_outcome_text(r.outcome, r.failure),
         )
         for r in results
     ]
 
 
+def call_outcome_name(outcome: str) -> str:
+    """A call's outcome code as the reader reads it: "orphan" (孤儿 in Chinese)."""
+    return say(f"unknown_outcome.name.{outcome}")
+
+
+def call_outcome_text(outcome: str, failure: str | None) -> str:
+    """A call's outcome in the reader's words; for a failed run why: "failed: ..."."""
+    name = call_outcome_name(outcome)
+    return say("commit_window.failed_because", word=name, failure=failure) if failure else name
+
+
 def op_text(op: dict) -> str:
-    """One Jepsen op in a few words: "create info", "read ok: none", "create ok: #2"."""
+    """One Jepsen op in a few words: "create info", "read ok: none", "create ok: #2" (创建：未知,
+    查询成功：无 in Chinese); f and the type are codes, said from the catalogue."""
+    f = say(f"text.op_f.{op['f']}")
     if op["type"] != "ok":
-        return f"{op['f']} {op['type']}"
-    return f"{op['f']} ok: " + (say("text.op_none") if op["value"] is None else f"#{op['value']}")
+        return say("text.op", f=f, type=say(f"text.op_type.{op['type']}"))
+    value = say("text.op_none") if op["value"] is None else f"#{op['value']}"
+    return say("text.op_ok", f=f, value=value)
 
 
 def format_call(result: object) -> str:
@@ -288,7 +319,11 @@ def format_call(result: object) -> str:
     meaning = OUTCOMES[result.outcome]
     return "\n".join(
         [
-            say("text.outcome_meaning", outcome=result.outcome.upper(), meaning=meaning),
+            say(
+                "text.outcome_meaning",
+                outcome=call_outcome_name(result.outcome).upper(),
+                meaning=meaning,
+            ),
             *([say("text.why", failure=result.failure)] if result.failure else []),
             "",
             format_grid(call_columns(), call_rows([result])),
@@ -311,5 +346,7 @@ def format_call_sweep(results: Sequence) -> str:
     from labkit.studies.unknown_outcome.outcome import OUTCOMES
 
     seen = dict.fromkeys(r.outcome for r in results)
-    words = "\n".join("  " + say("text.meaning", word=w, meaning=OUTCOMES[w]) for w in seen)
+    words = "\n".join(
+        "  " + say("text.meaning", word=call_outcome_name(w), meaning=OUTCOMES[w]) for w in seen
+    )
     return format_grid(call_columns(), call_rows(results)) + "\n\n" + words

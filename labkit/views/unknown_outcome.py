@@ -21,7 +21,7 @@ from labkit.views.background import BackgroundJob
 from labkit.views.figures import figure_png, new_figure, picture, show_picture
 from labkit.views.palette import KILL_COLOUR, NEUTRAL, OUTCOME_COLOURS
 from labkit.views.tables import CELL, table_html
-from labkit.views.text import call_columns, call_rows, op_text
+from labkit.views.text import call_columns, call_outcome_name, call_rows, op_text
 
 if TYPE_CHECKING:  # matplotlib is imported where a figure is drawn (figures.new_figure)
     from matplotlib.figure import Figure
@@ -68,7 +68,7 @@ def badge(outcome: str) -> str:
     colour = COLOURS.get(outcome, NEUTRAL)
     return (
         f'<span style="background:{colour};color:white;padding:2px 8px;border-radius:4px;'
-        f'font-weight:bold">{escape(outcome.upper())}</span>'
+        f'font-weight:bold">{escape(call_outcome_name(outcome).upper())}</span>'
     )
 
 
@@ -175,10 +175,16 @@ def service_label(event: dict) -> str:
     """A service event in a few words: a request is its f and key, the rest come from the
     catalogue (a commit and a returned original name their ticket)."""
     if event["event"] == "request":
-        return f"{event['f']} {event['op_key'].rsplit(':', 1)[-1]}"
+        asked = say(f"text.op_f.{event['f']}")
+        return f"{asked} {event['op_key'].rsplit(':', 1)[-1]}"
     return say(
         f"unknown_outcome.timeline.{SERVICE_LABELS[event['event']]}", ticket=event.get("ticket")
     )
+
+
+def intent_text(status: str) -> str:
+    """The caller's checkpoint of its intent: "intent unknown" (意图：结果未知 in Chinese)."""
+    return say("unknown_outcome.timeline.intent", status=say(f"unknown_outcome.status.{status}"))
 
 
 def timeline_figure(result: CallResult) -> Figure:
@@ -243,9 +249,7 @@ def timeline_figure(result: CallResult) -> Figure:
             label("service", service_label(e), x, above=shown % 2 == 0)
         elif e["event"] == "checkpoint":
             ax.plot(x, y, "s", color="#56B4E9", ms=6)
-            label(
-                lane(e), say("unknown_outcome.timeline.intent", status=e["status"]), x, above=False
-            )
+            label(lane(e), intent_text(e["status"]), x, above=False)
     handles = {h.get_label(): h for h in ax.get_legend_handles_labels()[0]}
     if handles:
         ax.legend(handles.values(), handles.keys(), loc="upper right", fontsize=7)

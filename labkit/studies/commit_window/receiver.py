@@ -26,7 +26,7 @@ class Delivery:
     key: str
     payload: str
     receipt_id: int | None  # None when refused
-    refused: str | None  # why, when refused
+    refused: dict | None  # why, when refused: {"code": "payload_conflict", "held", "sent"}
 
 
 @holds_run_dirs
@@ -55,8 +55,10 @@ def deliver_all(
                 answers.append(
                     Delivery(key, payload, receiver.add_receipt_once(key, payload), None)
                 )
-        except PayloadConflict as refusal:
-            answers.append(Delivery(key, payload, None, str(refusal)))
+        except PayloadConflict:
+            held = receiver.db.execute("SELECT payload FROM receipts WHERE op_key=?", (key,))
+            refusal = {"code": "payload_conflict", "held": held.fetchone()[0], "sent": payload}
+            answers.append(Delivery(key, payload, None, refusal))
     receiver.close()
     trace.close()
     return answers, take_snapshot(run_dir, ("effect.db",))

@@ -25,7 +25,6 @@ from labkit.bench.tickets import TICKETS_FILE, PayloadConflict, Tickets
 __all__ = [
     "ENTRY_FILE",
     "FIRST_INPUT",
-    "NOT_ISSUED",
     "TENANT",
     "TicketAnswer",
     "ask_ticket_service",
@@ -34,9 +33,6 @@ __all__ = [
 ]
 
 ENTRY_FILE = "entry.db"
-NOT_ISSUED = (
-    "was not issued by the entry point"  # why a key the entry point never issued is refused
-)
 KEY_FILE = "<your operation_key>"  # the reader's key function, as its errors name it
 FIRST_INPUT = {"operation_id": "request-42/create-ticket/v1", "title": "Printer offline"}
 TENANT = "team-A"  # the study's tenant; the graphs' node creates every ticket under it
@@ -72,7 +68,7 @@ class TicketAnswer:
     key: str
     body: str
     ticket_id: int | None  # None when refused
-    refused: str | None  # why, when refused
+    refused: dict | None  # why, when refused: {"code": "not_issued"} or "payload_conflict"
 
 
 def parsed(request: object) -> tuple[str, str, str, dict]:
@@ -132,16 +128,20 @@ def ask_ticket_service(
             ).fetchone()
         )
         if not known:
-            refusal = f"{tenant}/{key} {NOT_ISSUED}"
-            answers.append(TicketAnswer(tenant, key, body, None, refusal))
+            answers.append(TicketAnswer(tenant, key, body, None, {"code": "not_issued"}))
             continue
         title = fields.pop("title")
         try:
             answers.append(
                 TicketAnswer(tenant, key, body, tickets.create(tenant, key, title, fields), None)
             )
-        except PayloadConflict as conflict:
-            answers.append(TicketAnswer(tenant, key, body, None, str(conflict)))
+        except PayloadConflict:
+            held = tickets.conn.execute(
+                "SELECT payload FROM ticket WHERE tenant=? AND op_key=?", (tenant, key)
+            ).fetchone()[0]
+            sent = json.dumps({"title": title, **fields}, sort_keys=True, ensure_ascii=False)
+            refusal = {"code": "payload_conflict", "held": held, "sent": sent}
+            answers.append(TicketAnswer(tenant, key, body, None, refusal))
     tickets.close()
     if entry is not None:
         entry.close()
