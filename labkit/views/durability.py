@@ -96,7 +96,7 @@ def distribution_figure(trials: Sequence[Trial]) -> Figure:
                     "color": GRAPH_COLOURS.get(graph),
                     "marker": GRAPH_MARKERS.get(graph),
                     "alpha": 0.75,
-                    "label": graph if (m_index, k) == (0, 0) else None,
+                    "label": say(f"durability.graph.{graph}") if (m_index, k) == (0, 0) else None,
                 }
                 left.plot(x, t.checkpoints, linestyle="", **style)
                 right.plot(x, t.ledger_lines - t.baseline_lines, linestyle="", **style)
@@ -165,7 +165,8 @@ def pitfall_html(name: str, report: dict) -> str:
     if raised:
         today = f"<code>{escape(raised['type'])}: {escape(raised['message'])}</code>"
     elif isinstance(outcome, list):  # one record per case, e.g. each durability spelling
-        today = f"{no_exception}{grid_html(*record_table(outcome))}"
+        header = [say(f"durability.record.{key}") for key in outcome[0]] if outcome else []
+        today = f"{no_exception}{grid_html(header, record_table(outcome)[1])}"
     else:
         today = f"{no_exception} <code>{escape(str(outcome))}</code>"
     warned = "".join(

@@ -18,7 +18,7 @@ import ipywidgets as widgets
 
 from labkit.bench.snapshot import Table
 from labkit.bench.trace import read_trace
-from labkit.language import say
+from labkit.language import Messages, say
 from labkit.studies.commit_window.history import Frame, rebuild_history
 from labkit.studies.commit_window.orders import NO_KILL, ORDERS, get_order
 from labkit.studies.commit_window.runs import RunResult, run
@@ -45,6 +45,14 @@ def shows_errors(method: Callable) -> Callable:
             self.error_line.value = error_html(error)
 
     return wrapper
+
+
+# a trace's roles and events in the reader's words, for the scrubber's caption (panel.toml)
+TRACE_ROLES = Messages("panel.role", ("setup", "first", "recovery"))
+TRACE_EVENTS = Messages(
+    "panel.trace_event",
+    ("created", "start", "begin", "commit", "rollback", "point", "kill", "exit", "skip"),
+)
 
 
 class TimelineView(widgets.VBox):
@@ -94,8 +102,8 @@ class TimelineView(widgets.VBox):
         self.caption.value = say(
             "panel.caption",
             index=frame.index,
-            role=f"<b>{e['role']}</b>",
-            event=f"<b>{e['event']}</b>",
+            role=f"<b>{TRACE_ROLES.get(e['role'], e['role'])}</b>",
+            event=f"<b>{TRACE_EVENTS.get(e['event'], e['event'])}</b>",
             detail=html.escape(str(detail)),
         )
         previous = self.frames[frame.index - 1].rows if frame.index else frame.rows

@@ -11,13 +11,20 @@ from __future__ import annotations
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
-from labkit.language import say
+from labkit.language import Messages, say
 from labkit.views.figures import figure_png, new_figure
 from labkit.views.palette import FILE_COLOURS, KILL_COLOUR, NEUTRAL, WINDOW_COLOUR
 
 __all__ = ["TimelineFigure", "commit_windows"]
 
 ROLES = ("first", "recovery")  # the processes drawn, each in a panel of its own
+# a lane that is a Postgres session, not a file (lesson 7): named in the reader's words
+SESSIONS = Messages("timeline.session", ("business", "checkpoints"))
+
+
+def lane_name(lane: str) -> str:
+    """A file's lane is its file's name ("effect.db"); a Postgres session's is said in words."""
+    return SESSIONS.get(lane, lane)
 
 
 def commit_windows(events: list[dict]) -> list[dict]:
@@ -91,7 +98,7 @@ def build_figure(events: list[dict]) -> tuple[Figure, dict[str, Axes]]:
         draw_process(ax, [e for e in events if e["role"] == role], y)
         ax.set_title(say(f"timeline.role.{role}"), fontsize=10)
     axes[0][0].set_yticks(list(y.values()))
-    axes[0][0].set_yticklabels([say("timeline.process"), *files])
+    axes[0][0].set_yticklabels([say("timeline.process"), *map(lane_name, files)])
     axes[0][0].set_ylim(0.4, len(y) + 1.0)
     handles = {h.get_label(): h for ax in axes[0] for h in ax.get_legend_handles_labels()[0]}
     if handles:
@@ -143,7 +150,11 @@ def draw_process(ax: Axes, mine: list[dict], y: dict[str | None, int]) -> None:
             )
             ax.plot(ms(e), y[e["file"]], "D", color="black", ms=6)
             what = " + ".join(w["table"] for w in e.get("writes", ())) or say("timeline.no_change")
-            label = f"COMMIT {what}" if e["event"] == "commit" else "ROLLBACK"
+            label = (
+                say("timeline.commit", what=what)
+                if e["event"] == "commit"
+                else say("timeline.rollback")
+            )
             ax.annotate(
                 label, (ms(e), y[e["file"]]), xytext=(-4, 8), fontsize=8, textcoords="offset points"
             )

@@ -15,6 +15,7 @@ What the verdicts and hints say is in the catalogue, `lesson2.toml`.
 from __future__ import annotations
 
 import json
+import re
 import signal
 import sqlite3
 from collections.abc import Callable
@@ -104,6 +105,18 @@ def unwatched(run: RunResult) -> str | None:
     return None
 
 
+COMMIT_POINT = re.compile(r"after commit (\d+) \((.+)\)")  # the gate's name for a commit's point
+
+
+def point_words(point: str) -> str:
+    """A kill point the gate named ("start", "after commit 1 (effect.db)") in the reader's
+    words, from its number and file."""
+    commit = COMMIT_POINT.fullmatch(point)
+    if commit:
+        return say("lesson2.point.after_commit", number=commit[1], file=commit[2])
+    return say("lesson2.point.start") if point == "start" else point
+
+
 def judge_step(answer: Callable | str) -> Verdict:
     """Run the step once uncrashed, then kill it at every point its run passed (after every
     commit that reached a file) and recover: every run must end with done=1 and one receipt."""
@@ -129,7 +142,7 @@ def judge_step(answer: Callable | str) -> Verdict:
     points = [e["point"] for e in trace if e["event"] == "point" and e["role"] == "first"]
     for point in points:
         r = run(point)
-        at = say("lesson2.step.killed_at", point=point, state=describe_state(r.before))
+        at = say("lesson2.step.killed_at", point=point_words(point), state=describe_state(r.before))
         if r.first.exit_code != EXIT_CODE:
             why = worker_error(r.first, source, LEARNER_FILE, KILLED) or say(
                 "lesson2.step.not_reached"
@@ -142,7 +155,8 @@ def judge_step(answer: Callable | str) -> Verdict:
         if (r.after.done, r.after.receipts) != (1, 1):
             said = say("lesson2.step.not_safe", at=at, state=describe_state(r.after))
             return Verdict("incorrect", said, str(r.run_dir))
-    said = say("lesson2.step.correct", count=len(points), points=", ".join(points))
+    words = say("checks.words.comma").join(map(point_words, points))
+    said = say("lesson2.step.correct", count=len(points), points=words)
     return Verdict("correct", said, str(clean.run_dir))
 
 
