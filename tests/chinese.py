@@ -16,7 +16,7 @@ from collections.abc import Iterable
 
 from labkit.language import catalogue
 
-__all__ = ["CJK", "assert_chinese", "english_pieces"]
+__all__ = ["CJK", "assert_chinese", "assert_no_english", "english_pieces", "english_words"]
 
 CJK = re.compile(r"[\u3400-\u9fff]")  # a Chinese character
 TAG = re.compile(r"<[^>]+>")
@@ -55,3 +55,37 @@ def assert_chinese(shown: str, areas: Iterable[str]) -> None:
     assert CJK.search(text), text[:300]
     left = sorted(piece for piece in english_pieces(areas) if piece in text)
     assert left == [], f"English left: {left}\nin: {text[:2000]}"
+
+
+def english_words(prefixes: Iterable[str]) -> list[str]:
+    """The short English of the catalogue keys under these prefixes ("explorer.outcome.",
+    "unknown_outcome.name."): each message's text between its {fields}, where the Chinese
+    says it otherwise; outcome words, process names, "COMMIT", too short for `english_pieces`."""
+    english, chinese = catalogue("en"), catalogue("zh")
+    words = set()
+    for key, text in english.items():
+        if key.startswith(tuple(prefixes)) and text != chinese[key]:
+            for literal, *_ in string.Formatter().parse(text):
+                word = literal.strip(EDGES + "-")
+                if re.search("[A-Za-z]", word):
+                    words.add(word)
+    assert words, f"no English under {prefixes}"  # else nothing would be looked for
+    return sorted(words)
+
+
+def assert_no_english(
+    shown: str, areas: Iterable[str], prefixes: Iterable[str], allowed: Iterable[str] = ()
+) -> None:
+    """Chinese, with no English sentence of these catalogue files and no English word of the
+    keys under `prefixes`, in any case ("DUPLICATE" on a badge), as a word of its own ("commit"
+    inside "after_commit" or "consumer.db" is a code, a file's name) unless `allowed` (words a
+    file holds as data, quoted as it holds them)."""
+    assert_chinese(shown, areas)
+    text = html.unescape(shown)
+    left = [
+        w
+        for w in english_words(prefixes)
+        if w not in set(allowed)
+        and re.search(rf"(?<![A-Za-z0-9_.]){re.escape(w)}(?![A-Za-z0-9_.])", text, re.IGNORECASE)
+    ]
+    assert left == [], f"English left: {left}\nin: {text[:3000]}"

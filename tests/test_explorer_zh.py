@@ -6,14 +6,12 @@ exploration read in English says what it said before the words became codes."""
 
 from __future__ import annotations
 
-import re
-
 import pytest
-from chinese import assert_chinese
+from chinese import assert_no_english as no_english
 from wrong_answers import WRONG
 
 from labkit.bench.trace import read_trace
-from labkit.language import catalogue, set_language
+from labkit.language import set_language
 from labkit.studies.explorer.checker import FINDINGS, Finding, outcome_of
 from labkit.studies.explorer.replay import explore, unwatched_entry
 from labkit.studies.explorer.report import Exploration, complaint_words, matrix_text
@@ -26,28 +24,13 @@ STEP = "labkit.studies.commit_window.worker:effect_first"  # lesson 1's window: 
 GRAPH = "labkit.studies.explorer.lab:linear"  # study 004's a → b → c → d, a ledger line each
 
 
-def english_words() -> list[str]:
-    """The one-word English of explorer.toml: the outcomes and the operations ("duplicate",
-    "commit"), each a word too short for tests/chinese.py's sentences."""
-    english, chinese = catalogue("en"), catalogue("zh")
-    return sorted(
-        {
-            text
-            for key, text in english.items()
-            if key.startswith(("explorer.outcome.", "explorer.verb.")) and text != chinese[key]
-        }
-    )
+WORDS = ("explorer.outcome.", "explorer.verb.")  # "duplicate", "commit": one word each
 
 
 def assert_no_english(shown: str) -> None:
     """Chinese, with no English sentence of the two catalogues and no English outcome or
-    operation word (as an English word, beside Chinese too: "commit_window" and "input" hold
-    none, "的commit之后" one)."""
-    assert_chinese(shown, AREAS)
-    left = [
-        w for w in english_words() if re.search(rf"(?<![A-Za-z0-9_.]){w}(?![A-Za-z0-9_.])", shown)
-    ]
-    assert left == [], f"English left: {left}\nin: {shown[:2000]}"
+    operation word (tests/chinese.py)."""
+    no_english(shown, AREAS, WORDS)
 
 
 def panel_choices(found: Exploration) -> str:

@@ -15,6 +15,7 @@ from labkit.views.tables import mark_note, row_marks
 __all__ = [
     "call_columns",
     "call_outcome_name",
+    "call_status",
     "call_rows",
     "format_call",
     "format_call_sweep",
@@ -115,13 +116,22 @@ def format_tool_run(result: ToolRun) -> str:
     lines = [
         first,
         *indented(
-            *(say(f"text.stage.{stage}", state=tool_counts(snap)) for stage, snap in stages),
+            *(say(f"text.stage.{stage}", state=counts_text(snap)) for stage, snap in stages),
             say("text.outcome", outcome=outcome_text(result.outcome, result.failure).upper()),
             say("text.run_folder", path=s["run_dir"]),
         ),
     ]
     last = format_snapshot(result.reconciled or result.after)
     return "\n".join([*lines, "", say("text.files_at_end"), "", last])
+
+
+def counts_text(snapshot: Snapshot) -> str:
+    """A tool run's figures as the files name them, not as a dict:
+    "done=0 receipts=[demo-report-17] pending=[pending]"."""
+    return " ".join(
+        f"{name}=[{', '.join(map(str, value))}]" if isinstance(value, list) else f"{name}={value}"
+        for name, value in tool_counts(snapshot).items()
+    )
 
 
 def format_tool_settled(result: ToolRun) -> str:
@@ -278,11 +288,16 @@ def call_rows(results: Sequence) -> list[tuple]:
             r.spec.fault,
             " → ".join(map(op_text, r.ops)) or "-",
             len(r.tickets),
-            r.status or "-",
+            call_status(r.status),
             call_outcome_text(r.outcome, r.failure),
         )
         for r in results
     ]
+
+
+def call_status(status: str | None) -> str:
+    """The caller's checkpoint's status in the reader's words ("-" when it holds none)."""
+    return say(f"unknown_outcome.status.{status}") if status else "-"
 
 
 def call_outcome_name(outcome: str) -> str:

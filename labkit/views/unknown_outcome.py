@@ -21,7 +21,7 @@ from labkit.views.background import BackgroundJob
 from labkit.views.figures import figure_png, new_figure, picture, show_picture
 from labkit.views.palette import KILL_COLOUR, NEUTRAL, OUTCOME_COLOURS
 from labkit.views.tables import CELL, table_html
-from labkit.views.text import call_columns, call_outcome_name, call_rows, op_text
+from labkit.views.text import call_columns, call_outcome_name, call_rows, call_status, op_text
 
 if TYPE_CHECKING:  # matplotlib is imported where a figure is drawn (figures.new_figure)
     from matplotlib.figure import Figure
@@ -138,7 +138,7 @@ def call_sweep_html(results: Sequence[CallResult]) -> str:
             r = cells.get((strategy, fault))
             text = (
                 f"{badge(r.outcome)}<br><small>{tickets_text(len(r.tickets))} · "
-                f"{escape(str(r.status))}</small>"
+                f"{escape(call_status(r.status))}</small>"
                 if r
                 else ""
             )
@@ -184,7 +184,7 @@ def service_label(event: dict) -> str:
 
 def intent_text(status: str) -> str:
     """The caller's checkpoint of its intent: "intent unknown" (意图：结果未知 in Chinese)."""
-    return say("unknown_outcome.timeline.intent", status=say(f"unknown_outcome.status.{status}"))
+    return say("unknown_outcome.timeline.intent", status=call_status(status))
 
 
 def timeline_figure(result: CallResult) -> Figure:

@@ -1,0 +1,165 @@
+"""Lessons 1-8 in Chinese (issue 27, items 2-5): each view a Chinese lesson shows, on a real
+run with Chinese chosen, says its outcomes, processes, refusals, kill points, lanes, legends and
+columns in Chinese, from codes: none of the English catalogue's sentences, nor its outcome words
+or names (tests/chinese.py), is left in its text, its HTML or its figure's text. Words a file
+holds as data (caller.db's status) are the file's, quoted as it holds them."""
+
+from __future__ import annotations
+
+import html
+
+import pytest
+from chinese import assert_no_english
+
+import labkit as lk
+from labkit.bench.trace import read_trace
+from labkit.studies.commit_window.receiver import deliver_all
+from labkit.studies.durability.experiment import DurabilitySpec, run_trials
+from labkit.studies.durability.pitfalls import run_pitfall
+from labkit.studies.interrupt_resume.contract import ask_ticket_service
+from labkit.studies.postgres.experiment import run_window
+from labkit.views.durability import distribution_figure, pitfall_html
+from labkit.views.figures import figure_png
+from labkit.views.interrupt_resume import ticket_answers_html
+from labkit.views.outbox import (
+    format_outbox,
+    format_outbox_sweep,
+    outbox_html,
+    outbox_sweep_html,
+    outbox_timeline,
+)
+from labkit.views.panel import TimelineView
+from labkit.views.tables import deliveries_html, tool_run_html
+from labkit.views.text import format_call, format_call_sweep, format_tool_run
+from labkit.views.timeline import TimelineFigure
+from labkit.views.unknown_outcome import (
+    call_html,
+    call_sweep_html,
+    strategies_html,
+    timeline_figure,
+)
+from labkit.workshop import lesson2
+
+CALL_WORDS = ("unknown_outcome.name.", "unknown_outcome.status.", "text.op_f.")
+CALLER_DB = ("create", "read", "done", "failed", "unknown")  # history.jsonl's f, caller.db's status
+OUTBOX_WORDS = ("commit_window.name.", "text.process.", "outbox.timeline.")
+
+
+def figure_text(fig: object) -> str:
+    """Every text a figure draws (titles, labels, annotations, legend, tick labels), drawn first
+    so that the tick labels are there."""
+    from matplotlib.text import Text
+
+    figure_png(fig)
+    return "\n".join(t.get_text() for t in fig.findobj(Text))
+
+
+@pytest.fixture(scope="module")
+def calls():
+    return [lk.run_call(s, f) for s, f in [("give_up", "reply_lost"), ("new_key", "reply_lost")]]
+
+
+def test_lesson_5s_calls_badges_columns_and_timeline_speak_chinese(calls, chinese):
+    gave_up = calls[0]
+    assert gave_up.outcome == "orphan" and gave_up.status == "failed"  # codes stay codes
+    shown = call_html(gave_up)
+    assert ">孤儿</span>" in shown
+    assert_no_english(shown, ["unknown_outcome"], CALL_WORDS, allowed=CALLER_DB)
+    assert_no_english(format_call(gave_up), ["text"], CALL_WORDS, allowed=CALLER_DB)
+    both = "\n".join([strategies_html(calls), call_sweep_html(calls), format_call_sweep(calls)])
+    assert "创建：未知 → 创建成功：#2" in both and ">重复</span>" in both
+    assert_no_english(both, ["unknown_outcome", "text"], CALL_WORDS)
+    drawn = figure_text(timeline_figure(gave_up))
+    assert "意图：结果未知" in drawn and "创建：未知" in drawn
+    assert_no_english(drawn, ["unknown_outcome"], CALL_WORDS)
+
+
+def test_lesson_5s_outbox_names_its_processes_and_outcomes_in_chinese(chinese):
+    plain = lk.run_outbox("plain", kill_at="after_deliver")
+    assert plain.outcome == "duplicate" and plain.killed == "relay"
+    shown = "\n".join(
+        [outbox_html(plain), format_outbox(plain), outbox_sweep_html([plain])]
+        + [format_outbox_sweep([plain])]
+    )
+    assert "中继的消费者 1：退出码0" in shown
+    assert_no_english(shown, ["outbox", "text"], OUTBOX_WORDS)
+    drawn = figure_text(outbox_timeline(plain))
+    assert "生产者" in drawn and "中继的消费者 1" in drawn
+    assert_no_english(drawn, ["outbox"], OUTBOX_WORDS)
+
+
+# pending_first's control.db · pending holds its state as a word: "unknown", the file's data
+@pytest.mark.parametrize(
+    "step,kill_at,data", [("queue_pop", "popped", ()), ("pending_first", "effect", ("unknown",))]
+)
+def test_a_tool_steps_exits_are_said_per_process_not_as_a_dict(step, kill_at, data, chinese):
+    result = lk.run_tool_step(step, kill_at=kill_at)
+    shown = tool_run_html(result) + format_tool_run(result)
+    assert "首个进程：退出码91 → 恢复进程：退出码0" in shown and "{'" not in shown
+    words = ("text.process.", "commit_window.name.")
+    assert_no_english(shown, ["tables", "text"], words, allowed=data)
+
+
+def test_lesson_2s_refusal_says_the_payloads_in_chinese(chinese):
+    answers, _ = deliver_all([("op-1", "report v1"), ("op-1", "report v2")])
+    assert answers[1].refused["code"] == "payload_conflict"  # a code, with its fields
+    shown = deliveries_html(answers)
+    assert "拒绝：键 'op-1' 已保存 'report v1'，不是 'report v2'" in html.unescape(shown)
+    assert_no_english(shown, ["tables"], ("tables.deliveries.",))
+
+
+def test_lesson_3s_refusals_say_why_in_chinese(chinese):
+    body = '{"title": "Printer offline"}'
+    requests = [("team-A", "op-1", body), ("team-A", "op-1", '{"title": "changed"}')]
+    answers, tickets = ask_ticket_service(
+        [*requests, ("team-A", "op-2", body)], [("team-A", "op-1")]
+    )
+    assert [a.refused and a.refused["code"] for a in answers] == [
+        None,
+        "payload_conflict",
+        "not_issued",
+    ]
+    words = ("interrupt_resume.refused", "interrupt_resume.payload_conflict")
+    assert_no_english(ticket_answers_html(answers, tickets), ["interrupt_resume"], words)
+
+
+def test_lesson_1s_timeline_and_its_captions_speak_chinese(chinese):
+    repeated = lk.run("effect_first", kill_at="effect")
+    drawn = figure_text(TimelineFigure(read_trace(repeated.run_dir)).fig)
+    assert "提交 receipts" in drawn
+    assert_no_english(drawn, ["timeline"], ("timeline.",))
+    view = TimelineView()
+    view.show(repeated)
+    captions = []
+    for frame in range(view.slider.max + 1):
+        view.slider.value = frame
+        captions.append(view.caption.value)
+    assert any("恢复进程" in c and "退出" in c for c in captions), captions
+    # "start" stays: the kill point a "point" event names is a code, as the kill_at menu has it
+    words = ("panel.role.", "panel.trace_event.")
+    assert_no_english("\n".join(captions), ["panel"], words, allowed=("start",))
+
+
+def test_lesson_2s_step_check_names_its_kill_points_in_chinese(chinese):
+    unsafe = lesson2.safe_step.starter.replace("my_step", "effect_first_step")
+    verdict = lesson2.safe_step.check(unsafe)
+    assert verdict.status == "incorrect", str(verdict)
+    assert "在`第 1 次提交（effect.db）之后`强杀" in verdict.message
+    assert_no_english(str(verdict), ["lesson2"], ("lesson2.point.",))
+
+
+def test_lesson_4s_legend_and_the_mistyped_durabilitys_columns_speak_chinese(chinese):
+    trials = run_trials([DurabilitySpec(g, "sync") for g in ("linear", "parallel")], trials=1)
+    drawn = figure_text(distribution_figure(trials))
+    assert "线性图" in drawn and "并行图" in drawn
+    assert_no_english(drawn, ["durability"], ("durability.graph.",))
+    shown = pitfall_html("mistyped_durability", run_pitfall("mistyped_durability"))
+    assert "运行的节点数" in shown
+    assert_no_english(shown, ["durability"], ("durability.record.",))
+
+
+def test_lesson_7s_timeline_names_its_sessions_in_chinese(chinese):
+    result = run_window("effect_first", "effect")
+    drawn = figure_text(TimelineFigure(result.events).fig)
+    assert "业务会话" in drawn and "检查点会话" in drawn
+    assert_no_english(drawn, ["timeline"], ("timeline.",))
