@@ -24,9 +24,12 @@ from labkit.views.interrupt_resume import ticket_answers_html
 from labkit.views.outbox import (
     format_outbox,
     format_outbox_sweep,
+    kill_points_text,
     outbox_html,
+    outbox_outcome_counts,
     outbox_sweep_html,
     outbox_timeline,
+    outcomes_text,
 )
 from labkit.views.panel import TimelineView
 from labkit.views.tables import deliveries_html, tool_run_html
@@ -34,6 +37,7 @@ from labkit.views.text import format_call, format_call_sweep, format_tool_run
 from labkit.views.timeline import TimelineFigure
 from labkit.views.unknown_outcome import (
     call_html,
+    call_outcome_counts,
     call_sweep_html,
     strategies_html,
     timeline_figure,
@@ -67,6 +71,8 @@ def test_lesson_5s_calls_badges_columns_and_timeline_speak_chinese(calls, chines
     assert_no_english(shown, ["unknown_outcome"], CALL_WORDS, allowed=CALLER_DB)
     assert_no_english(format_call(gave_up), ["text"], CALL_WORDS, allowed=CALLER_DB)
     both = "\n".join([strategies_html(calls), call_sweep_html(calls), format_call_sweep(calls)])
+    both += "\n" + call_outcome_counts(calls)  # a sweep's counts, as the lesson prints them
+    assert "孤儿 1、重复 1" in both
     assert "创建：未知 → 创建成功：#2" in both and ">重复</span>" in both
     assert_no_english(both, ["unknown_outcome", "text"], CALL_WORDS)
     drawn = figure_text(timeline_figure(gave_up))
@@ -86,6 +92,10 @@ def test_lesson_5s_outbox_names_its_processes_and_outcomes_in_chinese(chinese):
     drawn = figure_text(outbox_timeline(plain))
     assert "生产者" in drawn and "中继的消费者 1" in drawn
     assert_no_english(drawn, ["outbox"], OUTBOX_WORDS)
+    # the lesson's own lines: its kill points and outcome words, and a sweep's counts
+    lines = "\n".join([kill_points_text(), outcomes_text(), outbox_outcome_counts([plain])])
+    assert "在此死去的进程" in lines and "消费者  " in lines and "plain: 重复 1" in lines
+    assert_no_english(lines, ["outbox", "text"], OUTBOX_WORDS)
 
 
 # pending_first's control.db · pending holds its state as a word: "unknown", the file's data

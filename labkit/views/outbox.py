@@ -23,7 +23,7 @@ from labkit.studies.outbox.experiment import (
 from labkit.views.figures import figure_png, new_figure
 from labkit.views.palette import KILL_COLOUR, NEUTRAL
 from labkit.views.tables import CELL, failure_note, grid_html, outcome_word, snapshot_html
-from labkit.views.text import format_grid, format_snapshot, process_exits, process_name
+from labkit.views.text import counted, format_grid, format_snapshot, process_exits, process_name
 
 __all__ = [
     "OUTBOX_COLUMNS",
@@ -335,3 +335,30 @@ def show_outbox_timeline(result: OutboxResult) -> None:
     from IPython.display import Image, display
 
     display(Image(figure_png(outbox_timeline(result))))
+
+
+def kill_points_text() -> str:
+    """Each kill point of an outbox run: the process that dies there, what has happened."""
+    rows = [(point, dies_there(who), what) for point, (who, what) in OUTBOX_KILL_POINTS.items()]
+    return format_grid([say(f"outbox.view.{c}") for c in ("point", "dies", "what")], rows)
+
+
+def outcomes_text() -> str:
+    """What each outcome word of an outbox run means, in the reader's language."""
+    return "\n".join(legend_lines())
+
+
+def outbox_outcome_counts(results: Sequence[OutboxResult]) -> str:
+    """How many runs of a sweep ended each way, per consumer, in the reader's words."""
+    results = check_items("results", results, OutboxResult, "a list of OutboxResult")
+    consumers = dict.fromkeys(r.spec.consumer for r in results)
+    return "\n".join(
+        f"{consumer}: "
+        + counted(outcome_name(r.outcome) for r in results if r.spec.consumer == consumer)
+        for consumer in consumers
+    )
+
+
+def dies_there(process: str) -> str:
+    """The process a kill point ends, in the reader's words ("nobody": none is killed)."""
+    return say("outbox.view.nobody") if process == "nobody" else process_name(process)

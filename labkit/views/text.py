@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
 
 from labkit.bench.snapshot import Snapshot
 from labkit.language import display_width, padded, say
@@ -13,6 +14,7 @@ from labkit.studies.commit_window.tool_runs import ToolRun, tool_counts
 from labkit.views.tables import mark_note, row_marks
 
 __all__ = [
+    "counted",
     "call_columns",
     "call_outcome_name",
     "call_status",
@@ -186,6 +188,7 @@ NAMED_PROCESSES = (
     "reconcile",
     "producer",
     "relay",
+    "consumer",
 )
 
 
@@ -365,3 +368,9 @@ def format_call_sweep(results: Sequence) -> str:
         "  " + say("text.meaning", word=call_outcome_name(w), meaning=OUTCOMES[w]) for w in seen
     )
     return format_grid(call_columns(), call_rows(results)) + "\n\n" + words
+
+
+def counted(words: Iterable[str]) -> str:
+    """How many times each word comes, the commonest first: "duplicate 3, consistent 9"."""
+    pairs = Counter(words).most_common()
+    return say("facts.list_separator").join(f"{word} {count}" for word, count in pairs)

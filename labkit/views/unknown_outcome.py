@@ -21,7 +21,14 @@ from labkit.views.background import BackgroundJob
 from labkit.views.figures import figure_png, new_figure, picture, show_picture
 from labkit.views.palette import KILL_COLOUR, NEUTRAL, OUTCOME_COLOURS
 from labkit.views.tables import CELL, table_html
-from labkit.views.text import call_columns, call_outcome_name, call_rows, call_status, op_text
+from labkit.views.text import (
+    call_columns,
+    call_outcome_name,
+    call_rows,
+    call_status,
+    counted,
+    op_text,
+)
 
 if TYPE_CHECKING:  # matplotlib is imported where a figure is drawn (figures.new_figure)
     from matplotlib.figure import Figure
@@ -334,3 +341,9 @@ class CallPanel(widgets.VBox):
         """Same as clicking Run (for scripts and tests): the call goes on after it returns;
         `self.job.wait()` waits for it."""
         self.run_button.click()
+
+
+def call_outcome_counts(results: Sequence[CallResult]) -> str:
+    """How many calls of a sweep ended each way, in the reader's words."""
+    results = check_items("results", results, CallResult, "a list of CallResult")
+    return counted(call_outcome_name(r.outcome) for r in results)
