@@ -1,7 +1,7 @@
 """How fast is the crash explorer? Every crash point of lesson 4's linear graph, and the crash
 states a second it explores of a SQLite step.
 
-    python benchmarks/bench_explorer.py [--rounds N] [--commits N]
+    python benchmarks/bench_explorer.py [--rounds N] [--commits N] [--restart-at now,day]
 
 After one exploration that starts the trial server (not timed), prints the median wall time
 of exploring every crash point of study 004's linear graph under durability "sync" (target
@@ -10,8 +10,9 @@ of exploring every crash point of study 004's linear graph under durability "syn
 two cores), both as the caller sees them and as the exploration timed itself, rounds taking
 turns, each said met or not; the CPU that every process spends per crash state of the step
 (so what idle cores would do); and the load average, since other work on the machine slows
-both. A step's crash state costs two processes: the fork its recording kills at the point,
-and the recovery (a graph's: a worker that runs to the point, and the recovery).
+both. A step's crash state costs the fork its recording kills at the point and a recovery
+per restart (a graph's: a worker that runs to the point, and its recoveries); a step's last
+restart, "hash", is a new interpreter. `--restart-at now` measures one recovery a state.
 """
 
 from __future__ import annotations
@@ -56,6 +57,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=5, help="rounds of one of each")
     parser.add_argument("--commits", type=int, default=24, help="the step's receipts")
+    parser.add_argument(
+        "--restart-at", help="when each crash state is recovered (default: each kind's own)"
+    )
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as scratch:
         folders = (Path(scratch) / f"explore-{i}" for i in range(10**6))
@@ -64,7 +68,8 @@ def main() -> None:
         found: dict[str, list] = {"graph": [], "step": []}
 
         def explore(kind: str, target: str) -> None:
-            found[kind].append(lk.explore(target, kind=kind, out=next(folders)))
+            options = {"restart_at": args.restart_at} if args.restart_at else {}
+            found[kind].append(lk.explore(target, kind=kind, out=next(folders), **options))
 
         explore("graph", LINEAR)  # starts the trial server: not timed
         explore("step", f"{step}:step")  # and the light one
@@ -90,17 +95,21 @@ def main() -> None:
     step_inside = statistics.median(e.seconds for e in found["step"][1 : args.rounds + 2])
     per_state = cpu / states  # with the light server's start, shared by every state
     cores = os.cpu_count()
+    graph_restarts, step_restarts = linear.spec["restarts"], steps.spec["restarts"]
     print(
         f"linear graph (sync), every crash point: {graph:6.2f} s  (target < 1 s: {met(graph < 1)})"
     )
     print(
-        f"  {linear.crash_points} crash points, {linear.crash_states} crash states; "
+        f"  {linear.crash_points} crash points, {linear.crash_states} crash states, each "
+        f"recovered after {len(graph_restarts)} restarts ({', '.join(graph_restarts)}); "
         f"the exploration itself {inside:.2f} s ({args.rounds} rounds)"
     )
+    recoveries = states * len(step_restarts) / step_wall
     print(
-        f"SQLite step, {states} crash states:       {states / step_wall:6.1f} crash states/s "
-        f"(target >= 50: {met(states / step_wall >= 50)}; "
-        f"the exploration itself {states / step_inside:.1f}/s)"
+        f"SQLite step, {states} crash states:       {states / step_wall:6.1f} crash states/s, "
+        f"{recoveries:.1f} recoveries/s after {len(step_restarts)} restarts "
+        f"({', '.join(step_restarts)}) (target >= 50 states/s, restarts counted as states: "
+        f"{met(recoveries >= 50)}; the exploration itself {states / step_inside:.1f} states/s)"
     )
     print(
         f"  CPU per crash state, every process: {per_state * 1000:.1f} ms: {cores} idle cores "
