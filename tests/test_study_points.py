@@ -122,7 +122,8 @@ def test_a_body_differing_only_in_formatting_is_the_same_payload_and_every_field
     requests = [("team-A", KEY_42, b) for b in (BODY, reformatted, changed)]
     answers, tickets = ask_ticket_service(requests)
     assert [a.ticket_id for a in answers] == [1, 1, None]
-    assert "already holds" in answers[2].refused and len(tickets) == 1
+    assert answers[2].refused["code"] == "payload_conflict" and len(tickets) == 1
+    assert answers[2].refused["held"] == '{"priority": 2, "title": "Printer offline"}'
 
 
 def test_a_key_switched_by_the_caller_is_refused_only_where_an_entry_point_issued_the_keys():
@@ -130,7 +131,7 @@ def test_a_key_switched_by_the_caller_is_refused_only_where_an_entry_point_issue
     _, trusting = ask_ticket_service(switched)
     answers, checked = ask_ticket_service(switched, issued=[("team-A", KEY_42)])
     assert len(trusting) == 2 and len(checked) == 1
-    assert "not issued by the entry point" in answers[1].refused
+    assert answers[1].refused == {"code": "not_issued"}
 
 
 def test_bad_requests_to_the_ticket_service_are_one_line():
