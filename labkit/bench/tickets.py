@@ -21,7 +21,13 @@ TICKETS_FILE = "tickets.db"
 
 
 class PayloadConflict(Exception):
-    """The receiver already holds this operation key with a different payload."""
+    """The receiver already holds this operation key with a different payload: it holds
+    `held`, it was sent `sent` (what a view says, in the reader's language; the message is
+    the traceback's)."""
+
+    def __init__(self, message: str, held: str | None = None, sent: str | None = None) -> None:
+        super().__init__(message)
+        self.held, self.sent = held, sent
 
 
 SCHEMA = """CREATE TABLE IF NOT EXISTS ticket (
@@ -60,7 +66,8 @@ class Tickets:
             if gate is not None:  # the race test stops a racer here, between its read and its
                 gate("read")  # write, to force the interleaving a plain BEGIN would let through
             if row and row[1] != payload:
-                raise PayloadConflict(f"{tenant}/{op_key} already holds {row[1]}, not {payload}")
+                message = f"{tenant}/{op_key} already holds {row[1]}, not {payload}"
+                raise PayloadConflict(message, held=row[1], sent=payload)
             ticket_id = (
                 row[0]
                 if row

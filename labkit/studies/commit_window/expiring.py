@@ -42,7 +42,8 @@ class ExpiringReceiver(Store):
         if found is not None:
             receipt_id, saved_payload = found
             if saved_payload != payload:
-                raise PayloadConflict(f"key {key!r} holds {saved_payload!r}, not {payload!r}")
+                message = f"key {key!r} holds {saved_payload!r}, not {payload!r}"
+                raise PayloadConflict(message, held=saved_payload, sent=payload)
             return receipt_id
         receipt_id = self.add_receipt(key, payload)
         self.db.execute(

@@ -55,9 +55,8 @@ def deliver_all(
                 answers.append(
                     Delivery(key, payload, receiver.add_receipt_once(key, payload), None)
                 )
-        except PayloadConflict:
-            held = receiver.db.execute("SELECT payload FROM receipts WHERE op_key=?", (key,))
-            refusal = {"code": "payload_conflict", "held": held.fetchone()[0], "sent": payload}
+        except PayloadConflict as conflict:
+            refusal = {"code": "payload_conflict", "held": conflict.held, "sent": conflict.sent}
             answers.append(Delivery(key, payload, None, refusal))
     receiver.close()
     trace.close()

@@ -77,5 +77,6 @@ class Store(TracedStore):
             return self.add_receipt(key, payload)
         receipt_id, saved_payload = found
         if saved_payload != payload:
-            raise PayloadConflict(f"key {key!r} already holds {saved_payload!r}, not {payload!r}")
+            message = f"key {key!r} already holds {saved_payload!r}, not {payload!r}"
+            raise PayloadConflict(message, held=saved_payload, sent=payload)
         return receipt_id

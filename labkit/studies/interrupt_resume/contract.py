@@ -135,12 +135,8 @@ def ask_ticket_service(
             answers.append(
                 TicketAnswer(tenant, key, body, tickets.create(tenant, key, title, fields), None)
             )
-        except PayloadConflict:
-            held = tickets.conn.execute(
-                "SELECT payload FROM ticket WHERE tenant=? AND op_key=?", (tenant, key)
-            ).fetchone()[0]
-            sent = json.dumps({"title": title, **fields}, sort_keys=True, ensure_ascii=False)
-            refusal = {"code": "payload_conflict", "held": held, "sent": sent}
+        except PayloadConflict as conflict:
+            refusal = {"code": "payload_conflict", "held": conflict.held, "sent": conflict.sent}
             answers.append(TicketAnswer(tenant, key, body, None, refusal))
     tickets.close()
     if entry is not None:
