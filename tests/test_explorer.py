@@ -384,6 +384,8 @@ def test_bad_input_is_one_line_and_status_2(tmp_path, args, says):
 def test_a_steps_workers_and_the_kernels_side_import_only_the_standard_library():
     step_worker = ("labkit.studies.explorer.worker", "labkit.studies.explorer.steps")
     assert worker_imports(*step_worker) - {"labkit"} <= STDLIB
+    # a fresh worker (a new interpreter: the "hash" restart) starts without the launcher's
+    assert "subprocess" not in worker_imports(*step_worker)
     kernel = ("labkit.studies.explorer.replay", "labkit.studies.explorer.report")
     assert "langgraph" not in worker_imports(*kernel)
 

@@ -61,7 +61,7 @@ def test_newly_imported_names_installed_modules_only(tmp_path):
         textwrap.dedent(
             f"""
             import json, sys
-            from labkit.bench.preload import newly_imported
+            from labkit.bench.installed import newly_imported
             before = list(sys.modules)
             sys.path.insert(0, {str(tmp_path)!r})
             import readers_own

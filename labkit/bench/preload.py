@@ -1,14 +1,14 @@
 """A warm start for the reader's code: the installed modules it imports, imported once in the
 server, so that every worker forked after it has them already.
 
-A recording worker says which modules it imported that the server lacks (`newly_imported`):
-LangGraph's prebuilt ToolNode, langchain's tools, whatever the reader's graph brings. Those are
-installed modules (the standard library, site-packages), found by name on the server's own
-path; the reader's own modules are never among them (their import may write files, and their
-source may change before the next exploration). Before the server imports them (`preload`),
+A recording worker says which modules it imported that the server lacks
+(`installed.newly_imported`): LangGraph's prebuilt ToolNode, langchain's tools, whatever the
+reader's graph brings. Those are installed modules (the standard library, site-packages),
+found by name on the server's own path; the reader's own modules are never among them (their
+import may write files, and their source may change before the next exploration). Before the server imports them (`preload`),
 a throwaway fork imports them first: a module that starts a thread as it loads, or fails to
 load, is never imported where workers are forked from (a fork copies only the forking thread,
-and a lock another thread held would never be released). Worker-side: standard library only.
+and a lock another thread held would never be released). Server-side: `replay.explore_in`.
 """
 
 from __future__ import annotations
@@ -25,21 +25,10 @@ from collections.abc import Iterable
 from labkit.bench import launcher, spares
 from labkit.bench.portable import die_with
 
-__all__ = ["newly_imported", "preload"]
+__all__ = ["preload"]
 
 TRIAL_SECONDS = 20.0  # the throwaway fork's imports: longer is a module that hangs as it loads
 LOADS_CLEANLY = 0  # the throwaway fork's exit status when every import went well
-
-
-def newly_imported(before: Iterable[str]) -> list[str]:
-    """The installed modules this process imported since `before` (its modules at its start),
-    in the order they were first imported (a namespace package, with no file, is left out)."""
-    known = set(before)
-    return [
-        name
-        for name, module in list(sys.modules.items())
-        if name not in known and spares.installed(getattr(module, "__file__", None) or "<")
-    ]
 
 
 def preload(modules: Iterable[str]) -> list[str]:

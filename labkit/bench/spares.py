@@ -23,6 +23,7 @@ import sys
 import threading
 import traceback
 
+from labkit.bench.installed import installed
 from labkit.bench.leftovers import become_subreaper
 from labkit.bench.portable import die_with, open_descriptors
 
@@ -31,7 +32,6 @@ __all__ = [
     "close_all_but",
     "drop",
     "error_summary",
-    "installed",
     "print_error",
     "refill",
     "take",
@@ -40,7 +40,6 @@ __all__ = [
 
 KEPT = 2  # a trial takes two workers: the one that is killed, and the recovery
 LABKIT = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
-STDLIB = os.path.dirname(os.__file__) + os.sep
 _ready: list[Spare] = []
 # Held from a fork of the server until the new process is listed (a spare waiting, or a
 # worker's proc): whoever lists the server's children to find what a worker's code left holds
@@ -155,12 +154,6 @@ def in_readers_module(file: str) -> bool:
     """Whether `file` is a module of the reader's: not labkit's, nor installed (the standard
     library, LangGraph), nor code given as text, nor Python's own ("<frozen ...>")."""
     return not (installed(file) or file.startswith(("<", LABKIT)))
-
-
-def installed(file: str) -> bool:
-    """Whether `file` is of an installed module: the standard library's, or site-packages'."""
-    folders = file.split(os.sep)
-    return "site-packages" in folders or "dist-packages" in folders or file.startswith(STDLIB)
 
 
 def take() -> Spare:

@@ -24,7 +24,7 @@ import sys
 from collections.abc import Callable
 
 from labkit.bench.gate import report
-from labkit.bench.preload import newly_imported
+from labkit.bench.installed import newly_imported
 from labkit.bench.restart import new_parent, next_attempt, restart_here, seconds_until
 from labkit.bench.trace import Trace
 from labkit.studies.explorer.checker import (
