@@ -5,10 +5,11 @@ A recording worker says which modules it imported that the server lacks
 (`installed.newly_imported`): LangGraph's prebuilt ToolNode, langchain's tools, whatever the
 reader's graph brings. Those are installed modules (the standard library, site-packages),
 found by name on the server's own path; the reader's own modules are never among them (their
-import may write files, and their source may change before the next exploration). Before the server imports them (`preload`),
-a throwaway fork imports them first: a module that starts a thread as it loads, or fails to
-load, is never imported where workers are forked from (a fork copies only the forking thread,
-and a lock another thread held would never be released). Server-side: `replay.explore_in`.
+import may write files, and their source may change before the next exploration). Before the
+server imports them (`preload`), a throwaway fork imports them first: a module that starts a
+thread as it loads, or fails to load, is never imported where workers are forked from (a fork
+copies only the forking thread, and a lock another thread held would never be released).
+Server-side: `replay.explore_in`.
 """
 
 from __future__ import annotations
