@@ -4,6 +4,9 @@ items 4 and 7-16): the outside-shaped targets are in tests/outside/, one file pe
 
 from __future__ import annotations
 
+import json
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -49,8 +52,28 @@ def test_interrupts_are_answered_with_the_readers_value_or_function_of_the_paylo
         assert {p.outcome for p in found.failing} == {"duplicate"}  # sent, then killed
     with pytest.raises(LabError, match="resume must be a JSON value"):
         explore(target("approve_tool.py", "graph"), "graph", resume={1, 2})
-    with pytest.raises(LabError, match="not both"):
+    with pytest.raises(LabError, match="not two"):
         explore(target("approve_tool.py", "graph"), "graph", resume=approve, resume_by="m:f")
+
+
+def test_answers_in_order_answer_the_same_question_twice_across_every_kill():
+    """Item 7, a list in order: the docs' validation loop asks "What is your age?" until the
+    answer is valid, then whom to tell. The n-th interrupt gets the n-th answer, in the run
+    and in every recovery, killed before or after an answer was saved: the outbox holds the
+    valid age and the address, once, whatever the crash point."""
+    found = explore(
+        target("age_question.py", "graph"), "graph", resumes=["forty", 40, "ana@example.com"]
+    )
+    assert found.clean["outbox.db"]["outbox"] == [["ana@example.com", 40]], found.clean
+    assert {p.outcome for p in found.failing} == {"duplicate"}, found.failing  # the send only
+    answers_saved = [p for p in found.points if p.said and p.said["code"] == "resume_writes"]
+    assert len(answers_saved) == 3, found.points  # each answer a crash point, recovered right
+    with pytest.raises(LabError, match="asked for answer 3 .* resumes gives 2"):
+        explore(target("age_question.py", "graph"), "graph", resumes=["forty", 40])
+    with pytest.raises(LabError, match="resumes must be a list of answers in order"):
+        explore(target("age_question.py", "graph"), "graph", resumes="forty")
+    with pytest.raises(LabError, match="an answer of resumes must be a JSON value"):
+        explore(target("age_question.py", "graph"), "graph", resumes=[{1}])
 
 
 def test_a_static_breakpoint_is_resumed_as_an_interrupt_is():
@@ -168,3 +191,20 @@ def test_two_replays_that_disagree_show_the_failing_one_marked():
     assert (shown.outcome, shown.varies) == ("lost", True)
     assert not compared(row("duplicate"), [{3: row("duplicate")}]).varies
     assert not compared(row("duplicate"), []).varies  # replayed once
+
+
+def test_the_command_line_takes_answers_in_order_by_repeating_resume(tmp_path):
+    """Item 7 on the CLI: `--resume` once answers every interrupt; given more than once, the
+    answers go in order, as `resumes` does."""
+    args = ["--resume", '"forty"', "--resume", "40", "--resume", '"ana@example.com"']
+    done = subprocess.run(
+        [sys.executable, "-m", "labkit", "explore", target("age_question.py", "graph")]
+        + ["--kind", "graph", "--restart-at", "now", *args, "--json", "--out", str(tmp_path / "x")],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 1, done.stderr  # a failing point: status 1
+    found = json.loads(done.stdout)
+    assert found["spec"]["resumes"] == ["forty", 40, "ana@example.com"], found["spec"]
+    assert [p["outcome"] for p in found["points"] if p["outcome"] != "consistent"] == ["duplicate"]

@@ -55,8 +55,10 @@ def register(commands: argparse._SubParsersAction) -> None:
         "--resume",
         metavar="JSON",
         type=json_value,
+        action="append",
         help="a graph's answer to every interrupt(), as JSON "
-        """(e.g. '{"action": "approve"}'; default: true)""",
+        """(e.g. '{"action": "approve"}'; default: true); given more than once, the answers """
+        "in order: the n-th interrupt the run meets gets the n-th",
     )
     ex.add_argument(
         "--resume-by",
@@ -122,8 +124,9 @@ def cmd_explore(args: argparse.Namespace) -> int:
             args.out,
             progress=None if args.json else advance,
             restart_at=args.restart_at,
-            resume=args.resume,
+            resume=args.resume[0] if args.resume and len(args.resume) == 1 else None,
             resume_by=args.resume_by,
+            resumes=args.resume if args.resume and len(args.resume) > 1 else None,
             config=args.config,
             timeout=args.timeout,
             path=args.path,

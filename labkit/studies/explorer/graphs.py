@@ -6,8 +6,9 @@ The target names a compiled graph, a `StateGraph` (compiled here) or a function 
 arguments that returns either; its module may define `INPUT` (the first input, `{}` if not)
 and `context(run_dir)` (the context the nodes get), or the target is a dict that says all
 three: {"graph": ..., "input": ..., "context": ...}. Every `interrupt()` is answered with the
-job's `resume` (True, as a reviewer who approves, unless the reader gives a value) or what the
-reader's `resume_by` function says of the interrupt's payload. Recovery is `invoke(None)` in a
+job's `resume` (True, as a reviewer who approves, unless the reader gives a value), what the
+reader's `resume_by` function says of the interrupt's payload, or the next of their `resumes`
+(`answers`). Recovery is `invoke(None)` in a
 fresh process, then the same answers. A graph with an `async def` node runs as its reader runs
 it, with `ainvoke` (an event loop of the worker's own), on the same recorded saver: its async
 methods do the sync ones' work in the loop's thread, so the crash points are the same and no
@@ -30,12 +31,12 @@ from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.checkpoint.sqlite import SqliteSaver
 from langgraph.graph import StateGraph
 from langgraph.graph.state import CompiledStateGraph
-from langgraph.types import Command
 
 from labkit.bench.checkpoints import with_saver
+from labkit.studies.explorer.answers import Answers, answered, answers, resume_of
 from labkit.studies.explorer.checker import CHECKPOINT_FILE
 from labkit.studies.explorer.record import CrashPoints
-from labkit.studies.explorer.target import BadTarget, load, load_function, named
+from labkit.studies.explorer.target import BadTarget, load, named
 
 __all__ = ["RecordedSaver", "recover", "run_first"]
 
@@ -248,22 +249,6 @@ def config_of(job: dict) -> dict:
     return {**given, "configurable": configurable}
 
 
-def answers(job: dict) -> Callable[[object], object]:
-    """The reader's answer to an interrupt's payload: their `resume_by` function, or else
-    their `resume` value whatever the payload (True when they gave none)."""
-    if job.get("resume_by"):
-        return load_function(job["resume_by"])[0]
-    value = True if job.get("resume") is None else job["resume"]
-    return lambda payload: value
-
-
-def answered(interrupts: tuple, answer: Callable[[object], object]) -> Command:
-    """What resumes the pending interrupts: one answer, or one per interrupt by its id."""
-    if len(interrupts) == 1:
-        return Command(resume=answer(interrupts[0].value))
-    return Command(resume={pending.id: answer(pending.value) for pending in interrupts})
-
-
 def has_async_nodes(graph: CompiledStateGraph) -> bool:
     """Whether a node is an `async def` function only: such a graph runs with `ainvoke`."""
     return any(async_only(node.bound) for name, node in graph.nodes.items() if name[:2] != "__")
@@ -280,13 +265,15 @@ def async_only(runnable: object) -> bool:
         return False
 
 
-def run_to_end(graph: CompiledStateGraph, first: object, job: dict, context: object) -> bool:
+def run_to_end(
+    graph: CompiledStateGraph, first: object, job: dict, context: object, answer: Answers
+) -> bool:
     """Invoke, go on past every stop (an interrupt answered, a static breakpoint such as
     `interrupt_before` resumed with None), and say whether the thread reached its end.
     A graph with async nodes is run with `ainvoke`, as its reader runs it."""
     if has_async_nodes(graph):
-        return asyncio.run(arun_to_end(graph, first, job, context))
-    answer, config, options = answers(job), config_of(job), invoke_options(job, context)
+        return asyncio.run(arun_to_end(graph, first, job, context, answer))
+    config, options = config_of(job), invoke_options(job, context)
     graph.invoke(first, config, **options)
     for _ in range(MAX_STOPS):
         state = graph.get_state(config)
@@ -296,9 +283,11 @@ def run_to_end(graph: CompiledStateGraph, first: object, job: dict, context: obj
     return False
 
 
-async def arun_to_end(graph: CompiledStateGraph, first: object, job: dict, context: object) -> bool:
+async def arun_to_end(
+    graph: CompiledStateGraph, first: object, job: dict, context: object, answer: Answers
+) -> bool:
     """`run_to_end` for a graph with async nodes: `ainvoke` and `aget_state`."""
-    answer, config, options = answers(job), config_of(job), invoke_options(job, context)
+    config, options = config_of(job), invoke_options(job, context)
     await graph.ainvoke(first, config, **options)
     for _ in range(MAX_STOPS):
         state = await graph.aget_state(config)
@@ -310,11 +299,6 @@ async def arun_to_end(graph: CompiledStateGraph, first: object, job: dict, conte
 
 def invoke_options(job: dict, context: object) -> dict:
     return {"durability": job["durability"], "context": context}
-
-
-def resume_of(state: object, answer: Callable[[object], object]) -> Command | None:
-    """What goes on past a stop: the answers to its interrupts, or None past a breakpoint."""
-    return answered(state.interrupts, answer) if state.interrupts else None
 
 
 def run_first(job: dict, points: CrashPoints) -> bool:
@@ -331,7 +315,8 @@ def run_first(job: dict, points: CrashPoints) -> bool:
     graph = with_saver(reader.graph, saver)
     graph.get_state(config_of(job))  # the saver makes its tables: set-up, as the files were
     points.arm()
-    finished = run_to_end(graph, reader.first_input, job, reader.context)
+    answer = answers(job, points.trace)
+    finished = run_to_end(graph, reader.first_input, job, reader.context, answer)
     watch.observe()
     return finished
 
@@ -341,6 +326,7 @@ def recover(job: dict, trace: object) -> bool:
     (which also goes on past a breakpoint), then past every stop as the run did."""
     reader = the_graph(job)
     graph = with_saver(reader.graph, open_saver(job))
+    answer = answers(job, trace)
     pending = graph.get_state(config_of(job)).interrupts
-    first = answered(pending, answers(job)) if pending else None
-    return run_to_end(graph, first, job, reader.context)
+    first = answered(pending, answer) if pending else None
+    return run_to_end(graph, first, job, reader.context, answer)

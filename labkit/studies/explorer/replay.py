@@ -93,6 +93,7 @@ class ExploreSpec:
     restarts: tuple[str, ...] | None = None  # when recoveries come (None: the kind's own)
     resume: object = None  # a graph's answer to every interrupt (None: True), JSON
     resume_by: dict | None = None  # or a function of the interrupt's payload (name_target's)
+    resumes: list | None = None  # or answers in order: the n-th interrupt gets the n-th, JSON
     config: dict | None = None  # a graph's config for invoke (its configurable values), JSON
 
     def __post_init__(self) -> None:
@@ -103,7 +104,9 @@ class ExploreSpec:
         object.__setattr__(self, "timeout", check_number("timeout", self.timeout, 0, MAX_TIMEOUT))
         restarts = RESTARTS_BY_KIND[self.kind] if self.restarts is None else self.restarts
         object.__setattr__(self, "restarts", check_restarts(restarts))
-        check_resume(self.resume, self.resume_by)
+        if isinstance(self.resumes, tuple):
+            object.__setattr__(self, "resumes", list(self.resumes))
+        check_resume(self.resume, self.resume_by, self.resumes)
         check_config(self.config)
 
     def job(self, **fields: object) -> dict:
@@ -119,18 +122,27 @@ def check_restarts(restarts: object) -> tuple[str, ...]:
     return tuple(name for name in RESTARTS if name in picked)
 
 
-def check_resume(resume: object, resume_by: dict | None) -> None:
-    """One way to answer interrupts, and a value that can travel to the workers (JSON)."""
-    if resume is not None and resume_by is not None:
-        raise LabError("give resume (a value) or resume_by (a function), not both")
-    try:
-        json.dumps(resume)
-    except (TypeError, ValueError):
+def check_resume(resume: object, resume_by: dict | None, resumes: object = None) -> None:
+    """One way to answer interrupts, and values that can travel to the workers (JSON)."""
+    if sum(way is not None for way in (resume, resume_by, resumes)) > 1:
         raise LabError(
-            f"resume must be a JSON value (a dict, list, str, number, True, False), "
-            f"not {type(resume).__name__}; to answer by the payload, name a function: "
-            "resume_by='module:function'"
-        ) from None
+            "give one of resume (a value), resume_by (a function) or resumes (answers in "
+            "order), not two"
+        )
+    if resumes is not None and (not isinstance(resumes, list) or not resumes):
+        raise LabError(
+            "resumes must be a list of answers in order, one per interrupt the run meets, "
+            f"such as [{{'action': 'approve'}}, 'ana@example.com']; not {resumes!r}"
+        )
+    for name, given in (("resume", resume), *(("an answer of resumes", a) for a in resumes or ())):
+        try:
+            json.dumps(given)
+        except (TypeError, ValueError):
+            raise LabError(
+                f"{name} must be a JSON value (a dict, list, str, number, True, False), "
+                f"not {type(given).__name__}; to answer by the payload, name a function: "
+                "resume_by='module:function'"
+            ) from None
 
 
 def check_config(config: object) -> None:
@@ -160,14 +172,16 @@ def explore(
     restart_at: object = None,
     resume: object = None,
     resume_by: str | None = None,
+    resumes: list | None = None,
     config: dict | None = None,
     timeout: float = 30.0,
     path: Path | str | None = None,
 ) -> Exploration:
     """Crash `target` ('module:callable') at every crash point it passes and check each state,
     recovered after each restart `restart_at` names (default: the kind's own, RESTARTS_BY_KIND).
-    A graph's interrupts are answered `resume` (a JSON value; True by default) or, given a
-    'module:function', what it returns of each interrupt's payload (`resume_by`); `config`
+    A graph's interrupts are answered `resume` (a JSON value; True by default), or, given a
+    'module:function', what it returns of each interrupt's payload (`resume_by`), or the
+    answers of the list `resumes` in turn (the n-th interrupt the run meets, the n-th); `config`
     is given to its every invoke (e.g. {"configurable": {"user_id": "u1"}}). `timeout` is
     each worker's, in seconds. `path`, a folder, goes first on the workers' import path (for
     a module that imports its siblings); none by default.
@@ -187,6 +201,7 @@ def explore(
         restarts=restart_at,
         resume=resume,
         resume_by=None if resume_by is None else name_target(resume_by, "resume function"),
+        resumes=resumes,
         config=config,
     )
     check_function("progress", progress)
