@@ -123,3 +123,18 @@ def test_a_file_changed_with_no_crash_point_of_its_own_keeps_the_matrix_from_gre
     assert said == ["outbox.log changed with no crash point of its own"], found.summary()
     assert not found.green and "outbox.log" in found.summary()
     assert found.clean["outbox.log"] == ["to=ana@example.com"]
+
+
+def test_item_5_a_recovery_that_writes_outside_the_run_folder_fails_its_row(tmp_path):
+    """The run without a crash stays in its folder; a recovery that finds the receipt appends
+    to an alert log elsewhere. Its row fails (no outcome claimed), the exploration names the
+    file, and the matrix is not green."""
+    alerts = tmp_path / "alerts.log"
+    code = (OUTSIDE / "retry_alert.py").read_text()
+    code = code.replace('os.path.join(os.path.expanduser("~"), "alerts.log")', repr(str(alerts)))
+    (tmp_path / "retry_alert.py").write_text(code)
+    found = explore(f"{tmp_path}/retry_alert.py:graph", "graph", restart_at="now")
+    assert found.outside == [str(alerts)] and not found.green, found.summary()
+    wrote = [p for p in found.points if p.failed and p.failed["code"] == "recovery_outside"]
+    assert wrote and all(p.outcome == "failed" for p in wrote), found.points
+    assert alerts.read_text().count("retried") == len(wrote)  # each such recovery wrote once

@@ -263,6 +263,13 @@ class CrashPoints:
         self.watch = watch
         return watch
 
+    def watch_outside(self) -> None:
+        """A recovery's watch: no crash points (it is never armed), but a file opened for
+        writing outside the run folder, or a Postgres write, is noted all the same."""
+        self.watch_writes()
+        self.watch_descriptor_writes()
+        watch_postgres_writes(self.note_outside)  # if the server preloaded psycopg for the code
+
     def watch_files(self) -> None:
         """A crash point after every write to a file in the run folder and every fsync of one;
         a file opened for writing outside it is noted."""

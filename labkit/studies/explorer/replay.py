@@ -63,6 +63,7 @@ ENTRY = "labkit.studies.explorer.worker:run"
 DURABILITY_MODES = ("sync", "async", "exit")
 SIGKILLED = -9
 CHECKER_RAISED, INTERRUPTED = "checker_raised", "interrupted"  # why an exploration stopped
+OUTSIDE = "recovery_outside"  # why a recovery is not judged: it wrote outside its run folder
 # Why writes went unwatched (the commit watch could not crash them apart: bench.commit_watch,
 # or the recording could not read them); the words are explorer.toml's [unwatched]
 UNWATCHED = ("wal", "uncounted", "together", "unreadable", "no_point")
@@ -306,6 +307,15 @@ def explore_in(folder: str, spec: dict, progress: Progress | None = None) -> dic
         if point["same_as"] is not None and point["same_as"] in by_n
     ]
     exploration.points = sorted(rows, key=lambda row: -1 if row.n is None else row.n)
+    exploration.outside += sorted(
+        {
+            file
+            for row in rows
+            if row.failed and row.failed["code"] == OUTSIDE
+            for file in row.failed["files"].split(", ")
+        }
+        - set(exploration.outside)
+    )
     exploration.seconds = round(time.monotonic() - started, 3)
     keep_json(Path(folder), results=exploration.to_json())
     return exploration.to_json()
@@ -563,7 +573,12 @@ def run_workers(
 
 def judged(row: PointResult, report: dict) -> None:
     """The checker's word on a row (the default checker's as a code too), or why there is none
-    (the checker raised)."""
+    (the checker raised, or the recovery wrote outside the run folder)."""
+    if report.get("outside"):
+        files = ", ".join(report["outside"])
+        row.outcome = FAILED
+        failed(row, f"the recovery wrote outside its run folder: {files}", OUTSIDE, files=files)
+        return
     if "checker_error" in report:
         error = report["checker_error"]
         row.outcome = FAILED

@@ -98,8 +98,11 @@ def the_checker(job: dict) -> Callable:
 
 
 def recover_and_check(job: dict, world: object, trace: Trace, checker: Callable) -> None:
-    """Read what the kill left, recover, read again, and judge."""
+    """Read what the kill left, recover, read again, and judge; name the files it wrote
+    outside the run folder (each recovery would write there again: the exploration fails)."""
     at_kill = read_state(job["run_dir"])
+    watch = CrashPoints(job, trace, ())
+    watch.watch_outside()
     try:
         finished, error = world.recover(job, trace), None
     except Exception as exc:  # the reader's recovery failed: an outcome, said in one line
@@ -112,6 +115,7 @@ def recover_and_check(job: dict, world: object, trace: Trace, checker: Callable)
         after=after,
         finished=finished,
         recovery_error=error,
+        outside=sorted(watch.outside),
         **judge(checker, state),
     )
 
