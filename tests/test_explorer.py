@@ -372,13 +372,15 @@ def labkit(folder: Path, *args: str) -> subprocess.CompletedProcess:
         (["a:b", "--durability", "syncc"], "choose one of: sync, async, exit"),
         (["no_such_module:step"], "no module 'no_such_module'"),
         (["a.py:step"], "there is no file"),
+        (["a:b", "--kind", "graph", "--postgres", "http://u:pw@x"], "or a URL that starts with"),
+        (["a:b", "--postgres", "lab"], "postgres is for a graph or a callable"),
     ],
 )
 def test_bad_input_is_one_line_and_status_2(tmp_path, args, says):
     done = labkit(tmp_path, "explore", *args)
     assert done.returncode == 2, done.stderr
     assert done.stderr.count("\n") == 1 and says in done.stderr, done.stderr
-    assert done.stdout == ""
+    assert done.stdout == "" and "pw" not in done.stderr  # a password is never repeated
 
 
 def test_a_steps_workers_and_the_kernels_side_import_only_the_standard_library():

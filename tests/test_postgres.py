@@ -371,8 +371,9 @@ def test_the_lesson_reads_from_its_server_what_keeps_other_users_out(chinese):
 
 @pytest.mark.parametrize("graph", ["writes", "reads"])
 def test_a_graph_whose_node_writes_to_postgres_is_never_green(own_server, graph):
-    """Issue 25, item 12: its Postgres commits are no crash points yet, so an INSERT there is
-    a write outside the run folder (the exploration fails, at the node's line); a SELECT is not."""
+    """Issue 25, item 12: with no server given to the explorer, its Postgres commits cannot be
+    crash points, so an INSERT there is a write outside the run folder (the exploration fails,
+    at the node's line); a SELECT is not."""
     from psycopg import sql
 
     from labkit.studies.explorer.replay import explore
@@ -391,3 +392,36 @@ def test_a_graph_whose_node_writes_to_postgres_is_never_green(own_server, graph)
         assert not found.green and count == 1  # the recording's row, and no replay's
     else:
         assert found.outside == [] and found.green and count == 0, found.summary()
+
+
+@pytest.mark.parametrize(
+    ("graph", "commits", "failing"),
+    [
+        ("plain", 1, {0: "duplicate"}),
+        ("keyed", 1, {}),
+        ("autocommit", 3, {1: "lost", 2: "lost"}),  # the INSERT's commit and the UPDATE's
+    ],
+)
+def test_a_graph_whose_nodes_write_to_postgres_is_explored_in_a_schema_per_run(
+    own_server, graph, commits, failing
+):
+    """Issue 25, item 12: given a server, every run has a schema of its own there; a commit
+    to it is a crash point (a `with connect()` block's, a `transaction()` block's, each
+    autocommit statement's), its rows are the run's state (serial ids read as null), and the
+    schemas are dropped at the end. An INSERT run again is a duplicate; ON CONFLICT DO NOTHING
+    on the order's id is green; in autocommit, a kill after the INSERT (or after the UPDATE
+    that marks it paid) leaves a row whose retry fails on the key: the recovery fails, lost."""
+    from labkit.studies.explorer.replay import explore
+
+    target = f"{Path(__file__).parent / 'outside' / 'postgres_orders'}.py:{graph}"
+    found = explore(target, "graph", postgres=own_server.url, restart_at="now,day")
+    [order] = found.clean["postgres postgres"]["orders"]
+    assert order[:3] == ["order-42", graph == "autocommit", None], order
+    pg_points = [p for p in found.points if p.detail == "Postgres database postgres"]
+    assert [p.op for p in pg_points] == ["commit"] * commits, found.summary()
+    failed = {pg_points[i].n: outcome for i, outcome in failing.items()}
+    assert {p.n: p.outcome for p in found.failing} == failed, found.summary()
+    assert found.outside == [], found.summary()
+    with postgres.connect(own_server.url) as conn:
+        left = conn.execute("SELECT nspname FROM pg_namespace WHERE nspname LIKE 'labkit_%'")
+        assert left.fetchall() == []

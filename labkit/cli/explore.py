@@ -73,6 +73,13 @@ def register(commands: argparse._SubParsersAction) -> None:
         """{"passenger_id": "3442 587242"}}')""",
     )
     ex.add_argument(
+        "--postgres",
+        metavar="URL",
+        help="a Postgres server for your nodes' rows: 'lab' (labkit's own) or a URL; every run "
+        "gets a schema of its own there (your code finds the server in $DATABASE_URL, the "
+        "schema on its search path), whose commits are crash points",
+    )
+    ex.add_argument(
         "--timeout",
         metavar="S",
         type=seconds,
@@ -130,6 +137,7 @@ def cmd_explore(args: argparse.Namespace) -> int:
             config=args.config,
             timeout=args.timeout,
             path=args.path,
+            postgres=args.postgres,
         )
     finally:
         bar.close()

@@ -1,19 +1,25 @@
-"""Writes to a Postgres database, seen by the explorer's workers: noted, never explored.
+"""Writes to a Postgres database, seen by the explorer's workers through psycopg.
 
-A graph on PostgresSaver is explored on SQLite (its checkpoints are the run's), but its nodes
-may write their own rows to Postgres (psycopg), as such graphs' tools do. Those commits are
-not crash points yet: the explorer cannot copy a database per crash state, and every replay
-would write there again. So a statement that changed something (its status is INSERT,
-UPDATE, DELETE...: not SELECT, SHOW or a transaction's BEGIN / COMMIT) is noted as a write
-outside the run folder, and the matrix is never green. Watched from the moment the set-up is
-over, through psycopg's cursors (a connection's `execute` uses one); psycopg is watched only
-if the reader's code imported it. Worker-side: standard library only.
+A graph's nodes may keep their own rows in Postgres, as the tools of graphs on PostgresSaver
+do. Given a server (`explore(..., postgres=...)`), every run of the exploration has a schema
+of its own there (`postgres_runs`), which its connections reach by their search path: a
+commit that wrote to it is a crash point, as a SQLite file's commit is. A commit is seen where
+the connection goes back to idle with writes in it: after a statement in autocommit mode,
+after `commit()`, a COMMIT statement or a `transaction()` block's end (a rollback clears it).
+
+Any other write (another database, or no server given) cannot be explored: the explorer
+cannot copy that database per crash state, and every replay would write there again. It is
+noted as a write outside the run folder, and the matrix is never green. A statement wrote if
+its status (psycopg's `statusmessage`) says INSERT, UPDATE, DELETE...: not SELECT, SHOW or a
+transaction's BEGIN / COMMIT. psycopg is watched only if the reader's code imported it (or
+the server preloaded it for them). Worker-side: standard library only.
 """
 
 from __future__ import annotations
 
 import functools
 import sys
+import weakref
 from collections.abc import Callable
 
 __all__ = ["watch_postgres_writes"]
@@ -21,37 +27,80 @@ __all__ = ["watch_postgres_writes"]
 # A statement's status (psycopg's `statusmessage`) that says it changed nothing durable
 READS = ("SELECT", "SHOW", "BEGIN", "START", "COMMIT", "END", "ROLLBACK", "SET", "RESET")
 READS += ("SAVEPOINT", "RELEASE", "DECLARE", "FETCH", "CLOSE", "EXPLAIN", "PREPARE", "LISTEN")
+ROLLED_BACK = ("ROLLBACK", "ABORT")
+IDLE = 0  # libpq's PQTRANS_IDLE: no transaction open, all it did is committed
 
 
-def watch_postgres_writes(note: Callable[[str], None]) -> None:
-    """Call `note(name)` ("Postgres database shop") after each statement that wrote."""
+def watch_postgres_writes(
+    note: Callable[[str], None],
+    run: tuple[str, str] | None = None,
+    committed: Callable[[str], None] | None = None,
+) -> None:
+    """Call `committed(name)` ("Postgres database shop") after each commit that wrote to the
+    run's own schema (`run`: its database and schema), and `note(name)` after any other
+    statement that wrote."""
     psycopg = sys.modules.get("psycopg")
     if psycopg is None:
         return
+    dirty: weakref.WeakSet = weakref.WeakSet()  # connections with writes not committed yet
 
-    def noted(cursor: object) -> None:
-        status = cursor.statusmessage or ""
-        if status and not status.startswith(READS):
-            note(f"Postgres database {cursor.connection.info.dbname}")
+    def the_runs(conn: object) -> bool:
+        """A connection to the run's own schema: its database, with our search path."""
+        return run is not None and conn.info.dbname == run[0] and run[1] in conn.info.options
 
-    def watched(execute: Callable) -> Callable:
-        @functools.wraps(execute)
-        def run(cursor: object, *args: object, **kwargs: object) -> object:
-            done = execute(cursor, *args, **kwargs)
-            noted(cursor)
+    def settled(conn: object, *_: object) -> None:
+        if conn in dirty and conn.info.transaction_status == IDLE:
+            dirty.discard(conn)
+            if committed is not None:
+                committed(f"Postgres database {conn.info.dbname}")
+
+    def after_statement(cursor: object, *_: object) -> None:
+        conn, status = cursor.connection, cursor.statusmessage or ""
+        if status.startswith(ROLLED_BACK):
+            dirty.discard(conn)
+        elif status and not status.startswith(READS):
+            if not the_runs(conn):
+                note(f"Postgres database {conn.info.dbname}")
+                return
+            dirty.add(conn)
+        settled(conn)
+
+    def after_block(transaction: object, failure: object = None, *_: object) -> None:
+        if failure is not None:
+            dirty.discard(transaction.connection)  # the block rolled back
+        settled(transaction.connection)
+
+    def watched(method: Callable, after: Callable) -> Callable:
+        @functools.wraps(method)
+        def run_it(self: object, *args: object, **kwargs: object) -> object:
+            done = method(self, *args, **kwargs)
+            after(self, *args)
             return done
 
-        return run
+        return run_it
 
-    def watched_async(execute: Callable) -> Callable:
-        @functools.wraps(execute)
-        async def run(cursor: object, *args: object, **kwargs: object) -> object:
-            done = await execute(cursor, *args, **kwargs)
-            noted(cursor)
+    def watched_async(method: Callable, after: Callable) -> Callable:
+        @functools.wraps(method)
+        async def run_it(self: object, *args: object, **kwargs: object) -> object:
+            done = await method(self, *args, **kwargs)
+            after(self, *args)
             return done
 
-        return run
+        return run_it
 
-    for cursor, wrap in ((psycopg.Cursor, watched), (psycopg.AsyncCursor, watched_async)):
+    classes = (
+        (watched, psycopg.Cursor, psycopg.Connection, psycopg.Transaction, "__exit__"),
+        (
+            watched_async,
+            psycopg.AsyncCursor,
+            psycopg.AsyncConnection,
+            psycopg.AsyncTransaction,
+            "__aexit__",
+        ),
+    )
+    for wrap, cursor, connection, transaction, exit_name in classes:
         for name in ("execute", "executemany"):
-            setattr(cursor, name, wrap(getattr(cursor, name)))
+            setattr(cursor, name, wrap(getattr(cursor, name), after_statement))
+        connection.commit = wrap(connection.commit, settled)
+        connection.rollback = wrap(connection.rollback, dirty.discard)
+        setattr(transaction, exit_name, wrap(getattr(transaction, exit_name), after_block))

@@ -36,6 +36,7 @@ from threading import Lock
 from labkit.bench.commit_watch import HEADER, CommitWatch, read_file
 from labkit.bench.gate import EXIT_CODE, Gate
 from labkit.bench.trace import TRACE_FILE, Trace
+from labkit.studies.explorer.postgres_runs import postgres_run
 from labkit.studies.explorer.postgres_writes import watch_postgres_writes
 
 __all__ = [
@@ -95,7 +96,7 @@ class CrashPoints:
     replayed by a worker that runs to it instead)."""
 
     def __init__(self, job: dict, trace: Trace, reader_files: Iterable[str]) -> None:
-        self.run_dir, self.trace = job["run_dir"], trace
+        self.job, self.run_dir, self.trace = job, job["run_dir"], trace
         self.plan, self.kill_mode = job.get("crash_at"), job.get("kill_mode", "sigkill")
         self.gate = Gate(trace, job)  # step mode: pause at each point for the parent
         self.recording = job["role"] == "record"
@@ -155,6 +156,10 @@ class CrashPoints:
             if name in self.gate.pause_at:
                 self.gate(name)  # step mode: the parent goes on, or kills it here
 
+    def hit_commit(self, name: str) -> None:
+        """A commit that is no file's: a Postgres database's (the run's own schema)."""
+        self.hit("commit", name)
+
     def wrote(self, op: str, name: str, fd: int) -> None:
         """Bytes of file `name` reached the kernel (a write) or the disk (an fsync): a crash
         point, and the file's mark, to know whether a later fsync makes anything new."""
@@ -167,7 +172,8 @@ class CrashPoints:
             self.watch.observe()
         if self.recording:
             self.armed_state = read_state(self.run_dir)
-        watch_postgres_writes(self.note_outside)  # the reader's code has imported psycopg now
+        # the reader's code has imported psycopg now: a commit to the run's schema is a point
+        watch_postgres_writes(self.note_outside, postgres_run(self.job), self.hit_commit)
         self.armed = True
 
     def note_changes_without_a_point(self, ignored: Iterable[str] = ()) -> None:
@@ -268,7 +274,7 @@ class CrashPoints:
         writing outside the run folder, or a Postgres write, is noted all the same."""
         self.watch_writes()
         self.watch_descriptor_writes()
-        watch_postgres_writes(self.note_outside)  # if the server preloaded psycopg for the code
+        watch_postgres_writes(self.note_outside, postgres_run(self.job))  # psycopg preloaded
 
     def watch_files(self) -> None:
         """A crash point after every write to a file in the run folder and every fsync of one;

@@ -46,6 +46,7 @@ from labkit.bench.launcher import WorkerProcess, WorkerReport, first_to_end, rea
 from labkit.bench.preload import preload
 from labkit.bench.restart import FRESH, RESTARTS
 from labkit.bench.trace import Trace, read_trace
+from labkit.studies.explorer.postgres_runs import RunSchemas
 from labkit.studies.explorer.record import KILL_MODES, point_folder, point_name, unreadable
 from labkit.studies.explorer.report import (
     EXPLORED_FILE,
@@ -96,6 +97,7 @@ class ExploreSpec:
     resume_by: dict | None = None  # or a function of the interrupt's payload (name_target's)
     resumes: list | None = None  # or answers in order: the n-th interrupt gets the n-th, JSON
     config: dict | None = None  # a graph's config for invoke (its configurable values), JSON
+    postgres: str | None = None  # a server for the nodes' rows ("lab": labkit's own), a URL
 
     def __post_init__(self) -> None:
         check_choice("kind", self.kind, KINDS)
@@ -109,6 +111,7 @@ class ExploreSpec:
             object.__setattr__(self, "resumes", list(self.resumes))
         check_resume(self.resume, self.resume_by, self.resumes)
         check_config(self.config)
+        check_postgres(self.postgres, self.kind)
 
     def job(self, **fields: object) -> dict:
         return {**asdict(self), **fields}
@@ -146,6 +149,21 @@ def check_resume(resume: object, resume_by: dict | None, resumes: object = None)
             ) from None
 
 
+def check_postgres(postgres: object, kind: str) -> None:
+    """A server for a graph's or a callable's rows: "lab" (labkit's own) or a URL."""
+    if postgres is None:
+        return
+    if kind == "step":
+        raise LabError("postgres is for a graph or a callable; a step keeps its files")
+    if postgres != "lab" and not str(postgres).startswith(("postgresql://", "postgres://")):
+        from labkit.bench.postgres import redacted  # a password in it is not repeated
+
+        raise LabError(
+            f"postgres must be 'lab' (labkit's own server) or a URL that starts with "
+            f"postgresql://, not {redacted(str(postgres))!r}"
+        )
+
+
 def check_config(config: object) -> None:
     """A graph's config: None, or a JSON dict whose `configurable`, if given, is a dict."""
     if config is None:
@@ -177,6 +195,7 @@ def explore(
     config: dict | None = None,
     timeout: float = 30.0,
     path: Path | str | None = None,
+    postgres: str | None = None,
 ) -> Exploration:
     """Crash `target` ('module:callable') at every crash point it passes and check each state,
     recovered after each restart `restart_at` names (default: the kind's own, RESTARTS_BY_KIND).
@@ -185,7 +204,9 @@ def explore(
     answers of the list `resumes` in turn (the n-th interrupt the run meets, the n-th); `config`
     is given to its every invoke (e.g. {"configurable": {"user_id": "u1"}}). `timeout` is
     each worker's, in seconds. `path`, a folder, goes first on the workers' import path (for
-    a module that imports its siblings); none by default.
+    a module that imports its siblings); none by default. `postgres`, "lab" or a server's
+    URL, gives every run a schema of its own there for the nodes' rows, whose commits are crash
+    points (`postgres_runs`); without it, a write to Postgres fails the exploration.
 
     A Ctrl-C, or a checker that raises, ends the exploration early: what was explored comes
     back all the same, with `stopped` saying why."""
@@ -204,6 +225,7 @@ def explore(
         resume_by=None if resume_by is None else name_target(resume_by, "resume function"),
         resumes=resumes,
         config=config,
+        postgres=postgres,
     )
     check_function("progress", progress)
     folder = new_run_dir(check_folder("out", out), "explore-", deepest="point-000/recovery.stdout")
@@ -253,9 +275,17 @@ def explore_in(folder: str, spec: dict, progress: Progress | None = None) -> dic
     each distinct crash state (LANES at a time); every row goes to `explored.jsonl` as soon
     as it is known, and the matrix lists them by crash point."""
     spec = ExploreSpec(**spec)
+    with RunSchemas(spec.postgres) as schemas:
+        return explored(Path(folder), spec, schemas, progress)
+
+
+def explored(
+    folder: Path, spec: ExploreSpec, schemas: RunSchemas, progress: Progress | None
+) -> dict:
+    """`explore_in`'s work, with the runs' schemas on a Postgres server, if it has one."""
     started = time.monotonic()
-    exploration = Exploration(spec.target["label"], spec.kind, folder, spec=asdict(spec))
-    record = recording(Path(folder), spec)
+    exploration = Exploration(spec.target["label"], spec.kind, str(folder), spec=asdict(spec))
+    record = recording(folder, spec, schemas)
     preload(record.get("imported", ()))  # the replays' workers start with the reader's imports
     exploration.clean, exploration.unwatched = record["state"], record["unwatched"]
     exploration.outside = record["outside"]
@@ -281,14 +311,14 @@ def explore_in(folder: str, spec: dict, progress: Progress | None = None) -> dic
     if is_checker_error(clean_row):
         exploration.stopped, exploration.stopped_by = clean_row.failure, clean_row.failed
     # A write outside the run folder: each replay would make it again, where no crash is seen
-    explored = [] if exploration.stopped or exploration.outside else list(firsts.values())
+    to_explore = [] if exploration.stopped or exploration.outside else list(firsts.values())
     replays: list[dict[int, PointResult]] = []
     for base in passes:
         if exploration.stopped:
             break
         base.mkdir(exist_ok=True)
         replays.append({})
-        with contextlib.closing(replayed(base, spec, explored, record["state"])) as done:
+        with contextlib.closing(replayed(base, spec, to_explore, record["state"], schemas)) as done:
             for row in done:
                 replays[-1][row.n] = row
                 if len(replays) == 1:  # the first replay's rows are the matrix's
@@ -342,11 +372,12 @@ def keep_row(folder: str, row: PointResult) -> None:
         explored.write(json.dumps(row.to_json()) + "\n")
 
 
-def recording(folder: Path, spec: ExploreSpec) -> dict:
+def recording(folder: Path, spec: ExploreSpec, schemas: RunSchemas) -> dict:
     """Run the code once without a crash; its crash points (in order) and its end state."""
     run_dir = folder / "record"
     run_dir.mkdir()
     job = spec.job(point=None, clean=None, fork_to=str(folder) if spec.kind in FORKED else None)
+    job.update(schemas.job_fields(run_dir))
     ended = run_workers({0: run_dir}, "record", {0: job}, spec)[0]
     report = read_report(run_dir, "record")
     if "bad_target" in report:  # a name that names no code of its kind: checked by loading it
@@ -413,35 +444,46 @@ def exploration_row(point: dict, spec: ExploreSpec, run_dir: Path | None) -> Poi
     )
 
 
-def replayed(folder: Path, spec: ExploreSpec, points: list[dict], clean: dict) -> Iterator:
+def replayed(
+    folder: Path, spec: ExploreSpec, points: list[dict], clean: dict, schemas: RunSchemas
+) -> Iterator:
     """Each point's row once its crash state is explored: a worker runs to the point and dies
     there, then fresh ones recover (one per restart, each on its own copy of what the kill
-    left) and the checker judges each. LANES workers go at once, recoveries first; all are
-    reaped whatever happens."""
-    waiting = list(points)
+    left) and the checker judges each. With a Postgres server, whose schema a folder's copy
+    cannot take along, a worker runs to the point for each restart instead. LANES workers go
+    at once, recoveries first; all are reaped whatever happens."""
+    per_restart = spec.restarts if schemas.url else (None,)
+    waiting = [(point, restart) for point in points for restart in per_restart]
     ready: list[tuple[PointResult, dict]] = []  # recoveries whose crash state is made
     running: dict[WorkerProcess, tuple[PointResult, dict]] = {}
     judging: dict[int, list[PointResult]] = {}  # a point's recoveries still being judged
     with contextlib.ExitStack() as stack:
 
         def start(role: str, row: PointResult, job: dict) -> None:
-            mode = "fresh" if job.get("restart") == FRESH else "fork"
+            mode = "fresh" if role == "recovery" and job.get("restart") == FRESH else "fork"
             worker = WorkerProcess(
                 Path(row.run_dir), role, ENTRY, job, timeout=spec.timeout, start_mode=mode
             )
             running[stack.enter_context(worker)] = (row, job)
 
         def recover(row: PointResult, job: dict) -> None:
-            judging[row.n] = []
-            ready.extend(recoveries(row, job, spec.restarts))
+            judging.setdefault(row.n, [])
+            ready.extend([(row, job)] if "restart" in job else recoveries(row, job, spec.restarts))
+
+        def judged_all(row: PointResult) -> PointResult | None:
+            """The point's row, once its every restart is judged."""
+            judging.setdefault(row.n, []).append(row)
+            if len(judging[row.n]) == len(spec.restarts):
+                return worst(judging.pop(row.n), spec.restarts)
+            return None
 
         while waiting or running or ready:
             while (waiting or ready) and len(running) < LANES:
                 if ready:
                     start("recovery", *ready.pop(0))
                     continue
-                point = waiting.pop(0)
-                row, job = prepared(folder, spec, point, clean)
+                point, restart = waiting.pop(0)
+                row, job = prepared(folder, spec, point, clean, schemas.job_fields, restart)
                 if point["forked"] is None:
                     start("first", row, job)
                 elif died_as_planned(row, point["forked"]["code"], spec):
@@ -459,16 +501,17 @@ def replayed(folder: Path, spec: ExploreSpec, points: list[dict], clean: dict) -
                 if died_as_planned(row, ended.exit_code, spec, ended):
                     noted_kill(row, spec)
                     recover(row, job)
-                    continue
-                yield row
+                elif "restart" not in job:
+                    yield row
+                elif done := judged_all(row):  # one restart's crash state was not made
+                    yield done
                 continue
             if ended.exit_code != 0 or ended.timed_out:
                 failed(row, worker_failure(ended), "worker")
             else:
                 judged(row, read_report(Path(row.run_dir), "recovery"))
-            judging[row.n].append(row)
-            if len(judging[row.n]) == len(spec.restarts):
-                yield worst(judging.pop(row.n), spec.restarts)
+            if done := judged_all(row):
+                yield done
 
 
 def recoveries(row: PointResult, job: dict, restarts: tuple[str, ...]) -> list[tuple]:
@@ -503,16 +546,29 @@ def worst(rows: list[PointResult], restarts: tuple[str, ...]) -> PointResult:
     return shown
 
 
-def prepared(folder: Path, spec: ExploreSpec, point: dict, clean: dict) -> tuple:
+def prepared(
+    folder: Path,
+    spec: ExploreSpec,
+    point: dict,
+    clean: dict,
+    job_fields: Callable[[Path], dict],
+    restart: str | None = None,
+) -> tuple:
     """A point's row (its run folder made, unless the recording's fork left it) and the job
-    that crashes there."""
-    row = exploration_row(point, spec, Path(point_folder(str(folder), point["n"])))
+    that crashes there; given a `restart`, the crash state is made for that restart alone,
+    in the point's folder for the first, in a folder `after-<restart>` in it for another."""
+    run_dir = Path(point_folder(str(folder), point["n"]))
+    if restart not in (None, spec.restarts[0]):
+        run_dir = run_dir / f"{AFTER}{restart}"
+    row = exploration_row(point, spec, run_dir)
+    row.restart = restart
     if point["forked"] is None:
-        Path(row.run_dir).mkdir()
+        run_dir.mkdir(parents=True, exist_ok=restart is not None)
     plan = {k: point[k] for k in ("op", "detail", "nth")}
     killed_parent = point["forked"] and point["forked"]["parent"]  # the recording's parent
     point = {k: point[k] for k in ("n", "op", "detail", "nth", "where")}
-    return row, spec.job(crash_at=plan, point=point, clean=clean, killed_parent=killed_parent)
+    job = spec.job(crash_at=plan, point=point, clean=clean, killed_parent=killed_parent)
+    return row, {**job, **job_fields(run_dir), **({"restart": restart} if restart else {})}
 
 
 def died_as_planned(

@@ -34,6 +34,7 @@ from labkit.studies.explorer.checker import (
     default_checker,
     outcome_of,
 )
+from labkit.studies.explorer.postgres_runs import enter_schema, read_schema
 from labkit.studies.explorer.record import CrashPoints, read_state, skip_disk_waits
 from labkit.studies.explorer.services import NOT_EFFECTS, serve_here, watch_claims
 from labkit.studies.explorer.target import BadTarget, load_function
@@ -59,6 +60,7 @@ def run(job: dict) -> None:
     elif job["role"] == "recovery":
         next_attempt(later)  # its pid and parent differ from those the killed code saw
     trace = Trace(job["run_dir"], job["role"])
+    enter_schema(job)  # before the reader's code connects
     trace.note("start", target=job["target"]["label"], kind=job["kind"])
     world = importlib.import_module(WORLDS[job["kind"]])
     try:
@@ -86,10 +88,15 @@ def run_from_the_start(job: dict, world: object, trace: Trace, loaded: list[str]
     points.reap()
     if recording:
         points.note_changes_without_a_point(ignored=[CHECKPOINT_FILE, *NOT_EFFECTS])
-        end = read_state(job["run_dir"])
+        end = state_of(job)
         state = CrashState(None, end, end, end, finished=finished, run_dir=job["run_dir"])
         verdict = judge(checker, state)
         report(job, state=end, points=points.count, imported=newly_imported(loaded), **verdict)
+
+
+def state_of(job: dict) -> dict:
+    """What the run holds: its folder's files, and its Postgres schema if it has one."""
+    return {**read_state(job["run_dir"]), **read_schema(job)}
 
 
 def the_checker(job: dict) -> Callable:
@@ -100,14 +107,14 @@ def the_checker(job: dict) -> Callable:
 def recover_and_check(job: dict, world: object, trace: Trace, checker: Callable) -> None:
     """Read what the kill left, recover, read again, and judge; name the files it wrote
     outside the run folder (each recovery would write there again: the exploration fails)."""
-    at_kill = read_state(job["run_dir"])
+    at_kill = state_of(job)
     watch = CrashPoints(job, trace, ())
     watch.watch_outside()
     try:
         finished, error = world.recover(job, trace), None
     except Exception as exc:  # the reader's recovery failed: an outcome, said in one line
         finished, error = False, said(exc)
-    after = read_state(job["run_dir"])
+    after = state_of(job)
     state = CrashState(job["point"], at_kill, after, job["clean"], finished, error, job["run_dir"])
     report(
         job,

@@ -1,0 +1,120 @@
+"""A run's own schema on a Postgres server: where a graph's nodes keep their rows, explored.
+
+Given a server (`explore(..., postgres=URL)`, or "lab" for labkit's own), the exploration makes
+a schema for every run it starts (the run without a crash, and each crash state's run, one per
+restart: a crash state is made again for each, rather than copied, so that every schema's
+sequences are its own) and drops them all at its end. A worker enters its run's schema before
+the reader's code runs: `PGOPTIONS` puts it first and alone on the search path of every
+connection libpq opens without options of its own, and `DATABASE_URL` names the server, for
+code that reads it. Unqualified names (`CREATE TABLE IF NOT EXISTS orders`, `INSERT INTO
+orders`) then land in the run's schema; a name qualified with another schema escapes it,
+unseen. The schema's tables are part of the run's state, as "postgres <database>", rows
+sorted, generated ids (serial and identity columns, numbered by sequences) read as null.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+__all__ = ["RunSchemas", "enter_schema", "postgres_run", "read_schema"]
+
+STATE_KEY = "postgres {database}"
+JOB_KEY = "run_schema"  # a job's field: the server, its database, the run's schema
+
+
+class RunSchemas:
+    """The schemas of one exploration's runs: one made per run folder (commented as the
+    lab's, for `labkit clean`), all dropped at the end (names checked: only labkit's own).
+    Without a server, a run has none."""
+
+    def __init__(self, postgres: str | None) -> None:
+        self.url: str | None = None
+        if postgres is not None:
+            from labkit.bench.postgres import given_url, shared_url
+
+            self.url = shared_url() if postgres == "lab" else given_url(postgres)
+        self.made: list[str] = []
+        self.database: str | None = None
+
+    def job_fields(self, run_dir: Path) -> dict:
+        """The job's field that names the run's schema, made now ({} without a server)."""
+        if self.url is None:
+            return {}
+        from labkit.bench.postgres import connect, new_schema
+
+        if self.database is None:
+            with connect(self.url) as conn:
+                self.database = conn.info.dbname
+        self.made.append(new_schema(self.url, run_dir))
+        return {JOB_KEY: {"url": self.url, "database": self.database, "schema": self.made[-1]}}
+
+    def __enter__(self) -> RunSchemas:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if not self.made:
+            return
+        from psycopg import sql
+
+        from labkit.bench.postgres import checked_schema, connect
+
+        with connect(self.url) as conn:
+            for schema in self.made:
+                name = sql.Identifier(checked_schema(schema))
+                conn.execute(sql.SQL("DROP SCHEMA IF EXISTS {} CASCADE").format(name))
+
+
+def postgres_run(job: dict) -> tuple[str, str] | None:
+    """The run's database and schema, if the exploration has a server."""
+    run = job.get(JOB_KEY)
+    return (run["database"], run["schema"]) if run else None
+
+
+def enter_schema(job: dict) -> None:
+    """This worker's connections (the reader's) go to its run's schema."""
+    run = job.get(JOB_KEY)
+    if run:
+        os.environ["PGOPTIONS"] = f"-c search_path={run['schema']}"
+        os.environ["DATABASE_URL"] = run["url"]
+
+
+def read_schema(job: dict) -> dict:
+    """The run's schema as part of its state: {"postgres <db>": {table: rows}}, or {}."""
+    run = job.get(JOB_KEY)
+    if not run:
+        return {}
+    import psycopg
+    from psycopg import sql
+
+    tables: dict[str, list[list]] = {}
+    with psycopg.connect(run["url"], autocommit=True) as conn:
+        columns = conn.execute(
+            "SELECT table_name, column_name, column_default LIKE 'nextval(%%' OR"
+            " is_identity = 'YES' FROM information_schema.columns WHERE table_schema = %s"
+            " ORDER BY table_name, ordinal_position",
+            (run["schema"],),
+        ).fetchall()
+        generated: dict[str, list[bool]] = {}
+        for table, _, is_generated in columns:
+            generated.setdefault(table, []).append(bool(is_generated))
+        for table, flags in generated.items():
+            name = sql.Identifier(run["schema"], table)
+            rows = conn.execute(sql.SQL("SELECT * FROM {}").format(name)).fetchall()
+            tables[table] = sorted(
+                (
+                    [None if flag else plain(v) for v, flag in zip(row, flags, strict=True)]
+                    for row in rows
+                ),
+                key=lambda row: json.dumps(row, default=repr),
+            )
+    return {STATE_KEY.format(database=run["database"]): tables}
+
+
+def plain(value: object) -> object:
+    """A column's value as JSON carries it: numbers, text, true and false, null as they are;
+    anything else (a date, a decimal, a JSON document) as its text."""
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return value
+    return str(value)
