@@ -14,7 +14,7 @@ import ipywidgets as widgets
 
 from labkit.bench.trace import read_trace
 from labkit.language import say
-from labkit.studies.explorer.replay import CHECKER_RAISED
+from labkit.studies.explorer.replays import CHECKER_RAISED
 from labkit.studies.explorer.report import (
     Exploration,
     PointResult,

@@ -18,7 +18,7 @@ from labkit.bench.folders import new_run_dir, release_run_dir
 from labkit.bench.launcher import WorkerReport
 from labkit.language import say
 from labkit.studies.commit_window.stores import PAYLOAD
-from labkit.studies.explorer.replay import ExploreSpec, explore_spec
+from labkit.studies.explorer.replay import explore_spec
 from labkit.studies.explorer.report import (
     Exploration,
     detail_words,
@@ -27,6 +27,7 @@ from labkit.studies.explorer.report import (
     verb,
     what_is_wrong,
 )
+from labkit.studies.explorer.spec import ExploreSpec
 from labkit.studies.explorer.target import READER_FILE, source_target
 from labkit.workshop.checks import Exercise, ReaderCodeError, Verdict, source_of, worker_error
 

@@ -26,13 +26,12 @@ def place(state: Order) -> dict:
 
 
 def place_once(state: Order) -> dict:
-    with psycopg.connect(os.environ["DATABASE_URL"], autocommit=True) as conn:
-        with conn.transaction():
-            conn.execute(TABLE.format(key="PRIMARY KEY"))
-            conn.execute(
-                "INSERT INTO orders VALUES (%s, false, DEFAULT, now()) ON CONFLICT DO NOTHING",
-                (state["order"],),
-            )
+    with psycopg.connect(os.environ["DATABASE_URL"], autocommit=True) as conn, conn.transaction():
+        conn.execute(TABLE.format(key="PRIMARY KEY"))
+        conn.execute(
+            "INSERT INTO orders VALUES (%s, false, DEFAULT, now()) ON CONFLICT DO NOTHING",
+            (state["order"],),
+        )
     return {}
 
 

@@ -16,8 +16,9 @@ from labkit.bench.folders import new_run_dir
 from labkit.bench.launcher import WorkerProcess, WorkerReport, read_report
 from labkit.bench.stepping import PausedWorker
 from labkit.studies.explorer.record import point_name, read_state
-from labkit.studies.explorer.replay import ENTRY, ExploreSpec, run_workers
+from labkit.studies.explorer.replays import ENTRY, run_workers
 from labkit.studies.explorer.report import Exploration, PointResult
+from labkit.studies.explorer.spec import ExploreSpec
 
 __all__ = ["ExplorerStepSession"]
 

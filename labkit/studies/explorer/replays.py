@@ -1,0 +1,251 @@
+"""Replay: each crash state made and recovered, LANES workers at a time.
+
+For each point, a worker runs the reader's code to it and dies there (or the recording's
+fork died there already: a step's), then fresh workers recover, one per restart, each on its
+own copy of what the kill left (with a Postgres server, whose schema a folder's copy cannot
+take along, the crash state is made again for each restart), and the checker judges each.
+A point's row is its worst restart's. Every worker is reaped, whatever happens.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import os
+import shutil
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+from labkit.bench.failures import FAILED, worker_failure
+from labkit.bench.gate import EXIT_CODE
+from labkit.bench.launcher import WorkerProcess, WorkerReport, first_to_end, read_report
+from labkit.bench.restart import FRESH
+from labkit.bench.trace import Trace, read_trace
+from labkit.studies.explorer.postgres_runs import RunSchemas
+from labkit.studies.explorer.record import point_folder, point_name
+from labkit.studies.explorer.report import PointResult
+from labkit.studies.explorer.spec import ExploreSpec
+
+__all__ = ["CHECKER_RAISED", "ENTRY", "INTERRUPTED", "exploration_row", "replayed", "run_workers"]
+
+ENTRY = "labkit.studies.explorer.worker:run"
+SIGKILLED = -9
+CHECKER_RAISED, INTERRUPTED = "checker_raised", "interrupted"  # why an exploration stopped
+OUTSIDE = "recovery_outside"  # why a recovery is not judged: it wrote outside its run folder
+AFTER = "after-"  # a copy of a crash state, for the recovery after one more restart
+LANES = 4  # crash states explored side by side: two per core of a workshop laptop, so that
+# one worker runs while the trial server forks the next (a fork holds the server a few ms)
+
+
+def exploration_row(point: dict, spec: ExploreSpec, run_dir: Path | None) -> PointResult:
+    return PointResult(
+        point["n"],
+        point["op"],
+        point["detail"],
+        point["where"],
+        FAILED,
+        None,
+        str(run_dir) if run_dir else None,
+        spec.kill_mode,
+        said=point.get("said"),
+    )
+
+
+def replayed(
+    folder: Path, spec: ExploreSpec, points: list[dict], clean: dict, schemas: RunSchemas
+) -> Iterator:
+    """Each point's row once its crash state is explored: a worker runs to the point and dies
+    there, then fresh ones recover (one per restart, each on its own copy of what the kill
+    left) and the checker judges each. With a Postgres server, whose schema a folder's copy
+    cannot take along, a worker runs to the point for each restart instead. LANES workers go
+    at once, recoveries first; all are reaped whatever happens."""
+    per_restart = spec.restarts if schemas.url else (None,)
+    waiting = [(point, restart) for point in points for restart in per_restart]
+    ready: list[tuple[PointResult, dict]] = []  # recoveries whose crash state is made
+    running: dict[WorkerProcess, tuple[PointResult, dict]] = {}
+    judging: dict[int, list[PointResult]] = {}  # a point's recoveries still being judged
+    with contextlib.ExitStack() as stack:
+
+        def start(role: str, row: PointResult, job: dict) -> None:
+            mode = "fresh" if role == "recovery" and job.get("restart") == FRESH else "fork"
+            worker = WorkerProcess(
+                Path(row.run_dir), role, ENTRY, job, timeout=spec.timeout, start_mode=mode
+            )
+            running[stack.enter_context(worker)] = (row, job)
+
+        def recover(row: PointResult, job: dict) -> None:
+            judging.setdefault(row.n, [])
+            ready.extend([(row, job)] if "restart" in job else recoveries(row, job, spec.restarts))
+
+        def judged_all(row: PointResult) -> PointResult | None:
+            """The point's row, once its every restart is judged."""
+            judging.setdefault(row.n, []).append(row)
+            if len(judging[row.n]) == len(spec.restarts):
+                return worst(judging.pop(row.n), spec.restarts)
+            return None
+
+        while waiting or running or ready:
+            while (waiting or ready) and len(running) < LANES:
+                if ready:
+                    start("recovery", *ready.pop(0))
+                    continue
+                point, restart = waiting.pop(0)
+                row, job = prepared(folder, spec, point, clean, schemas.job_fields, restart)
+                if point["forked"] is None:
+                    start("first", row, job)
+                elif died_as_planned(row, point["forked"]["code"], spec):
+                    recover(row, job)  # the recording's fork was killed there
+                else:
+                    yield row
+            if not running:
+                continue
+            worker = first_to_end(list(running))
+            row, job = running.pop(worker)
+            ended = worker.report()
+            worker.close()
+            row.left += ended.left
+            if worker.role == "first":
+                if died_as_planned(row, ended.exit_code, spec, ended):
+                    noted_kill(row, spec)
+                    recover(row, job)
+                elif "restart" not in job:
+                    yield row
+                elif done := judged_all(row):  # one restart's crash state was not made
+                    yield done
+                continue
+            if ended.exit_code != 0 or ended.timed_out:
+                failed(row, worker_failure(ended), "worker")
+            else:
+                judged(row, read_report(Path(row.run_dir), "recovery"))
+            if done := judged_all(row):
+                yield done
+
+
+def recoveries(row: PointResult, job: dict, restarts: tuple[str, ...]) -> list[tuple]:
+    """A row and a job per restart: the first recovers in the point's own folder, each other
+    in a copy of it made now, before any recovery has changed it."""
+    made = []
+    for restart in restarts:
+        if made:  # a copy: what the killed worker left goes with the first only
+            mine = dataclasses.replace(row, run_dir=copied(row.run_dir, restart), left=[])
+        else:
+            mine = dataclasses.replace(row)
+        mine.restart = restart
+        made.append((mine, {**job, "restart": restart}))
+    return made
+
+
+def copied(run_dir: str, restart: str) -> str:
+    """What the kill left in `run_dir`, copied into its folder `after-<restart>`."""
+    copy = os.path.join(run_dir, f"{AFTER}{restart}")
+    shutil.copytree(
+        run_dir, copy, ignore=lambda _, names: [n for n in names if n.startswith(AFTER)]
+    )
+    return copy
+
+
+def worst(rows: list[PointResult], restarts: tuple[str, ...]) -> PointResult:
+    """A point's row: the first restart (in `restarts`' order) whose recovery is not
+    consistent, else the first's; what each recovery's code left, ended, goes with it."""
+    rows.sort(key=lambda row: restarts.index(row.restart))
+    shown = next((row for row in rows if row.outcome != "consistent"), rows[0])
+    shown.left = [process for row in rows for process in row.left]
+    return shown
+
+
+def prepared(
+    folder: Path,
+    spec: ExploreSpec,
+    point: dict,
+    clean: dict,
+    job_fields: Callable[[Path], dict],
+    restart: str | None = None,
+) -> tuple:
+    """A point's row (its run folder made, unless the recording's fork left it) and the job
+    that crashes there; given a `restart`, the crash state is made for that restart alone,
+    in the point's folder for the first, in a folder `after-<restart>` in it for another."""
+    run_dir = Path(point_folder(str(folder), point["n"]))
+    if restart not in (None, spec.restarts[0]):
+        run_dir = run_dir / f"{AFTER}{restart}"
+    row = exploration_row(point, spec, run_dir)
+    row.restart = restart
+    if point["forked"] is None:
+        run_dir.mkdir(parents=True, exist_ok=restart is not None)
+    plan = {k: point[k] for k in ("op", "detail", "nth")}
+    killed_parent = point["forked"] and point["forked"]["parent"]  # the recording's parent
+    point = {k: point[k] for k in ("n", "op", "detail", "nth", "where")}
+    job = spec.job(crash_at=plan, point=point, clean=clean, killed_parent=killed_parent)
+    return row, {**job, **job_fields(run_dir), **({"restart": restart} if restart else {})}
+
+
+def died_as_planned(
+    row: PointResult, code: int | None, spec: ExploreSpec, first: WorkerReport | None = None
+) -> bool:
+    """Whether the process killed at the row's point died as planned (its exit status
+    `code`); if not, the row says why."""
+    if code != (EXIT_CODE if spec.kill_mode == "exit" else SIGKILLED):
+        not_killed = f"it did not die after {row.op} {row.detail}:"
+        said = worker_failure(first) if first else None
+        if first is None:
+            failed(row, f"{not_killed} it exited {code}", "not_killed_exited", exit_code=code)
+        elif said:
+            failed(row, f"{not_killed} {said}", "not_killed_worker", said=said)
+        else:
+            failed(row, f"{not_killed} it ran to its end this time", "not_killed_ran")
+        return False
+    return True
+
+
+def failed(row: PointResult, line: str, code: str, **fields: object) -> None:
+    """Why no outcome is claimed for the row: a line (the results' `failure`) and its code
+    with fields (`failed`: explorer.toml's [failed] says it). The bench's own lines (`said`,
+    `failures.worker_failure`) are quoted as they are."""
+    row.failure, row.failed = line, {"code": code, **fields}
+
+
+def noted_kill(row: PointResult, spec: ExploreSpec) -> None:
+    """For the timeline: a worker that ran to its point had no time to say so itself; it
+    died just after its last word."""
+    last = read_trace(row.run_dir)[-1]["t_ns"]
+    trace = Trace(row.run_dir, "first")
+    point = {"n": row.n, "op": row.op, "detail": row.detail, "where": row.where}
+    trace.note("point", point=str(row.n), t_ns=last, **point)
+    trace.note("kill", point=point_name(row.n), mode=spec.kill_mode, t_ns=last)
+    trace.close()
+
+
+def run_workers(
+    dirs: dict, role: str, jobs: dict, spec: ExploreSpec, mode: str = "fork"
+) -> dict[object, WorkerReport]:
+    """One worker per run folder (`dirs`, each with its job), side by side, forked from the
+    trial server (or `fresh`: step mode's, started in the kernel); each reaped whatever
+    happens."""
+    with contextlib.ExitStack() as stack:
+        workers = {
+            n: stack.enter_context(
+                WorkerProcess(
+                    Path(run_dir), role, ENTRY, jobs[n], timeout=spec.timeout, start_mode=mode
+                )
+            )
+            for n, run_dir in dirs.items()
+        }
+        for worker in workers.values():
+            worker.wait()
+        return {n: worker.report() for n, worker in workers.items()}
+
+
+def judged(row: PointResult, report: dict) -> None:
+    """The checker's word on a row (the default checker's as a code too), or why there is none
+    (the checker raised, or the recovery wrote outside the run folder)."""
+    if report.get("outside"):
+        files = ", ".join(report["outside"])
+        row.outcome = FAILED
+        failed(row, f"the recovery wrote outside its run folder: {files}", OUTSIDE, files=files)
+        return
+    if "checker_error" in report:
+        error = report["checker_error"]
+        row.outcome = FAILED
+        failed(row, f"the checker raised {error}", CHECKER_RAISED, error=error)
+        return
+    row.outcome, row.complaint = report["outcome"], report["complaint"]
+    row.finding = report.get("finding")

@@ -1,0 +1,128 @@
+"""What an exploration is asked to do, checked before anything runs: the reader's target
+and checker, its kind, the durability mode, the kill mode, the restarts, how interrupts are
+answered, a graph's config and a Postgres server. Each bad value is one line (a LabError)
+that names the valid choices, in the API and the CLI alike.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass
+
+from labkit.bench.errors import (
+    MAX_TIMEOUT,
+    LabError,
+    check_choice,
+    check_choices,
+    check_number,
+)
+from labkit.bench.restart import RESTARTS
+from labkit.studies.explorer.record import KILL_MODES
+from labkit.studies.explorer.steps import FILES
+from labkit.studies.explorer.target import KINDS
+
+__all__ = ["DURABILITY_MODES", "RESTARTS_BY_KIND", "ExploreSpec"]
+
+DURABILITY_MODES = ("sync", "async", "exit")
+# Each crash state is recovered after every restart the spec names (`bench.restart`), each on a
+# copy of what the kill left; a graph's new hash seed costs an interpreter that imports
+# LangGraph (about 1.5 s a state), so only a step's exploration takes it unless asked.
+RESTARTS_BY_KIND = {"step": RESTARTS, "graph": RESTARTS[:-1], "callable": RESTARTS[:-1]}
+
+
+@dataclass(frozen=True)
+class ExploreSpec:
+    """What to explore and how; every value checked here, in one line, before anything runs."""
+
+    target: dict  # name_target's answer: the reader's module (or file, or source) and name
+    kind: str = "step"
+    checker: dict | None = None  # the same for a checker; None: the default checker
+    durability: str = "sync"  # a graph's
+    files: str = "two"  # a step's: control.db and effect.db, or "one" file for both
+    kill_mode: str = "sigkill"
+    timeout: float = 30.0  # per worker
+    restarts: tuple[str, ...] | None = None  # when recoveries come (None: the kind's own)
+    resume: object = None  # a graph's answer to every interrupt (None: True), JSON
+    resume_by: dict | None = None  # or a function of the interrupt's payload (name_target's)
+    resumes: list | None = None  # or answers in order: the n-th interrupt gets the n-th, JSON
+    config: dict | None = None  # a graph's config for invoke (its configurable values), JSON
+    postgres: str | None = None  # a server for the nodes' rows ("lab": labkit's own), a URL
+
+    def __post_init__(self) -> None:
+        check_choice("kind", self.kind, KINDS)
+        check_choice("durability mode", self.durability, DURABILITY_MODES)
+        check_choice("files", self.files, tuple(FILES))
+        check_choice("kill mode", self.kill_mode, KILL_MODES)
+        object.__setattr__(self, "timeout", check_number("timeout", self.timeout, 0, MAX_TIMEOUT))
+        restarts = RESTARTS_BY_KIND[self.kind] if self.restarts is None else self.restarts
+        object.__setattr__(self, "restarts", check_restarts(restarts))
+        if isinstance(self.resumes, tuple):
+            object.__setattr__(self, "resumes", list(self.resumes))
+        check_resume(self.resume, self.resume_by, self.resumes)
+        check_config(self.config)
+        check_postgres(self.postgres, self.kind)
+
+    def job(self, **fields: object) -> dict:
+        return {**asdict(self), **fields}
+
+
+def check_restarts(restarts: object) -> tuple[str, ...]:
+    """The restarts to recover after, in `RESTARTS`' order: a list of their names, or one text
+    of them with commas between ("now,month"), as `--restart-at` takes them."""
+    if isinstance(restarts, str):
+        restarts = [name.strip() for name in restarts.split(",")]
+    picked = set(check_choices("restart", restarts, RESTARTS))
+    return tuple(name for name in RESTARTS if name in picked)
+
+
+def check_resume(resume: object, resume_by: dict | None, resumes: object = None) -> None:
+    """One way to answer interrupts, and values that can travel to the workers (JSON)."""
+    if sum(way is not None for way in (resume, resume_by, resumes)) > 1:
+        raise LabError(
+            "give one of resume (a value), resume_by (a function) or resumes (answers in "
+            "order), not two"
+        )
+    if resumes is not None and (not isinstance(resumes, list) or not resumes):
+        raise LabError(
+            "resumes must be a list of answers in order, one per interrupt the run meets, "
+            f"such as [{{'action': 'approve'}}, 'ana@example.com']; not {resumes!r}"
+        )
+    for name, given in (("resume", resume), *(("an answer of resumes", a) for a in resumes or ())):
+        try:
+            json.dumps(given)
+        except (TypeError, ValueError):
+            raise LabError(
+                f"{name} must be a JSON value (a dict, list, str, number, True, False), "
+                f"not {type(given).__name__}; to answer by the payload, name a function: "
+                "resume_by='module:function'"
+            ) from None
+
+
+def check_postgres(postgres: object, kind: str) -> None:
+    """A server for a graph's or a callable's rows: "lab" (labkit's own) or a URL."""
+    if postgres is None:
+        return
+    if kind == "step":
+        raise LabError("postgres is for a graph or a callable; a step keeps its files")
+    if postgres != "lab" and not str(postgres).startswith(("postgresql://", "postgres://")):
+        from labkit.bench.postgres import redacted  # a password in it is not repeated
+
+        raise LabError(
+            f"postgres must be 'lab' (labkit's own server) or a URL that starts with "
+            f"postgresql://, not {redacted(str(postgres))!r}"
+        )
+
+
+def check_config(config: object) -> None:
+    """A graph's config: None, or a JSON dict whose `configurable`, if given, is a dict."""
+    if config is None:
+        return
+    if not isinstance(config, dict) or not isinstance(config.get("configurable", {}), dict):
+        raise LabError(
+            "config must be a dict such as {'configurable': {'passenger_id': '3442 587242'}}, "
+            f"not {config!r}"
+        )
+    try:
+        json.dumps(config)
+    except (TypeError, ValueError):
+        raise LabError(f"config must hold JSON values only, not {config!r}") from None
