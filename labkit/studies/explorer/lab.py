@@ -7,6 +7,9 @@
     labkit.studies.explorer.lab:fresh_key              study 001: a new UUID per node run
     labkit.studies.explorer.lab:stable_key             study 001: the operation id as the key
       (judged by labkit.studies.explorer.lab:one_ticket)
+    labkit.studies.explorer.lab:effect_first           study 004's linear graph, one ticket
+    labkit.studies.explorer.lab:effect_middle          made in a, b or d (its advice: put the
+    labkit.studies.explorer.lab:effect_last            effect last); judged by one_effect
 
 Study 000's steps need nothing more. Study 004's and study 001's graphs take their first input
 and their nodes' context from a worker's job; here they are said as a graph target says them
@@ -15,12 +18,26 @@ and their nodes' context from a worker's job; here they are said as a graph targ
 
 from __future__ import annotations
 
+import uuid
+
 from labkit.bench.ledger import Ledger
+from labkit.bench.tickets import TICKETS_FILE, Tickets
 from labkit.studies.durability import graphs as study_004
-from labkit.studies.explorer.checker import CrashState
+from labkit.studies.explorer.checker import CrashState, Finding
+from labkit.studies.explorer.placement import NODE
 from labkit.studies.interrupt_resume import graphs as study_001
 
-__all__ = ["fresh_key", "linear", "one_ticket", "parallel", "stable_key"]
+__all__ = [
+    "effect_first",
+    "effect_last",
+    "effect_middle",
+    "fresh_key",
+    "linear",
+    "one_effect",
+    "one_ticket",
+    "parallel",
+    "stable_key",
+]
 
 
 def ledger_context(run_dir: str) -> study_004.RunContext:
@@ -51,4 +68,44 @@ def one_ticket(state: CrashState) -> str | None:
         return f"duplicate: {len(tickets)} tickets for one request"
     if not tickets or not state.finished:
         return "lost: no ticket, or the run did not finish"
+    return None
+
+
+def effect_placed(placement: str) -> dict:
+    """Study 004's linear graph, its ledger lines as they are, and one side effect in one
+    node: a ticket under a new UUID (no key to protect it), asked for between the node's
+    `start` and `end` lines, where the study's kill lands."""
+    node = NODE[placement]
+
+    def context(run_dir: str) -> study_004.RunContext:
+        def effect(name: str) -> None:
+            if name == node:  # the service opened here: its table's commit is the node's too
+                tickets = Tickets(run_dir)
+                try:
+                    tickets.create("study-004", str(uuid.uuid4()), name)
+                finally:
+                    tickets.close()
+
+        return study_004.RunContext(Ledger(run_dir), inside=effect)
+
+    return {"graph": study_004.SHAPES["linear"], "input": {"log": []}, "context": context}
+
+
+effect_first = effect_placed("first")
+effect_middle = effect_placed("middle")
+effect_last = effect_placed("last")
+
+
+def one_effect(state: CrashState) -> Finding | None:
+    """The placed effect exactly once and the run finished: the ledger's lines are node runs,
+    which a recovery repeats by design, not the effect. Answered as the default checker's
+    findings, so the views say it in the reader's language."""
+    if state.recovery_error:
+        return Finding("recovery_failed", error=state.recovery_error)
+    made = len(state.rows("ticket"))
+    if made != 1:
+        code = "holds_more" if made > 1 else "holds_fewer"
+        return Finding(code, file=TICKETS_FILE, table="ticket", count=made, clean=1)
+    if not state.finished:
+        return Finding("unfinished")
     return None
