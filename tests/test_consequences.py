@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 
 import pytest
+from chinese import assert_no_english
 
 import labkit as lk
 from labkit.bench.errors import LabError
@@ -71,3 +72,14 @@ def test_the_panel_redraws_from_its_fields_and_refuses_a_bad_rate(measured):
     assert rows["sync"][5:7] == ["1000.0", "0.0"]
     with pytest.raises(LabError, match="crash rate"):
         Workload(crash_rate=2)
+
+
+def test_in_chinese_the_panel_holds_no_english(measured):
+    modes, _, _ = measured
+    lk.set_language("zh")
+    try:
+        panel = ConsequencesPanel(list(modes.values()))
+        shown = panel.table.value + " ".join(f.description for f in (panel.steps, panel.runs))
+    finally:
+        lk.set_language("en")
+    assert_no_english(shown, ["consequences"], ["consequences."])

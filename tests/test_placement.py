@@ -9,11 +9,12 @@ import sqlite3
 from pathlib import Path
 
 import pytest
+from chinese import assert_no_english
 
 import labkit as lk
 from labkit.studies.explorer.placement import explore_placements
 from labkit.studies.explorer.report import crash_after
-from labkit.views.placement import placement_lines, strip, window_line
+from labkit.views.placement import legend, placement_html, placement_lines, strip, window_line
 
 
 def tickets(run_dir: str) -> int:
@@ -68,3 +69,18 @@ def test_under_exit_last_orphans_the_effect_at_fewer_points(placed):
     assert (
         "sync: crash points that repeat or orphan the effect: first 2 of 21, last 2 of 21" in lines
     )
+
+
+def test_in_chinese_the_table_the_strips_and_the_lines_hold_no_english(placed):
+    rows = list(placed.values())
+    lk.set_language("zh")
+    try:
+        shown = "\n".join(
+            [placement_html(rows), legend(), *placement_lines(rows), window_line(rows[-1])]
+        )
+    finally:
+        lk.set_language("en")
+    # node d's name is the English mark D in another case: the strips are checked as they are
+    allowed = ["D"]
+    assert_no_english(shown, ["placement", "explorer"], ["placement.", "explorer.verb."], allowed)
+    assert "丢丢丢丢丢丢丢丢孤孤·" in shown and "·····重重····" in shown  # Chinese marks
