@@ -4,5 +4,6 @@
 `experiment` (the reader's choice and what a trial found; runs in the kernel, never imports
 LangGraph) → `trials` (runs inside the trial server) → `graphs` (the linear and parallel
 graphs, in forked workers); `pitfalls` reproduces the study's five real errors;
-`time_travel` replays and forks the linear graph from an earlier checkpoint.
+`time_travel` replays and forks the linear graph from an earlier checkpoint;
+`consequences` turns the lesson's kills and clean runs into a workload's day per mode.
 """
