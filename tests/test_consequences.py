@@ -19,6 +19,10 @@ def table_rows(html: str) -> list[list[str]]:
     return [re.findall(r"<td[^>]*>([^<]*)</td>", row) for row in html.split("<tr>")[2:]]
 
 
+def rows_of(panel: ConsequencesPanel) -> dict[str, list[str]]:
+    return {cells[0]: cells for cells in table_rows(panel.table.value)}
+
+
 @pytest.fixture(scope="module")
 def measured():
     matrix = durability_matrix(trials=2)
@@ -66,12 +70,16 @@ def test_the_panel_redraws_from_its_fields_and_refuses_a_bad_rate(measured):
     panel = ConsequencesPanel(list(modes.values()))
     panel.runs.value, panel.rate.value = 2000, 0.5
     assert "2000 runs a day, a crash hits 0.5 of the runs" in panel.table.value
-    rows = {cells[0]: cells for cells in table_rows(panel.table.value)}
+    rows = rows_of(panel)
     # crashes a day, runs lost a day, node runs repeated a day, effects orphaned a day
     assert rows["exit"][5:9] == ["1000.0", "1000.0", "0.0", "5000.0"]  # 10 steps: half orphaned
     assert rows["sync"][5:7] == ["1000.0", "0.0"]
     with pytest.raises(LabError, match="crash rate"):
         Workload(crash_rate=2)
+    with pytest.raises(LabError, match="steps per run"):
+        Workload(steps=0)
+    panel.rate.value = 1.0  # the field's own bounds keep it in range; the table follows
+    assert rows_of(panel)["exit"][6] == "2000.0"
 
 
 def test_in_chinese_the_panel_holds_no_english(measured):

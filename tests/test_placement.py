@@ -84,3 +84,14 @@ def test_in_chinese_the_table_the_strips_and_the_lines_hold_no_english(placed):
     allowed = ["D"]
     assert_no_english(shown, ["placement", "explorer"], ["placement.", "explorer.verb."], allowed)
     assert "丢丢丢丢丢丢丢丢孤孤·" in shown and "·····重重····" in shown  # Chinese marks
+
+
+def test_bad_input_is_one_line_naming_the_choices():
+    from labkit.bench.errors import LabError
+
+    with pytest.raises(LabError, match="choose one of: first, middle, last"):
+        explore_placements(("top",))
+    with pytest.raises(LabError, match="choose one of: sync, async, exit"):
+        explore_placements(("last",), ("syncc",))
+    with pytest.raises(LabError, match="placements must be a list of"):
+        explore_placements("last")

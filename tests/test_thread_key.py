@@ -93,3 +93,10 @@ def test_in_chinese_the_table_holds_no_english(by_thread):
     finally:
         lk.set_language("en")
     assert_no_english(shown, ["thread_key"], ["thread_key.verdict.", "thread_key.refused."])
+
+
+def test_an_unknown_key_is_one_line_naming_the_choices():
+    from labkit.bench.errors import LabError
+
+    with pytest.raises(LabError, match="choose one of: thread, operation"):
+        run_thread_key("thread_id")
