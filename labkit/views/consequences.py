@@ -11,7 +11,13 @@ import ipywidgets as widgets
 from IPython.display import HTML, display
 
 from labkit.language import say
-from labkit.studies.durability.consequences import ModeMeasured, Workload, per_day
+from labkit.studies.durability.consequences import (
+    MAX_RUNS,
+    MAX_STEPS,
+    ModeMeasured,
+    Workload,
+    per_day,
+)
 from labkit.views.panel import shows_errors
 from labkit.views.tables import grid_html
 
@@ -67,10 +73,10 @@ class ConsequencesPanel(widgets.VBox):
         start = workload or Workload()
         self.measured = list(measured)
         self.steps = widgets.BoundedIntText(
-            start.steps, min=1, max=10_000, description=say("consequences.field.steps")
+            start.steps, min=1, max=MAX_STEPS, description=say("consequences.field.steps")
         )
         self.runs = widgets.BoundedIntText(
-            start.runs_per_day, min=0, max=10**9, description=say("consequences.field.runs")
+            start.runs_per_day, min=0, max=MAX_RUNS, description=say("consequences.field.runs")
         )
         self.rate = widgets.BoundedFloatText(
             start.crash_rate, min=0, max=1, step=0.001, description=say("consequences.field.rate")

@@ -16,7 +16,15 @@ from dataclasses import dataclass
 from labkit.bench.errors import LabError, check_int, check_number
 from labkit.studies.durability.experiment import BASELINE_LINES, DURABILITY_MODES, Trial
 
-__all__ = ["PerDay", "Workload", "measured_modes", "ModeMeasured", "per_day"]
+__all__ = [
+    "MAX_RUNS",
+    "MAX_STEPS",
+    "ModeMeasured",
+    "PerDay",
+    "Workload",
+    "measured_modes",
+    "per_day",
+]
 
 CLEAN_GRAPH = "parallel"  # the lesson's clean runs: study 004's cost figures are on it
 MAX_STEPS, MAX_RUNS = 10_000, 10**9

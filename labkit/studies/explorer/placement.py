@@ -17,10 +17,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from labkit.bench.errors import check_choices
-from labkit.bench.snapshot import read_tables
-from labkit.bench.tickets import TICKETS_FILE
 from labkit.studies.explorer.replay import DURABILITY_MODES, explore
 from labkit.studies.explorer.report import Exploration, PointResult
+from labkit.studies.interrupt_resume.experiment import ticket_rows  # the service's rows, read
 
 __all__ = ["FATES", "PLACEMENTS", "Placed", "explore_placements", "fate", "placed_row"]
 
@@ -56,21 +55,12 @@ class Placed:
         return [n for n, f in enumerate(self.fates, 1) if f in ("duplicate", "orphaned")]
 
 
-def effects_after(point: PointResult) -> int:
-    """How many tickets the point's folder holds after recovery."""
-    path = Path(point.run_dir or "") / TICKETS_FILE
-    if not path.is_file():
-        return 0
-    table = read_tables(path).get("ticket")
-    return 0 if table is None else len(table.rows)
-
-
 def fate(point: PointResult) -> str:
     """What a crash at this point left: one of FATES (an outcome claimed by no worker, a run
     that failed by itself, is the explorer's own `failed`)."""
     if point.outcome in ("consistent", "duplicate", "failed"):
         return point.outcome
-    return "orphaned" if effects_after(point) else "lost_before"
+    return "orphaned" if ticket_rows(Path(point.run_dir)) else "lost_before"
 
 
 def placed_row(placement: str, mode: str, exploration: Exploration) -> Placed:
