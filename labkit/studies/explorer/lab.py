@@ -24,7 +24,6 @@ from labkit.bench.ledger import Ledger
 from labkit.bench.tickets import TICKETS_FILE, Tickets
 from labkit.studies.durability import graphs as study_004
 from labkit.studies.explorer.checker import CrashState, Finding
-from labkit.studies.explorer.placement import NODE
 from labkit.studies.interrupt_resume import graphs as study_001
 
 __all__ = [
@@ -71,11 +70,10 @@ def one_ticket(state: CrashState) -> str | None:
     return None
 
 
-def effect_placed(placement: str) -> dict:
+def effect_placed(node: str) -> dict:
     """Study 004's linear graph, its ledger lines as they are, and one side effect in one
     node: a ticket under a new UUID (no key to protect it), asked for between the node's
     `start` and `end` lines, where the study's kill lands."""
-    node = NODE[placement]
 
     def context(run_dir: str) -> study_004.RunContext:
         def effect(name: str) -> None:
@@ -91,9 +89,9 @@ def effect_placed(placement: str) -> dict:
     return {"graph": study_004.SHAPES["linear"], "input": {"log": []}, "context": context}
 
 
-effect_first = effect_placed("first")
-effect_middle = effect_placed("middle")
-effect_last = effect_placed("last")
+effect_first = effect_placed("a")  # placement.NODE: the lesson's words for where it is
+effect_middle = effect_placed("b")
+effect_last = effect_placed("d")
 
 
 def one_effect(state: CrashState) -> Finding | None:

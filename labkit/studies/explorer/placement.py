@@ -17,13 +17,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from labkit.bench.errors import check_choices
-from labkit.studies.explorer.replay import DURABILITY_MODES, explore
+from labkit.studies.explorer.replay import explore
 from labkit.studies.explorer.report import Exploration, PointResult
+from labkit.studies.explorer.spec import DURABILITY_MODES
 from labkit.studies.interrupt_resume.experiment import ticket_rows  # the service's rows, read
 
 __all__ = ["FATES", "PLACEMENTS", "Placed", "explore_placements", "fate", "placed_row"]
 
-NODE = {"first": "a", "middle": "b", "last": "d"}  # where lab.effect_placed puts the effect
+NODE = {"first": "a", "middle": "b", "last": "d"}  # lab.effect_first, _middle, _last
 PLACEMENTS = tuple(NODE)
 TARGET = "labkit.studies.explorer.lab:effect_{placement}"
 CHECKER = "labkit.studies.explorer.lab:one_effect"
