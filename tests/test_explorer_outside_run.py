@@ -139,8 +139,9 @@ def test_a_module_that_imports_its_sibling_runs_with_the_folder_opted_in():
 def test_a_graph_of_async_nodes_is_run_with_ainvoke_and_each_commit_is_a_crash_point(durability):
     """Item 12: `async def` nodes (an aiosqlite write, a sqlite3 write, an interrupt answered
     with a dict) run as their reader runs them, with `ainvoke`; the window after each commit
-    is found, at the reader's line where the commit is in the reader's thread, and the same
-    graph gives the same matrix twice."""
+    is found, at the reader's line: where the commit is in the reader's thread, and, for
+    aiosqlite's (its own thread), where the node awaits it; the same graph gives the same
+    matrix twice."""
     approve = {"action": "approve"}
     found = explore(
         target("async_nodes.py", "graph"), "graph", resume=approve, durability=durability
@@ -154,6 +155,8 @@ def test_a_graph_of_async_nodes_is_run_with_ainvoke_and_each_commit_is_a_crash_p
     }
     receipt_line = next(p.where for p in found.failing if p.detail == "receipts.db")
     assert receipt_line == "async_nodes.py:33", receipt_line  # the `with` that commits
+    refund_line = next(p.where for p in found.failing if p.detail == "payments.db")
+    assert refund_line == "async_nodes.py:28", refund_line  # `await db.commit()`
     again = explore(
         target("async_nodes.py", "graph"), "graph", resume=approve, durability=durability
     )

@@ -266,13 +266,18 @@ def async_only(runnable: object) -> bool:
 
 
 def run_to_end(
-    graph: CompiledStateGraph, first: object, job: dict, context: object, answer: Answers
+    graph: CompiledStateGraph,
+    first: object,
+    job: dict,
+    context: object,
+    answer: Answers,
+    points: CrashPoints | None = None,
 ) -> bool:
     """Invoke, go on past every stop (an interrupt answered, a static breakpoint such as
     `interrupt_before` resumed with None), and say whether the thread reached its end.
     A graph with async nodes is run with `ainvoke`, as its reader runs it."""
     if has_async_nodes(graph):
-        return asyncio.run(arun_to_end(graph, first, job, context, answer))
+        return asyncio.run(arun_to_end(graph, first, job, context, answer, points))
     config, options = config_of(job), invoke_options(job, context)
     graph.invoke(first, config, **options)
     for _ in range(MAX_STOPS):
@@ -284,9 +289,17 @@ def run_to_end(
 
 
 async def arun_to_end(
-    graph: CompiledStateGraph, first: object, job: dict, context: object, answer: Answers
+    graph: CompiledStateGraph,
+    first: object,
+    job: dict,
+    context: object,
+    answer: Answers,
+    points: CrashPoints | None = None,
 ) -> bool:
     """`run_to_end` for a graph with async nodes: `ainvoke` and `aget_state`."""
+    if points is not None:  # a commit in another thread is placed where a node awaits it
+        loop = asyncio.get_running_loop()
+        points.suspended = lambda: suspended_frames(loop)
     config, options = config_of(job), invoke_options(job, context)
     await graph.ainvoke(first, config, **options)
     for _ in range(MAX_STOPS):
@@ -295,6 +308,21 @@ async def arun_to_end(
             return True
         await graph.ainvoke(resume_of(state, answer), config, **options)
     return False
+
+
+def suspended_frames(loop: asyncio.AbstractEventLoop) -> list:
+    """The frames of the loop's waiting tasks, each task's innermost first: down the chain
+    of what each coroutine awaits (a task's own `get_stack` stops at its outermost one)."""
+    frames = []
+    for task in asyncio.all_tasks(loop):
+        chain, awaited = [], task.get_coro()
+        while awaited is not None:
+            frame = getattr(awaited, "cr_frame", None) or getattr(awaited, "gi_frame", None)
+            if frame is not None:
+                chain.append(frame)
+            awaited = getattr(awaited, "cr_await", None) or getattr(awaited, "gi_yieldfrom", None)
+        frames += reversed(chain)
+    return frames
 
 
 def invoke_options(job: dict, context: object) -> dict:
@@ -316,7 +344,7 @@ def run_first(job: dict, points: CrashPoints) -> bool:
     graph.get_state(config_of(job))  # the saver makes its tables: set-up, as the files were
     points.arm()
     answer = answers(job, points.trace)
-    finished = run_to_end(graph, reader.first_input, job, reader.context, answer)
+    finished = run_to_end(graph, reader.first_input, job, reader.context, answer, points)
     watch.observe()
     return finished
 

@@ -23,6 +23,7 @@ import contextlib
 import functools
 import hashlib
 import io
+import itertools
 import json
 import os
 import shutil
@@ -118,6 +119,8 @@ class CrashPoints:
         self._trace_inode = os.stat(os.path.join(self.run_dir, TRACE_FILE)).st_ino
         self._real_dir = os.path.realpath(self.run_dir)
         self.pid = os.getpid()  # the worker: only its own points are numbered
+        # the frames of coroutines that wait, innermost first (a graph's event loop sets it)
+        self.suspended: Callable[[], Iterable] = tuple
 
     def hit(
         self,
@@ -240,13 +243,16 @@ class CrashPoints:
     def locate(self) -> str | None:
         """The innermost line of the reader's code on this thread's stack, as file:line: in
         the files of the target, or in any other file of theirs that it calls (a helper
-        module beside a driver), never in the lab, Python or an installed package."""
-        frame = sys._getframe(1)
-        while frame is not None:
+        module beside a driver), never in the lab, Python or an installed package. On a
+        thread that runs no code of theirs (aiosqlite's, committing for an `async def`
+        node), the line where their coroutine waits for it (`suspended`)."""
+        frames = stack_of(sys._getframe(1))
+        if threading.current_thread() is not threading.main_thread():
+            frames = itertools.chain(frames, self.suspended())
+        for frame in frames:
             file = frame.f_code.co_filename
             if file in self.reader_files or readers_own(file):
                 return f"{os.path.basename(file)}:{frame.f_lineno}"
-            frame = frame.f_back
         return None
 
     def watch_commits(self, ignore: Iterable[str] = ()) -> CommitWatch:
@@ -529,6 +535,13 @@ def copy_files(run_dir: str, folder: str) -> None:
 def lab_file(name: str) -> bool:
     """A file of the lab's own in a run folder: a folder's marker, a worker's output."""
     return name.startswith(".") or name.endswith((".stdout", ".stderr", ".json"))
+
+
+def stack_of(frame: object) -> Iterator:
+    """A thread's frames, from `frame` outwards."""
+    while frame is not None:
+        yield frame
+        frame = frame.f_back
 
 
 def read_state(run_dir: str) -> dict:
