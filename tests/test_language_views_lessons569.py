@@ -186,7 +186,7 @@ def test_outbox_views_speak_chinese(tmp_path, chinese):
     shown += [views.format_outbox_sweep(runs), views.outbox_sweep_html(runs)]
     timeline = views.outbox_timeline(runs[0])
     ticks = [t.get_text() for t in timeline.axes[0].get_yticklabels()]
-    assert ticks == ["消费者", "中继", "生产者"]
+    assert ticks == ["生产者", "中继", "消费者"]
     drawn = figure_text(timeline)
     assert "SIGKILL，强杀点 after_deliver" in drawn and "business.db 上的事务" in drawn
     assert ">重复</span>" in shown[2] and "重复：" in shown[0]  # the outcome's name, not its code

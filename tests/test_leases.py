@@ -465,9 +465,8 @@ def test_the_views_say_each_outcome_in_words_and_draw_a_lane_per_worker(sweep):
     assert [t.get_text() for t in axes.get_yticklabels()] == ["worker 1", "worker 2"]
     labels = [t.get_text() for t in axes.texts]
     assert "lease 33 expires 200" in labels and "lease 34 expires 400" in labels
-    assert "write 33 ✗" in labels and "w1 frozen (SIGSTOP) 300 ms" in [
-        h.get_label() for h in axes.get_legend_handles_labels()[0]
-    ]
+    legend = [t.get_text() for t in figure.legends[0].get_texts()]
+    assert "write 33 ✗" in labels and "w1 frozen (SIGSTOP) 300 ms" in legend
     assert views.figure_png(figure).startswith(b"\x89PNG")
     with pytest.raises(LabError, match="result must be a ClaimResult"):
         views.claim_html({"outcome": "one_winner"})

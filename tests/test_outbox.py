@@ -294,7 +294,7 @@ def test_views_say_the_outcome_in_words_and_draw_a_lane_per_process(tmp_path):
     assert "duplicate: the message took effect more than once" in format_outbox_sweep([result])
     figure = outbox_timeline(result)
     axis = figure.axes[0]
-    assert [t.get_text() for t in axis.get_yticklabels()] == ["consumer", "relay", "producer"]
+    assert [t.get_text() for t in axis.get_yticklabels()] == ["producer", "relay", "consumer"]
     labels = [t.get_text() for t in axis.texts]
     assert "SIGKILL at after_deliver" in labels
     assert {"relay", "recovery", "recovery-consumer-1", "producer"} <= set(labels)

@@ -18,8 +18,10 @@ from labkit.studies.leases.experiment import ClaimResult, check_result, run_clai
 from labkit.studies.leases.outcome import OUTCOMES
 from labkit.studies.leases.spec import METHODS, ClaimSpec
 from labkit.views import show_html
-from labkit.views.figures import figure_png, new_figure, picture, show_picture
-from labkit.views.palette import KILL_COLOUR, NEUTRAL
+from labkit.views.figures import figure_png, picture, show_picture
+from labkit.views.lanes_drawing import draw
+from labkit.views.lease_timeline import claim_timeline
+from labkit.views.palette import NEUTRAL
 from labkit.views.tables import CELL, grid_html, snapshot_html
 from labkit.views.text import format_grid, format_snapshot, how_it_ended, process_exits
 
@@ -52,7 +54,6 @@ COLOURS = {  # Okabe-Ito; the word always goes with the colour
     "nobody": "#E69F00",
     "failed": "#CC79A7",
 }
-LANE_COLOURS = {"w1": "#E69F00", "w2": "#009E73"}
 RACE_COLUMNS = ("w1", "w2", "applied", "refused", "document")  # what one race did
 CLAIM_COLUMNS = ("method", "pause", "lease", *RACE_COLUMNS)  # and under which schedule
 RESULTS = "a list of ClaimResult (what sweep_claims returns)"
@@ -321,94 +322,11 @@ def graph_race_html(run: dict) -> str:
 
 # --- the timeline ---------------------------------------------------------------------------
 
-LANES = {"w1": 2, "w2": 1}
-
 
 def timeline_figure(result: ClaimResult) -> Figure:
-    """A lane per worker on the lab's clock: each won claim's lease as a bar to its expiry
-    (a renewal extends it, hatched), the pause shaded, claims, writes and done marks with their
-    tokens; events at the same lab time are drawn apart in the order they happened."""
+    """The race's timeline (`lease_timeline`), under its method and outcome."""
     r = check_result(result)
-    events = [e for e in r.trace() if "lab_ms" in e]
-    span = max([r.spec.pause_ms, r.spec.arrival_ms + r.spec.lease_ms, 1])
-    nudge = span * 0.03
-    seen: dict[tuple[str, int], int] = {}
-
-    def placed(event: dict) -> tuple[float, int]:
-        """Its x (nudged after the events drawn at the same lab time) and its number there."""
-        key = (event["role"], event["lab_ms"])
-        n = seen[key] = seen.get(key, -1) + 1
-        return event["lab_ms"] + n * nudge, n
-
-    fig = new_figure((10, 3.6))
-    ax = fig.subplots()
-    stop = next((e for e in events if e["event"] == "stop"), None)
-    cont = next((e for e in events if e["event"] == "cont"), None)
-    if stop:
-        end = cont["lab_ms"] if cont else span
-        ax.axvspan(
-            stop["lab_ms"],
-            end,
-            ymin=0.55,
-            ymax=0.95,
-            color=NEUTRAL,
-            alpha=0.25,
-            hatch="..",
-            label=say("leases.timeline.frozen", ms=end - stop["lab_ms"]),
-        )
-    for e in events:
-        if e["role"] == "lab":
-            if e["event"] == "clock" and e["lab_ms"] == r.spec.arrival_ms:
-                ax.axvline(e["lab_ms"], color="#777777", ls="--", lw=1)
-            continue
-        y, colour = LANES[e["role"]], LANE_COLOURS[e["role"]]
-        if e["event"] == "claim" and e["won"] and r.spec.leased:
-            until = e["lab_ms"] + e["lease_ms"]
-            ax.barh(y, e["lease_ms"], left=e["lab_ms"], height=0.3, color=colour, alpha=0.35)
-            ax.plot([until, until], [y - 0.2, y + 0.2], color=colour, lw=2)
-            expires = say("leases.timeline.expires", fence=e["fence"], until=until)
-            ax.annotate(expires, (until, y + 0.22), fontsize=7)
-        if e["event"] == "renew" and e["held"]:
-            ax.barh(
-                y,
-                e["lease_ms"],
-                left=e["lab_ms"],
-                height=0.3,
-                color=colour,
-                alpha=0.25,
-                hatch="//",
-                label=say("leases.timeline.renewed"),
-            )
-        text, marker = event_mark(e)
-        if text:
-            x, n = placed(e)
-            ax.plot(x, y, marker, color=KILL_COLOUR if "✗" in text else "black", ms=8)
-            ax.annotate(text, (x, y - 0.22 - 0.12 * (n % 4)), fontsize=7)
-    handles = {h.get_label(): h for h in ax.get_legend_handles_labels()[0]}
-    if handles:
-        ax.legend(handles.values(), handles.keys(), loc="upper right", fontsize=7)
-    ax.set_yticks(list(LANES.values()), [say(f"leases.timeline.worker_{n}") for n in (1, 2)])
-    ax.set_ylim(0.2, 2.8)
-    ax.set_xlim(-span * 0.05, span * 1.3)
-    ax.set_xlabel(say("leases.timeline.x_label"))
-    ax.set_title(f"{r.spec.method}: {said(r.outcome)}", fontsize=10)
-    ax.grid(axis="x", alpha=0.3)
-    fig.tight_layout()
-    return fig
-
-
-def event_mark(e: dict) -> tuple[str, str]:
-    """An event's label and marker on its lane ("" for events not drawn)."""
-    ok, key, marker = {
-        "claim": (e.get("won"), ("claim", "claim_held"), ("^", "x")),
-        "write": (e.get("applied"), ("write", "write_refused"), ("o", "X")),
-        "done": (e.get("marked"), ("done", "done_refused"), ("s", "s")),
-        "renew": (e.get("held"), ("renew", "renew_refused"), ("d", "d")),
-    }.get(e["event"], (None, None, None))
-    if key is None:
-        return "", ""
-    n = 0 if ok else 1
-    return say(f"leases.timeline.{key[n]}", fence=e.get("fence")), marker[n]
+    return draw(claim_timeline(r, f"{r.spec.method}: {said(r.outcome)}"))[0]
 
 
 # --- in a notebook --------------------------------------------------------------------------

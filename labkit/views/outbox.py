@@ -20,8 +20,9 @@ from labkit.studies.outbox.experiment import (
     OutboxResult,
     outbox_counts,
 )
-from labkit.views.figures import figure_png, new_figure
-from labkit.views.palette import KILL_COLOUR, NEUTRAL
+from labkit.views.figures import figure_png
+from labkit.views.lanes_drawing import draw
+from labkit.views.relay_timeline import relay_timeline
 from labkit.views.tables import CELL, failure_note, grid_html, outcome_word, snapshot_html
 from labkit.views.text import counted, format_grid, format_snapshot, process_exits, process_name
 
@@ -50,8 +51,6 @@ OUTBOX_COLUMNS = (  # the table's columns; each header is outbox.toml's [columns
     "inbox",
     "outcome",
 )
-LANES = ("consumer", "relay", "producer")  # bottom to top
-FILE_COLOURS = {"business.db": "#56B4E9", "consumer.db": "#E69F00"}  # sky blue, orange
 
 
 def checked(result: object) -> OutboxResult:
@@ -180,142 +179,6 @@ def outbox_sweep_html(results: Sequence[OutboxResult]) -> str:
     return f"{table}<ul style='list-style:none;padding:0'>{legend}</ul>"
 
 
-def lane_of(role: str) -> str | None:
-    """The lane a process is drawn in: the producer, a relay (first or recovering), a consumer."""
-    if "consumer" in role:
-        return "consumer"
-    return {"producer": "producer", "relay": "relay", "recovery": "relay"}.get(role)
-
-
-def outbox_timeline(result: OutboxResult) -> object:
-    """A matplotlib Figure: one lane each for producer, relay and consumer; each process a
-    line from its start to its end, its transactions as bars, each delivery an arrow from the
-    relay to the consumer it started, a kill as a cross with the word SIGKILL."""
-    events = [e for e in checked(result).trace() if lane_of(e["role"])]
-    start = events[0]["t_ns"] if events else 0
-    y = {lane: i + 1 for i, lane in enumerate(LANES)}
-
-    def ms(event: dict) -> float:
-        return (event["t_ns"] - start) / 1e6
-
-    fig = new_figure((10, 3.6))  # matplotlib: the notebook's only, the CLI never loads it
-    ax = fig.subplots()
-    processes: dict[int, list[dict]] = {}
-    for e in events:
-        processes.setdefault(e["pid"], []).append(e)
-    for mine in processes.values():
-        draw_process(ax, mine, y[lane_of(mine[0]["role"])], ms)
-    for e in events:
-        if e["event"] == "deliver":
-            to = next(
-                (
-                    c
-                    for c in events
-                    if c["event"] == "start"
-                    and c["t_ns"] > e["t_ns"]
-                    and lane_of(c["role"]) == "consumer"
-                ),
-                None,
-            )
-            if to is not None:
-                ax.annotate(
-                    "",
-                    (ms(to), y["consumer"]),
-                    (ms(e), y["relay"]),
-                    arrowprops={"arrowstyle": "->", "color": "#555555"},
-                )
-    ax.set_yticks(list(y.values()), [say(f"outbox.timeline.{lane}") for lane in y])
-    ax.set_ylim(0.4, len(y) + 0.8)
-    ax.set_xlabel(say("outbox.timeline.x_label"))
-    ax.grid(axis="x", alpha=0.3)
-    ax.margins(x=0.08)
-    handles = [
-        ax.plot([], [], lw=8, color=c, label=say("outbox.timeline.transaction", file=f))[0]
-        for f, c in FILE_COLOURS.items()
-    ]
-    fig.legend(handles=handles, loc="lower center", ncol=2, fontsize=8)
-    fig.tight_layout(rect=(0, 0.08, 1, 1))
-    return fig
-
-
-def draw_process(ax: object, mine: list[dict], lane: int, ms: object) -> None:
-    """One process in its lane: its lifetime, transactions, kill points, and how it ended."""
-    ax.plot([ms(mine[0]), ms(mine[-1])], [lane] * 2, color="#BBBBBB", lw=1, zorder=0)
-    ax.annotate(
-        process_name(mine[0]["role"]),
-        (ms(mine[0]), lane),
-        xytext=(0, -14),
-        fontsize=7,
-        textcoords="offset points",
-        color="#555555",
-    )
-    begun: dict[str, dict] = {}
-    marks = 0
-    for e in mine:
-        if e["event"] == "begin":
-            begun[e["file"]] = e
-        elif e["event"] == "commit":
-            ax.plot(
-                [ms(begun.pop(e["file"])), ms(e)],
-                [lane] * 2,
-                lw=8,
-                solid_capstyle="butt",
-                color=FILE_COLOURS.get(e["file"], NEUTRAL),
-            )
-            what = " + ".join(w["table"] for w in e["writes"])
-            what = what or say("outbox.timeline.nothing_new")
-            ax.plot(ms(e), lane, "D", color="black", ms=5)
-            ax.annotate(
-                say("outbox.timeline.commit", what=what),
-                (ms(e), lane),
-                xytext=(-4, 8),
-                fontsize=7,
-                textcoords="offset points",
-            )
-        elif e["event"] in ("point", "seen", "unconfirmed"):
-            label = (
-                e.get("point") if e["event"] == "point" else say(f"outbox.timeline.{e['event']}")
-            )
-            ax.plot(ms(e), lane, "|", color="#555555", ms=12)
-            marks += 1  # boundaries come close together: every other label sits higher
-            ax.annotate(
-                label,
-                (ms(e), lane),
-                xytext=(-2, 16 + 12 * (marks % 2)),
-                rotation=25,
-                fontsize=7,
-                textcoords="offset points",
-                color="#555555",
-            )
-        elif e["event"] == "kill":
-            ax.plot(ms(e), lane, "X", color=KILL_COLOUR, ms=12)
-            ax.annotate(
-                say("outbox.timeline.kill", point=e["point"]),
-                (ms(e), lane),
-                xytext=(-20, -26),
-                textcoords="offset points",
-                color=KILL_COLOUR,
-                fontsize=8,
-                fontweight="bold",
-            )
-    for file, e in begun.items():  # a transaction that never ended: the process died inside
-        ax.plot(
-            [ms(e), ms(mine[-1])],
-            [lane] * 2,
-            lw=8,
-            alpha=0.35,
-            solid_capstyle="butt",
-            color=FILE_COLOURS.get(file, NEUTRAL),
-        )
-        ax.annotate(
-            say("outbox.timeline.never_committed"),
-            (ms(e), lane),
-            xytext=(0, 8),
-            fontsize=7,
-            textcoords="offset points",
-        )
-
-
 def show_outbox(result: OutboxResult) -> None:
     """Display a run in the notebook (`outbox_html`)."""
     from labkit.views import show_html
@@ -335,6 +198,11 @@ def show_outbox_timeline(result: OutboxResult) -> None:
     from IPython.display import Image, display
 
     display(Image(figure_png(outbox_timeline(result))))
+
+
+def outbox_timeline(result: OutboxResult) -> object:
+    """A matplotlib Figure: a lane each for the producer, the relay and the consumer."""
+    return draw(relay_timeline(checked(result).trace()))[0]
 
 
 def kill_points_text() -> str:

@@ -1,4 +1,5 @@
-"""The commit-window timeline: a lane per process and per file, drawn from the trace.
+"""The commit-window timeline: a lane for the process and one per file, a panel per process on
+its own clock, drawn from the trace by the lessons' one timeline (`lanes`).
 
 Transactions are bars from BEGIN to COMMIT; the commit window is the shaded span between the
 business commit (receipts) and the checkpoint commit (done=1) of one process, hatched where a
@@ -8,12 +9,11 @@ frame is at.
 
 from __future__ import annotations
 
-from matplotlib.axes import Axes
-from matplotlib.figure import Figure
-
 from labkit.language import Messages, say
-from labkit.views.figures import figure_png, new_figure
-from labkit.views.palette import FILE_COLOURS, KILL_COLOUR, NEUTRAL, WINDOW_COLOUR
+from labkit.views.figures import figure_png
+from labkit.views.lanes import Bar, Mark, Panel, Span, Timeline
+from labkit.views.lanes_drawing import draw
+from labkit.views.palette import STORES
 
 __all__ = ["TimelineFigure", "commit_windows"]
 
@@ -62,7 +62,10 @@ class TimelineFigure:
 
     def __init__(self, events: list[dict]) -> None:
         self.events = events
-        self.fig, self.axes = build_figure(events)
+        timeline = commit_timeline(events)
+        self.fig, axes = draw(timeline)
+        roles = [r for r in ROLES if any(e["role"] == r for e in events)]
+        self.axes = dict(zip(roles, axes, strict=True))
         self.cursors = {
             role: ax.axvline(0, color="black", lw=1, ls="--", visible=False)
             for role, ax in self.axes.items()
@@ -85,31 +88,19 @@ class TimelineFigure:
         return self._png[index]
 
 
-def build_figure(events: list[dict]) -> tuple[Figure, dict[str, Axes]]:
+def commit_timeline(events: list[dict]) -> Timeline:
     """One panel per process, sharing the lanes: the process itself, then each file."""
     roles = [r for r in ROLES if any(e["role"] == r for e in events)]
     created = next((e for e in events if e["event"] == "created"), None)
     files = sorted(created["rows"] if created else {e["file"] for e in events if e.get("file")})
-    y = {None: len(files) + 1, **{f: len(files) - i for i, f in enumerate(files)}}
-    # A bare Figure, not pyplot: nothing is shown or kept behind the caller's back.
-    fig = new_figure((10, 0.6 * len(y) + 1.7))
-    axes = fig.subplots(1, len(roles), sharey=True, squeeze=False)
-    for ax, role in zip(axes[0], roles, strict=True):
-        draw_process(ax, [e for e in events if e["role"] == role], y)
-        ax.set_title(say(f"timeline.role.{role}"), fontsize=10)
-    axes[0][0].set_yticks(list(y.values()))
-    axes[0][0].set_yticklabels([say("timeline.process"), *map(lane_name, files)])
-    axes[0][0].set_ylim(0.4, len(y) + 1.0)
-    handles = {h.get_label(): h for ax in axes[0] for h in ax.get_legend_handles_labels()[0]}
-    if handles:
-        fig.legend(handles.values(), handles.keys(), loc="lower center", ncol=2, fontsize=8)
-    fig.supxlabel(
-        say("timeline.x_label"),
-        fontsize=9,
-        y=0.1 if handles else 0.02,
-    )
-    fig.tight_layout(rect=(0, 0.1 if handles else 0, 1, 1))
-    return fig, dict(zip(roles, axes[0], strict=True))
+    lanes = [("process", say("timeline.process")), *((f, lane_name(f)) for f in files)]
+    panels = []
+    for role in roles:
+        mine = [e for e in events if e["role"] == role]
+        panel = Panel(title=say(f"timeline.role.{role}"))
+        process_panel(panel, mine)
+        panels.append(panel)
+    return Timeline(lanes, panels, say("timeline.x_label"))
 
 
 def ms_since(event: dict, events: list[dict], role: str) -> float:
@@ -117,97 +108,48 @@ def ms_since(event: dict, events: list[dict], role: str) -> float:
     return (event["t_ns"] - start) / 1e6
 
 
-def draw_process(ax: Axes, mine: list[dict], y: dict[str | None, int]) -> None:
+def process_panel(panel: Panel, mine: list[dict]) -> None:
     """One process's transactions, commits, kill points, kill and commit window."""
 
     def ms(e: dict | int) -> float:
         return ((e["t_ns"] if isinstance(e, dict) else e) - mine[0]["t_ns"]) / 1e6
 
-    ax.plot([0, ms(mine[-1])], [y[None]] * 2, color="#BBBBBB", lw=1, zorder=0)  # lifetime
+    panel.lives.append(("process", 0.0, ms(mine[-1])))
     for window in commit_windows(mine):
         # A window the kill left open is hatched in the kill's colour: told apart without colour.
-        ax.axvspan(
-            ms(window["start"]),
-            ms(window["end"]),
-            facecolor=WINDOW_COLOUR + "80",  # half transparent
-            edgecolor=KILL_COLOUR if window["open"] else "none",
-            hatch="///" if window["open"] else None,
-            linewidth=0,
-            label=say("timeline.window_open" if window["open"] else "timeline.window_closed"),
+        is_open = window["open"]
+        panel.spans.append(
+            Span(
+                ms(window["start"]),
+                ms(window["end"]),
+                "window",
+                say("timeline.window_open" if is_open else "timeline.window_closed"),
+                hatch="///" if is_open else None,
+                edge="kill" if is_open else None,
+            )
         )
     begun: dict[str, dict] = {}
     for e in mine:
+        x = ms(e)
         if e["event"] == "begin":
             begun[e["file"]] = e
         elif e["event"] in ("commit", "rollback"):
-            start = begun.pop(e["file"])
-            ax.plot(
-                [ms(start), ms(e)],
-                [y[e["file"]]] * 2,
-                lw=8,
-                solid_capstyle="butt",
-                color=FILE_COLOURS.get(e["file"], NEUTRAL),
-            )
-            ax.plot(ms(e), y[e["file"]], "D", color="black", ms=6)
+            meaning = STORES.get(e["file"], "neutral")
+            panel.bars.append(Bar(e["file"], ms(begun.pop(e["file"])), x, meaning))
             what = " + ".join(w["table"] for w in e.get("writes", ())) or say("timeline.no_change")
-            label = (
-                say("timeline.commit", what=what)
-                if e["event"] == "commit"
-                else say("timeline.rollback")
-            )
-            ax.annotate(
-                label, (ms(e), y[e["file"]]), xytext=(-4, 8), fontsize=8, textcoords="offset points"
-            )
+            said = say("timeline.commit", what=what) if e["event"] == "commit" else None
+            panel.marks.append(Mark(e["file"], x, "commit", said or say("timeline.rollback")))
         elif e["event"] == "point":
-            ax.plot(ms(e), y[None], "|", color="#555555", ms=14)
-            ax.annotate(
-                e["point"],
-                (ms(e), y[None]),
-                xytext=(-2, 10),
-                rotation=35,
-                textcoords="offset points",
-                fontsize=7,
-                color="#555555",
-            )
-        elif e["event"] in ("skip", "exit"):
-            label = (
-                say("timeline.skip")
-                if e["event"] == "skip"
-                else say("timeline.exit", code=e["code"])
-            )
-            ax.plot(ms(e), y[None], "o", color="#555555", ms=6)
-            offset = (-10, -16) if e["event"] == "skip" else (-6, 8)  # they come close: split
-            ax.annotate(
-                label, (ms(e), y[None]), xytext=offset, fontsize=8, textcoords="offset points"
-            )
+            panel.marks.append(Mark("process", x, "point", e["point"]))
+        elif e["event"] == "skip":
+            panel.marks.append(Mark("process", x, "exit", say("timeline.skip")))
+        elif e["event"] == "exit":
+            panel.marks.append(Mark("process", x, "exit", say("timeline.exit", code=e["code"])))
         elif e["event"] == "kill":
             how = "os._exit(91)" if e["mode"] == "exit" else "SIGKILL"
-            ax.plot(ms(e), y[None], "X", color=KILL_COLOUR, ms=13)
-            ax.annotate(
-                say("timeline.kill", how=how, point=e["point"]),
-                (ms(e), y[None]),
-                xytext=(-30, -16),
-                textcoords="offset points",
-                color=KILL_COLOUR,
-                fontsize=8,
-                fontweight="bold",
-                bbox={"facecolor": "white", "edgecolor": "none", "pad": 1},  # over the hatching
-            )
+            said = say("timeline.kill", how=how, point=e["point"])
+            panel.marks.append(Mark("process", x, "kill", said))
     for file, e in begun.items():  # a transaction that never ended: the process died inside
-        ax.plot(
-            [ms(e), ms(mine[-1])],
-            [y[file]] * 2,
-            lw=8,
-            alpha=0.35,
-            solid_capstyle="butt",
-            color=FILE_COLOURS.get(file, NEUTRAL),
-        )
-        ax.annotate(
-            say("timeline.never_committed"),
-            (ms(e), y[file]),
-            xytext=(0, 8),
-            fontsize=8,
-            textcoords="offset points",
-        )
-    ax.grid(axis="x", alpha=0.3)
-    ax.margins(x=0.15)
+        meaning = STORES.get(file, "neutral")
+        panel.bars.append(Bar(file, ms(e), ms(mine[-1]), meaning, faded=True))
+        panel.marks.append(Mark(file, ms(e), "note", say("timeline.never_committed")))

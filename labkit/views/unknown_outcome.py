@@ -6,7 +6,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from html import escape
-from typing import TYPE_CHECKING
 
 import ipywidgets as widgets
 
@@ -18,8 +17,9 @@ from labkit.studies.unknown_outcome.outcome import JEPSEN_TYPES, OUTCOMES
 from labkit.studies.unknown_outcome.spec import FAULTS, STRATEGIES
 from labkit.views import show_html
 from labkit.views.background import BackgroundJob
-from labkit.views.figures import figure_png, new_figure, picture, show_picture
-from labkit.views.palette import KILL_COLOUR, NEUTRAL, OUTCOME_COLOURS
+from labkit.views.call_timeline import timeline_figure
+from labkit.views.figures import figure_png, picture, show_picture
+from labkit.views.palette import NEUTRAL, OUTCOME_COLOURS
 from labkit.views.tables import CELL, table_html
 from labkit.views.text import (
     call_columns,
@@ -27,11 +27,7 @@ from labkit.views.text import (
     call_rows,
     call_status,
     counted,
-    op_text,
 )
-
-if TYPE_CHECKING:  # matplotlib is imported where a figure is drawn (figures.new_figure)
-    from matplotlib.figure import Figure
 
 __all__ = [
     "CallPanel",
@@ -52,7 +48,6 @@ COLOURS = {  # Okabe-Ito, as every outcome of the lab; the word always goes with
     "orphan": "#E69F00",  # orange
     "unresolved": "#000000",
 }
-JEPSEN_COLOURS = {"ok": "#009E73", "fail": "#0072B2", "info": "#E69F00"}
 RESULTS = "a list of CallResult (what sweep_calls returns)"
 
 
@@ -158,115 +153,6 @@ def call_sweep_html(results: Sequence[CallResult]) -> str:
         f'<th style="{CELL}">{escape(say("unknown_outcome.view.strategy_fault"))}</th>{head}</tr>'
         f'{rows}</table><ul style="list-style:none;padding-left:0">{meaning}</ul>'
     )
-
-
-LANES = {"caller": 3, "recovery": 2, "service": 1}
-LANE_NAMES = ("first_caller", "recovering_caller", "ticket_service")  # top to bottom
-SERVICE_LABELS = {  # a service event's label: its message in unknown_outcome.toml's [timeline]
-    "request": None,  # its f and key: codes
-    "working": "still_working",
-    "commit": "commit",
-    "original": "again",
-    "holding reply": "holds_reply",
-    "reply": "reply",
-    "reply lost": "reply_lost",
-    "refused": "refused",
-}
-
-
-def lane(event: dict) -> str:
-    return "service" if event["role"].startswith("service") else event["role"]
-
-
-def service_label(event: dict) -> str:
-    """A service event in a few words: a request is its f and key, the rest come from the
-    catalogue (a commit and a returned original name their ticket)."""
-    if event["event"] == "request":
-        asked = say(f"text.op_f.{event['f']}")
-        return f"{asked} {event['op_key'].rsplit(':', 1)[-1]}"
-    return say(
-        f"unknown_outcome.timeline.{SERVICE_LABELS[event['event']]}", ticket=event.get("ticket")
-    )
-
-
-def intent_text(status: str) -> str:
-    """The caller's checkpoint of its intent: "intent unknown" (意图：结果未知 in Chinese)."""
-    return say("unknown_outcome.timeline.intent", status=call_status(status))
-
-
-def timeline_figure(result: CallResult) -> Figure:
-    """Caller, recovery and service lanes on one clock (the trace's CLOCK_MONOTONIC): each
-    call a bar from invoke to its answer, coloured and named by its Jepsen type (an `info`
-    bar is hatched: no answer came), the service's requests and commits, kills as crosses."""
-    events = [e for e in result.events() if e["role"] in LANES or lane(e) == "service"]
-    start = min(e["t_ns"] for e in events)
-
-    def ms(t_ns: int) -> float:
-        return (t_ns - start) / 1e6
-
-    fig = new_figure((10, 4.2))
-    ax = fig.subplots()
-    placed: dict[tuple[str, bool], int] = {}
-
-    def label(role: str, text: str, x: float, above: bool, **style: object) -> None:
-        """A label above or below its lane, each next one a step further out: events come
-        within a millisecond of each other and their words must not overlap."""
-        n = placed[role, above] = placed.get((role, above), -1) + 1
-        dy = (0.2 + 0.13 * (n % 3)) * (1 if above else -1)
-        style = {"fontsize": 7, **style}
-        ax.annotate(text, (x, LANES[role] + dy), va="center", **style)
-
-    ends = {
-        r: max(ms(e["t_ns"]) for e in events if lane(e) == r)
-        for r in LANES
-        if any(lane(e) == r for e in events)
-    }
-    for role, y in LANES.items():
-        if role in ends:
-            ax.plot([0, ends[role]], [y, y], color="#BBBBBB", lw=1, zorder=0)
-    for op in result.ops:
-        y = LANES[op["process"]]
-        end = ms(op["end_ns"]) if op["end_ns"] else ends[op["process"]]
-        colour = JEPSEN_COLOURS[op["type"]]
-        ax.barh(
-            y,
-            end - ms(op["start_ns"]),
-            left=ms(op["start_ns"]),
-            height=0.35,
-            color=colour,
-            alpha=0.8,
-            hatch="//" if op["type"] == "info" else None,
-            label=say(
-                "unknown_outcome.timeline.legend",
-                type=op["type"],
-                meaning=say(f"unknown_outcome.jepsen_short.{op['type']}"),
-            ),
-        )
-        label(op["process"], op_text(op), ms(op["start_ns"]), above=True, fontsize=8)
-    for e in events:
-        y, x = LANES[lane(e)], ms(e["t_ns"])
-        if e["event"] == "kill":
-            how = "os._exit(91)" if e.get("mode") == "exit" else "SIGKILL"
-            ax.plot(x, y, "X", color=KILL_COLOUR, ms=12)
-            said = say("unknown_outcome.timeline.kill", how=how, point=e["point"])
-            label(lane(e), said, x, above=False, color=KILL_COLOUR)
-        elif lane(e) == "service" and e["event"] in SERVICE_LABELS:
-            ax.plot(x, y, "D" if e["event"] == "commit" else "|", color="black", ms=7)
-            shown = sum(placed.get(("service", side), -1) + 1 for side in (True, False))
-            label("service", service_label(e), x, above=shown % 2 == 0)
-        elif e["event"] == "checkpoint":
-            ax.plot(x, y, "s", color="#56B4E9", ms=6)
-            label(lane(e), intent_text(e["status"]), x, above=False)
-    handles = {h.get_label(): h for h in ax.get_legend_handles_labels()[0]}
-    if handles:
-        ax.legend(handles.values(), handles.keys(), loc="upper right", fontsize=7)
-    ax.set_yticks(list(LANES.values()), [say(f"unknown_outcome.timeline.{n}") for n in LANE_NAMES])
-    ax.set_ylim(0.2, 3.8)
-    ax.set_xlabel(say("unknown_outcome.timeline.x_label"))
-    ax.margins(x=0.1)
-    ax.grid(axis="x", alpha=0.3)
-    fig.tight_layout()
-    return fig
 
 
 def show_call(result: CallResult) -> None:
