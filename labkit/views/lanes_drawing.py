@@ -37,6 +37,7 @@ class Label:
     left: float  # pixels from the axes' left edge
     row: int
     style: dict
+    height: float  # pixels
 
 
 def draw(timeline: Timeline) -> tuple[Figure, list[Axes]]:
@@ -60,7 +61,8 @@ def draw(timeline: Timeline) -> tuple[Figure, list[Axes]]:
     axes_w = (width - left - 14 - gap * (n - 1)) / n
     ranges = [x_range(p) for p in timeline.panels]
     labels = [place(p, *r, axes_w, measure) for p, r in zip(timeline.panels, ranges, strict=True)]
-    row_px = measure("Hg提交", fontsize=FONT)[1] + 4
+    heights = [la.height for ps in labels for la in ps]
+    row_px = max([measure("Hg", fontsize=FONT)[1], *heights]) + 4
     rows = {
         k: 1 + max((la.row for ps in labels for la in ps if la.mark.lane == k), default=-1)
         for k, _ in timeline.lanes
@@ -77,7 +79,7 @@ def draw(timeline: Timeline) -> tuple[Figure, list[Axes]]:
     bottom = PAD_PX + legend_h + PAD_PX + label_h + 6 + measure("0", fontsize=FONT)[1] + 10
     top = PAD_PX + (measure(timeline.title, fontsize=NAME_FONT)[1] + 6 if timeline.title else 0)
     if any(p.title for p in timeline.panels):
-        top += measure("Hg提交", fontsize=NAME_FONT)[1] + 12
+        top += max(measure(p.title, fontsize=NAME_FONT)[1] for p in timeline.panels) + 12
     height = bottom + axes_h + top
     fig.set_size_inches(WIDTH_IN, height / DPI)
     if legend:
@@ -126,7 +128,7 @@ def place(panel: Panel, lo: float, hi: float, axes_w: float, measure: object) ->
     placed = []
     for mark in sorted((m for m in panel.marks if m.text), key=lambda m: m.x):
         style = label_style(mark.meaning)
-        w = measure(mark.text, **style)[0]
+        w, h = measure(mark.text, **style)
         px = (mark.x - lo) / (hi - lo) * axes_w
         tries = [min(max(c, 3.0), axes_w - w - 3) for c in (px - 3, px - w + 3)]
         row = 0
@@ -135,7 +137,7 @@ def place(panel: Panel, lo: float, hi: float, axes_w: float, measure: object) ->
             free = [c for c in tries if not any(overlap(c, c + w, a, b) for a, b in taken)]
             if free:
                 taken.append((free[0], free[0] + w))
-                placed.append(Label(mark, free[0], row, style))
+                placed.append(Label(mark, free[0], row, style, h))
                 break
             row += 1
     return placed
