@@ -11,18 +11,6 @@ from labkit.studies.durability.pitfalls import PITFALLS, run_pitfall
 
 __all__ = ["register"]
 
-TRIAL_COLUMNS = (
-    "trial",
-    "first exit",
-    "checkpoints",
-    "writes",
-    "writes of unsaved checkpoints",
-    "resumed",
-    "ledger/clean",
-    "ran twice",
-    "failed (no outcome)",
-)
-
 
 def register(commands: argparse._SubParsersAction) -> None:
     lg = commands.add_parser("durability", help="study 004: SIGKILL inside a LangGraph node")
@@ -37,7 +25,10 @@ def register(commands: argparse._SubParsersAction) -> None:
     lg.add_argument(
         "--kill-moment",
         default="target_starts",
-        help="target_starts, or others_done (parallel: after p1 and p2 finish)",
+        help="when the SIGKILL lands: target_starts (the default: inside the target node as it"
+        " starts, c on the linear graph, p3 on the parallel), others_done (parallel: inside p3"
+        " once p1 and p2 have finished) or checkpoint_after_b (linear: as the checkpoint after"
+        " b is saved)",
     )
     lg.add_argument(
         "--trials",
@@ -75,23 +66,9 @@ def cmd_durability(args: argparse.Namespace) -> None:
     if args.json:
         print_json([t.summary() for t in trials])
         return
-    from labkit.views.text import format_grid
+    from labkit.views.durability_trials import format_trials
 
-    rows = [
-        (
-            n + 1,
-            t.first_exit,
-            t.checkpoints,
-            t.writes,
-            t.orphan_writes,
-            "yes" if t.resumed else "no",
-            f"{t.ledger_lines}/{t.baseline_lines}",
-            " ".join(t.rerun_nodes) or "-",
-            f"FAILED: {t.failure}" if t.failure else "-",
-        )
-        for n, t in enumerate(trials)
-    ]
-    print(format_grid(TRIAL_COLUMNS, rows))
+    print(format_trials(trials))
 
 
 def cmd_in_memory(args: argparse.Namespace) -> None:

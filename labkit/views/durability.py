@@ -14,6 +14,7 @@ from labkit.bench.errors import check_choice, check_items, check_record
 from labkit.language import say
 from labkit.studies.durability.experiment import DURABILITY_MODES, Trial
 from labkit.studies.durability.pitfalls import PITFALLS
+from labkit.views.durability_trials import trial_headers, trial_rows
 from labkit.views.figures import figure_png, new_figure
 from labkit.views.tables import grid_html
 from labkit.views.text import record_table
@@ -37,44 +38,13 @@ GRAPH_COLOURS = {"linear": "#0072B2", "parallel": "#E69F00"}  # Okabe-Ito blue, 
 GRAPH_MARKERS = {"linear": "o", "parallel": "s"}
 DESCRIBED = ("checkpoints", "writes")  # the keys of what describe_checkpoints returns
 PITFALL_REPORT = ("raised", "outcome", "warnings")  # and those of run_pitfall's report
-TRIAL_COLUMNS = (  # the trial table's columns, by their key in the catalogue
-    *("graph", "durability", "slow_ms", "kill_moment", "first_exit", "killed_inside"),
-    *("checkpoints", "writes", "orphan_writes", "ledger", "recovery"),
-)
 CHECKPOINT_COLUMNS = ("step", "source", "next", "interrupts", "id")
 WRITE_COLUMNS = ("id", "saved", "task", "channel", "value")
 
 
-def trial_outcome(trial: Trial) -> str:
-    """In words: failed (and why), lost (nothing to resume), or how much ran again."""
-    if trial.failure:
-        return say("durability.trial.failed", failure=trial.failure)
-    if not trial.resumed:
-        return say("durability.trial.lost")
-    nodes = ", ".join(trial.rerun_nodes) or say("durability.trial.nothing")
-    extra = trial.ledger_lines - trial.baseline_lines
-    return say("durability.trial.resumed", nodes=nodes, extra=extra)
-
-
 def trials_html(trials: Sequence[Trial]) -> str:
     """One row per trial: what the kill left, and what recovery did with it."""
-    rows = [
-        (
-            t.spec.graph,
-            t.spec.mode,
-            t.spec.slow_ms,
-            t.spec.kill_moment,
-            t.first_exit,
-            say("durability.trial.inside" if t.killed_inside else "durability.trial.outside"),
-            t.checkpoints,
-            t.writes,
-            t.orphan_writes,
-            f"{t.ledger_lines} / {t.baseline_lines}",
-            trial_outcome(t),
-        )
-        for t in trials
-    ]
-    return grid_html([say(f"durability.column.{c}") for c in TRIAL_COLUMNS], rows)
+    return grid_html(trial_headers(), trial_rows(trials))
 
 
 def distribution_figure(trials: Sequence[Trial]) -> Figure:
