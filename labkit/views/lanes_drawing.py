@@ -63,16 +63,8 @@ def draw(timeline: Timeline) -> tuple[Figure, list[Axes]]:
     labels = [place(p, *r, axes_w, measure) for p, r in zip(timeline.panels, ranges, strict=True)]
     heights = [la.height for ps in labels for la in ps]
     row_px = max([measure("Hg", fontsize=FONT)[1], *heights]) + 4
-    rows = {
-        k: 1 + max((la.row for ps in labels for la in ps if la.mark.lane == k), default=-1)
-        for k, _ in timeline.lanes
-    }
-    lines, bands, y = {}, {}, 0.0
-    for k, _ in reversed(timeline.lanes):
-        bands[k] = (y, y + LANE_PX + rows[k] * row_px + (4 if rows[k] else 0))
-        lines[k] = y + LANE_PX / 2
-        y = bands[k][1]
-    axes_h = y
+    lines, bands = lane_bands([k for k, _ in timeline.lanes], labels, row_px)
+    axes_h = max(high for _, high in bands.values())
     legend = add_legend(fig, timeline, width, renderer)
     legend_h = legend.get_window_extent(renderer).height if legend else 0
     label_h = measure(timeline.x_label, fontsize=FONT)[1]
@@ -98,7 +90,8 @@ def draw(timeline: Timeline) -> tuple[Figure, list[Axes]]:
         draw_panel(ax, panel, lines, bands, axes_h)
         for label in placed:
             put_label(ax, label, lines, row_px, (hi - lo) / axes_w)
-        ax.set_yticks([lines[k] for k, _ in timeline.lanes], [n for _, n in timeline.lanes])
+        names = [name for _, name in timeline.lanes]
+        ax.set_yticks([lines[k] for k, _ in timeline.lanes], names)
         ax.tick_params(axis="y", length=0, labelsize=NAME_FONT, labelleft=i == 0)
         ax.tick_params(axis="x", labelsize=FONT)
         ax.grid(axis="x", alpha=0.3)
@@ -106,6 +99,18 @@ def draw(timeline: Timeline) -> tuple[Figure, list[Axes]]:
             ax.set_title(panel.title, fontsize=NAME_FONT, pad=6)
         axes.append(ax)
     return fig, axes
+
+
+def lane_bands(lanes: list[str], labels: list[list[Label]], row_px: float) -> tuple[dict, dict]:
+    """Each lane's line and band (bottom, top) in pixels from the axes' foot, the first lane on
+    top: a band holds the lane's bars and marks, and above them the rows its labels took."""
+    lines, bands, y = {}, {}, 0.0
+    for lane in reversed(lanes):
+        rows = 1 + max((la.row for ps in labels for la in ps if la.mark.lane == lane), default=-1)
+        bands[lane] = (y, y + LANE_PX + rows * row_px + (4 if rows else 0))
+        lines[lane] = y + LANE_PX / 2
+        y = bands[lane][1]
+    return lines, bands
 
 
 def x_range(panel: Panel) -> tuple[float, float]:
