@@ -92,7 +92,7 @@ def test_the_late_write_refused_by_its_token(chinese):
     [(writer, token, highest)] = [row[1:] for row in fenced.after.table("refused").rows]
     assert (writer, token, highest) == ("w1", 33, 34)
     assert (
-        refusal_text(writer, token, highest) == "w1 带着令牌 33 回来了；接收方此前已接受 34：被拒绝"
+        refusal_text(writer, token, highest) == "w1 带着令牌 33 回来了；接收端此前已接受 34：被拒绝"
     )
     lk.set_language("en")
     assert refusal_text(writer, token, highest) == (

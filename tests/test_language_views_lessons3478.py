@@ -206,7 +206,7 @@ def test_lesson_8s_first_checkpoint_panel_and_figure_in_chinese(chinese):
     )
 
     panel = FirstCheckpointPanel(trials=10)
-    assert_labels_chinese(panel, "运行试验", "每种模式的试验次数")
+    assert_labels_chinese(panel, "运行试验", "每一档的试验次数")
     panel.modes.value = ("exit",)
     panel.click()
     panel.job.wait()
