@@ -37,18 +37,28 @@ MAX_TIMEOUT = 3600  # seconds: an hour is more than any worker needs, even pause
 
 
 class LabError(ValueError):
-    """Bad input to the lab (an unknown order, kill point, mode, or a folder that exists)."""
+    """Bad input to the lab (an unknown order, kill point, mode, or a folder that exists).
+
+    Its text is English; `code` and `fields` say the same as data (`code="choice"`, `what`,
+    `value`, `choices`), so the command line can say it in the reader's language."""
+
+    def __init__(self, message: str, code: str | None = None, **fields: object) -> None:
+        super().__init__(message)
+        self.code, self.fields = code, fields
 
 
 class RunFailed(RuntimeError):
     """The parent could not go on with a run (a full disk, most often): no outcome exists."""
 
 
-def check_choice(what: str, value: str, choices: Iterable[str]) -> str:
-    """Return `value` if it is one of `choices`, else raise a LabError that lists them."""
+def check_choice(what: str, value: str, choices: Iterable[str], of: str = "") -> str:
+    """Return `value` if it is one of `choices`, else raise a LabError that lists them (`of`:
+    whose choices they are, "kill point" of "effect_first")."""
     choices = list(choices)
     if not isinstance(value, str) or value not in choices:
-        raise LabError(f"unknown {what} {value!r}; choose one of: {', '.join(choices)}")
+        named, listed = f"{what} for {of}" if of else what, ", ".join(choices)
+        fields = {"what": what, "of": of, "value": value, "choices": listed}
+        raise LabError(f"unknown {named} {value!r}; choose one of: {listed}", "choice", **fields)
     return value
 
 
@@ -57,7 +67,9 @@ def check_choices(what: str, values: Iterable[str], choices: Iterable[str]) -> t
     by letter: "exit" as kill modes would be 'e', 'x', 'i', 't')."""
     choices = tuple(choices)
     if isinstance(values, str) or not isinstance(values, Iterable):
-        raise LabError(f"{what}s must be a list of: {', '.join(choices)}; not {values!r}")
+        listed = ", ".join(choices)
+        fields = {"what": what, "choices": listed, "value": values}
+        raise LabError(f"{what}s must be a list of: {listed}; not {values!r}", "list", **fields)
     picked = tuple(check_choice(what, value, choices) for value in values)
     if not picked:
         raise LabError(f"{what}s must name at least one of: {', '.join(choices)}")
@@ -71,7 +83,9 @@ def check_int(what: str, value: object, low: int, high: int) -> int:
         or not isinstance(value, numbers.Integral)
         or not low <= value <= high
     ):
-        raise LabError(f"{what} must be a whole number from {low} to {high}, not {value!r}")
+        fields = {"what": what, "low": low, "high": high, "value": value}
+        message = f"{what} must be a whole number from {low} to {high}, not {value!r}"
+        raise LabError(message, "whole_number", **fields)
     return int(value)
 
 
@@ -83,9 +97,9 @@ def check_number(what: str, value: object, above: float, at_most: float) -> floa
         or not math.isfinite(value)
         or not above < value <= at_most
     ):
-        raise LabError(
-            f"{what} must be a number above {above} and at most {at_most}, not {value!r}"
-        )
+        fields = {"what": what, "above": above, "at_most": at_most, "value": value}
+        message = f"{what} must be a number above {above} and at most {at_most}, not {value!r}"
+        raise LabError(message, "number", **fields)
     return float(value)
 
 

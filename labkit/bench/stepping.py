@@ -25,8 +25,9 @@ class PausedWorker:
 
     @property
     def killed(self) -> str:
-        """The process a kill reaches, as step mode names it: "the worker", "w1"."""
-        return f"the {self.who}"
+        """The process a kill reaches, as a code the command line names in the reader's
+        language ("cli.who.<code>"): "worker", "caller", "w1"."""
+        return self.who
 
     def __init__(self, run_dir: Path) -> None:
         self.run_dir = run_dir

@@ -38,8 +38,8 @@ try:  # a Ctrl-C while Python loads labkit (its first tenth of a second) is one 
         retries,
         unknown_outcome,
     )
-    from labkit.cli.common import Parser
-    from labkit.language import language
+    from labkit.cli.common import Parser, error_line
+    from labkit.language import language, say
 except (KeyboardInterrupt, RuntimeError) as error:
     if not is_ctrl_c(error):
         raise
@@ -67,7 +67,7 @@ OUTPUT_ERRORS = (errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EIO)
 
 
 def build_parser() -> Parser:
-    parser = Parser(prog="labkit", description=__doc__.splitlines()[0])
+    parser = Parser(prog="labkit", description=say("cli.main.description"))
     parser.add_argument("--version", action="version", version=f"labkit {installed_version()}")
     commands = parser.add_subparsers(dest="command", required=True, parser_class=Parser)
     for group in GROUPS:
@@ -84,15 +84,19 @@ def installed_version() -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    try:  # LABKIT_LANGUAGE names a language there is a catalogue for: the help is said in it
+        language()
+    except LabError as error:  # no language to say it in: English
+        print(f"labkit: error: {error}", file=sys.stderr)
+        return 2
     try:
         args = build_parser().parse_args(argv)
-        language()  # LABKIT_LANGUAGE names a language there is a catalogue for, before any run
         check_as_on_macos()  # and LABKIT_AS_ON_MACOS is 1 or 0
         if getattr(args, "step", False):  # step mode reads keys: check before a worker starts
             if sys.stdin is None:
-                raise LabError("labkit step reads your keys from stdin, and stdin is closed")
+                raise LabError(say("cli.error.stdin_closed"))
             if sys.stdout is None:
-                raise LabError("labkit step shows the files on stdout, and stdout is closed")
+                raise LabError(say("cli.error.stdout_closed"))
         status = args.handler(args) or 0
         if sys.stdout is not None:
             sys.stdout.flush()  # a reader that has gone shows here, not at exit as a traceback
@@ -101,23 +105,24 @@ def main(argv: Sequence[str] | None = None) -> int:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # nothing left to flush
         return 141  # 128 + SIGPIPE: what a shell reports for `cat` stopped the same way
     except (LabError, RunFailed) as error:  # bad input, or a disk that filled during a run
-        print(f"labkit: error: {error}", file=sys.stderr)
+        line = error_line(error) if isinstance(error, LabError) else str(error)
+        print(say("cli.error.line", error=line), file=sys.stderr)
         return 2
     except ServerError as error:
-        print(f"labkit: the trial server failed: {error}", file=sys.stderr)
+        print(say("cli.error.server_failed", error=error), file=sys.stderr)
         return 1
     except OSError as error:  # labkit names the files it fails on: this is stdout (> /dev/full)
         if error.filename is not None or error.errno not in OUTPUT_ERRORS:
             raise
         if sys.stdout is not None:  # what is left in its buffer could not be written either
             os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        print(f"labkit: error: cannot write the output: {error.strerror}", file=sys.stderr)
+        print(say("cli.error.cannot_write", reason=error.strerror), file=sys.stderr)
         return 2
     except EOFError:
-        print("labkit: input ended; the worker was killed and reaped", file=sys.stderr)
+        print(say("cli.error.input_ended"), file=sys.stderr)
         return 1
     except (KeyboardInterrupt, RuntimeError) as error:  # after ServerError, a RuntimeError too
         if not is_ctrl_c(error):
             raise
-        print("labkit: interrupted; every worker was killed and reaped", file=sys.stderr)
+        print(say("cli.error.interrupted"), file=sys.stderr)
         return 130

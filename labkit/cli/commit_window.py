@@ -5,8 +5,9 @@ from __future__ import annotations
 import argparse
 from collections.abc import Callable
 
-from labkit.cli.common import out_option, print_json, progress_bar, step_keys, step_through
+from labkit.cli.common import out_option, print_json, progress_bar, step_through
 from labkit.keypress import read_key
+from labkit.language import say
 from labkit.studies.commit_window.orders import NO_KILL, ORDERS, get_order
 from labkit.studies.commit_window.runs import run
 from labkit.studies.commit_window.spec import KILL_MODES
@@ -18,37 +19,47 @@ __all__ = ["register"]
 
 
 def register(commands: argparse._SubParsersAction) -> None:
-    orders = commands.add_parser("orders", help="list the write orders and their kill points")
+    orders = commands.add_parser("orders", help=say("cli.commit_window.orders.help"))
     orders.set_defaults(handler=cmd_orders)
 
-    one = commands.add_parser("run", help="crash one worker at a kill point, then recover")
-    one.add_argument("order", help=f"one of: {', '.join(ORDERS)}")
-    one.add_argument("--kill-at", default=NO_KILL, help="a kill point of the order, or none")
-    one.add_argument("--kill-mode", default="exit", help=f"one of: {', '.join(KILL_MODES)}")
+    one = commands.add_parser("run", help=say("cli.commit_window.run.help"))
+    one.add_argument("order", help=say("cli.commit_window.run.order", choices=", ".join(ORDERS)))
+    one.add_argument("--kill-at", default=NO_KILL, help=say("cli.commit_window.run.kill_at"))
+    one.add_argument(
+        "--kill-mode",
+        default="exit",
+        help=say("cli.commit_window.run.kill_mode", choices=", ".join(KILL_MODES)),
+    )
     out_option(one)
-    one.add_argument("--json", action="store_true", help="print one JSON object")
+    one.add_argument("--json", action="store_true", help=say("cli.commit_window.run.json"))
     one.set_defaults(handler=cmd_run)
 
-    many = commands.add_parser("sweep", help="every order at every kill point")
-    many.add_argument("--kill-mode", default="exit", help=f"one of: {', '.join(KILL_MODES)}, both")
+    many = commands.add_parser("sweep", help=say("cli.commit_window.sweep.help"))
+    many.add_argument(
+        "--kill-mode",
+        default="exit",
+        help=say("cli.commit_window.sweep.kill_mode", choices=", ".join(KILL_MODES)),
+    )
     out_option(many, "sweep")
-    many.add_argument("--json", action="store_true", help="print a JSON list")
+    many.add_argument("--json", action="store_true", help=say("cli.commit_window.sweep.json"))
     many.set_defaults(handler=cmd_sweep)
 
-    tool = commands.add_parser(
-        "tool-step", help="study 000's closing section: a queue pop, a claim, a pending state"
+    tool = commands.add_parser("tool-step", help=say("cli.commit_window.tool_step.help"))
+    tool.add_argument(
+        "step", help=say("cli.commit_window.tool_step.step", choices=", ".join(TOOL_STEPS))
     )
-    tool.add_argument("step", help=f"one of: {', '.join(TOOL_STEPS)}")
-    tool.add_argument("--kill-at", default=NO_KILL, help="a kill point of the step, or none")
-    tool.add_argument("--kill-mode", default="exit", help=f"one of: {', '.join(KILL_MODES)}")
+    tool.add_argument("--kill-at", default=NO_KILL, help=say("cli.commit_window.tool_step.kill_at"))
+    tool.add_argument(
+        "--kill-mode",
+        default="exit",
+        help=say("cli.commit_window.tool_step.kill_mode", choices=", ".join(KILL_MODES)),
+    )
     out_option(tool)
-    tool.add_argument("--json", action="store_true", help="print one JSON object")
+    tool.add_argument("--json", action="store_true", help=say("cli.commit_window.tool_step.json"))
     tool.set_defaults(handler=cmd_tool_step)
 
-    step = commands.add_parser(
-        "step", help="pause at each kill point: Enter goes on, k kills, q quits"
-    )
-    step.add_argument("order", help=f"one of: {', '.join(ORDERS)}")
+    step = commands.add_parser("step", help=say("cli.commit_window.step.help"))
+    step.add_argument("order", help=say("cli.commit_window.step.order", choices=", ".join(ORDERS)))
     out_option(step)
     step.set_defaults(handler=cmd_step, step=True)
 
@@ -103,7 +114,6 @@ def cmd_step(args: argparse.Namespace, answer: Callable[[str], str] = read_key) 
     order = get_order(args.order)
     with StepSession(order.name, args.out) as session:
         print(f"{order.name}: {order.summary}")
-        print(f"kill points: {' → '.join(order.kill_points)}")
-        print(f"keys: {step_keys(session)}")
+        print(say("cli.step.kill_points", points=" → ".join(order.kill_points)))
         if step_through(session, answer):
             print("\n" + format_run(session.recover()))

@@ -11,8 +11,10 @@ from collections.abc import Callable
 from typing import TextIO
 
 from labkit.bench.errors import LabError, check_int
+from labkit.language import catalogue, language, say
 
 __all__ = [
+    "error_line",
     "step_keys",
     "Parser",
     "leave_out",
@@ -24,15 +26,35 @@ __all__ = [
 ]
 
 
+def error_line(error: LabError) -> str:
+    """A bad input's one line in the reader's language: a LabError with a code is said from the
+    catalogue (its `what`, "write order", named by the catalogue's noun for it when it has one);
+    one without a code keeps its English text."""
+    if error.code is None:
+        return str(error)
+    fields = dict(error.fields)
+    nouns = catalogue(language())
+    what = str(fields.get("what", ""))
+    fields["what"] = nouns.get(f"cli.noun.{what.replace(' ', '_')}", what)
+    code = f"{error.code}_of" if fields.get("of") else error.code
+    return say(f"cli.error.{code}", **fields)
+
+
 def reaped(how: str, session: object) -> str:
-    """The line that ends a step session cut short: what was reaped, where its files are."""
-    return f"{how}: {session.killed} was killed and reaped. Run folder: {session.run_dir}"
+    """The line that ends a step session cut short (`how`: "quit" or "interrupted"): what was
+    reaped, where its files are."""
+    return say(f"cli.step.{how}", killed=victim(session), run_dir=session.run_dir)
 
 
 def step_keys(session: object) -> str:
-    """The keys of step mode, naming the process a kill reaches (`session.killed`: "w1")."""
-    who = session.killed
-    return f"Enter or c: continue · k: kill -9 {who} here · q: quit (kills and reaps {who})"
+    """The keys of step mode, naming the process a kill reaches."""
+    return say("cli.step.keys", who=victim(session))
+
+
+def victim(session: object) -> str:
+    """The process a kill reaches now, in the reader's words (`session.killed` is its code:
+    "worker", "caller", "relay", "w1")."""
+    return say(f"cli.who.{session.killed}")
 
 
 class Parser(argparse.ArgumentParser):
@@ -60,24 +82,25 @@ def whole_number(what: str, low: int, high: int) -> Callable[[str], int]:
         try:
             return check_int(what, value, low, high)
         except LabError as error:
-            raise argparse.ArgumentTypeError(str(error)) from None
+            raise argparse.ArgumentTypeError(error_line(error)) from None
 
     return parse
 
 
-def leave_out(why: str, given: dict[str, bool]) -> None:
-    """Refuse in one line the options `why` leaves unread, among `given` (each option: did the
-    reader give it?): argparse would let them pass, and the reader think they counted."""
+def leave_out(why: str, given: dict[str, bool], **fields: object) -> None:
+    """Refuse in one line the options left unread, among `given` (each option: did the reader
+    give it?): argparse would let them pass, and the reader think they counted. `why` is the
+    catalogue's code for the reason ("cli.why.<why>", with `fields`)."""
     unread = [option for option, was_given in given.items() if was_given]
     if unread:
-        raise LabError(f"{why}; leave out {', '.join(unread)}")
+        reason = say(f"cli.why.{why}", **fields)
+        raise LabError(say("cli.error.leave_out", why=reason, options=", ".join(unread)))
 
 
 def out_option(parser: argparse.ArgumentParser, what: str = "run") -> None:
-    """--out: the folder the run writes in, which must not exist yet."""
-    parser.add_argument(
-        "--out", help=f"a new folder for the {what} (default: a new folder in the runs home)"
-    )
+    """--out: the folder the run writes in, which must not exist yet (`what`: "run", "sweep"
+    or "exploration", the catalogue's word for what writes there)."""
+    parser.add_argument("--out", help=say(f"cli.out.{what}"))
 
 
 def print_json(value: object) -> None:
@@ -101,34 +124,37 @@ def progress_bar(desc: str, unit: str) -> tuple[object, Callable[[int, int, obje
 def step_through(
     session: object,
     answer: Callable[[str], str],
-    then: str = "recovering in a fresh process",
-    ended: str = "The worker finished its step",
+    kind: str = "worker",
 ) -> bool:
-    """Show the files at each stop of a step session (any study's) and act on one key; False
-    if the reader quit (the worker killed and reaped), True when recovery is next. `then` says
-    what follows a kill or the end, `ended` what the end is: a race's step mode has no fresh
-    process, the rest of its schedule runs. A Ctrl-C reaps as q does, and says the folder."""
+    """Show the keys, then the files at each stop of a step session (any study's), and act on
+    one key; False if the reader quit (the worker killed and reaped), True when recovery is
+    next. `kind` says
+    what follows a kill or the end: "worker" (a fresh process recovers) or "race" (a race's
+    step mode has no fresh process, the rest of its schedule runs). A Ctrl-C reaps as q does,
+    and says the folder."""
     from labkit.views.text import format_snapshot
 
+    then = say(f"cli.step.then_{kind}")
+    print(say("cli.step.keys_line", keys=step_keys(session)))
     try:
         while not session.finished:
-            print(f"\n=== paused at {session.paused_at!r}\nThe files hold now:")
+            print(say("cli.step.paused", point=session.paused_at))
             print(format_snapshot(session.state()))
-            choice = answer("Enter/c, k or q > ").strip().lower()
+            choice = answer(say("cli.step.prompt")).strip().lower()
             if choice in ("", "c"):
                 if session.proceed() is None:
-                    print(f"{ended}; {then} ...")
+                    print(say(f"cli.step.ended_{kind}", then=then))
             elif choice == "k":
-                killed = session.killed  # named before: the kill ends its stage
-                print(f"SIGKILL {killed} at {session.kill()!r}; {then} ...")
+                killed = victim(session)  # named before: the kill ends its stage
+                print(say("cli.step.killed", killed=killed, point=session.kill(), then=then))
             elif choice == "q":
                 session.close()
-                print(reaped("Quit", session))
+                print(reaped("quit", session))
                 return False
             else:
-                print(f"{choice!r} is not one of the keys. {step_keys(session)}")
+                print(say("cli.step.not_a_key", choice=choice, keys=step_keys(session)))
     except KeyboardInterrupt:
         session.close()
-        print("\n" + reaped("Interrupted", session))
+        print("\n" + reaped("interrupted", session))
         raise
     return True

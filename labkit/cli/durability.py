@@ -6,6 +6,7 @@ import argparse
 import textwrap
 
 from labkit.cli.common import print_json, progress_bar, whole_number
+from labkit.language import say
 from labkit.studies.durability.experiment import MAX_SLOW_MS, MAX_TRIALS
 from labkit.studies.durability.pitfalls import PITFALLS, run_pitfall
 
@@ -13,46 +14,41 @@ __all__ = ["register"]
 
 
 def register(commands: argparse._SubParsersAction) -> None:
-    lg = commands.add_parser("durability", help="study 004: SIGKILL inside a LangGraph node")
-    lg.add_argument("--graph", default="linear", help="linear or parallel")
-    lg.add_argument("--mode", default="sync", help="LangGraph durability: sync, async or exit")
+    lg = commands.add_parser("durability", help=say("cli.durability.durability.help"))
+    lg.add_argument("--graph", default="linear", help=say("cli.durability.durability.graph"))
+    lg.add_argument("--mode", default="sync", help=say("cli.durability.durability.mode"))
     lg.add_argument(
         "--slow-ms",
         type=whole_number("slow-ms", 0, MAX_SLOW_MS),
         default=0,
-        help=f"delay every checkpoint put() by this many ms, 0 to {MAX_SLOW_MS} (default 0)",
+        help=say("cli.durability.durability.slow_ms", max_slow_ms=MAX_SLOW_MS),
     )
     lg.add_argument(
         "--kill-moment",
         default="target_starts",
-        help="when the SIGKILL lands: target_starts (the default: inside the target node as it"
-        " starts, c on the linear graph, p3 on the parallel), others_done (parallel: inside p3"
-        " once p1 and p2 have finished) or checkpoint_after_b (linear: as the checkpoint after"
-        " b is saved)",
+        help=say("cli.durability.durability.kill_moment"),
     )
     lg.add_argument(
         "--trials",
         type=whole_number("trials", 1, MAX_TRIALS),
         default=4,
-        help=f"kill-and-recover trials, 1 to {MAX_TRIALS} (default 4)",
+        help=say("cli.durability.durability.trials", max_trials=MAX_TRIALS),
     )
-    lg.add_argument("--json", action="store_true", help="print a JSON list, one object a trial")
+    lg.add_argument("--json", action="store_true", help=say("cli.durability.durability.json"))
     lg.set_defaults(handler=cmd_durability)
 
-    memory = commands.add_parser(
-        "in-memory", help="an InMemorySaver killed inside c, then a restart: what it keeps"
-    )
-    memory.add_argument("--json", action="store_true", help="print one JSON object")
+    memory = commands.add_parser("in-memory", help=say("cli.durability.in_memory.help"))
+    memory.add_argument("--json", action="store_true", help=say("cli.durability.in_memory.json"))
     memory.set_defaults(handler=cmd_in_memory)
 
-    library = commands.add_parser(
-        "library", help="durability as the installed LangGraph defines it, and its default"
-    )
-    library.add_argument("--json", action="store_true", help="print one JSON object")
+    library = commands.add_parser("library", help=say("cli.durability.library.help"))
+    library.add_argument("--json", action="store_true", help=say("cli.durability.library.json"))
     library.set_defaults(handler=cmd_library)
 
-    gallery = commands.add_parser("pitfall", help="reproduce one of study 004's errors live")
-    gallery.add_argument("name", help="one of: " + ", ".join(PITFALLS))
+    gallery = commands.add_parser("pitfall", help=say("cli.durability.pitfall.help"))
+    gallery.add_argument(
+        "name", help=say("cli.durability.pitfall.name", choices=", ".join(PITFALLS))
+    )
     gallery.set_defaults(handler=cmd_pitfall)
 
 

@@ -15,6 +15,7 @@ import argparse
 import json
 
 from labkit.cli.common import out_option, print_json, progress_bar
+from labkit.language import say
 
 __all__ = ["register"]
 
@@ -22,78 +23,66 @@ INTERRUPTED = 130  # 128 + SIGINT, as a shell reports a command stopped by Ctrl-
 
 
 def register(commands: argparse._SubParsersAction) -> None:
-    ex = commands.add_parser(
-        "explore", help="lesson 9: crash your own step or graph at every crash point, check each"
-    )
-    ex.add_argument("target", help="module:callable (a module of this folder, or of labkit)")
+    ex = commands.add_parser("explore", help=say("cli.explore.explore.help"))
+    ex.add_argument("target", help=say("cli.explore.explore.target"))
     ex.add_argument(
         "--kind",
         default="step",
-        help="step (lesson 2's step(control, effect, gate)), graph (LangGraph) or callable "
-        "(run(checkpointer, resume), your own recovery)",
+        help=say("cli.explore.explore.kind"),
     )
     ex.add_argument(
         "--checker",
-        help="module:function judging each state (default: every "
-        "effect of the run without a crash exactly once, the run finished)",
+        help=say("cli.explore.explore.checker"),
     )
-    ex.add_argument("--durability", default="sync", help="a graph's: sync, async or exit")
+    ex.add_argument("--durability", default="sync", help=say("cli.explore.explore.durability"))
     ex.add_argument(
         "--one-file",
         action="store_true",
-        help="a step's control and effect in one file (lesson 2's atomic order)",
+        help=say("cli.explore.explore.one_file"),
     )
-    ex.add_argument("--kill-mode", default="sigkill", help="sigkill or exit (os._exit(91))")
+    ex.add_argument("--kill-mode", default="sigkill", help=say("cli.explore.explore.kill_mode"))
     ex.add_argument(
         "--restart-at",
         metavar="RESTARTS",
-        help="when each crash state is recovered, with commas between: now, day, month, year, "
-        "hash (a new interpreter, another hash seed); default every one for a step, all but "
-        "hash for a graph or a callable",
+        help=say("cli.explore.explore.restart_at"),
     )
     ex.add_argument(
         "--resume",
         metavar="JSON",
         type=json_value,
         action="append",
-        help="a graph's answer to every interrupt(), as JSON "
-        """(e.g. '{"action": "approve"}'; default: true); given more than once, the answers """
-        "in order: the n-th interrupt the run meets gets the n-th",
+        help=say("cli.explore.explore.resume"),
     )
     ex.add_argument(
         "--resume-by",
         metavar="MODULE:FUNCTION",
-        help="a function of the interrupt's payload that returns the answer",
+        help=say("cli.explore.explore.resume_by"),
     )
     ex.add_argument(
         "--config",
         metavar="JSON",
         type=json_value,
-        help="""a graph's config for every invoke, as JSON (e.g. '{"configurable": """
-        """{"passenger_id": "3442 587242"}}')""",
+        help=say("cli.explore.explore.config"),
     )
     ex.add_argument(
         "--postgres",
         metavar="URL",
-        help="a Postgres server for your nodes' rows: 'lab' (labkit's own) or a URL; every run "
-        "gets a schema of its own there (your code finds the server in $DATABASE_URL, the "
-        "schema on its search path), whose commits are crash points",
+        help=say("cli.explore.explore.postgres"),
     )
     ex.add_argument(
         "--timeout",
         metavar="S",
         type=seconds,
         default=30.0,
-        help="seconds each worker may take (default 30)",
+        help=say("cli.explore.explore.timeout"),
     )
     ex.add_argument(
         "--path",
         metavar="DIR",
-        help="put DIR first on the workers' import path, for a module that imports its "
-        "siblings (default: none, so no file beside yours is imported by its name)",
+        help=say("cli.explore.explore.path"),
     )
     out_option(ex, "exploration")
-    ex.add_argument("--json", action="store_true", help="print one JSON object")
+    ex.add_argument("--json", action="store_true", help=say("cli.explore.explore.json"))
     ex.set_defaults(handler=cmd_explore)
 
 

@@ -8,21 +8,21 @@ import sys
 from labkit.bench.folders import KEEP_MB_VARIABLE, clean_runs, runs_keep_bytes
 from labkit.bench.postgres import ENV_URL, clean_schemas, given_url, redacted
 from labkit.bench.snapshot import snapshot_folder
+from labkit.language import say
 
 __all__ = ["register"]
 
 
 def register(commands: argparse._SubParsersAction) -> None:
-    clean = commands.add_parser("clean", help="remove every run folder kept in the temp directory")
-    clean.add_argument("--dry-run", action="store_true", help="only say what would be removed")
+    clean = commands.add_parser("clean", help=say("cli.housekeeping.clean.help"))
+    clean.add_argument("--dry-run", action="store_true", help=say("cli.housekeeping.clean.dry_run"))
     clean.add_argument(
         "--postgres-url",
-        help="also drop the schemas that finished runs made on this Postgres server of yours "
-        f"(default ${ENV_URL})",
+        help=say("cli.housekeeping.clean.postgres_url", env_url=ENV_URL),
     )
     clean.set_defaults(handler=cmd_clean)
 
-    show = commands.add_parser("show", help="print every table of a run folder's SQLite files")
+    show = commands.add_parser("show", help=say("cli.housekeeping.show.help"))
     show.add_argument("run_dir")
     show.set_defaults(handler=cmd_show)
 

@@ -5,24 +5,31 @@ from __future__ import annotations
 import argparse
 
 from labkit.cli.common import print_json
+from labkit.language import say
 
 __all__ = ["register"]
 
 
 def register(commands: argparse._SubParsersAction) -> None:
-    ir = commands.add_parser("interrupt", help="study 001: interrupt and resume run the node again")
-    ir.add_argument("--key", default="fresh", help="fresh (a new UUID per node run) or stable")
-    ir.add_argument("--layout", default="combined", help="combined or split")
-    ir.add_argument("--cross-process", action="store_true", help="resume in a fresh process")
+    ir = commands.add_parser("interrupt", help=say("cli.interrupt_resume.interrupt.help"))
+    ir.add_argument("--key", default="fresh", help=say("cli.interrupt_resume.interrupt.key"))
+    ir.add_argument(
+        "--layout", default="combined", help=say("cli.interrupt_resume.interrupt.layout")
+    )
+    ir.add_argument(
+        "--cross-process",
+        action="store_true",
+        help=say("cli.interrupt_resume.interrupt.cross_process"),
+    )
     ir.add_argument(
         "--kill-at",
         default="none",
-        help="none, before_create, after_create or paused (needs --cross-process)",
+        help=say("cli.interrupt_resume.interrupt.kill_at"),
     )
     ir.add_argument(
-        "--reject", action="store_true", help="the person says no: Command(resume=False)"
+        "--reject", action="store_true", help=say("cli.interrupt_resume.interrupt.reject")
     )
-    ir.add_argument("--json", action="store_true", help="print one JSON object")
+    ir.add_argument("--json", action="store_true", help=say("cli.interrupt_resume.interrupt.json"))
     ir.set_defaults(handler=cmd_interrupt)
 
 

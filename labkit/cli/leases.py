@@ -8,14 +8,15 @@ from collections.abc import Callable
 
 from labkit.bench.errors import LabError
 from labkit.cli.common import (
+    leave_out,
     out_option,
     print_json,
     progress_bar,
-    step_keys,
     step_through,
     whole_number,
 )
 from labkit.keypress import read_key
+from labkit.language import say
 from labkit.studies.leases.resume import GRAPH_CASES
 from labkit.studies.leases.spec import MAX_MS, METHODS, ClaimSpec
 
@@ -23,36 +24,36 @@ __all__ = ["register"]
 
 
 def register(commands: argparse._SubParsersAction) -> None:
-    claim = commands.add_parser("claim", help="lesson 6: two workers, one task, a frozen worker")
-    claim.add_argument("--method", default=ClaimSpec.method, help=f"one of: {', '.join(METHODS)}")
+    claim = commands.add_parser("claim", help=say("cli.leases.claim.help"))
+    claim.add_argument(
+        "--method",
+        default=ClaimSpec.method,
+        help=say("cli.leases.claim.method", choices=", ".join(METHODS)),
+    )
     claim.add_argument(
         "--pause-ms",
         type=whole_number("pause-ms", 0, MAX_MS),
         default=ClaimSpec.pause_ms,
-        help=f"how long w1 stays frozen after its claim, lab ms (default {ClaimSpec.pause_ms})",
+        help=say("cli.leases.claim.pause_ms", pause_ms=ClaimSpec.pause_ms),
     )
     claim.add_argument(
         "--lease-ms",
         type=whole_number("lease-ms", 1, MAX_MS),
         default=ClaimSpec.lease_ms,
-        help=f"how long a lease lasts, lab ms (default {ClaimSpec.lease_ms})",
+        help=say("cli.leases.claim.lease_ms", lease_ms=ClaimSpec.lease_ms),
     )
     how = claim.add_mutually_exclusive_group()
-    how.add_argument(
-        "--sweep", action="store_true", help="every method, pauses 100/200/300 ms, lease 200 ms"
-    )
-    how.add_argument(
-        "--step", action="store_true", help="one move of the schedule a key: Enter, k, q"
-    )
+    how.add_argument("--sweep", action="store_true", help=say("cli.leases.claim.sweep"))
+    how.add_argument("--step", action="store_true", help=say("cli.leases.claim.step"))
     how.add_argument(
         "--graph",
         nargs="?",
         const="race",
         metavar="CASE",
-        help=f"two processes resume one LangGraph thread; CASE one of: {', '.join(GRAPH_CASES)}",
+        help=say("cli.leases.claim.graph", choices=", ".join(GRAPH_CASES)),
     )
     out_option(claim)
-    claim.add_argument("--json", action="store_true", help="print JSON")
+    claim.add_argument("--json", action="store_true", help=say("cli.leases.claim.json"))
     claim.set_defaults(handler=cmd_claim)
 
 
@@ -85,9 +86,7 @@ def show_sweep(args: argparse.Namespace) -> None:
 
     extra = given(args, "method", "pause_ms")
     if extra:
-        raise LabError(
-            f"--sweep runs every method at pauses 100, 200, 300 ms; leave out {', '.join(extra)}"
-        )
+        leave_out("claim_sweep", dict.fromkeys(extra, True))
     bar, advance = progress_bar("claim sweep", "race")
     with bar:
         results = sweep_claims(leases=(args.lease_ms,), out=args.out, progress=advance)
@@ -103,7 +102,7 @@ def show_graph(args: argparse.Namespace) -> None:
 
     extra = given(args, "method", "pause_ms")
     if extra:
-        raise LabError(f"--graph runs its own schedule; leave out {', '.join(extra)}")
+        leave_out("claim_graph", dict.fromkeys(extra, True))
     run = run_graph_race(args.graph, args.lease_ms, args.out)
     print_json(run) if args.json else print(format_graph_race(run))
 
@@ -114,10 +113,9 @@ def step_claim(spec: ClaimSpec, args: argparse.Namespace, answer: Callable[[str]
     from labkit.views.leases import format_claim, method_line
 
     if args.json:
-        raise LabError("--step shows the files as it goes; it prints no JSON")
+        raise LabError(say("cli.error.step_no_json"))
     with ClaimStepSession(spec.method, spec.pause_ms, spec.lease_ms, args.out) as session:
         print(method_line(spec.method))
-        print(f"w1 is frozen for {spec.pause_ms} ms; w2 arrives at {spec.arrival_ms} ms")
-        print(f"keys: {step_keys(session)}")
-        if step_through(session, answer, "the rest of the race runs", "The schedule is over"):
+        print(say("cli.step.frozen", pause_ms=spec.pause_ms, arrival_ms=spec.arrival_ms))
+        if step_through(session, answer, "race"):
             print("\n" + format_claim(session.recover()))

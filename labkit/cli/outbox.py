@@ -6,25 +6,38 @@ import argparse
 from collections.abc import Callable
 
 from labkit.bench.errors import LabError
-from labkit.cli.common import out_option, print_json, progress_bar, step_keys, step_through
+from labkit.cli.common import (
+    leave_out,
+    out_option,
+    print_json,
+    progress_bar,
+    step_through,
+)
 from labkit.keypress import read_key
+from labkit.language import say
 from labkit.studies.outbox.experiment import CONSUMERS, OUTBOX_KILL_POINTS
 
 __all__ = ["register"]
 
 
 def register(commands: argparse._SubParsersAction) -> None:
-    box = commands.add_parser("outbox", help="lesson 5: the outbox relay delivers twice")
-    box.add_argument("--consumer", default="plain", help=f"one of: {', '.join(CONSUMERS)}")
-    how = box.add_mutually_exclusive_group()
-    how.add_argument("--kill-at", default="none", help=f"one of: {', '.join(OUTBOX_KILL_POINTS)}")
-    how.add_argument("--sweep", action="store_true", help="every kill point, both consumers")
-    how.add_argument("--step", action="store_true", help="pause at each boundary: Enter, k, q")
-    how.add_argument(
-        "--graph", action="store_true", help="a LangGraph node writes the outbox row; replay it"
+    box = commands.add_parser("outbox", help=say("cli.outbox.outbox.help"))
+    box.add_argument(
+        "--consumer",
+        default="plain",
+        help=say("cli.outbox.outbox.consumer", choices=", ".join(CONSUMERS)),
     )
+    how = box.add_mutually_exclusive_group()
+    how.add_argument(
+        "--kill-at",
+        default="none",
+        help=say("cli.outbox.outbox.kill_at", choices=", ".join(OUTBOX_KILL_POINTS)),
+    )
+    how.add_argument("--sweep", action="store_true", help=say("cli.outbox.outbox.sweep"))
+    how.add_argument("--step", action="store_true", help=say("cli.outbox.outbox.step"))
+    how.add_argument("--graph", action="store_true", help=say("cli.outbox.outbox.graph"))
     out_option(box)
-    box.add_argument("--json", action="store_true", help="print JSON")
+    box.add_argument("--json", action="store_true", help=say("cli.outbox.outbox.json"))
     box.set_defaults(handler=cmd_outbox)
 
 
@@ -53,7 +66,7 @@ def show_sweep(args: argparse.Namespace) -> None:
     from labkit.views.outbox import format_outbox_sweep
 
     if args.consumer != "plain":
-        raise LabError("--sweep runs both consumers; leave out --consumer")
+        leave_out("outbox_sweep", {"--consumer": True})
     bar, advance = progress_bar("outbox sweep", "run")
     with bar:
         results = outbox_sweep(args.out, progress=advance)
@@ -86,11 +99,10 @@ def step_outbox(args: argparse.Namespace, answer: Callable[[str], str]) -> None:
     from labkit.views.outbox import format_outbox
 
     if args.json:
-        raise LabError("--step shows the files as it goes; it prints no JSON")
+        raise LabError(say("cli.error.step_no_json"))
     with OutboxStepSession(args.consumer, args.out) as session:
-        print(f"{args.consumer} consumer: {CONSUMERS[args.consumer]}")
+        print(say("cli.step.consumer", consumer=args.consumer, what=CONSUMERS[args.consumer]))
         for stage, points in STOPS.items():
-            print(f"{stage} stops at: {' → '.join(points)}")
-        print(f"keys: {step_keys(session)}")
+            print(say("cli.step.stage_stops", stage=stage, points=" → ".join(points)))
         if step_through(session, answer):
             print("\n" + format_outbox(session.recover()))

@@ -14,6 +14,7 @@ from collections.abc import Callable
 
 from labkit.bench.postgres import ENV_URL
 from labkit.cli.common import leave_out, print_json, progress_bar, whole_number
+from labkit.language import say
 from labkit.studies.durability.experiment import (
     CHECKPOINTER_SETUPS,
     DURABILITY_MODES,
@@ -33,8 +34,7 @@ DEFAULT_ORDER = "effect_first"
 def url_option(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--postgres-url",
-        help=f"a Postgres server of yours (postgresql://...); default ${ENV_URL}, "
-        "else labkit's own",
+        help=say("cli.postgres.common.postgres_url", env_url=ENV_URL),
     )
 
 
@@ -54,95 +54,97 @@ def listed(what: str, choices: object) -> Callable[[str], tuple[str, ...]]:
 
 
 def register(commands: argparse._SubParsersAction) -> None:
-    window = commands.add_parser(
-        "pg-window", help="lesson 7: the commit window on Postgres, the worker killed -9"
-    )
+    window = commands.add_parser("pg-window", help=say("cli.postgres.pg_window.help"))
     window.add_argument(
-        "order", nargs="?", help=f"{', '.join(WINDOW_ORDERS)} (default {DEFAULT_ORDER})"
+        "order",
+        nargs="?",
+        help=say(
+            "cli.postgres.pg_window.order",
+            choices=", ".join(WINDOW_ORDERS),
+            default_order=DEFAULT_ORDER,
+        ),
     )
-    window.add_argument("--kill-at", default=None, help="a kill point of the order (or none)")
-    window.add_argument(
-        "--sweep", action="store_true", help="every order at every kill point (name no order)"
-    )
+    window.add_argument("--kill-at", default=None, help=say("cli.postgres.pg_window.kill_at"))
+    window.add_argument("--sweep", action="store_true", help=say("cli.postgres.pg_window.sweep"))
     url_option(window)
-    window.add_argument("--json", action="store_true", help="print JSON")
+    window.add_argument("--json", action="store_true", help=say("cli.postgres.pg_window.json"))
     window.set_defaults(handler=cmd_window)
 
-    race = commands.add_parser(
-        "pg-race", help="lesson 7: two workers run one step at once; what replaces BEGIN IMMEDIATE"
-    )
+    race = commands.add_parser("pg-race", help=say("cli.postgres.pg_race.help"))
     race.add_argument(
-        "--lock", type=listed("lock", LOCKS), default=tuple(LOCKS), help=", ".join(LOCKS)
+        "--lock",
+        type=listed("lock", LOCKS),
+        default=tuple(LOCKS),
+        help=say("cli.postgres.pg_race.lock", choices=", ".join(LOCKS)),
     )
     url_option(race)
-    race.add_argument("--json", action="store_true", help="print JSON")
+    race.add_argument("--json", action="store_true", help=say("cli.postgres.pg_race.json"))
     race.set_defaults(handler=cmd_race)
 
-    crash = commands.add_parser(
-        "pg-crash", help="lesson 7: SIGKILL the Postgres server itself mid-commit, restart it"
-    )
+    crash = commands.add_parser("pg-crash", help=say("cli.postgres.pg_crash.help"))
     crash.add_argument(
         "--point",
         type=listed("crash point", CRASH_POINTS),
         default=tuple(CRASH_POINTS),
-        help=", ".join(CRASH_POINTS) + f" (default {ALL})",
+        help=say("cli.postgres.pg_crash.point", choices=", ".join(CRASH_POINTS), all=ALL),
     )
-    crash.add_argument("--json", action="store_true", help="print JSON")
+    crash.add_argument("--json", action="store_true", help=say("cli.postgres.pg_crash.json"))
     crash.set_defaults(handler=cmd_crash)
 
-    matrix = commands.add_parser(
-        "pg-durability", help="lesson 7: study 004 on SQLite, the 250 ms stub and real Postgres"
-    )
+    matrix = commands.add_parser("pg-durability", help=say("cli.postgres.pg_durability.help"))
     matrix.add_argument("--graph", type=listed("graph", GRAPHS), default=GRAPHS)
     matrix.add_argument(
         "--mode",
         type=listed("durability mode", DURABILITY_MODES),
         default=("sync", "async"),
-        help=", ".join(DURABILITY_MODES) + " (default sync,async)",
+        help=say("cli.postgres.pg_durability.mode", choices=", ".join(DURABILITY_MODES)),
     )
     matrix.add_argument(
         "--checkpointer",
         type=listed("checkpointer", CHECKPOINTER_SETUPS),
         default=tuple(CHECKPOINTER_SETUPS),
-        help=", ".join(CHECKPOINTER_SETUPS) + f" (default {ALL})",
+        help=say(
+            "cli.postgres.pg_durability.checkpointer",
+            choices=", ".join(CHECKPOINTER_SETUPS),
+            all=ALL,
+        ),
     )
     matrix.add_argument(
         "--trials",
         type=whole_number("trials", 1, MAX_TRIALS),
         default=2,
-        help=f"kills per cell, 1 to {MAX_TRIALS} (default 2)",
+        help=say("cli.postgres.pg_durability.trials", max_trials=MAX_TRIALS),
     )
     url_option(matrix)
-    matrix.add_argument("--json", action="store_true", help="print a JSON list, one per trial")
+    matrix.add_argument("--json", action="store_true", help=say("cli.postgres.pg_durability.json"))
     matrix.set_defaults(handler=cmd_durability)
 
-    rerun = commands.add_parser(
-        "pg-8039", help="LangGraph #8039: a delayed put_writes() runs a finished node again"
-    )
+    rerun = commands.add_parser("pg-8039", help=say("cli.postgres.pg_8039.help"))
     rerun.add_argument(
         "--writes-delay-ms",
         type=whole_number("writes-delay-ms", 1, MAX_SLOW_MS),
         default=80,
-        help=f"delay every put_writes() by this many ms, 1 to {MAX_SLOW_MS} (default 80)",
+        help=say("cli.postgres.pg_8039.writes_delay_ms", max_slow_ms=MAX_SLOW_MS),
     )
     rerun.add_argument(
-        "--trials", type=whole_number("trials", 1, MAX_TRIALS), default=2, help="(default 2)"
+        "--trials",
+        type=whole_number("trials", 1, MAX_TRIALS),
+        default=2,
+        help=say("cli.postgres.pg_8039.trials"),
     )
     url_option(rerun)
-    rerun.add_argument("--json", action="store_true", help="print a JSON list, one per trial")
+    rerun.add_argument("--json", action="store_true", help=say("cli.postgres.pg_8039.json"))
     rerun.set_defaults(handler=cmd_8039)
 
-    puts = commands.add_parser(
-        "pg-puts", help="lesson 7: how long a checkpointer's put() really takes, against 250 ms"
-    )
+    puts = commands.add_parser("pg-puts", help=say("cli.postgres.pg_puts.help"))
     puts.add_argument(
         "--runs",
         type=whole_number("runs", 1, MAX_PUT_RUNS),
         default=10,
-        help=f"clean runs per checkpointer, 1 to {MAX_PUT_RUNS} (default 10)",
+        help=say("cli.postgres.pg_puts.runs", max_put_runs=MAX_PUT_RUNS),
     )
     url_option(puts)
-    puts.add_argument("--json", action="store_true", help="print JSON: every put() in ms")
+    puts.add_argument("--json", action="store_true", help=say("cli.postgres.pg_puts.json"))
     puts.set_defaults(handler=cmd_puts)
 
 
@@ -154,7 +156,7 @@ def cmd_window(args: argparse.Namespace) -> None:
             f"the order {args.order}": args.order is not None,
             "--kill-at": args.kill_at is not None,
         }
-        leave_out("--sweep runs every order at every kill point", given)
+        leave_out("pg_sweep", given)
         results = window_sweep(postgres_url=args.postgres_url)
     else:
         order = args.order or DEFAULT_ORDER
@@ -204,8 +206,7 @@ def cmd_durability(args: argparse.Namespace) -> None:
     from labkit.studies.durability.experiment import checkpointer_matrix
 
     if "postgres" not in args.checkpointer:
-        why = "--postgres-url is for the postgres checkpointer, which --checkpointer does not name"
-        leave_out(why, {"--postgres-url": args.postgres_url is not None})
+        leave_out("postgres_url", {"--postgres-url": args.postgres_url is not None})
     setups = {name: CHECKPOINTER_SETUPS[name] for name in args.checkpointer}
     bar, advance = progress_bar("trials", "kill")
     with bar:

@@ -7,6 +7,7 @@ import argparse
 from collections.abc import Callable
 
 from labkit.cli.common import leave_out, out_option, print_json, progress_bar, whole_number
+from labkit.language import say
 from labkit.studies.retries.spec import (
     DRAIN_SIGNALS,
     FAILURES,
@@ -43,99 +44,109 @@ def seconds(text: str) -> float:
 
 
 def register(commands: argparse._SubParsersAction) -> None:
-    retry = commands.add_parser("retry", help="lesson 8: RetryPolicy on a payment node")
-    retry.add_argument("--policy", default=RetrySpec.policy, help=f"one of: {', '.join(POLICIES)}")
-    retry.add_argument("--key", default=RetrySpec.key, help=f"one of: {', '.join(KEYS)}")
+    retry = commands.add_parser("retry", help=say("cli.retries.retry.help"))
     retry.add_argument(
-        "--failure", default=RetrySpec.failure, help=f"one of: {', '.join(FAILURES)}"
+        "--policy",
+        default=RetrySpec.policy,
+        help=say("cli.retries.retry.policy", choices=", ".join(POLICIES)),
+    )
+    retry.add_argument(
+        "--key", default=RetrySpec.key, help=say("cli.retries.retry.key", choices=", ".join(KEYS))
+    )
+    retry.add_argument(
+        "--failure",
+        default=RetrySpec.failure,
+        help=say("cli.retries.retry.failure", choices=", ".join(FAILURES)),
     )
     retry.add_argument(
         "--fail-times",
         type=whole_number("fail-times", 0, 10),
         default=RetrySpec.fail_times,
-        help=f"attempts of each order that fail (default {RetrySpec.fail_times})",
+        help=say("cli.retries.retry.fail_times", fail_times=RetrySpec.fail_times),
     )
     retry.add_argument(
         "--orders",
         type=whole_number("orders", 1, 5),
         default=RetrySpec.orders,
-        help=f"orders (default {RetrySpec.orders})",
+        help=say("cli.retries.retry.orders", orders=RetrySpec.orders),
     )
     retry.add_argument(
         "--async",
         dest="asynchronous",
         action="store_true",
-        help="an async node under TimeoutPolicy: its first reply is late",
+        help=say("cli.retries.retry.async"),
     )
     retry.add_argument(
         "--defaults",
         action="store_true",
-        help="run nothing, only print which errors RetryPolicy() retries",
+        help=say("cli.retries.retry.defaults"),
     )
     out_option(retry)
-    retry.add_argument("--json", action="store_true", help="print JSON")
+    retry.add_argument("--json", action="store_true", help=say("cli.retries.retry.json"))
     retry.set_defaults(handler=cmd_retry)
 
-    handler = commands.add_parser(
-        "error-handler", help="lesson 8: a node's error handler runs again on resume (#9002)"
-    )
-    handler.add_argument("--way", default="add_node", help=f"one of: {', '.join(HANDLER_WAYS)}")
+    handler = commands.add_parser("error-handler", help=say("cli.retries.error_handler.help"))
     handler.add_argument(
-        "--keyed", action="store_true", help="the refund carries a key made from the order"
+        "--way",
+        default="add_node",
+        help=say("cli.retries.error_handler.way", choices=", ".join(HANDLER_WAYS)),
+    )
+    handler.add_argument(
+        "--keyed", action="store_true", help=say("cli.retries.error_handler.keyed")
     )
     out_option(handler)
-    handler.add_argument("--json", action="store_true", help="print JSON")
+    handler.add_argument("--json", action="store_true", help=say("cli.retries.error_handler.json"))
     handler.set_defaults(handler=cmd_handler)
 
-    drain = commands.add_parser(
-        "drain", help="lesson 8: stop a running graph (drain, SIGTERM, SIGKILL), then resume it"
+    drain = commands.add_parser("drain", help=say("cli.retries.drain.help"))
+    drain.add_argument(
+        "--signal",
+        default="term",
+        help=say("cli.retries.drain.signal", choices=", ".join(DRAIN_SIGNALS)),
     )
-    drain.add_argument("--signal", default="term", help=f"one of: {', '.join(DRAIN_SIGNALS)}")
     drain.add_argument(
         "--grace",
         type=seconds,
         default=DrainSpec.grace,
-        help=f"--signal term's seconds from SIGTERM to SIGKILL (default {DrainSpec.grace:g})",
+        help=say("cli.retries.drain.grace", grace=DrainSpec.grace),
     )
     drain.add_argument(
         "--work-ms",
         type=whole_number("work-ms", 0, MAX_WORK_MS),
         default=300,
-        help="how long every node works (default 300)",
+        help=say("cli.retries.drain.work_ms"),
     )
     drain.add_argument(
         "--no-handler",
         dest="drain_safe",
         action="store_false",
-        help="the worker does not turn SIGTERM into a drain",
+        help=say("cli.retries.drain.no_handler"),
     )
     out_option(drain)
-    drain.add_argument("--json", action="store_true", help="print JSON")
+    drain.add_argument("--json", action="store_true", help=say("cli.retries.drain.json"))
     drain.set_defaults(handler=cmd_drain)
 
-    first = commands.add_parser(
-        "first-checkpoint", help="lesson 8: kill before the first checkpoint (#8764), N trials"
-    )
+    first = commands.add_parser("first-checkpoint", help=say("cli.retries.first_checkpoint.help"))
     first.add_argument(
-        "--mode", default=ALL_MODES, help=f"one of: {', '.join((*FIRST_MODES, ALL_MODES))}"
+        "--mode",
+        default=ALL_MODES,
+        help=say("cli.retries.first_checkpoint.mode", choices=", ".join((*FIRST_MODES, ALL_MODES))),
     )
     first.add_argument(
         "--trials",
         type=whole_number("trials", 1, MAX_FIRST_TRIALS),
         default=200,
-        help=f"trials per mode, 1 to {MAX_FIRST_TRIALS} (default 200)",
+        help=say("cli.retries.first_checkpoint.trials", max_first_trials=MAX_FIRST_TRIALS),
     )
-    first.add_argument("--json", action="store_true", help="print JSON (without each trial)")
+    first.add_argument("--json", action="store_true", help=say("cli.retries.first_checkpoint.json"))
     first.set_defaults(handler=cmd_first_checkpoint)
 
-    func = commands.add_parser(
-        "functional", help="lesson 8: @entrypoint runs again on resume, a finished @task not"
-    )
+    func = commands.add_parser("functional", help=say("cli.retries.functional.help"))
     func.add_argument(
-        "--ref-in-task", action="store_true", help="make the order reference in a task"
+        "--ref-in-task", action="store_true", help=say("cli.retries.functional.ref_in_task")
     )
     out_option(func)
-    func.add_argument("--json", action="store_true", help="print JSON")
+    func.add_argument("--json", action="store_true", help=say("cli.retries.functional.json"))
     func.set_defaults(handler=cmd_functional)
 
 
@@ -162,7 +173,7 @@ def cmd_retry(args: argparse.Namespace) -> None:
     if args.defaults:
         given = {o: getattr(spec, f) != getattr(RetrySpec, f) for f, o in RUN_OPTIONS.items()}
         given["--out"] = args.out is not None
-        leave_out("--defaults runs nothing, it prints RetryPolicy()'s table", given)
+        leave_out("defaults", given)
         show(default_retry_table(), format_retry_table, args.json)
         return
     result = run_retry(
@@ -190,8 +201,7 @@ def cmd_drain(args: argparse.Namespace) -> None:
     from labkit.views.retries import format_drain
 
     if args.signal in ("drain", "kill"):
-        why = f"--grace counts from a SIGTERM, and --signal {args.signal} sends none"
-        leave_out(why, {"--grace": args.grace != DrainSpec.grace})
+        leave_out("grace", {"--grace": args.grace != DrainSpec.grace}, signal=args.signal)
     result = run_drain(
         args.signal,
         grace=args.grace,

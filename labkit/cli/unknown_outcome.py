@@ -6,33 +6,42 @@ import argparse
 from collections.abc import Callable
 
 from labkit.bench.errors import LabError
-from labkit.cli.common import out_option, print_json, progress_bar, step_keys, step_through
+from labkit.cli.common import out_option, print_json, progress_bar, step_through
 from labkit.keypress import read_key
+from labkit.language import say
 from labkit.studies.unknown_outcome.spec import FAULTS, STRATEGIES
 
 __all__ = ["register"]
 
 
 def register(commands: argparse._SubParsersAction) -> None:
-    call = commands.add_parser("call", help="lesson 5: a remote call whose outcome is unknown")
-    call.add_argument("--strategy", default="reconcile", help=f"one of: {', '.join(STRATEGIES)}")
-    call.add_argument("--fault", default="reply_lost", help=f"one of: {', '.join(FAULTS)}")
+    call = commands.add_parser("call", help=say("cli.unknown_outcome.call.help"))
     call.add_argument(
-        "--timeout", type=float, default=0.2, help="seconds the caller waits for a reply"
+        "--strategy",
+        default="reconcile",
+        help=say("cli.unknown_outcome.call.strategy", choices=", ".join(STRATEGIES)),
+    )
+    call.add_argument(
+        "--fault",
+        default="reply_lost",
+        help=say("cli.unknown_outcome.call.fault", choices=", ".join(FAULTS)),
+    )
+    call.add_argument(
+        "--timeout", type=float, default=0.2, help=say("cli.unknown_outcome.call.timeout")
     )
     out_option(call)
-    call.add_argument("--json", action="store_true", help="print one JSON object")
-    call.add_argument(
-        "--step", action="store_true", help="pause the caller at each point: Enter, k, q"
-    )
+    call.add_argument("--json", action="store_true", help=say("cli.unknown_outcome.call.json"))
+    call.add_argument("--step", action="store_true", help=say("cli.unknown_outcome.call.step"))
     call.set_defaults(handler=cmd_call)
 
-    calls = commands.add_parser("call-sweep", help="lesson 5: every strategy under every fault")
+    calls = commands.add_parser("call-sweep", help=say("cli.unknown_outcome.call_sweep.help"))
     calls.add_argument(
-        "--timeout", type=float, default=0.2, help="seconds the caller waits for a reply"
+        "--timeout", type=float, default=0.2, help=say("cli.unknown_outcome.call_sweep.timeout")
     )
     out_option(calls, "sweep")
-    calls.add_argument("--json", action="store_true", help="print a JSON list")
+    calls.add_argument(
+        "--json", action="store_true", help=say("cli.unknown_outcome.call_sweep.json")
+    )
     calls.set_defaults(handler=cmd_call_sweep)
 
 
@@ -46,15 +55,13 @@ def cmd_call(args: argparse.Namespace, answer: Callable[[str], str] = read_key) 
         from labkit.studies.unknown_outcome.stepping import CallStepSession
 
         if args.json:
-            raise LabError("--step shows both sides as it goes; it prints no JSON")
+            raise LabError(say("cli.error.step_no_json_call"))
         if args.timeout != CallSpec.timeout:
-            raise LabError(
-                f"--step waits the caller's usual {CallSpec.timeout} s; leave out --timeout"
-            )
+            raise LabError(say("cli.error.step_timeout", timeout=CallSpec.timeout))
         with CallStepSession(args.strategy, args.fault, args.out) as session:
-            print(f"{args.strategy} caller, fault {args.fault}: {FAULTS[args.fault]}")
-            print(f"the caller stops at: {' → '.join(CALLER_POINTS)}")
-            print(f"keys: {step_keys(session)}")
+            fault = FAULTS[args.fault]
+            print(say("cli.step.caller", strategy=args.strategy, fault=args.fault, what=fault))
+            print(say("cli.step.caller_stops", points=" → ".join(CALLER_POINTS)))
             if step_through(session, answer):
                 print("\n" + format_call(session.recover()))
         return

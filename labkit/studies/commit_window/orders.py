@@ -45,7 +45,7 @@ class WriteOrder:
 
     def check_kill_point(self, point: str) -> str:
         """Return `point` if this order has it (or it is "none"), else raise LabError."""
-        return check_choice(f"kill point for {self.name}", point, (*self.kill_points, NO_KILL))
+        return check_choice("kill point", point, (*self.kill_points, NO_KILL), of=self.name)
 
 
 ORDERS: dict[str, WriteOrder] = {

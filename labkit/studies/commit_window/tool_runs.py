@@ -99,7 +99,7 @@ def run_tool_step(
     """Crash the tool step at `kill_at`, recover in a fresh process (and reconcile an unknown
     outcome in a third), and name what the files hold: run_tool_step("queue_pop", "popped")."""
     tool = TOOL_STEPS[check_choice("tool step", step, TOOL_STEPS)]
-    check_choice(f"kill point for {step}", kill_at, (*tool.kill_points, NO_KILL))
+    check_choice("kill point", kill_at, (*tool.kill_points, NO_KILL), of=step)
     check_choice("kill mode", kill_mode, KILL_MODES)
     run_dir = new_run_dir(check_folder("out", out), prefix=f"{step}-")
     crash = kill_at != NO_KILL

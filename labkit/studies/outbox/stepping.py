@@ -50,8 +50,8 @@ class OutboxStepSession:
 
     @property
     def killed(self) -> str:
-        """The process a kill reaches now, as step mode names it: the paused stage's."""
-        return f"the {self.stage}"
+        """The process a kill reaches now, as a code ("cli.who.<code>"): the paused stage."""
+        return self.stage
 
     @property
     def finished(self) -> bool:

@@ -67,7 +67,7 @@ class WindowSpec:
         if self.step_source is None:
             check_choice("write order", self.order, WINDOW_ORDERS)
             points = WINDOW_ORDERS[self.order]
-            check_choice(f"kill point for {self.order}", self.kill_at, (*points, NO_KILL))
+            check_choice("kill point", self.kill_at, (*points, NO_KILL), of=self.order)
         elif not isinstance(self.kill_at, str):
             raise LabError(f"kill_at must be a str, not {described(self.kill_at)}")
 

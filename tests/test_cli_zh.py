@@ -1,0 +1,106 @@
+"""The command line in Chinese (issue 27, item 9): with LABKIT_LANGUAGE=zh, labkit's own help
+texts, step mode's lines and prompt, and the one-line errors are Chinese; argparse's own words
+("usage:", "show this help message and exit") may stay. Without it, English as before."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from argparse import Namespace
+
+import pytest
+
+from labkit.language import catalogue
+from tests.chinese import assert_chinese
+
+ZH = catalogue("zh")
+
+
+def labkit(tmp_path, *args: str, language: str | None = "zh") -> subprocess.CompletedProcess:
+    env = {**os.environ, "TMPDIR": str(tmp_path)}
+    env.pop("LABKIT_LANGUAGE", None)
+    if language:
+        env["LABKIT_LANGUAGE"] = language
+    command = [sys.executable, "-m", "labkit", *args]
+    return subprocess.run(command, env=env, cwd=tmp_path, capture_output=True, text=True)
+
+
+def test_the_help_lists_every_command_in_chinese(tmp_path):
+    done = labkit(tmp_path, "--help")
+    assert (done.returncode, done.stderr) == (0, "")
+    assert ZH["cli.main.description"] in done.stdout
+    for key in ("cli.commit_window.run.help", "cli.retries.drain.help", "cli.explore.explore.help"):
+        assert ZH[key] in done.stdout, key
+    assert_chinese(done.stdout, ["cli"])
+
+
+@pytest.mark.parametrize("command", ["run", "claim", "pg-durability", "explore"])
+def test_a_commands_help_is_chinese(tmp_path, command):
+    done = labkit(tmp_path, command, "--help")
+    assert (done.returncode, done.stderr) == (0, "")
+    assert "取值之一" in done.stdout or "默认" in done.stdout
+    assert_chinese(done.stdout, ["cli"])
+
+
+def test_without_the_language_the_help_is_english_as_before(tmp_path):
+    done = labkit(tmp_path, "run", "--help", language=None)
+    text = " ".join(done.stdout.split())  # argparse wraps at the terminal's width
+    assert done.returncode == 0
+    assert "a kill point of the order, or none" in text
+    assert "a new folder for the run (default: a new folder in the runs home)" in text
+
+
+@pytest.mark.parametrize(
+    ("args", "chinese", "english"),
+    [
+        (
+            ("run", "nope"),
+            "labkit：错误：未知的写入顺序 'nope'；请从中选一个：effect_first, checkpoint_first, "
+            "atomic, idempotent",
+            "labkit: error: unknown write order 'nope'; choose one of: effect_first, "
+            "checkpoint_first, atomic, idempotent",
+        ),
+        (
+            ("run", "effect_first", "--kill-at", "zzz"),
+            "labkit：错误：effect_first 没有这个强杀点：'zzz'；请从中选一个：start, effect, "
+            "checkpoint, none",
+            "labkit: error: unknown kill point for effect_first 'zzz'; choose one of: start, "
+            "effect, checkpoint, none",
+        ),
+        (
+            ("durability", "--trials", "0"),
+            "labkit：错误：argument --trials: 试验次数必须是 1 到 500 之间的整数，而不是 0",
+            "labkit: error: argument --trials: trials must be a whole number from 1 to 500, not 0",
+        ),
+        (
+            ("outbox", "--sweep", "--consumer", "dedupe"),
+            "labkit：错误：--sweep 两种消费者都运行；请去掉 --consumer",
+            "labkit: error: --sweep runs both consumers; leave out --consumer",
+        ),
+    ],
+)
+def test_bad_input_is_one_chinese_line_and_status_2(tmp_path, args, chinese, english):
+    done = labkit(tmp_path, *args)
+    assert (done.returncode, done.stdout, done.stderr.splitlines()) == (2, "", [chinese])
+    done = labkit(tmp_path, *args, language=None)
+    assert (done.returncode, done.stdout, done.stderr.splitlines()) == (2, "", [english])
+
+
+def test_step_mode_asks_and_answers_in_chinese(tmp_path, capsys, chinese, no_leftover_workers):
+    from labkit.cli.commit_window import cmd_step
+
+    pressed, prompts = iter(["x", "q"]), []
+
+    def answer(prompt: str) -> str:
+        prompts.append(prompt)
+        return next(pressed)
+
+    cmd_step(Namespace(order="effect_first", out=str(tmp_path / "run")), answer=answer)
+    out = capsys.readouterr().out
+    assert prompts == [ZH["cli.step.prompt"]] * 2
+    assert "强杀点：start → effect → checkpoint" in out
+    assert "按键：Enter 或 c：继续 · k：在这里 kill -9 worker 进程" in out
+    assert "=== 停在 'start'" in out and "'x' 不是可用的按键" in out
+    assert "已退出：worker 进程已被强杀并回收。运行目录：" in out
+    assert_chinese(out, ["cli"])
