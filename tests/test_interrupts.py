@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-import time
-
 import pytest
 
 from labkit.bench.launcher import WorkerProcess
 from labkit.bench.tickets import PayloadConflict, Tickets
-from labkit.bench.trace import read_trace
 from labkit.studies.interrupt_resume.experiment import run_interrupt
+from labkit.studies.interrupt_resume.race import reached, run_ticket_race
 
 
 @pytest.mark.parametrize(
@@ -106,13 +104,10 @@ def test_two_processes_racing_with_one_key_leave_one_ticket(tmp_path):
     assert len(ids) == 1 and len(Tickets(tmp_path).rows()) == 1
 
 
-def reached(run_dir, role: str, point: str, within: float) -> bool:
-    """Whether the worker `role` passes its gate at `point` within `within` seconds (its
-    trace says so the moment it does)."""
-    deadline = time.monotonic() + within
-    while time.monotonic() < deadline:
-        events = read_trace(run_dir)
-        if any(e.get("role") == role and e.get("point") == point for e in events):
-            return True
-        time.sleep(0.02)
-    return False
+def test_lesson_3_runs_the_race_and_the_second_process_gets_the_first_ticket(tmp_path):
+    """The cell of lesson 3 that runs study 001 §06: the second racer is held off while the
+    first stands between its look-up and its insert, and both come back with ticket 1."""
+    race = run_ticket_race(str(tmp_path / "race"))
+    assert race.held_off
+    assert race.ids == {"racer1": "1", "racer2": "1"}
+    assert [row[:3] for row in race.tickets] == [(1, "team-A", "op-race")]

@@ -180,7 +180,7 @@ def test_lesson_8s_tables_and_sentences_in_chinese(chinese):
     text, page = views.format_retry(retry), views.retry_html(retry)
     assert "从未扣款" in text and "支付服务中有2笔扣款。" in text and "重试策略default" in text
     assert "  从未扣款：运行以一张回执结束，但那笔扣款属于另一个订单" in text
-    assert "从未扣款" in page and "ledger：每次尝试一行" in page
+    assert "从未扣款" in page and "流水文件：每次尝试一行" in page
     assert "否：返回的是原来那笔" in page
     handler = lab.run_handler("add_node")
     said = views.format_handler(handler) + views.handler_html(handler)
