@@ -104,3 +104,12 @@ def test_step_mode_asks_and_answers_in_chinese(tmp_path, capsys, chinese, no_lef
     assert "=== 停在 'start'" in out and "'x' 不是可用的按键" in out
     assert "已退出：worker 进程已被强杀并回收。运行目录：" in out
     assert_chinese(out, ["cli"])
+
+
+def test_a_commands_own_lines_follow_the_language(tmp_path):
+    done = labkit(tmp_path, "clean", "--dry-run")
+    assert (done.returncode, done.stderr) == (0, "")
+    assert done.stdout.startswith("将删除 0 个运行目录（0.0 MB），在 ")
+    assert "运行主目录占用 0.0 MB；" in done.stdout
+    done = labkit(tmp_path, "clean", "--dry-run", language=None)
+    assert done.stdout.startswith("would remove 0 run folders (0.0 MB) from ")

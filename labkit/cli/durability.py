@@ -74,11 +74,13 @@ def cmd_in_memory(args: argparse.Namespace) -> None:
     if args.json:
         print_json(r)
         return
-    print(f"checkpoints in memory when c started: {r['checkpoints_before_kill']}")
-    print(f"first process exit: {r['first_exit']}")
-    print(f"checkpoints the restarted process found: {r['checkpoints_after_restart']}")
-    print(f"invoke(None): {r['recovery_error'] or 'resumed'}")
-    print(f"run folder: {r['run_dir']}" + (f"\nFAILED: {r['failure']}" if r["failure"] else ""))
+    print(say("cli.said.in_memory_before", n=r["checkpoints_before_kill"]))
+    print(say("cli.said.first_exit", code=r["first_exit"]))
+    print(say("cli.said.in_memory_after", n=r["checkpoints_after_restart"]))
+    print(say("cli.said.invoke_none", what=r["recovery_error"] or say("cli.said.resumed")))
+    print(say("cli.said.run_folder", folder=r["run_dir"]))
+    if r["failure"]:
+        print(say("cli.said.failed", failure=r["failure"]))
 
 
 def cmd_library(args: argparse.Namespace) -> None:
@@ -90,27 +92,35 @@ def cmd_library(args: argparse.Namespace) -> None:
         return
     for what in ("literal_at", "default_at"):
         place = facts[what]
-        print(f"{place['file']} line {place['line']}: {place['text']}")
-    print(f"the default when none is given: {facts['default']} (langgraph {facts['version']})")
-    print(f"{facts['definitions_in']}:")
+        print(say("cli.said.line_at", file=place["file"], line=place["line"], text=place["text"]))
+    print(say("cli.said.default", default=facts["default"], version=facts["version"]))
+    print(say("cli.said.definitions_in", where=facts["definitions_in"]))
     for text in facts["definitions"].values():
         print(f"  {text}")
 
 
 def cmd_pitfall(args: argparse.Namespace) -> None:
     report = run_pitfall(args.name)
-    print(PITFALLS[args.name].title)
+    print(say(f"durability.pitfall.{args.name}.title"))
     raised = report["raised"]
     outcome = report["outcome"]
     if raised:
-        print(f"  today: {raised['type']}: {raised['message']}")
+        print(
+            "  " + say("durability.pitfall.today", today=f"{raised['type']}: {raised['message']}")
+        )
     elif isinstance(outcome, list):  # one record per case, e.g. each durability spelling
         from labkit.views.text import format_records
 
-        print("  today: no exception; outcome:\n")
+        print(
+            "  "
+            + say("durability.pitfall.today", today=say("durability.pitfall.no_exception"))
+            + "\n"
+        )
         print(textwrap.indent(format_records(outcome), "    ") + "\n")
     else:
-        print(f"  today: no exception; outcome {outcome}")
+        no_exception = say("cli.said.no_exception", outcome=outcome)
+        print("  " + say("durability.pitfall.today", today=no_exception))
     for warning in report["warnings"]:
-        print(f"  warning: {warning}")
-    print(f"  study 004 saw: {PITFALLS[args.name].study_said}")
+        print("  " + say("durability.pitfall.warning", warning=warning))
+    said = say(f"durability.pitfall.{args.name}.said")
+    print("  " + say("durability.pitfall.study_saw", said=said))

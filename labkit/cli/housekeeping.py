@@ -38,27 +38,28 @@ def cmd_clean(args: argparse.Namespace) -> int:
     keep = runs_keep_bytes()
     schemas = clean_schemas(url, dry_run=args.dry_run) if url else None
     done = clean_runs(dry_run=args.dry_run)
-    verb = "would remove" if args.dry_run else "removed"
-    print(f"{verb} {len(done.removed)} run folders ({done.size / 1e6:.1f} MB) from {done.home}")
+    would = "would_" if args.dry_run else ""  # a dry run says what it would do
+    mb = done.size / 1e6
+    print(say(f"cli.clean.{would}remove", n=len(done.removed), mb=mb, home=done.home))
     if schemas:  # lesson 7 on a reader's server: a schema per run, dropped once its run is over
-        drop = "would drop" if args.dry_run else "dropped"
-        print(f"{drop} {len(schemas.dropped)} schemas of finished runs on {redacted(url)}")
+        n, where = len(schemas.dropped), redacted(url)
+        print(say(f"cli.clean.{would}drop", n=n, where=where))
         if schemas.left:
-            print(f"left {len(schemas.left)} schemas: {', '.join(schemas.left)}")
+            print(say("cli.clean.left_schemas", n=len(schemas.left), names=", ".join(schemas.left)))
     if args.dry_run:
         pruning = (
-            f"new runs prune it to the newest {keep / 1e6:.0f} MB ({KEEP_MB_VARIABLE})"
+            say("cli.clean.prune", mb=keep / 1e6, variable=KEEP_MB_VARIABLE)
             if keep
-            else f"pruning is off ({KEEP_MB_VARIABLE}=0)"
+            else say("cli.clean.prune_off", variable=KEEP_MB_VARIABLE)
         )
-        print(f"the runs home holds {done.home_size / 1e6:.1f} MB; {pruning}")
+        print(say("cli.clean.home", mb=done.home_size / 1e6, pruning=pruning))
     if done.in_use:
-        print(f"left {len(done.in_use)} whose run goes on: {', '.join(done.in_use)}")
+        print(say("cli.clean.in_use", n=len(done.in_use), names=", ".join(done.in_use)))
     if done.not_ours:
-        print(f"left {len(done.not_ours)} that labkit did not make: {', '.join(done.not_ours)}")
+        print(say("cli.clean.not_ours", n=len(done.not_ours), names=", ".join(done.not_ours)))
     if done.stuck:
         sys.stdout.flush()  # the summary first, then what went wrong
-        cannot = "cannot remove" if args.dry_run else "could not remove"
-        print(f"labkit: error: {cannot} {'; '.join(done.stuck)}", file=sys.stderr)
+        stuck = "; ".join(done.stuck)
+        print(say(f"cli.clean.{would}stuck", what=stuck), file=sys.stderr)
         return 2
     return 0
