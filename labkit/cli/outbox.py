@@ -77,6 +77,7 @@ def show_sweep(args: argparse.Namespace) -> None:
 
 
 def show_graph_replay(args: argparse.Namespace) -> None:
+    from labkit.studies.commit_window.outcome import outcome_name
     from labkit.studies.outbox.replay import run_outbox_graph
     from labkit.views.text import process_exits
 
@@ -84,14 +85,16 @@ def show_graph_replay(args: argparse.Namespace) -> None:
     if args.json:
         print_json(r)
         return
-    wrote = ["order + message" if ln["wrote_order"] else "nothing" for ln in r["ledger"]]
-    print(f"{args.consumer} consumer, graph killed after its node committed")
-    print(f"  node runs (ledger): {r['node_runs']}, writing: {', then '.join(wrote)}")
-    print(f"  processes: {process_exits(r['exits'])}")
+    wrote = {True: say("outbox.graph.order_and_message"), False: say("cli.said.nothing")}
+    writing = say("cli.said.then").join(wrote[ln["wrote_order"]] for ln in r["ledger"])
+    print(say("cli.said.graph_killed", consumer=args.consumer))
+    print("  " + say("cli.said.node_runs", n=r["node_runs"], writing=writing))
+    print("  " + say("cli.said.processes", exits=process_exits(r["exits"])))
     a, n = r["after"], r["deliveries"]
-    print(f"  outbox rows {a['outbox']} · deliveries {n} · effects {a['effects']}")
-    print(f"  outcome: {r['outcome']}" + (f" ({r['failure']})" if r["failure"] else ""))
-    print(f"  run folder: {r['run_dir']}")
+    print("  " + say("cli.said.outbox_rows", outbox=a["outbox"], n=n, effects=a["effects"]))
+    failure = say("cli.said.because", failure=r["failure"]) if r["failure"] else ""
+    print("  " + say("cli.said.outcome", outcome=outcome_name(r["outcome"])) + failure)
+    print("  " + say("cli.said.run_folder", folder=r["run_dir"]))
 
 
 def step_outbox(args: argparse.Namespace, answer: Callable[[str], str]) -> None:

@@ -169,7 +169,9 @@ def cmd_window(args: argparse.Namespace) -> None:
 
     print(format_rows(header("window"), window_rows(results)))
     if len(results) == 1:
-        print(f"run folder: {results[0].run_dir} (schema {results[0].schema})")
+        print(
+            say("cli.said.run_folder_schema", folder=results[0].run_dir, schema=results[0].schema)
+        )
 
 
 def cmd_race(args: argparse.Namespace) -> None:
@@ -199,7 +201,7 @@ def cmd_crash(args: argparse.Namespace) -> None:
     from labkit.views.postgres import crash_rows, format_rows, header
 
     print(format_rows(header("crash"), crash_rows(results)))
-    print("\nthe restarted server said:\n  " + "\n  ".join(results[-1].recovery_log))
+    print("\n" + say("cli.said.server_said") + "\n  " + "\n  ".join(results[-1].recovery_log))
 
 
 def cmd_durability(args: argparse.Namespace) -> None:
