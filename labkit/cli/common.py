@@ -109,9 +109,11 @@ def print_json(value: object) -> None:
 
 
 def progress_bar(desc: str, unit: str) -> tuple[object, Callable[[int, int, object], None]]:
-    """A terminal progress bar (on stderr) and the `progress(done, total, item)` that moves it."""
+    """A terminal progress bar (on stderr) and the `progress(done, total, item)` that moves it;
+    `desc` and `unit` are codes, said from the catalogue ("cli.progress.<desc>", "cli.unit.")."""
     from tqdm import tqdm
 
+    desc, unit = say(f"cli.progress.{desc}"), say(f"cli.unit.{unit}")
     bar = tqdm(desc=desc, unit=unit, file=sys.stderr, disable=None)
 
     def advance(done: int, total: int, _item: object) -> None:

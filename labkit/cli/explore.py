@@ -108,7 +108,7 @@ def seconds(text: str) -> float:
 def cmd_explore(args: argparse.Namespace) -> int:
     from labkit.studies.explorer.replay import explore
 
-    bar, advance = progress_bar("crash states", "state")
+    bar, advance = progress_bar("crash_states", "state")
     try:
         found = explore(
             args.target,

@@ -87,7 +87,7 @@ def show_sweep(args: argparse.Namespace) -> None:
     extra = given(args, "method", "pause_ms")
     if extra:
         leave_out("claim_sweep", dict.fromkeys(extra, True))
-    bar, advance = progress_bar("claim sweep", "race")
+    bar, advance = progress_bar("claim_sweep", "race")
     with bar:
         results = sweep_claims(leases=(args.lease_ms,), out=args.out, progress=advance)
     if args.json:

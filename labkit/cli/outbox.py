@@ -67,7 +67,7 @@ def show_sweep(args: argparse.Namespace) -> None:
 
     if args.consumer != "plain":
         leave_out("outbox_sweep", {"--consumer": True})
-    bar, advance = progress_bar("outbox sweep", "run")
+    bar, advance = progress_bar("outbox_sweep", "run")
     with bar:
         results = outbox_sweep(args.out, progress=advance)
     if args.json:

@@ -219,7 +219,7 @@ def cmd_first_checkpoint(args: argparse.Namespace) -> None:
 
     mode = check_choice("durability mode", args.mode, (*FIRST_MODES, ALL_MODES))
     modes = FIRST_MODES if mode == ALL_MODES else (mode,)
-    bar, advance = progress_bar("first-checkpoint trials", "trial")
+    bar, advance = progress_bar("first_checkpoint_trials", "trial")
     with bar:
         results = first_checkpoint_modes(modes, args.trials, progress=advance)
     if args.json:
