@@ -113,3 +113,17 @@ def test_a_commands_own_lines_follow_the_language(tmp_path):
     assert "运行主目录占用 0.0 MB；" in done.stdout
     done = labkit(tmp_path, "clean", "--dry-run", language=None)
     assert done.stdout.startswith("would remove 0 run folders (0.0 MB) from ")
+
+
+def test_a_bad_input_found_in_the_trial_server_is_said_in_chinese_too(chinese):
+    """A LabError raised in the trial server crosses the pipe with its code and fields, so the
+    command line says it in the reader's language, as it says one raised in its own process."""
+    from labkit.bench import server
+    from labkit.bench.errors import LabError
+    from labkit.cli.common import error_line
+
+    asked = {"what": "kill point", "value": "zzz", "choices": ["start", "none"], "of": "x"}
+    with pytest.raises(LabError) as raised:
+        server.call_on("light", "labkit.bench.errors:check_choice", **asked)
+    assert str(raised.value) == "unknown kill point for x 'zzz'; choose one of: start, none"
+    assert error_line(raised.value) == "x 没有这个强杀点：'zzz'；请从中选一个：start, none"

@@ -135,6 +135,9 @@ def answer_calls(reply: TextIO) -> None:
         except Exception as error:  # the caller gets it as a ServerError with this text
             launcher.kill_all_workers()
             message = {"error": f"{type(error).__name__}: {error}"}
+            if isinstance(error, LabError) and error.code:  # to be said in the caller's language
+                with contextlib.suppress(TypeError, ValueError):  # fields JSON cannot carry: no
+                    message["said"] = json.loads(json.dumps([error.code, error.fields]))
         write_line(reply, message)
 
 
@@ -255,7 +258,10 @@ class Server:
                 self._stop_call()
                 raise
             if "error" in answer:
-                raise as_error(answer["error"], "")
+                error = as_error(answer["error"], "")
+                if isinstance(error, LabError) and "said" in answer:
+                    error.code, error.fields = answer["said"]
+                raise error
             if "interrupted" in answer:
                 raise KeyboardInterrupt
             return answer["result"]
