@@ -127,3 +127,10 @@ def test_a_bad_input_found_in_the_trial_server_is_said_in_chinese_too(chinese):
         server.call_on("light", "labkit.bench.errors:check_choice", **asked)
     assert str(raised.value) == "unknown kill point for x 'zzz'; choose one of: start, none"
     assert error_line(raised.value) == "x 没有这个强杀点：'zzz'；请从中选一个：start, none"
+
+
+def test_an_output_folder_that_exists_is_said_in_chinese(tmp_path):
+    (tmp_path / "taken").mkdir()
+    done = labkit(tmp_path, "run", "effect_first", "--out", str(tmp_path / "taken"))
+    line = f"labkit：错误：输出目录 {tmp_path / 'taken'} 已经存在；请换一个新的名字"
+    assert (done.returncode, done.stderr.splitlines()) == (2, [line])

@@ -149,7 +149,9 @@ def check_run_dir(out: Path | str | None, prefix: str, deepest: str = "") -> Non
     path = Path(out)
     check_room(path.resolve() / deepest, f"the output folder {path}")
     if os.path.lexists(path):
-        raise LabError(f"output folder {path} already exists; name a new one")
+        raise LabError(
+            f"output folder {path} already exists; name a new one", "exists", path=str(path)
+        )
     parent = next(p for p in path.absolute().parents if os.path.lexists(p))  # "/" always is
     problem = (
         errno.ENOTDIR
@@ -173,7 +175,8 @@ def new_run_dir(out: Path | str | None, prefix: str = "commit-window-", deepest:
         try:
             path.mkdir(parents=True)
         except FileExistsError:
-            raise LabError(f"output folder {path} already exists; name a new one") from None
+            message = f"output folder {path} already exists; name a new one"
+            raise LabError(message, "exists", path=str(path)) from None
         except OSError as error:
             raise LabError(cannot_make("the output folder", path, error)) from None
         return path.resolve()
