@@ -1,0 +1,267 @@
+"""labkit's own Postgres server: initdb into a run folder, `postgres` as a child of the process
+that asked, a Unix socket only, scram-sha-256 with a password kept in a 0600 file.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import secrets
+import shutil
+import signal
+import stat
+import subprocess
+import tempfile
+import time
+import urllib.parse
+from pathlib import Path
+
+from labkit.bench.errors import LabError
+from labkit.bench.folders import temp_dir
+from labkit.bench.postgres.process_table import (
+    STOP_TIMEOUT,
+    children_of,
+    end_group,
+    is_zombie,
+    kill_and_reap,
+)
+from labkit.bench.postgres.programs import (
+    INITDB_FLAGS,
+    SERVER_USER,
+    START_TIMEOUT,
+    WHAT_TO_DO,
+    binaries,
+    last_problem,
+    launch,
+    passable,
+    private_file,
+    server_account,
+)
+
+SOCKET_PATH_MAX = 107  # bytes in a Unix socket's path (sun_path, with its NUL)
+SOCKET_NAME = ".s.PGSQL.5432"
+SHORT_FOLDERS = "/tmp"  # where a socket folder goes when the data folder's path is too long
+
+
+class LocalServer:
+    """labkit's own Postgres server on a data folder in `folder` (made by the caller)."""
+
+    def __init__(
+        self, folder: Path, settings: dict[str, str] | None = None, copied: bool = False
+    ) -> None:
+        self.folder = Path(folder)
+        self.copied = copied  # its data folder copied from this process's template: no initdb
+        self.data = self.folder / "data"
+        self.log = self.folder / "server.log"
+        self.password_file = self.folder / "password"  # libpq's format; the URL names it
+        self.settings = dict(settings or {})
+        self.process: subprocess.Popen | None = None
+        self.socket_folder: Path | None = None
+        self.url = ""
+
+    @property
+    def pid(self) -> int | None:
+        """The postmaster's pid while it runs."""
+        return self.process.pid if self.process and self.process.poll() is None else None
+
+    def start(self) -> str:
+        """Initialise the data folder (once), start the server, wait until it is ready; return
+        its URL. A failure stops whatever started and raises one LabError line."""
+        if not (self.data / "PG_VERSION").exists():
+            if self.copied:
+                self.copy_template()
+            else:
+                self.initdb()
+        self.socket_folder = self.socket_folder or self.make_socket_folder()
+        try:
+            self.launch_server()
+        except BaseException:
+            self.forget_socket_folder()
+            raise
+        self.url = postgres_url(str(self.socket_folder), self.password_file)
+        return self.url
+
+    def initdb(self) -> None:
+        """A new cluster whose superuser `postgres` has a new random password."""
+        account = server_account()
+        try:
+            self.data.mkdir(mode=0o700, exist_ok=True)
+            if account:
+                os.chown(self.data, *account)
+                self.open_the_way(account)
+        except OSError as error:
+            raise LabError(
+                f"labkit could not make its Postgres data folder {self.data} "
+                f"({error.strerror}); set TMPDIR to a folder of yours, {WHAT_TO_DO}"
+            ) from None
+        password = secrets.token_hex(24)
+        os.close(private_file(self.password_file, f"*:*:*:postgres:{password}\n"))
+        given = self.folder / "initdb-password"  # initdb reads it as the server's user
+        os.close(private_file(given, password + "\n", account))
+        program = [str(binaries() / "initdb"), "-D", str(self.data), "-U", "postgres"]
+        program += [*INITDB_FLAGS, f"--pwfile={given}"]
+        log = private_file(self.folder / "initdb.log")
+        try:
+            done = launch(program, stdout=log, stderr=subprocess.STDOUT)
+            try:
+                code = done.wait(timeout=START_TIMEOUT)
+            finally:
+                kill_and_reap(done)
+        finally:
+            os.close(log)
+            given.unlink()
+        if code != 0:
+            problem = last_problem((self.folder / "initdb.log").read_text(errors="replace"))
+            raise LabError(
+                f"labkit could not set up its Postgres server in {self.folder}: {problem}; "
+                f"check that TMPDIR has room (about 30 MB) and is yours, {WHAT_TO_DO}"
+            )
+
+    def copy_template(self) -> None:
+        """The template's data folder and password, made this server's own."""
+        from labkit.bench.postgres.shared import template_data  # it makes LocalServers too
+
+        template = template_data()
+        shutil.copytree(template, self.data, symlinks=True)
+        shutil.copyfile(template.parent / "password", self.password_file)
+        self.password_file.chmod(0o600)
+        account = server_account()
+        if account:
+            for top, folders, files in os.walk(self.data):
+                for name in [".", *folders, *files]:
+                    os.lchown(os.path.join(top, name), *account)
+            self.open_the_way(account)
+
+    def open_the_way(self, account: tuple[int, int]) -> None:
+        """Let the server's user pass through every folder above its data folder (never list
+        or write one): the lab's own folders (the runs home and what is in it, this server's
+        folder) get o+x; anyone else's must already let it through, or one line says what
+        to do."""
+        home = temp_dir() / f"labkit-runs-{os.getuid()}"
+        for folder in reversed(self.data.absolute().parents):
+            info = os.stat(folder)
+            if passable(info, account):
+                continue
+            ours = folder == self.folder.absolute() or home in (folder, *folder.parents)
+            if ours and info.st_uid == os.getuid():
+                os.chmod(folder, stat.S_IMODE(info.st_mode) | stat.S_IXOTH)
+                continue
+            raise LabError(
+                f"labkit runs its Postgres server as the user {SERVER_USER} when you are "
+                f"root (Postgres refuses root, and a server of root's would hold root's "
+                f"power over every file), and {SERVER_USER} may not enter {folder}: set "
+                f"TMPDIR to a folder everyone may pass through, such as /tmp, or run labkit "
+                f"as an ordinary user, {WHAT_TO_DO}"
+            )
+
+    def make_socket_folder(self) -> Path:
+        """Where the server's socket goes: the data folder (0700, the server's alone) if the
+        socket's path fits, else a new private folder in /tmp. Never a TCP port."""
+        if len(str(self.data / SOCKET_NAME).encode()) < SOCKET_PATH_MAX:
+            return self.data
+        try:
+            folder = Path(tempfile.mkdtemp(prefix="labkit-pg-", dir=SHORT_FOLDERS))
+        except OSError as error:
+            raise LabError(
+                f"the path of labkit's Postgres folder {self.data} is too long for a socket, "
+                f"and {SHORT_FOLDERS} has no room for a short one ({error.strerror}); set "
+                f"TMPDIR to a shorter folder, {WHAT_TO_DO}"
+            ) from None
+        account = server_account()
+        if account:
+            os.chown(folder, *account)
+        return folder
+
+    def forget_socket_folder(self) -> None:
+        """Remove a private socket folder of ours (never the data folder)."""
+        folder, self.socket_folder = self.socket_folder, None
+        if folder is not None and folder != self.data:
+            shutil.rmtree(folder, ignore_errors=True)
+
+    def launch_server(self) -> None:
+        options = {
+            "listen_addresses": "",  # no TCP at all: the socket is the only way in
+            "unix_socket_directories": str(self.socket_folder),
+            "unix_socket_permissions": "0700",
+            "fsync": "on",  # the crash lesson reads what survives: keep what Postgres promises
+            # its shared memory segments as files in the data folder (pg_dynshmem), not in
+            # /dev/shm: nothing of the lab's lives outside the runs home, even after a SIGKILL
+            "dynamic_shared_memory_type": "mmap",
+            **self.settings,
+        }
+        program = [str(binaries() / "postgres"), "-D", str(self.data)]
+        for name, value in options.items():
+            program += ["-c", f"{name}={value}"]
+        log_start = self.log.stat().st_size if self.log.exists() else 0
+        log = os.open(self.log, os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_NOFOLLOW, 0o600)
+        try:
+            self.process = launch(program, stdout=log, stderr=subprocess.STDOUT)
+        finally:
+            os.close(log)
+        started = time.monotonic()
+        while not self.ready():
+            if self.process.poll() is not None or time.monotonic() - started > START_TIMEOUT:
+                kill_and_reap(self.process)
+                with open(self.log, "rb") as said:
+                    said.seek(log_start)
+                    problem = last_problem(said.read().decode(errors="replace"))
+                raise LabError(
+                    f"labkit's Postgres server did not start ({problem}; its log: {self.log}); "
+                    f"free some room in TMPDIR if it is full, {WHAT_TO_DO}"
+                )
+            time.sleep(0.005)
+
+    def ready(self) -> bool:
+        """postmaster.pid's last line says `ready` once the server accepts connections."""
+        try:
+            lines = (self.data / "postmaster.pid").read_text().splitlines()
+        except OSError:
+            return False
+        return (
+            len(lines) >= 8
+            and lines[0].strip() == str(self.process.pid)
+            and (lines[7].strip() == "ready")
+        )
+
+    def crash(self) -> list[int]:
+        """SIGKILL the whole server at one instant, as a machine that loses power would stop it:
+        the postmaster is frozen (SIGSTOP) so it starts nothing new, its children are killed,
+        then the postmaster itself (killed first, it would let a backend notice and say
+        goodbye to its client). Returns their pids; the postmaster is reaped."""
+        pid = self.pid
+        if pid is None:
+            return []
+        os.kill(pid, signal.SIGSTOP)
+        family = [*children_of(pid), pid]
+        for member in family:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(member, signal.SIGKILL)
+        self.process.wait()
+        end_group(pid)
+        for member in family[:-1]:  # gone before the server restarts on the same folder
+            while not is_zombie(member):
+                time.sleep(0.002)
+        return family
+
+    def stop(self) -> None:
+        """A fast shutdown (SIGINT: clients disconnected, a last checkpoint); SIGKILL if it has
+        not ended within STOP_TIMEOUT. Reaped either way, its socket folder removed."""
+        if self.process is not None:
+            if self.process.poll() is None:
+                self.process.send_signal(signal.SIGINT)
+                with contextlib.suppress(subprocess.TimeoutExpired):
+                    self.process.wait(timeout=STOP_TIMEOUT)
+            if self.process.poll() is None:
+                self.crash()
+            end_group(self.process.pid)
+            self.process = None
+        self.forget_socket_folder()
+
+
+def postgres_url(socket_folder: str, password_file: Path, database: str = "postgres") -> str:
+    """A libpq URL to a server's socket folder; the password stays in its file (`passfile`),
+    so the URL holds no secret and may be shown or saved."""
+    query = urllib.parse.urlencode(
+        {"host": socket_folder, "passfile": str(password_file)}, safe="/"
+    )
+    return f"postgresql://postgres@/{database}?{query}"
