@@ -3,7 +3,10 @@ the outcome in words), the sweep as a matrix, the LangGraph resumers and their f
 checkpoint chain, a timeline with a lane per worker (each lease a bar to its expiry, the pause
 shaded), and a panel. Text for the terminal (`format_*`), HTML for a notebook (`*_html`);
 matplotlib and ipywidgets are loaded only where a figure or the panel is made, so the command
-line never pays for them. They read results and traces, nothing else."""
+line never pays for them. They read results and traces, nothing else.
+
+The race's own views are here; the outcome words are in leases_words, the LangGraph race in
+leases_graph, the panel in lease_panel (all importable from here)."""
 
 from __future__ import annotations
 
@@ -12,25 +15,32 @@ from collections.abc import Sequence
 from html import escape
 from typing import TYPE_CHECKING
 
-from labkit.bench.errors import check_items, check_record
+from labkit.bench.errors import check_items
 from labkit.language import say
-from labkit.studies.leases.experiment import ClaimResult, check_result, run_claim
+from labkit.studies.leases.experiment import ClaimResult, check_result
 from labkit.studies.leases.outcome import OUTCOMES
-from labkit.studies.leases.spec import METHODS, ClaimSpec
+from labkit.studies.leases.spec import METHODS
 from labkit.views import show_html
-from labkit.views.figures import figure_png, picture, show_picture
+from labkit.views.figures import figure_png
 from labkit.views.lanes_drawing import draw
 from labkit.views.lease_timeline import claim_timeline
-from labkit.views.palette import NEUTRAL
+from labkit.views.leases_graph import format_graph_race, graph_race_html, show_graph_race
+from labkit.views.leases_words import (
+    badge,
+    columns,
+    legend_lines,
+    outcome_html,
+    outcome_text,
+    said,
+)
 from labkit.views.tables import CELL, grid_html, snapshot_html
 from labkit.views.text import format_grid, format_snapshot, how_it_ended, process_exits
 
 if TYPE_CHECKING:  # matplotlib is imported where a figure is drawn, not here
     from matplotlib.figure import Figure
 
-__all__ = [
+__all__ = [  # and LeasePanel, loaded on first use (views.lease_panel)
     "CLAIM_COLUMNS",
-    "LeasePanel",
     "claim_html",
     "claim_rows",
     "claim_sweep_html",
@@ -46,28 +56,9 @@ __all__ = [
     "timeline_figure",
 ]
 
-COLOURS = {  # Okabe-Ito; the word always goes with the colour
-    "one_winner": "#009E73",
-    "both_ran": "#D55E00",
-    "lost_update": "#0072B2",
-    "refused_late_write": "#56B4E9",
-    "nobody": "#E69F00",
-    "failed": "#CC79A7",
-}
 RACE_COLUMNS = ("w1", "w2", "applied", "refused", "document")  # what one race did
 CLAIM_COLUMNS = ("method", "pause", "lease", *RACE_COLUMNS)  # and under which schedule
 RESULTS = "a list of ClaimResult (what sweep_claims returns)"
-GRAPH_RESULT = "the dict run_graph_race returns"
-
-
-def said(outcome: str) -> str:
-    """An outcome code as the reader reads it: "both ran" (两个都执行了 in Chinese)."""
-    return say(f"leases.name.{outcome}")
-
-
-def columns(*names: str) -> list[str]:
-    """The headers of CLAIM_COLUMNS (and more), in the reader's language."""
-    return [say(f"leases.columns.{name}") for name in names]
 
 
 def worker_text(report: dict, exit_code: int | None = None) -> str:
@@ -115,10 +106,6 @@ def race_row(r: ClaimResult) -> tuple:
     )
 
 
-def legend_lines(words: Sequence[str]) -> list[str]:
-    return [f"  {said(w)}: {OUTCOMES[w]}" for w in dict.fromkeys(words)]
-
-
 def schedule(r: ClaimResult, key: str = "schedule") -> str:
     """When w1 claims and is frozen, and when w2 arrives."""
     return say(
@@ -128,10 +115,6 @@ def schedule(r: ClaimResult, key: str = "schedule") -> str:
         pause=r.spec.pause_ms,
         arrival=r.spec.arrival_ms,
     )
-
-
-def outcome_text(outcome: str) -> str:
-    return say("leases.race.outcome", word=said(outcome).upper(), meaning=OUTCOMES[outcome])
 
 
 def refusal_text(writer: str, token: int, highest: int) -> str:
@@ -169,20 +152,6 @@ def format_claim_sweep(results: Sequence[ClaimResult]) -> str:
     table = format_grid(columns(*CLAIM_COLUMNS, "outcome"), rows)
     legend = "\n".join(legend_lines([r.outcome for r in results]))
     return f"{table}\n\n{say('leases.race.outcomes')}\n{legend}"
-
-
-def badge(outcome: str) -> str:
-    return (
-        f'<span style="background:{COLOURS.get(outcome, NEUTRAL)};color:white;padding:2px 8px;'
-        f'border-radius:4px;font-weight:bold">{escape(said(outcome).upper())}</span>'
-    )
-
-
-def outcome_html(outcome: str, failure: str | None) -> str:
-    why = ""
-    if failure:
-        why = f"<br><b>{say('leases.race.why_html')}</b> <code>{escape(failure)}</code>"
-    return f"<p>{badge(outcome)} {escape(OUTCOMES[outcome])}{why}</p>"
 
 
 def claim_html(result: ClaimResult) -> str:
@@ -230,96 +199,6 @@ def claim_sweep_html(results: Sequence[ClaimResult]) -> str:
     )
 
 
-# --- the LangGraph race ---------------------------------------------------------------------
-
-
-def short(checkpoint: dict) -> str:
-    """A checkpoint id's last 8 characters: enough to tell the checkpoints of a thread apart."""
-    return checkpoint["checkpoint_id"][-8:]
-
-
-def checkpoint_lines(checkpoints: list[dict]) -> list[str]:
-    """The thread's checkpoints as a tree (children under their parent): a fork is a parent
-    with two children."""
-    children: dict[str | None, list[dict]] = {}
-    for checkpoint in sorted(checkpoints, key=lambda c: c["checkpoint_id"]):
-        children.setdefault(checkpoint["parent"], []).append(checkpoint)
-    lines: list[str] = []
-
-    def walk(parent: str | None, depth: int) -> None:
-        kids = children.get(parent, [])
-        for n, checkpoint in enumerate(kids, 1):
-            fork = say("leases.graph.fork", n=n, count=len(kids)) if len(kids) > 1 else ""
-            interrupts = checkpoint["interrupts"]
-            waits = say("leases.graph.interrupt", value=interrupts[0]) if interrupts else ""
-            line = say(
-                "leases.graph.checkpoint",
-                step=checkpoint["step"],
-                id=short(checkpoint),
-                next=checkpoint["next"] or say("leases.graph.finished"),
-                waits=waits,
-                fork=fork,
-            )
-            lines.append(f"{'  ' * depth}{line}")
-            walk(checkpoint["checkpoint_id"], depth + 1)
-
-    walk(None, 0)
-    return lines
-
-
-def token_text(fence: int) -> str:
-    """A publish's token; 0 is none (the resumer claimed nothing)."""
-    return say("leases.graph.token", fence=fence) if fence else say("leases.graph.no_token")
-
-
-def resumer_text(role: str, resumer: dict) -> str:
-    if resumer.get("error"):
-        return say("leases.graph.died", role=role, error=resumer["error"])
-    if resumer.get("ran") is False:
-        return say("leases.graph.not_resumed", role=role)
-    token = say("leases.graph.with_token", fence=resumer["fence"]) if resumer.get("claimed") else ""
-    return say("leases.graph.resumed", role=role, token=token, next=resumer.get("found_next"))
-
-
-def format_graph_race(run: dict) -> str:
-    """Two resumers of one thread: what each ran, the publish runs, the checkpoint tree."""
-    from labkit.studies.leases.resume import GRAPH_CASES
-
-    run = check_record("run", run, ("case", "resumers", "checkpoints"), GRAPH_RESULT)
-    publishes = [
-        say(
-            "leases.graph.publish",
-            role=line["role"],
-            token=token_text(line["fence"]),
-            what=say("leases.graph.applied" if line["applied"] else "leases.graph.refused"),
-        )
-        for line in run["publish_runs"]
-    ]
-    ran = say(
-        "leases.graph.publish_ran_once" if len(publishes) == 1 else "leases.graph.publish_ran",
-        count=len(publishes),
-        runs="; ".join(publishes) or say("leases.graph.never"),
-    )
-    return "\n".join(
-        [
-            f"{run['case']}: {GRAPH_CASES[run['case']]}",
-            *(f"  {resumer_text(role, r)}" for role, r in run["resumers"].items()),
-            f"  {ran}",
-            f"  {outcome_text(run['outcome'])}",
-            *([f"  {say('leases.race.why', failure=run['failure'])}"] if run["failure"] else []),
-            f"  {say('leases.graph.forks' if run['forks'] else 'leases.graph.no_fork')}",
-            *(f"    {line}" for line in checkpoint_lines(run["checkpoints"])),
-            f"  {say('leases.race.run_folder', folder=run['run_dir'])}",
-        ]
-    )
-
-
-def graph_race_html(run: dict) -> str:
-    """The same as `format_graph_race`, for a notebook."""
-    text = escape(format_graph_race(run))
-    return f"{outcome_html(run['outcome'], run['failure'])}<pre>{text}</pre>"
-
-
 # --- the timeline ---------------------------------------------------------------------------
 
 
@@ -349,65 +228,10 @@ def show_claim_timeline(result: ClaimResult) -> None:
     display(Image(figure_png(timeline_figure(check_result(result)))))
 
 
-def show_graph_race(run: dict) -> None:
-    """Two resumers of one LangGraph thread: what each ran, the checkpoint tree."""
-    show_html(graph_race_html(run))
+def __getattr__(name: str) -> object:
+    """`LeasePanel` loads with its module (views.lease_panel), which imports this one."""
+    if name == "LeasePanel":
+        from labkit.views.lease_panel import LeasePanel
 
-
-class LeasePanel:
-    """Method, pause, lease, Run: then the outcome, the files and the timeline. A run starts on
-    a click only, and runs off the kernel's thread (`background.BackgroundJob`: the race holds
-    w1 frozen for its pause). Display it as the last line of a cell (it shows its widgets)."""
-
-    def __init__(self, method: str = "lease_with_fence", pause_ms: int = 300, lease_ms: int = 200):
-        import ipywidgets as widgets
-
-        from labkit.views.background import BackgroundJob
-
-        ClaimSpec(method, pause_ms, lease_ms)  # bad input: one line, before any widget
-        self.result: ClaimResult | None = None
-        self.error: Exception | None = None
-        self.method = widgets.Dropdown(
-            options=list(METHODS), value=method, description=say("leases.panel.method")
-        )
-        slider = {"min": 0, "max": 600, "step": 50, "continuous_update": False}
-        self.pause = widgets.IntSlider(
-            value=pause_ms, description=say("leases.panel.pause"), **slider
-        )
-        self.lease = widgets.IntSlider(
-            value=lease_ms, description=say("leases.panel.lease"), **{**slider, "min": 50}
-        )
-        self.run_button = widgets.Button(
-            description=say("leases.panel.run"), button_style="primary", icon="play"
-        )
-        self.status = widgets.HTML(say("leases.panel.pick"))
-        self.error_line = widgets.HTML()
-        self.tables = widgets.HTML()
-        self.image = picture()
-        self.job = BackgroundJob(self, [self.run_button], unit=say("leases.panel.unit"))
-        self.run_button.on_click(self._on_run)
-        controls = widgets.HBox([self.method, self.pause, self.lease, self.run_button])
-        feedback = [self.status, self.job.row, self.error_line]
-        self.box = widgets.VBox([controls, *feedback, self.tables, self.image])
-        self.box.add_class("labkit-lease-panel")
-
-    def _on_run(self, _button: object = None) -> None:
-        method, pause, lease = self.method.value, self.pause.value, self.lease.value
-        what = say("leases.panel.running", method=method, pause=pause, lease=lease)
-        self.job.start(what, lambda _report: run_claim(method, pause, lease), self.show)
-
-    def show(self, result: ClaimResult) -> None:
-        self.result = result
-        self.status.value = say("leases.panel.done", folder=escape(str(result.run_dir)))
-        self.tables.value = claim_html(result)
-        show_picture(self.image, timeline_figure(result))
-
-    def click(self) -> None:
-        """Same as clicking Run (for scripts and tests): the race goes on after it returns;
-        `self.job.wait()` waits for it."""
-        self.run_button.click()
-
-    def _ipython_display_(self) -> None:
-        from IPython.display import display
-
-        display(self.box)
+        return LeasePanel
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
