@@ -15,6 +15,9 @@ either writes "continue" or sends SIGKILL. The notify pipe also tells the parent
 worker has exited: it reaches end-of-file; and so does a pidfd, since a process the worker's
 code forked may hold the pipe open. Once a worker is reaped, what its code left running is
 ended (`leftovers`).
+
+Its parts: python_command (the command line of a fresh Python), worker_report (what a worker
+did), forked_child (a forked worker as a Popen); their names import from here too.
 """
 
 from __future__ import annotations
@@ -24,20 +27,20 @@ import json
 import os
 import select
 import signal
-import site
 import subprocess
-import sys
 import threading
 import time
-from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from labkit.bench import spares
 from labkit.bench.errors import check_choice
+from labkit.bench.forked_child import ForkedChild
 from labkit.bench.gate import EXIT_CODE
 from labkit.bench.leftovers import children, end_leftovers
 from labkit.bench.portable import pidfd_or_none
+from labkit.bench.python_command import FRESH_MAIN, LABKIT_ROOT, WORKER_PATH, isolated_python
 from labkit.bench.trace import Trace
+from labkit.bench.worker_report import WorkerReport, read_report
 
 __all__ = [
     "LABKIT_ROOT",
@@ -50,50 +53,12 @@ __all__ = [
     "read_report",
 ]
 
-# Fresh workers start with `python -S`: no site-packages processing (.pth files and the like),
-# only plain path entries: labkit's folder first, then where LangGraph's workers find it.
-LABKIT_ROOT = str(Path(__file__).resolve().parents[2])
-WORKER_PATH = (LABKIT_ROOT, *site.getsitepackages())
-# `-c` rather than `-m`: runpy's own imports would cost more than a SQLite worker's. It runs
-# in isolated mode (`isolated_python`) and puts the path entries first, as $PYTHONPATH would.
-FRESH_MAIN = (
-    "import importlib, json, sys; entry, job, *path = sys.argv[1:]; sys.path[:0] = path; "
-    "module, function = entry.split(':'); "
-    "getattr(importlib.import_module(module), function)(json.loads(job))"
-)
 START_MODES = ("fresh", "fork")
 FORKING_ALLOWED = False  # set by labkit.bench.server, the one process that may fork workers
 ADOPTING = False  # set where this process adopts its workers' orphans (the server, on Linux)
 EXIT_POLL = 0.05  # seconds between two looks at whether a worker without a pidfd has exited
 
-
-@dataclass
-class WorkerReport:
-    """What one worker process did, as the parent saw it."""
-
-    role: str
-    pid: int
-    exit_code: int | None
-    killed_at: str | None  # the kill point where it died, if it was killed there
-    timed_out: bool
-    seconds: float
-    stdout: str
-    stderr: str
-    left: list[str] = field(default_factory=list)  # what its code left running, ended by the lab
-
-    def to_json(self) -> dict:
-        return asdict(self)
-
-
 _LIVE: set[WorkerProcess] = set()  # started and not yet reaped, in any thread
-
-
-def isolated_python(*args: str) -> list[str]:
-    """A command line for this Python in isolated mode (`-I`), as every process labkit starts
-    runs: its import path holds neither the current folder nor $PYTHONPATH, and it reads no
-    PYTHON* variable, so a `json.py` beside the reader's notebook is never imported. Only `-B`
-    (write no bytecode files) is carried over, as the caller has it."""
-    return [sys.executable, "-I", *(["-B"] if sys.flags.dont_write_bytecode else []), *args]
 
 
 def kill_all_workers(under: Path | None = None) -> None:
@@ -128,51 +93,6 @@ def listen(workers: list[WorkerProcess], timeout: float) -> list[int]:
         timeout = min(timeout, EXIT_POLL)
     fds = [fd for w in workers for fd in (w._notify, w._exit_fd) if fd is not None]
     return select.select(fds, [], [], timeout)[0]
-
-
-def read_report(run_dir: Path, role: str) -> dict:
-    """What a worker left in `<role>.json` (`gate.report`); empty if it died before writing it
-    whole (a full disk leaves it cut short): its exit status then says what went wrong."""
-    try:
-        return json.loads((Path(run_dir) / f"{role}.json").read_text())
-    except (FileNotFoundError, json.JSONDecodeError):
-        return {}
-
-
-class ForkedChild:
-    """A forked worker seen through Popen's interface, so the launcher treats both alike.
-
-    It waits on a pidfd, which becomes readable when the process exits; where there is none
-    (macOS, a Linux kernel older than 5.3) it polls every 2 ms instead."""
-
-    def __init__(self, pid: int) -> None:
-        self.pid = pid
-        self.returncode: int | None = None
-        self._pidfd = pidfd_or_none(pid)
-
-    def poll(self) -> int | None:
-        if self.returncode is None:
-            pid, status = os.waitpid(self.pid, os.WNOHANG)
-            if pid:
-                self.returncode = os.waitstatus_to_exitcode(status)
-                if self._pidfd is not None:
-                    os.close(self._pidfd)
-        return self.returncode
-
-    def send_signal(self, sig: int) -> None:
-        if self.returncode is None:
-            os.kill(self.pid, sig)
-
-    def wait(self, timeout: float | None = None) -> int:
-        deadline = None if timeout is None else time.monotonic() + timeout
-        waiting_on_pidfd = self.returncode is None and self._pidfd is not None
-        if waiting_on_pidfd and not select.select([self._pidfd], [], [], timeout)[0]:
-            raise subprocess.TimeoutExpired(str(self.pid), timeout)
-        while self.poll() is None:  # exited (pidfd readable) or not yet (polling): reap it
-            if deadline is not None and time.monotonic() > deadline:
-                raise subprocess.TimeoutExpired(str(self.pid), timeout)
-            time.sleep(0.002)
-        return self.returncode
 
 
 class WorkerProcess:

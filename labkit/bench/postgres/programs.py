@@ -14,8 +14,8 @@ import subprocess
 from pathlib import Path
 
 from labkit.bench.errors import LabError
-from labkit.bench.launcher import isolated_python
 from labkit.bench.portable import LINUX
+from labkit.bench.python_command import isolated_python
 
 ENV_URL = "LABKIT_POSTGRES_URL"
 START_TIMEOUT = 30.0  # seconds for initdb or the server to be ready: a slow CI disk, not a hang
