@@ -18,6 +18,7 @@ from labkit.studies.durability.experiment import DurabilitySpec, run_trials
 from labkit.studies.durability.pitfalls import run_pitfall
 from labkit.studies.interrupt_resume.contract import ask_ticket_service
 from labkit.studies.postgres.experiment import run_window
+from labkit.views.call_text import format_call, format_call_sweep
 from labkit.views.durability import distribution_figure, pitfall_html
 from labkit.views.figures import figure_png
 from labkit.views.interrupt_resume import ticket_answers_html
@@ -33,7 +34,7 @@ from labkit.views.outbox import (
 )
 from labkit.views.panel import TimelineView
 from labkit.views.tables import deliveries_html, tool_run_html
-from labkit.views.text import format_call, format_call_sweep, format_tool_run
+from labkit.views.text import format_tool_run
 from labkit.views.timeline import TimelineFigure
 from labkit.views.unknown_outcome import (
     call_html,

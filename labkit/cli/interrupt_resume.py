@@ -42,6 +42,6 @@ def cmd_interrupt(args: argparse.Namespace) -> None:
     if args.json:
         print_json(result)
         return
-    from labkit.views.text import format_interrupt
+    from labkit.views.interrupt_text import format_interrupt
 
     print(format_interrupt(result))

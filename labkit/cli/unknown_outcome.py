@@ -47,7 +47,7 @@ def register(commands: argparse._SubParsersAction) -> None:
 
 def cmd_call(args: argparse.Namespace, answer: Callable[[str], str] = read_key) -> None:
     from labkit.studies.unknown_outcome.experiment import run_call
-    from labkit.views.text import format_call
+    from labkit.views.call_text import format_call
 
     if args.step:
         from labkit.studies.unknown_outcome.caller import CALLER_POINTS
@@ -74,7 +74,7 @@ def cmd_call(args: argparse.Namespace, answer: Callable[[str], str] = read_key) 
 
 def cmd_call_sweep(args: argparse.Namespace) -> None:
     from labkit.studies.unknown_outcome.experiment import sweep_calls
-    from labkit.views.text import format_call_sweep
+    from labkit.views.call_text import format_call_sweep
 
     bar, advance = progress_bar("calls", "call")
     with bar:

@@ -13,9 +13,9 @@ from typing import TYPE_CHECKING
 
 from labkit.language import say
 from labkit.studies.unknown_outcome.experiment import CallResult
+from labkit.views.call_text import call_status, op_text
 from labkit.views.lanes import Arrow, Bar, Mark, Panel, Timeline
 from labkit.views.lanes_drawing import draw
-from labkit.views.text import call_status, op_text
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure

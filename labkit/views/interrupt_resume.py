@@ -20,8 +20,8 @@ from labkit.studies.interrupt_resume.experiment import (
 )
 from labkit.views.background import BackgroundJob
 from labkit.views.durability import checkpoints_html
+from labkit.views.interrupt_text import interrupt_columns, interrupt_rows
 from labkit.views.tables import grid_html, outcome_badge, outcome_word
-from labkit.views.text import interrupt_columns, interrupt_rows
 
 __all__ = [
     "InterruptPanel",

@@ -1,4 +1,5 @@
-"""Plain-text views for a terminal or a projector: tables of rows, runs, sweeps, studies."""
+"""Plain-text views for a terminal or a projector: tables of rows, runs, sweeps, studies, and
+how each process ended. Lesson 3's and 5's own tables are in interrupt_text and call_text."""
 
 from __future__ import annotations
 
@@ -15,23 +16,13 @@ from labkit.views.tables import mark_note, row_marks
 
 __all__ = [
     "counted",
-    "call_columns",
-    "call_outcome_name",
-    "call_status",
-    "call_rows",
-    "format_call",
-    "format_call_sweep",
     "format_grid",
-    "format_interrupt",
     "format_records",
     "format_run",
     "format_snapshot",
     "format_sweep",
     "format_tool_run",
     "format_tool_settled",
-    "interrupt_columns",
-    "interrupt_rows",
-    "op_text",
     "process_exits",
     "process_name",
     "record_table",
@@ -216,158 +207,6 @@ def how_it_ended(code: int) -> str:
     return (
         say("text.ended.signal", number=-code) if code < 0 else say("text.ended.exited", code=code)
     )
-
-
-def interrupt_columns() -> list[str]:
-    """Study 001's table's columns, in the reader's language."""
-    return [
-        say(f"text.interrupt.{column}")
-        for column in (
-            "key",
-            "layout",
-            "resumed_in",
-            "kill_at",
-            "node_calls",
-            "tickets_before",
-            "tickets_after",
-            "receipts",
-            "processes",
-        )
-    ]
-
-
-def interrupt_rows(results: Sequence[Mapping]) -> list[tuple]:
-    """Study 001's table, one row per run, under `interrupt_columns()` (text and HTML alike)."""
-    return [
-        (
-            r["key"],
-            r["layout"],
-            say(
-                "text.interrupt.new_process"
-                if r["cross_process"]
-                else "text.interrupt.same_process"
-            ),
-            r["kill_at"],
-            r["node_calls"],
-            r["before_resume"],
-            r["after_resume"],
-            ", ".join(map(str, r["receipts"])),
-            process_exits(r["exits"]),
-        )
-        for r in results
-    ]
-
-
-def format_interrupt(result: Mapping) -> str:
-    """One run of study 001: its row of the study's table, the tickets, the run folder."""
-    tickets = result["tickets"] or [(say("tables.no_rows"), "", "", "")]
-    return "\n".join(
-        [
-            say("text.outcome", outcome=result["outcome"].upper()),
-            *([say("text.why", failure=result["failure"])] if result.get("failure") else []),
-            "",
-            format_grid(interrupt_columns(), interrupt_rows([result])),
-            "",
-            "tickets.db · ticket",
-            format_grid(("id", "tenant", "op_key", "payload"), tickets),
-            "",
-            say("text.run_folder", path=result["run_dir"]),
-        ]
-    )
-
-
-def call_columns() -> list[str]:
-    """Lesson 5's table's columns, in the reader's language."""
-    columns = ("strategy", "fault", "jepsen", "tickets", "checkpoint", "outcome")
-    return [say(f"text.call.{column}") for column in columns]
-
-
-def call_rows(results: Sequence) -> list[tuple]:
-    """Lesson 5's table, one row per call (`CallResult`), under `call_columns()`: what the caller
-    saw (each op's Jepsen type) beside what the service's file and the checkpoint hold."""
-    return [
-        (
-            r.spec.strategy,
-            r.spec.fault,
-            " → ".join(map(op_text, r.ops)) or "-",
-            len(r.tickets),
-            call_status(r.status),
-            call_outcome_text(r.outcome, r.failure),
-        )
-        for r in results
-    ]
-
-
-def call_status(status: str | None) -> str:
-    """The caller's checkpoint's status in the reader's words ("-" when it holds none)."""
-    return say(f"unknown_outcome.status.{status}") if status else "-"
-
-
-def call_outcome_name(outcome: str) -> str:
-    """A call's outcome code as the reader reads it: "orphan" (孤儿 in Chinese)."""
-    return say(f"unknown_outcome.name.{outcome}")
-
-
-def call_outcome_text(outcome: str, failure: str | None) -> str:
-    """A call's outcome in the reader's words; for a failed run why: "failed: ..."."""
-    name = call_outcome_name(outcome)
-    return say("commit_window.failed_because", word=name, failure=failure) if failure else name
-
-
-def op_text(op: dict) -> str:
-    """One Jepsen op in a few words: "create info", "read ok: none", "create ok: #2" (创建：未知,
-    查询成功：无 in Chinese); f and the type are codes, said from the catalogue."""
-    f = say(f"text.op_f.{op['f']}")
-    if op["type"] != "ok":
-        return say("text.op", f=f, type=say(f"text.op_type.{op['type']}"))
-    value = say("text.op_none") if op["value"] is None else f"#{op['value']}"
-    return say("text.op_ok", f=f, value=value)
-
-
-def format_call(result: object) -> str:
-    """One call and its recovery: the row, the Jepsen history, the service's tickets."""
-    from labkit.studies.unknown_outcome.outcome import JEPSEN_TYPES, OUTCOMES
-
-    ops = [
-        (op["process"], op["f"], op["key"], op["type"], op["value"], op["error"] or "")
-        for op in result.ops
-    ] or [(say("text.no_calls"), "", "", "", "", "")]
-    tickets = result.tickets or [(say("tables.no_rows"), "", "", "")]
-    service = say("text.service_tickets", service=result.service_dir.name, tenant=result.tenant)
-    meaning = OUTCOMES[result.outcome]
-    return "\n".join(
-        [
-            say(
-                "text.outcome_meaning",
-                outcome=call_outcome_name(result.outcome).upper(),
-                meaning=meaning,
-            ),
-            *([say("text.why", failure=result.failure)] if result.failure else []),
-            "",
-            format_grid(call_columns(), call_rows([result])),
-            "",
-            say("text.history"),
-            format_grid(("process", "f", "key", "type", "value", "error"), ops),
-            "  "
-            + "; ".join(say("text.meaning", word=k, meaning=m) for k, m in JEPSEN_TYPES.items()),
-            "",
-            service,
-            format_grid(("id", "tenant", "op_key", "payload"), tickets),
-            "",
-            say("text.run_folder", path=result.run_dir),
-        ]
-    )
-
-
-def format_call_sweep(results: Sequence) -> str:
-    """Every strategy under every fault, one row each, then what each outcome word means."""
-    from labkit.studies.unknown_outcome.outcome import OUTCOMES
-
-    seen = dict.fromkeys(r.outcome for r in results)
-    words = "\n".join(
-        "  " + say("text.meaning", word=call_outcome_name(w), meaning=OUTCOMES[w]) for w in seen
-    )
-    return format_grid(call_columns(), call_rows(results)) + "\n\n" + words
 
 
 def counted(words: Iterable[str]) -> str:

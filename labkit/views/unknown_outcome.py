@@ -17,17 +17,12 @@ from labkit.studies.unknown_outcome.outcome import JEPSEN_TYPES, OUTCOMES
 from labkit.studies.unknown_outcome.spec import FAULTS, STRATEGIES
 from labkit.views import show_html
 from labkit.views.background import BackgroundJob
+from labkit.views.call_text import call_columns, call_outcome_name, call_rows, call_status
 from labkit.views.call_timeline import timeline_figure
 from labkit.views.figures import figure_png, picture, show_picture
 from labkit.views.palette import NEUTRAL, OUTCOME_COLOURS
 from labkit.views.tables import CELL, table_html
-from labkit.views.text import (
-    call_columns,
-    call_outcome_name,
-    call_rows,
-    call_status,
-    counted,
-)
+from labkit.views.text import counted
 
 __all__ = [
     "CallPanel",
