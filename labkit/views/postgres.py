@@ -4,34 +4,40 @@ study 004's matrix on three checkpointers side by side with the real put() laten
 Each table is built once as rows (`*_rows`) and shown as text (the CLI) or HTML (a notebook);
 an outcome always carries its word. The timeline is the bench's, drawn from the workers' trace.
 matplotlib and IPython load only where a figure is drawn or shown: the CLI's tables stay quick.
+The tables' columns and their text and HTML are in postgres_tables, the checkpointers' matrix,
+re-runs and latencies in postgres_checkpointers; every name imports from here.
 """
 
 from __future__ import annotations
 
-import statistics
 from collections.abc import Mapping, Sequence
 from html import escape
-from typing import TYPE_CHECKING
 
 from labkit.bench.errors import check_instance, check_items
 from labkit.language import Messages, say
 from labkit.studies.commit_window.outcome import outcome_name
-from labkit.studies.durability.experiment import Trial
 from labkit.studies.postgres.spec import (
     CRASH_POINTS,
     LOCKS,
-    OUTCOMES,
     WINDOW_ORDERS,
     CrashResult,
     RaceResult,
     WindowResult,
 )
-from labkit.views.palette import KILL_COLOUR, NEUTRAL, outcome_colour
-from labkit.views.tables import grid_html, outcome_word
-from labkit.views.text import format_grid
-
-if TYPE_CHECKING:
-    from matplotlib.figure import Figure
+from labkit.views.palette import outcome_colour
+from labkit.views.postgres_checkpointers import (
+    latency_figure,
+    latency_rows,
+    matrix_columns,
+    matrix_rows,
+    rerun_rows,
+    setup_name,
+    show_latencies,
+    show_matrix,
+    show_reruns,
+    stub_versus_text,
+)
+from labkit.views.postgres_tables import COLUMNS, format_rows, header, rows_html, show
 
 __all__ = [
     "COLUMNS",
@@ -63,22 +69,12 @@ __all__ = [
     "window_rows",
 ]
 
-STUDY_MS = 250  # study 004's stand-in for "a network checkpointer (Postgres or a hosted service)"
-# Each table's columns, by their keys in the catalogue ("postgres.column.<key>").
-COLUMNS = {
-    "window": ("order", "killed_at", "at_kill", "after", "outcome"),
-    "race": ("lock", "waited_at", "first", "second", "receipts", "outcome"),
-    "crash": ("crashed_when", "postgres_showed", "commit_returned", "order_3", "rows_after"),
-    "rerun": ("checkpointer", "writes_delay", "writes_rows", "ran_again"),
-    "latency": ("checkpointer", "put_calls", "median", "p90", "max", "versus"),
-}
 # Where the client's last transaction stands at each crash point (postgres_panel.toml, whose
 # panel shows the chosen one; crash_points_text lists them all)
 CRASH_MEANINGS = Messages("postgres_panel.crash_point", CRASH_POINTS)
 WINDOWS = "a list of WindowResult (what run_window or window_sweep returns)"
 RACES = "a list of RaceResult (what run_race returns)"
 CRASHES = "a list of CrashResult (what run_crash or crash_sweep returns)"
-TRIALS = "a list of Trial (what checkpointer_matrix returns)"
 # What runs.what_it_did says a worker of the race did, and the key of its words.
 DID = {
     "retried after a serialization failure": "retried",
@@ -112,16 +108,6 @@ def locks_text() -> str:
 def crash_points_text() -> str:
     """Where the client's last transaction stands at each point the server is SIGKILLed."""
     return "\n".join(f"{point:17} {CRASH_MEANINGS[point]}" for point in CRASH_POINTS)
-
-
-def stub_versus_text(median_ms: float) -> str:
-    """How many times a median put() on this Postgres study 004's 250 ms stand-in is."""
-    return say("postgres.lines.stub_versus", stub=STUDY_MS, times=STUDY_MS / median_ms)
-
-
-def header(table: str) -> tuple[str, ...]:
-    """The header of one of the COLUMNS' tables, in the reader's language."""
-    return tuple(say(f"postgres.column.{key}") for key in COLUMNS[table])
 
 
 def window_rows(results: Sequence[WindowResult]) -> list[tuple]:
@@ -189,116 +175,7 @@ def crash_rows(results: Sequence[CrashResult]) -> list[tuple]:
     ]
 
 
-def setup_name(trial: Trial) -> str:
-    """sqlite, stub 250 ms (the study's slow SQLite), or postgres."""
-    slow = f" {trial.spec.slow_ms} ms" if trial.spec.slow_ms else ""
-    stub = trial.spec.checkpointer == "sqlite" and slow
-    return (say("postgres.stub") if stub else trial.spec.checkpointer) + slow
-
-
-def matrix_columns(trials: Sequence[Trial]) -> tuple[str, ...]:
-    names = dict.fromkeys(setup_name(t) for t in check_items("trials", trials, Trial, TRIALS))
-    return (say("postgres.column.graph"), say("postgres.column.mode"), *names)
-
-
-def matrix_rows(trials: Sequence[Trial]) -> list[tuple]:
-    """One row per graph and mode, one column per checkpointer: for each trial, the
-    checkpoints the kill left, and which nodes ran twice (or that nothing could resume)."""
-    columns = matrix_columns(trials)[2:]
-    cells: dict[tuple[str, str], dict[str, list[str]]] = {}
-    for t in trials:
-        if t.failure:
-            said = say("postgres.failed")
-        elif not t.resumed:
-            said = say("postgres.ckpt_lost", checkpoints=t.checkpoints)
-        else:
-            nodes = " ".join(t.rerun_nodes) or "-"
-            said = say("postgres.ckpt_again", checkpoints=t.checkpoints, nodes=nodes)
-        row = cells.setdefault((t.spec.graph, t.spec.mode), {name: [] for name in columns})
-        row[setup_name(t)].append(said)
-    return [(g, m, *("; ".join(row[c]) or "-" for c in columns)) for (g, m), row in cells.items()]
-
-
-def latency_rows(latencies: Mapping[str, Sequence[float]]) -> list[tuple]:
-    """Per checkpointer: how many put() calls, their median, 90th percentile and maximum, and
-    how the median compares with the study's 250 ms."""
-    check_instance("latencies", latencies, Mapping, "a dict of name: put() times in ms")
-    rows = []
-    for name, times in latencies.items():
-        ordered = sorted(times)
-        if not ordered:
-            rows.append((name, 0, "-", "-", "-", "-"))
-            continue
-        median = statistics.median(ordered)
-        p90 = ordered[min(len(ordered) - 1, int(0.9 * len(ordered)))]
-        ratio = STUDY_MS / median
-        versus = (
-            say("postgres.faster", ratio=ratio)
-            if ratio >= 1.5
-            else say("postgres.share", share=median / STUDY_MS)
-        )
-        figures = (f"{median:.1f}", f"{p90:.1f}", f"{ordered[-1]:.1f}")
-        rows.append((name, len(ordered), *figures, versus))
-    return rows
-
-
-def rerun_rows(trials: Sequence[Trial]) -> list[tuple]:
-    """Issue #8039: per trial killed as put() starts saving the checkpoint after b, the node
-    writes saved by then, and which finished nodes ran again."""
-    return [
-        (
-            t.spec.checkpointer,
-            f"{t.spec.writes_delay_ms} ms",
-            say("postgres.failed") if t.failure else t.writes,
-            t.failure or " ".join(t.rerun_nodes) or say("postgres.nothing"),
-        )
-        for t in check_items("trials", trials, Trial, TRIALS)
-    ]
-
-
-def format_rows(columns: Sequence[str], rows: Sequence[Sequence[object]]) -> str:
-    """A table for a terminal."""
-    return format_grid(columns, rows)
-
-
-def rows_html(columns: Sequence[str], rows: Sequence[Sequence[object]]) -> str:
-    """A table for a notebook; an outcome cell shows its word on its colour."""
-    html = grid_html(columns, rows)
-    for outcome in OUTCOMES:
-        html = html.replace(f">{outcome_name(outcome)}</td>", f">{outcome_word(outcome)}</td>")
-    return html
-
-
-def latency_figure(latencies: Mapping[str, Sequence[float]]) -> Figure:
-    """Every put() as a dot, one row per checkpointer, on a log scale, with the study's 250 ms
-    as a line: where the real distribution sits against the stand-in."""
-    from labkit.views.figures import new_figure
-
-    check_instance("latencies", latencies, Mapping, "a dict of name: put() times in ms")
-    fig = new_figure((8, 0.7 * len(latencies) + 1.4))
-    ax = fig.subplots()
-    for y, times in enumerate(latencies.values()):
-        spread = [y + 0.15 * ((i % 7) - 3) / 3 for i in range(len(times))]
-        ax.plot(times, spread, "o", ms=4, alpha=0.6, color=NEUTRAL)
-        if times:
-            ax.plot([statistics.median(times)] * 2, [y - 0.3, y + 0.3], color="black", lw=2)
-    ax.axvline(STUDY_MS, color=KILL_COLOUR, ls="--", label=say("postgres.stand_in"))
-    ax.set_xscale("log")
-    ax.set_yticks(range(len(latencies)))
-    ax.set_yticklabels(list(latencies))
-    ax.set_xlabel(say("postgres.put_time"))
-    ax.legend(loc="lower right", fontsize=8)
-    fig.tight_layout()
-    return fig
-
-
 # --- in a notebook
-
-
-def show(html: str) -> None:
-    from IPython.display import HTML, display
-
-    display(HTML(html))
 
 
 def show_windows(results: Sequence[WindowResult]) -> None:
@@ -338,23 +215,6 @@ def guard_text(facts: Mapping[str, object]) -> str:
         say("postgres.guard.runs_as", user=facts["runs_as"], you=facts["you"]),
     ]
     return "\n".join(lines)
-
-
-def show_matrix(trials: Sequence[Trial]) -> None:
-    show(rows_html(matrix_columns(trials), matrix_rows(trials)))
-
-
-def show_reruns(trials: Sequence[Trial]) -> None:
-    show(rows_html(header("rerun"), rerun_rows(trials)))
-
-
-def show_latencies(latencies: Mapping[str, Sequence[float]]) -> None:
-    from IPython.display import Image, display
-
-    from labkit.views.figures import figure_png
-
-    show(rows_html(header("latency"), latency_rows(latencies)))
-    display(Image(figure_png(latency_figure(latencies))))
 
 
 def show_timeline(result: WindowResult) -> None:
