@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from labkit.language import say
+from labkit.views.tables import headers
 from labkit.views.text import format_grid
 
 __all__ = [
@@ -24,7 +25,7 @@ __all__ = [
 def call_columns() -> list[str]:
     """Lesson 5's table's columns, in the reader's language."""
     columns = ("strategy", "fault", "jepsen", "tickets", "checkpoint", "outcome")
-    return [say(f"text.call.{column}") for column in columns]
+    return headers("text.call", columns)
 
 
 def call_rows(results: Sequence) -> list[tuple]:

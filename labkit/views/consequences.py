@@ -19,7 +19,7 @@ from labkit.studies.durability.consequences import (
     per_day,
 )
 from labkit.views.panel import shows_errors
-from labkit.views.tables import grid_html
+from labkit.views.tables import grid_html, headers
 
 __all__ = ["ConsequencesPanel", "consequences_html", "show_consequences"]
 
@@ -48,7 +48,7 @@ def consequences_html(measured: Sequence[ModeMeasured], workload: Workload) -> s
                 f"{day.hours.get(SLOW_MS, float('nan')):.2f}",
             ]
         )
-    header = [say(f"consequences.column.{c}") for c in COLUMNS]
+    header = headers("consequences.column", COLUMNS)
     return grid_html(header, rows)
 
 

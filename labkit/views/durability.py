@@ -16,7 +16,7 @@ from labkit.studies.durability.experiment import DURABILITY_MODES, Trial
 from labkit.studies.durability.pitfalls import PITFALLS
 from labkit.views.durability_trials import trial_headers, trial_rows
 from labkit.views.figures import figure_png, new_figure
-from labkit.views.tables import grid_html
+from labkit.views.tables import grid_html, headers
 from labkit.views.text import record_table
 
 __all__ = [
@@ -115,16 +115,13 @@ def checkpoints_html(described: dict) -> str:
     ]
     none = [(say("common.nothing"), "", "", "", "")]
 
-    def header(columns: Sequence[str]) -> list[str]:
-        return [say(f"durability.checkpoints.{c}") for c in columns]
-
     history = say("durability.checkpoints.from", call="<code>get_state_history</code>")
     return (
         f"<p><b>{say('durability.checkpoints.title')}</b> {history}</p>"
-        + grid_html(header(CHECKPOINT_COLUMNS), checkpoints or none)
+        + grid_html(headers("durability.checkpoints", CHECKPOINT_COLUMNS), checkpoints or none)
         + f"<p><b>{say('durability.checkpoints.writes')}</b> "
         f"{escape(say('durability.checkpoints.decoded'))}</p>"
-        + grid_html(header(WRITE_COLUMNS), writes or none)
+        + grid_html(headers("durability.checkpoints", WRITE_COLUMNS), writes or none)
     )
 
 
@@ -135,7 +132,7 @@ def pitfall_html(name: str, report: dict) -> str:
     if raised:
         today = f"<code>{escape(raised['type'])}: {escape(raised['message'])}</code>"
     elif isinstance(outcome, list):  # one record per case, e.g. each durability spelling
-        header = [say(f"durability.record.{key}") for key in outcome[0]] if outcome else []
+        header = headers("durability.record", list(outcome[0])) if outcome else []
         today = f"{no_exception}{grid_html(header, record_table(outcome)[1])}"
     else:
         today = f"{no_exception} <code>{escape(str(outcome))}</code>"
@@ -219,7 +216,7 @@ def show_pitfall(name: str, report: dict) -> None:
 def show_study_figures(rows: Sequence[tuple[str, str, str]]) -> None:
     """Study 004's figures beside today's (the rows `beside_today` computes)."""
     check_items("rows", rows, tuple, "the rows beside_today returns")
-    header = [say(f"durability.study_figures.{c}") for c in ("figure", "reported", "today")]
+    header = headers("durability.study_figures", ("figure", "reported", "today"))
     display(HTML(grid_html(header, rows)))
 
 

@@ -8,6 +8,7 @@ from collections.abc import Sequence
 
 from labkit.language import say
 from labkit.studies.durability.experiment import Trial
+from labkit.views.tables import headers
 from labkit.views.text import format_grid
 
 __all__ = ["TRIAL_COLUMNS", "format_trials", "trial_headers", "trial_outcome", "trial_rows"]
@@ -30,7 +31,7 @@ def trial_outcome(trial: Trial) -> str:
 
 
 def trial_headers() -> list[str]:
-    return [say(f"durability.column.{c}") for c in TRIAL_COLUMNS]
+    return headers("durability.column", TRIAL_COLUMNS)
 
 
 def trial_rows(trials: Sequence[Trial]) -> list[tuple]:

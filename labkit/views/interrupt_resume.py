@@ -21,7 +21,7 @@ from labkit.studies.interrupt_resume.experiment import (
 from labkit.views.background import BackgroundJob
 from labkit.views.durability import checkpoints_html
 from labkit.views.interrupt_text import interrupt_columns, interrupt_rows
-from labkit.views.tables import grid_html, outcome_badge, outcome_word
+from labkit.views.tables import grid_html, headers, outcome_badge, outcome_word
 
 __all__ = [
     "InterruptPanel",
@@ -135,7 +135,7 @@ def ticket_answers_html(answers: Sequence[TicketAnswer], tickets: Sequence[Seque
         for a in answers
     ]
     return (
-        grid_html([say(f"interrupt_resume.column.{c}") for c in ANSWER_COLUMNS], rows)
+        grid_html(headers("interrupt_resume.column", ANSWER_COLUMNS), rows)
         + "<p><b>tickets.db · ticket</b></p>"
         + grid_html(
             ("id", "tenant", "op_key", say("interrupt_resume.column.payload")), tickets or nothing()

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from labkit.language import say
+from labkit.views.tables import headers
 from labkit.views.text import format_grid, process_exits
 
 __all__ = ["format_interrupt", "interrupt_columns", "interrupt_rows"]
@@ -13,20 +14,10 @@ __all__ = ["format_interrupt", "interrupt_columns", "interrupt_rows"]
 
 def interrupt_columns() -> list[str]:
     """Study 001's table's columns, in the reader's language."""
-    return [
-        say(f"text.interrupt.{column}")
-        for column in (
-            "key",
-            "layout",
-            "resumed_in",
-            "kill_at",
-            "node_calls",
-            "tickets_before",
-            "tickets_after",
-            "receipts",
-            "processes",
-        )
-    ]
+    columns = ("key", "layout", "resumed_in", "kill_at", "node_calls")
+    return headers(
+        "text.interrupt", (*columns, "tickets_before", "tickets_after", "receipts", "processes")
+    )
 
 
 def interrupt_rows(results: Sequence[Mapping]) -> list[tuple]:

@@ -9,6 +9,7 @@ from html import escape
 from labkit.language import say
 from labkit.studies.leases.outcome import OUTCOMES
 from labkit.views.palette import NEUTRAL
+from labkit.views.tables import headers
 
 COLOURS = {  # Okabe-Ito; the word always goes with the colour
     "one_winner": "#009E73",
@@ -27,7 +28,7 @@ def said(outcome: str) -> str:
 
 def columns(*names: str) -> list[str]:
     """The headers of CLAIM_COLUMNS (and more), in the reader's language."""
-    return [say(f"leases.columns.{name}") for name in names]
+    return headers("leases.columns", names)
 
 
 def legend_lines(words: Sequence[str]) -> list[str]:

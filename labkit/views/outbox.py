@@ -23,7 +23,7 @@ from labkit.studies.outbox.experiment import (
 from labkit.views.figures import figure_png
 from labkit.views.lanes_drawing import draw
 from labkit.views.relay_timeline import relay_timeline
-from labkit.views.tables import CELL, failure_note, grid_html, outcome_word, snapshot_html
+from labkit.views.tables import CELL, failure_note, grid_html, headers, outcome_word, snapshot_html
 from labkit.views.text import counted, format_grid, format_snapshot, process_exits, process_name
 
 __all__ = [
@@ -59,7 +59,7 @@ def checked(result: object) -> OutboxResult:
 
 def outbox_headers() -> list[str]:
     """OUTBOX_COLUMNS' headers in the reader's language."""
-    return [say(f"outbox.columns.{column}") for column in OUTBOX_COLUMNS]
+    return headers("outbox.columns", OUTBOX_COLUMNS)
 
 
 def outbox_rows(results: Sequence[OutboxResult]) -> list[tuple]:
@@ -208,7 +208,7 @@ def outbox_timeline(result: OutboxResult) -> object:
 def kill_points_text() -> str:
     """Each kill point of an outbox run: the process that dies there, what has happened."""
     rows = [(point, dies_there(who), what) for point, (who, what) in OUTBOX_KILL_POINTS.items()]
-    return format_grid([say(f"outbox.view.{c}") for c in ("point", "dies", "what")], rows)
+    return format_grid(headers("outbox.view", ("point", "dies", "what")), rows)
 
 
 def outcomes_text() -> str:

@@ -11,7 +11,7 @@ from IPython.display import HTML, display
 from labkit.language import say
 from labkit.studies.explorer.placement import FATES, PLACEMENTS, Placed
 from labkit.studies.explorer.report import crash_after
-from labkit.views.tables import grid_html
+from labkit.views.tables import grid_html, headers
 
 __all__ = ["placement_html", "placement_lines", "show_placements", "strip", "window_line"]
 
@@ -25,8 +25,8 @@ def strip(row: Placed) -> str:
 
 def placement_html(rows: Sequence[Placed]) -> str:
     """A row per placement and mode: crash points, each fate's count, and the strip."""
-    header = [say(f"placement.column.{c}") for c in ("effect_in", "mode", "points")]
-    header += [say(f"placement.fate.{fate}") for fate in COUNTED]
+    header = headers("placement.column", ("effect_in", "mode", "points"))
+    header += headers("placement.fate", COUNTED)
     header.append(say("placement.column.strip"))
     body = [
         [say("placement.node", placement=say(f"placement.where.{r.placement}"), node=r.node)]

@@ -5,10 +5,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from labkit.language import say
 from labkit.studies.commit_window.outcome import outcome_name
 from labkit.studies.postgres.spec import OUTCOMES
-from labkit.views.tables import grid_html, outcome_word
+from labkit.views.tables import grid_html, headers, outcome_word
 from labkit.views.text import format_grid
 
 # Each table's columns, by their keys in the catalogue ("postgres.column.<key>").
@@ -24,7 +23,7 @@ COLUMNS = {
 
 def header(table: str) -> tuple[str, ...]:
     """The header of one of the COLUMNS' tables, in the reader's language."""
-    return tuple(say(f"postgres.column.{key}") for key in COLUMNS[table])
+    return tuple(headers("postgres.column", COLUMNS[table]))
 
 
 def format_rows(columns: Sequence[str], rows: Sequence[Sequence[object]]) -> str:

@@ -8,6 +8,7 @@ from collections.abc import Mapping, Sequence
 
 from labkit.bench.errors import check_record
 from labkit.language import say
+from labkit.views.tables import headers
 
 # Each table's columns, by their keys in the catalogue ("retries.column.<key>").
 RETRY_COLUMNS = ("order", "attempts", "keys", "new_charges", "ended_with", "outcome")
@@ -32,7 +33,7 @@ SAVED_COLOURS = {"nothing": "lost", "input": "unfinished", "input+loop": "consis
 
 def header(columns: Sequence[str]) -> list[str]:
     """A table's columns in the reader's language."""
-    return [say(f"retries.column.{key}") for key in columns]
+    return headers("retries.column", columns)
 
 
 def order_word(outcome: str) -> str:

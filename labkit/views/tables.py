@@ -19,6 +19,7 @@ from labkit.studies.commit_window.tool_runs import ToolRun
 from labkit.views.palette import outcome_colour
 
 __all__ = [
+    "headers",
     "failure_note",
     "mark_note",
     "outcome_badge",
@@ -255,15 +256,18 @@ def grid_html(header: Sequence[str], rows: Sequence[Sequence[object]]) -> str:
     return f'<table style="border-collapse:collapse"><tr>{head}</tr>{body}</table>'
 
 
+def headers(prefix: str, keys: Sequence[str]) -> list[str]:
+    """A table's column headers in the reader's language: each key's words under `prefix` in
+    the catalogue ("retries.column" and "order" say retries.column.order)."""
+    return [say(f"{prefix}.{key}") for key in keys]
+
+
 def orders_html() -> str:
     """The four write orders, their files and their kill points in the order they are passed."""
     rows = [
         (o.name, ", ".join(o.files), " → ".join(o.kill_points), o.summary) for o in ORDERS.values()
     ]
-    header = [
-        say(f"tables.orders.{column}") for column in ("order", "files", "kill_points", "does")
-    ]
-    return grid_html(header, rows)
+    return grid_html(headers("tables.orders", ("order", "files", "kill_points", "does")), rows)
 
 
 def refusal_text(key: str, refused: dict) -> str:

@@ -12,7 +12,7 @@ from labkit.studies.commit_window.orders import NO_KILL
 from labkit.studies.commit_window.outcome import OUTCOMES, outcome_name, outcome_text
 from labkit.studies.commit_window.runs import RunResult
 from labkit.studies.commit_window.tool_runs import ToolRun, tool_counts
-from labkit.views.tables import mark_note, row_marks
+from labkit.views.tables import headers, mark_note, row_marks
 
 __all__ = [
     "counted",
@@ -155,7 +155,7 @@ def format_sweep(results: Sequence[RunResult]) -> str:
         for r in results
     ]
     columns = ("order", "kill_at", "mode", "counts", "outcome")
-    return format_grid([say(f"text.sweep.{column}") for column in columns], rows)
+    return format_grid(headers("text.sweep", columns), rows)
 
 
 def record_table(records: Sequence[Mapping[str, object]]) -> tuple[list[str], list[list]]:

@@ -10,7 +10,7 @@ from IPython.display import HTML, display
 
 from labkit.language import say
 from labkit.studies.interrupt_resume.thread_key import tickets_per_request
-from labkit.views.tables import grid_html
+from labkit.views.tables import grid_html, headers
 
 __all__ = ["environment_line", "show_thread_key", "thread_key_html"]
 
@@ -32,7 +32,7 @@ def thread_key_html(result: Mapping) -> str:
             result["requests"], result["answers"], result["verdicts"], strict=True
         )
     ]
-    return grid_html([say(f"thread_key.column.{c}") for c in COLUMNS], rows)
+    return grid_html(headers("thread_key.column", COLUMNS), rows)
 
 
 def show_thread_key(result: Mapping) -> None:
