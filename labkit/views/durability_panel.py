@@ -19,6 +19,7 @@ from labkit.studies.durability.experiment import (
     run_trials,
 )
 from labkit.views.background import BackgroundJob, Report
+from labkit.views.controls import pick_many, pick_one, run_button, slider
 from labkit.views.durability import checkpoints_html, distribution_figure, trials_html
 from labkit.views.figures import picture, show_picture
 
@@ -31,39 +32,12 @@ class DurabilityPanel(widgets.VBox):
     def __init__(self, trials: int = 4) -> None:
         self.trials: list[Trial] = []
         self.error: Exception | None = None
-        self.graphs = widgets.SelectMultiple(
-            options=list(GRAPHS),
-            value=list(GRAPHS),
-            rows=2,
-            description=say("durability_panel.graphs"),
-        )
-        self.modes = widgets.SelectMultiple(
-            options=list(DURABILITY_MODES),
-            value=list(DURABILITY_MODES),
-            rows=3,
-            description=say("durability_panel.durability"),
-        )
-        self.slow_ms = widgets.IntSlider(
-            value=0,
-            min=0,
-            max=500,
-            step=50,
-            description=say("durability_panel.slow_ms"),
-            continuous_update=False,
-        )
-        self.kill_moment = widgets.Dropdown(
-            options=list(KILL_MOMENTS), description=say("durability_panel.kill_when")
-        )
-        self.count = widgets.IntSlider(
-            value=trials,
-            min=1,
-            max=50,
-            description=say("durability_panel.trials"),
-            continuous_update=False,
-        )
-        self.run_button = widgets.Button(
-            description=say("durability_panel.run"), button_style="primary", icon="play"
-        )
+        self.graphs = pick_many(say("durability_panel.graphs"), GRAPHS, rows=2)
+        self.modes = pick_many(say("durability_panel.durability"), DURABILITY_MODES, rows=3)
+        self.slow_ms = slider(say("durability_panel.slow_ms"), 0, 0, 500, step=50)
+        self.kill_moment = pick_one(say("durability_panel.kill_when"), KILL_MOMENTS)
+        self.count = slider(say("durability_panel.trials"), trials, 1, 50)
+        self.run_button = run_button(say("durability_panel.run"))
         self.job = BackgroundJob(
             self, [self.run_button], unit=say("durability_panel.unit"), stoppable=True
         )

@@ -80,6 +80,7 @@ def panel_class() -> type:
     import ipywidgets as widgets
 
     from labkit.views.background import BackgroundJob, Report
+    from labkit.views.controls import pick_many, run_button, slider
 
     class FirstCheckpointPanel(widgets.VBox):
         """Pick the modes and the trials, click Run, watch the bar (or Stop), read the figure."""
@@ -87,23 +88,9 @@ def panel_class() -> type:
         def __init__(self, trials: int = 200) -> None:
             self.results: dict[str, dict] = {}
             self.error: Exception | None = None
-            self.modes = widgets.SelectMultiple(
-                options=list(FIRST_MODES),
-                value=list(FIRST_MODES),
-                description=say("retries.panel.modes"),
-                rows=3,
-            )
-            self.trials = widgets.IntSlider(
-                value=trials,
-                min=10,
-                max=500,
-                step=10,
-                description=say("retries.panel.trials"),
-                continuous_update=False,
-            )
-            self.run_button = widgets.Button(
-                description=say("retries.panel.run"), button_style="primary", icon="play"
-            )
+            self.modes = pick_many(say("retries.panel.modes"), FIRST_MODES, rows=3)
+            self.trials = slider(say("retries.panel.trials"), trials, 10, 500, step=10)
+            self.run_button = run_button(say("retries.panel.run"))
             self.status, self.error_line, self.table = (
                 widgets.HTML(),
                 widgets.HTML(),

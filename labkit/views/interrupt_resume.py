@@ -19,6 +19,7 @@ from labkit.studies.interrupt_resume.experiment import (
     run_interrupt,
 )
 from labkit.views.background import BackgroundJob
+from labkit.views.controls import run_button
 from labkit.views.durability import checkpoints_html
 from labkit.views.interrupt_text import interrupt_columns, interrupt_rows
 from labkit.views.tables import grid_html, headers, outcome_badge, outcome_word
@@ -174,9 +175,7 @@ class InterruptPanel(widgets.VBox):
             description=say("interrupt_resume.panel.kill_at"),
             disabled=True,
         )
-        self.run_button = widgets.Button(
-            description=say("interrupt_resume.panel.run"), button_style="primary", icon="play"
-        )
+        self.run_button = run_button(say("interrupt_resume.panel.run"))
         self.status = widgets.HTML()
         self.error_line = widgets.HTML()
         self.output = widgets.HTML()

@@ -21,23 +21,15 @@ class LeasePanel:
         import ipywidgets as widgets
 
         from labkit.views.background import BackgroundJob
+        from labkit.views.controls import pick_one, run_button, slider
 
         ClaimSpec(method, pause_ms, lease_ms)  # bad input: one line, before any widget
         self.result: ClaimResult | None = None
         self.error: Exception | None = None
-        self.method = widgets.Dropdown(
-            options=list(METHODS), value=method, description=say("leases.panel.method")
-        )
-        slider = {"min": 0, "max": 600, "step": 50, "continuous_update": False}
-        self.pause = widgets.IntSlider(
-            value=pause_ms, description=say("leases.panel.pause"), **slider
-        )
-        self.lease = widgets.IntSlider(
-            value=lease_ms, description=say("leases.panel.lease"), **{**slider, "min": 50}
-        )
-        self.run_button = widgets.Button(
-            description=say("leases.panel.run"), button_style="primary", icon="play"
-        )
+        self.method = pick_one(say("leases.panel.method"), METHODS, method)
+        self.pause = slider(say("leases.panel.pause"), pause_ms, 0, 600, step=50)
+        self.lease = slider(say("leases.panel.lease"), lease_ms, 50, 600, step=50)
+        self.run_button = run_button(say("leases.panel.run"))
         self.status = widgets.HTML(say("leases.panel.pick"))
         self.error_line = widgets.HTML()
         self.tables = widgets.HTML()

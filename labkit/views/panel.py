@@ -24,6 +24,7 @@ from labkit.studies.commit_window.orders import NO_KILL, ORDERS, get_order
 from labkit.studies.commit_window.runs import RunResult, run
 from labkit.studies.commit_window.spec import KILL_MODES
 from labkit.views.background import BackgroundJob, error_html
+from labkit.views.controls import pick_one, run_button
 from labkit.views.tables import before_after_html, outcome_badge, row_marks, table_html
 from labkit.views.timeline import TimelineFigure
 
@@ -133,16 +134,12 @@ class CrashPanel(widgets.VBox):
     ) -> None:
         self.result: RunResult | None = None
         self.error: Exception | None = None
-        self.order = widgets.Dropdown(
-            options=list(ORDERS), value=order, description=say("panel.order")
-        )
+        self.order = pick_one(say("panel.order"), ORDERS, order)
         self.kill_at = widgets.Dropdown(description=say("panel.kill_at"))
         self.kill_mode = widgets.ToggleButtons(
             options=list(KILL_MODES), value=kill_mode, description=say("panel.kill_mode")
         )
-        self.run_button = widgets.Button(
-            description=say("panel.run"), button_style="primary", icon="play"
-        )
+        self.run_button = run_button(say("panel.run"))
         self.status = widgets.HTML(say("panel.pick"))
         self.error_line = widgets.HTML()
         self.outcome = widgets.HTML()

@@ -11,6 +11,7 @@ from labkit.language import say
 from labkit.studies.postgres.experiment import run_crash
 from labkit.studies.postgres.spec import CRASH_POINTS, CrashResult
 from labkit.views.background import BackgroundJob
+from labkit.views.controls import run_button
 from labkit.views.postgres import CRASH_MEANINGS, crashes_html
 
 __all__ = ["ServerCrashPanel"]
@@ -27,9 +28,7 @@ class ServerCrashPanel(widgets.VBox):
             options=list(CRASH_POINTS), description=say("postgres_panel.kill_at")
         )
         self.meaning = widgets.HTML(self._meaning())
-        self.run_button = widgets.Button(
-            description=say("postgres_panel.run"), button_style="primary", icon="play"
-        )
+        self.run_button = run_button(say("postgres_panel.run"))
         self.status = widgets.HTML()
         self.error_line = widgets.HTML()
         self.output = widgets.HTML()

@@ -13,6 +13,7 @@ from labkit.studies.commit_window.orders import ORDERS
 from labkit.studies.commit_window.runs import RunResult
 from labkit.studies.commit_window.stepping import StepSession
 from labkit.views.background import BackgroundJob
+from labkit.views.controls import pick_one
 from labkit.views.panel import TimelineView, shows_errors
 from labkit.views.tables import before_after_html, outcome_badge, snapshot_html
 
@@ -25,9 +26,7 @@ class StepPanel(widgets.VBox):
     def __init__(self, order: str = "effect_first") -> None:
         self.session: StepSession | None = None
         self.error: Exception | None = None
-        self.order = widgets.Dropdown(
-            options=list(ORDERS), value=order, description=say("step_panel.order")
-        )
+        self.order = pick_one(say("step_panel.order"), ORDERS, order)
         self.start_button = widgets.Button(description=say("step_panel.start"), icon="play")
         self.continue_button = widgets.Button(
             description=say("step_panel.continue"), icon="forward"

@@ -17,6 +17,7 @@ from labkit.studies.commit_window.runs import RunResult
 from labkit.studies.commit_window.spec import KILL_MODES
 from labkit.studies.commit_window.sweeps import sweep, sweep_specs
 from labkit.views.background import BackgroundJob, Report
+from labkit.views.controls import pick_many, run_button
 from labkit.views.tables import sweep_html
 
 __all__ = ["SweepPanel"]
@@ -28,15 +29,8 @@ class SweepPanel(widgets.VBox):
     def __init__(self) -> None:
         self.results: list[RunResult] = []
         self.error: Exception | None = None
-        self.modes = widgets.SelectMultiple(
-            options=list(KILL_MODES),
-            value=["exit"],
-            description=say("sweep_panel.kill_modes"),
-            rows=2,
-        )
-        self.run_button = widgets.Button(
-            description=say("sweep_panel.run"), button_style="primary", icon="play"
-        )
+        self.modes = pick_many(say("sweep_panel.kill_modes"), KILL_MODES, rows=2, chosen=["exit"])
+        self.run_button = run_button(say("sweep_panel.run"))
         self.status = widgets.HTML()
         self.error_line = widgets.HTML()
         self.matrix = widgets.HTML()

@@ -19,6 +19,7 @@ from labkit.views import show_html
 from labkit.views.background import BackgroundJob
 from labkit.views.call_text import call_columns, call_outcome_name, call_rows, call_status
 from labkit.views.call_timeline import timeline_figure
+from labkit.views.controls import pick_one, run_button
 from labkit.views.figures import figure_png, picture, show_picture
 from labkit.views.palette import NEUTRAL, OUTCOME_COLOURS
 from labkit.views.tables import CELL, table_html
@@ -180,17 +181,9 @@ class CallPanel(widgets.VBox):
     def __init__(self, strategy: str = "reconcile", fault: str = "reply_lost") -> None:
         self.result: CallResult | None = None
         self.error: Exception | None = None
-        self.strategy = widgets.Dropdown(
-            options=list(STRATEGIES),
-            value=strategy,
-            description=say("unknown_outcome.panel.strategy"),
-        )
-        self.fault = widgets.Dropdown(
-            options=list(FAULTS), value=fault, description=say("unknown_outcome.panel.fault")
-        )
-        self.run_button = widgets.Button(
-            description=say("unknown_outcome.panel.run"), button_style="primary", icon="play"
-        )
+        self.strategy = pick_one(say("unknown_outcome.panel.strategy"), STRATEGIES, strategy)
+        self.fault = pick_one(say("unknown_outcome.panel.fault"), FAULTS, fault)
+        self.run_button = run_button(say("unknown_outcome.panel.run"))
         self.status = widgets.HTML(say("unknown_outcome.panel.pick"))
         self.error_line = widgets.HTML()
         self.tables = widgets.HTML()
