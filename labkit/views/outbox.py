@@ -23,7 +23,7 @@ from labkit.studies.outbox.experiment import (
 from labkit.views.figures import figure_png
 from labkit.views.lanes_drawing import draw
 from labkit.views.relay_timeline import relay_timeline
-from labkit.views.tables import CELL, failure_note, grid_html, headers, outcome_word, snapshot_html
+from labkit.views.tables import failure_note, grid_html, headers, outcome_word, snapshot_html
 from labkit.views.text import counted, format_grid, format_snapshot, process_exits, process_name
 
 __all__ = [
@@ -167,14 +167,8 @@ def outbox_html(result: OutboxResult) -> str:
 def outbox_sweep_html(results: Sequence[OutboxResult]) -> str:
     """The sweep as a table; the outcome cell carries its word, and the words are explained."""
     results = check_items("results", results, OutboxResult, "a list of OutboxResult")
-    head = "".join(f'<th style="{CELL}">{escape(h)}</th>' for h in outbox_headers())
-    body = "".join(
-        "<tr>"
-        + "".join(f'<td style="{CELL}">{escape(str(v))}</td>' for v in row[:-1])
-        + f'<td style="{CELL}">{outcome_word(r.outcome)}{failure_note(r.failure)}</td></tr>'
-        for r, row in zip(results, outbox_rows(results), strict=True)
-    )
-    table = f'<table style="border-collapse:collapse"><tr>{head}</tr>{body}</table>'
+    words = [f"{outcome_word(r.outcome)}{failure_note(r.failure)}" for r in results]
+    table = grid_html(outbox_headers(), outbox_rows(results), words)
     legend = "".join(f"<li>{outcome_word(w)} {escape(m)}</li>" for w, m in OUTBOX_OUTCOMES.items())
     return f"{table}<ul style='list-style:none;padding:0'>{legend}</ul>"
 

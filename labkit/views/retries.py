@@ -39,7 +39,7 @@ from labkit.views.retries_words import (
     short,
     show,
 )
-from labkit.views.tables import CELL, failure_note, grid_html, outcome_word
+from labkit.views.tables import failure_note, grid_html, outcome_word
 from labkit.views.text import format_grid
 
 __all__ = [  # and FirstCheckpointPanel, made on first use (`panel_class`)
@@ -129,14 +129,11 @@ def format_retry(result: Mapping) -> str:
 
 def retry_html(result: Mapping) -> str:
     result = checked(result, ("spec", "orders", "charges"), "run_retry")
-    head = "".join(f'<th style="{CELL}">{escape(h)}</th>' for h in header(RETRY_COLUMNS))
-    body = "".join(
-        "<tr>"
-        + "".join(f'<td style="{CELL}">{escape(str(v))}</td>' for v in row[:-1])
-        + f'<td style="{CELL}">{outcome_word(ORDER_COLOURS[order["outcome"]], row[-1].upper())}'
-        "</td></tr>"
-        for order, row in zip(result["orders"], retry_rows(result), strict=True)
-    )
+    rows = retry_rows(result)
+    words = [
+        outcome_word(ORDER_COLOURS[order["outcome"]], row[-1].upper())
+        for order, row in zip(result["orders"], rows, strict=True)
+    ]
     listed = "".join(
         f"<li>{say('retries.meaning', word=f'<b>{escape(w)}</b>', meaning=escape(m))}</li>"
         for w, m in meanings(result)
@@ -144,8 +141,7 @@ def retry_html(result: Mapping) -> str:
     charges = say("retries.charges", count=f"<b>{len(result['charges'])}</b>")
     return (
         f"<p>{escape(retry_heading(result))}</p>"
-        f'<table style="border-collapse:collapse"><tr>{head}</tr>{body}</table>'
-        f"<p>{charges}</p>"
+        f"{grid_html(header(RETRY_COLUMNS), rows, words)}<p>{charges}</p>"
         f"<ul>{listed}</ul><details><summary>{escape(say('retries.ledger'))}</summary>"
         f"{grid_html(header(ATTEMPT_COLUMNS), attempt_rows(result))}</details>"
         f"{failure_note(result['failure'])}"

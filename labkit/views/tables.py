@@ -246,14 +246,22 @@ def sweep_html(results: Sequence[RunResult]) -> str:
     )
 
 
-def grid_html(header: Sequence[str], rows: Sequence[Sequence[object]]) -> str:
-    """A plain HTML table of text cells."""
+def grid_html(
+    header: Sequence[str],
+    rows: Sequence[Sequence[object]],
+    last_cells: Sequence[str] | None = None,
+) -> str:
+    """A plain HTML table of text cells. With `last_cells`, each row's last cell is that HTML
+    instead (an outcome's word on its colour, its failure), the same row's text elsewhere."""
     head = "".join(f'<th style="{CELL}">{escape(str(h))}</th>' for h in header)
-    body = "".join(
-        "<tr>" + "".join(f'<td style="{CELL}">{escape(str(v))}</td>' for v in row) + "</tr>"
-        for row in rows
-    )
-    return f'<table style="border-collapse:collapse"><tr>{head}</tr>{body}</table>'
+    lines = []
+    for n, row in enumerate(rows):
+        texts = row if last_cells is None else row[:-1]
+        cells = "".join(f'<td style="{CELL}">{escape(str(v))}</td>' for v in texts)
+        if last_cells is not None:
+            cells += f'<td style="{CELL}">{last_cells[n]}</td>'
+        lines.append(f"<tr>{cells}</tr>")
+    return f'<table style="border-collapse:collapse"><tr>{head}</tr>{"".join(lines)}</table>'
 
 
 def headers(prefix: str, keys: Sequence[str]) -> list[str]:

@@ -22,7 +22,7 @@ from labkit.views.call_timeline import timeline_figure
 from labkit.views.controls import pick_one, run_button
 from labkit.views.figures import figure_png, picture, show_picture
 from labkit.views.palette import NEUTRAL, OUTCOME_COLOURS
-from labkit.views.tables import CELL, table_html
+from labkit.views.tables import CELL, grid_html, table_html
 from labkit.views.text import counted
 
 __all__ = [
@@ -107,19 +107,15 @@ def call_html(result: CallResult) -> str:
 
 def strategies_html(results: Sequence[CallResult]) -> str:
     """One row per call: strategy, fault, the Jepsen column, tickets, checkpoint, outcome."""
-    head = "".join(f'<th style="{CELL}">{escape(c)}</th>' for c in call_columns())
-    body = ""
-    for result, row in zip(results, call_rows(results), strict=True):
-        cells = "".join(f'<td style="{CELL}">{escape(str(v))}</td>' for v in row[:-1])
-        word = badge(result.outcome) + (
-            f"<br><small>{escape(result.failure)}</small>" if result.failure else ""
-        )
-        body += f'<tr>{cells}<td style="{CELL}">{word}</td></tr>'
-    words = dict.fromkeys(r.outcome for r in results)
-    meaning = "".join(f"<li>{badge(w)} {escape(OUTCOMES[w])}</li>" for w in words)
+    words = [
+        badge(r.outcome) + (f"<br><small>{escape(r.failure)}</small>" if r.failure else "")
+        for r in results
+    ]
+    seen = dict.fromkeys(r.outcome for r in results)
+    meaning = "".join(f"<li>{badge(w)} {escape(OUTCOMES[w])}</li>" for w in seen)
     return (
-        f'<table style="border-collapse:collapse"><tr>{head}</tr>{body}</table>'
-        f'<ul style="list-style:none;padding-left:0">{meaning}</ul>'
+        grid_html(call_columns(), call_rows(results), words)
+        + f'<ul style="list-style:none;padding-left:0">{meaning}</ul>'
     )
 
 
