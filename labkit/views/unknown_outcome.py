@@ -111,12 +111,7 @@ def strategies_html(results: Sequence[CallResult]) -> str:
         badge(r.outcome) + (f"<br><small>{escape(r.failure)}</small>" if r.failure else "")
         for r in results
     ]
-    seen = dict.fromkeys(r.outcome for r in results)
-    meaning = "".join(f"<li>{badge(w)} {escape(OUTCOMES[w])}</li>" for w in seen)
-    return (
-        grid_html(call_columns(), call_rows(results), words)
-        + f'<ul style="list-style:none;padding-left:0">{meaning}</ul>'
-    )
+    return grid_html(call_columns(), call_rows(results), words) + legend_html(results)
 
 
 def call_sweep_html(results: Sequence[CallResult]) -> str:
@@ -138,13 +133,18 @@ def call_sweep_html(results: Sequence[CallResult]) -> str:
             )
             row += f'<td style="{CELL}">{text}</td>'
         rows += f"<tr>{row}</tr>"
-    words = dict.fromkeys(r.outcome for r in results)
-    meaning = "".join(f"<li>{badge(w)} {escape(OUTCOMES[w])}</li>" for w in words)
     return (
         f'<table style="border-collapse:collapse"><tr>'
         f'<th style="{CELL}">{escape(say("unknown_outcome.view.strategy_fault"))}</th>{head}</tr>'
-        f'{rows}</table><ul style="list-style:none;padding-left:0">{meaning}</ul>'
+        f"{rows}</table>{legend_html(results)}"
     )
+
+
+def legend_html(results: Sequence[CallResult]) -> str:
+    """Each outcome word the calls got, on its colour, with what it means."""
+    seen = dict.fromkeys(r.outcome for r in results)
+    meaning = "".join(f"<li>{badge(w)} {escape(OUTCOMES[w])}</li>" for w in seen)
+    return f'<ul style="list-style:none;padding-left:0">{meaning}</ul>'
 
 
 def show_call(result: CallResult) -> None:
