@@ -9,7 +9,7 @@ from labkit.language import say
 from labkit.studies.leases.experiment import ClaimResult, run_claim
 from labkit.studies.leases.spec import METHODS, ClaimSpec
 from labkit.views.figures import picture, show_picture
-from labkit.views.leases import claim_html, timeline_figure
+from labkit.views.leases_race import claim_html, timeline_figure
 
 
 class LeasePanel:

@@ -29,9 +29,9 @@ The server's life needs only the standard library; psycopg is imported where a c
 made, in the trial server and its workers.
 
 Its parts: `programs` (how initdb and postgres are started), `local_server` (labkit's own
-server), `shared` (the trial server and the crash runs' template), `schemas` (a reader's URL,
-connections, a schema per run and their cleaning), `process_table` (what the system says of a
-process). Import from here.
+server, and the data folder the crash runs copy), `shared` (the trial server), `schemas` (a
+reader's URL, connections, a schema per run and their cleaning), `process_table` (what the
+system says of a process). Import from here.
 """
 
 from labkit.bench.postgres.local_server import LocalServer

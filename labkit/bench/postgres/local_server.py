@@ -1,9 +1,11 @@
 """labkit's own Postgres server: initdb into a run folder, `postgres` as a child of the process
-that asked, a Unix socket only, scram-sha-256 with a password kept in a 0600 file.
+that asked, a Unix socket only, scram-sha-256 with a password kept in a 0600 file; and the
+initdb'd data folder the crash runs' servers copy (`copied=True`), made once per process.
 """
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import os
 import secrets
@@ -17,7 +19,13 @@ import urllib.parse
 from pathlib import Path
 
 from labkit.bench.errors import LabError
-from labkit.bench.folders import temp_dir
+from labkit.bench.folders import (
+    new_run_dir,
+    outlive_call,
+    release_run_dir,
+    remove_run_dir,
+    temp_dir,
+)
 from labkit.bench.postgres.process_table import (
     STOP_TIMEOUT,
     children_of,
@@ -119,8 +127,6 @@ class LocalServer:
 
     def copy_template(self) -> None:
         """The template's data folder and password, made this server's own."""
-        from labkit.bench.postgres.shared import template_data  # it makes LocalServers too
-
         template = template_data()
         shutil.copytree(template, self.data, symlinks=True)
         shutil.copyfile(template.parent / "password", self.password_file)
@@ -265,3 +271,40 @@ def postgres_url(socket_folder: str, password_file: Path, database: str = "postg
         {"host": socket_folder, "passfile": str(password_file)}, safe="/"
     )
     return f"postgresql://postgres@/{database}?{query}"
+
+
+# --- the data folder the crash runs copy: one initdb per process, removed at exit
+
+_template: Path | None = None
+
+
+def template_data() -> Path:
+    """A data folder made by initdb once per process (1.4 s), copied by every server that asks
+    (`copied=True`, 0.1 s): the crash runs start a server each. Removed at exit."""
+    global _template
+    if _template is None or not (_template / "data" / "PG_VERSION").exists():
+        folder = new_run_dir(None, prefix="postgres-template-")
+        outlive_call(folder)
+        try:
+            LocalServer(folder).initdb()
+        except BaseException:
+            forget(folder)
+            raise
+        _template = folder
+    return _template / "data"
+
+
+def forget_template() -> None:
+    global _template
+    if _template is not None:
+        folder, _template = _template, None
+        forget(folder)
+
+
+def forget(folder: Path) -> None:
+    with contextlib.suppress(OSError):
+        remove_run_dir(folder)
+    release_run_dir(folder)
+
+
+atexit.register(forget_template)
