@@ -24,7 +24,7 @@ from pathlib import Path
 from timing import interleaved_medians
 
 import labkit as lk
-from labkit.bench.postgres import LocalServer, forget_template
+from labkit.bench.postgres.local_server import LocalServer, forget_template
 from labkit.studies.durability.experiment import DurabilitySpec, put_latencies, run_trials
 from labkit.studies.postgres.experiment import run_window
 
