@@ -139,7 +139,12 @@ GUARDS = {
         "-k",
         "lesson9 or lesson_9",
     ],
-    "labkit/studies/explorer/checker.py": ["tests/test_mutants.py", "tests/test_explorer.py"],
+    "labkit/studies/explorer/checker.py": [
+        "tests/test_checker.py",
+        "tests/test_mutants.py",
+        "tests/test_explorer.py",
+        "tests/test_explorer_zh.py",
+    ],
     "labkit/studies/explorer/record.py": ["tests/test_explorer.py"],
     "labkit/studies/commit_window/outcome.py": ["tests/test_mutants.py", "tests/test_study000.py"],
     "labkit/bench/folders.py": ["tests/test_runs_home.py"],
