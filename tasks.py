@@ -145,7 +145,16 @@ GUARDS = {
         "tests/test_explorer.py",
         "tests/test_explorer_zh.py",
     ],
-    "labkit/studies/explorer/record.py": ["tests/test_explorer.py"],
+    # the recording: what it reads, and the explorations of the lab's own steps (commits, a
+    # fork per crash state); with all of test_explorer*.py (graphs: LangGraph in each worker)
+    # a surviving mutant took a minute on two shared cores, and 655 mutants hours
+    "labkit/studies/explorer/record.py": [
+        "tests/test_record.py",
+        "tests/test_explorer.py",
+        "-k",
+        "test_record or effect_first_fails or checkpoint_first_fails or fail_nowhere"
+        " or equal_crash_states or killed_in_a_fork",
+    ],
     "labkit/studies/commit_window/outcome.py": ["tests/test_mutants.py", "tests/test_study000.py"],
     "labkit/bench/folders.py": ["tests/test_runs_home.py"],
     "labkit/bench/tickets.py": ["tests/test_interrupts.py", "-k", "receiver or racing"],
