@@ -122,7 +122,14 @@ def test(extra: list[str]) -> None:
 # fences), each with the few tests that guard it, so that a module takes minutes, not hours.
 # On demand or on a schedule, never in CI's run. Scores, and the mutants left: tests/README.md.
 GUARDS = {
-    "labkit/workshop/checks.py": ["tests/test_exercises.py"],
+    # the shared machinery, and lesson 1's exercise through it (with every lesson's, a
+    # surviving mutant ran every exercise test: minutes each)
+    "labkit/workshop/checks.py": [
+        "tests/test_checks.py",
+        "tests/test_exercises.py",
+        "-k",
+        "test_checks or lesson1",
+    ],
     **{
         f"labkit/workshop/lesson{n}.py": ["tests/test_exercises.py", "-k", f"lesson{n}"]
         for n in (1, 3, 4, 5, 6, 7, 8)
@@ -134,6 +141,7 @@ GUARDS = {
         "lesson2 or commits_another_way or never_saw",
     ],
     "labkit/workshop/lesson9.py": [
+        "tests/test_lesson9_judge.py",
         "tests/test_exercises.py",
         "tests/test_mutants.py",
         "-k",
@@ -150,9 +158,10 @@ GUARDS = {
     # a surviving mutant took a minute on two shared cores, and 655 mutants hours
     "labkit/studies/explorer/record.py": [
         "tests/test_record.py",
+        "tests/test_crash_points.py",
         "tests/test_explorer.py",
         "-k",
-        "test_record or effect_first_fails or checkpoint_first_fails or fail_nowhere"
+        "test_record or test_crash_points or effect_first_fails or checkpoint_first_fails or fail_nowhere"
         " or equal_crash_states or killed_in_a_fork",
     ],
     "labkit/studies/commit_window/outcome.py": ["tests/test_mutants.py", "tests/test_study000.py"],

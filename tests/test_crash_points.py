@@ -1,0 +1,178 @@
+"""The explorer's crash points, numbered in this process (issue 33: the mutants mutmut left in
+studies/explorer/record.py's CrashPoints). A worker numbers them where no test can look; here
+one `CrashPoints` is driven by hand over a real run folder and its trace, and a planned kill
+happens in a fork, whose exit status the test reads.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import sqlite3
+import sys
+
+import pytest
+
+from labkit.bench.gate import EXIT_CODE
+from labkit.bench.trace import Trace, read_trace
+from labkit.studies.explorer.record import CrashPoints, point_folder
+
+
+@pytest.fixture(autouse=True)
+def no_psycopg(monkeypatch):
+    """`arm` watches psycopg's cursors where it is imported: not in the tests' own process."""
+    monkeypatch.delitem(sys.modules, "psycopg", raising=False)
+
+
+def crash_points(run_dir, role: str = "record", **job) -> CrashPoints:
+    trace = Trace(run_dir, role)
+    return CrashPoints({"run_dir": str(run_dir), "role": role, **job}, trace, [])
+
+
+def points(run_dir) -> list[tuple]:
+    return [
+        (e["n"], e["op"], e["detail"], e["nth"])
+        for e in read_trace(run_dir)
+        if e["event"] == "point"
+    ]
+
+
+def test_points_are_numbered_after_the_set_up_with_how_many_times_each_came(tmp_path):
+    cp = crash_points(tmp_path)
+    cp.hit("commit", "set-up.db")  # before arm: the set-up, no crash point
+    assert points(tmp_path) == [] and cp.count == 0
+    cp.arm()  # no commit watch: nothing to observe
+    cp.hit("commit", "effect.db")
+    cp.hit("write", "out.log")
+    cp.hit("commit", "effect.db")
+    cp.hit("fsync", "synced.log", said={"code": "x"})
+    assert points(tmp_path) == [
+        (1, "commit", "effect.db", 1),
+        (2, "write", "out.log", 1),
+        (3, "commit", "effect.db", 2),
+        (4, "fsync", "synced.log", 1),
+    ]
+    assert [e.get("said") for e in read_trace(tmp_path)] == [None, None, None, {"code": "x"}]
+    assert cp.pointed == {"out.log", "synced.log"}  # files a write or fsync came after
+    assert cp.seen == {
+        ("commit", "effect.db"): 2,
+        ("write", "out.log"): 1,
+        ("fsync", "synced.log"): 1,
+    }
+
+
+def test_a_point_in_a_process_the_readers_code_forked_is_none(tmp_path):
+    cp = crash_points(tmp_path)
+    cp.arm()
+    cp.pid = os.getpid() + 1  # as if this were a fork of the worker
+    cp.hit("commit", "effect.db")
+    assert points(tmp_path) == [] and cp.count == 0
+
+
+def test_a_written_file_is_marked_and_a_write_outside_noted_once(tmp_path):
+    cp = crash_points(tmp_path)
+    cp.arm()
+    with open(tmp_path / "out.log", "w") as out:
+        out.write("abc")
+        out.flush()
+        cp.wrote("write", "out.log", out.fileno())
+    assert cp.marks["out.log"][0] == 3 and points(tmp_path) == [(1, "write", "out.log", 1)]
+    cp.note_outside("/elsewhere/a.db")
+    cp.note_outside("/elsewhere/a.db")
+    cp.note_outside("/dev/null")
+    noted = [e["file"] for e in read_trace(tmp_path) if e["event"] == "outside"]
+    assert noted == ["/elsewhere/a.db"] and cp.outside == {"/elsewhere/a.db"}
+    assert cp.inside(str(os.path.realpath(tmp_path) + "/x")) and not cp.inside("/elsewhere")
+
+
+def test_only_a_recording_notes_a_file_changed_without_a_point(tmp_path):
+    replay = crash_points(tmp_path, role="first", fork_to=str(tmp_path / "x"))
+    assert (replay.recording, replay.fork_to) == (False, None)
+    replay.arm()
+    (tmp_path / "out.log").write_text("changed\n")
+    replay.note_changes_without_a_point()
+    record = crash_points(tmp_path)
+    record.arm()
+    (tmp_path / "other.log").write_text("changed\n")
+    (tmp_path / "seen.log").write_text("changed\n")
+    record.hit("write", "seen.log")
+    record.note_changes_without_a_point(ignored=["ignored.log"])
+    unwatched = [e for e in read_trace(tmp_path) if e["event"] == "unwatched"]
+    assert [(e["files"], e["reason"]) for e in unwatched] == [(["other.log"], "no_point")]
+
+
+def test_step_mode_pauses_at_a_point_and_the_gate_says_so(tmp_path):
+    notify_r, notify_w = os.pipe()
+    resume_r, resume_w = os.pipe()
+    os.write(resume_w, b"go\n")  # the parent's answer, already there
+    try:
+        cp = crash_points(
+            tmp_path, pause_at=["crash point 2"], notify_fd=notify_w, resume_fd=resume_r
+        )
+        cp.arm()
+        cp.hit("commit", "a.db")
+        cp.hit("commit", "b.db")
+        assert os.read(notify_r, 64) == b"crash point 2\n"
+    finally:
+        for fd in (notify_r, notify_w, resume_r, resume_w):
+            os.close(fd)
+    gate = [e["point"] for e in read_trace(tmp_path) if e["event"] == "point" and "n" not in e]
+    assert gate == ["crash point 2"]
+
+
+def dies_at(tmp_path, plan: dict, hits: int, **job) -> tuple[int, list]:
+    """A fork hits `hits` commits of effect.db with `plan`: how it ended, the points noted."""
+    child = os.fork()
+    if child == 0:  # pragma: no cover - the fork
+        try:
+            cp = crash_points(tmp_path, role="first", crash_at=plan, **job)
+            cp.arm()
+            for _ in range(hits):
+                cp.hit("commit", "effect.db")
+        finally:
+            os._exit(0)
+    return os.waitstatus_to_exitcode(os.waitpid(child, 0)[1]), points(tmp_path)
+
+
+@pytest.mark.parametrize(
+    ("mode", "code"), [({}, -signal.SIGKILL), ({"kill_mode": "exit"}, EXIT_CODE)]
+)
+def test_a_planned_point_kills_the_worker_there_and_only_there(tmp_path, mode, code):
+    plan = {"op": "commit", "detail": "effect.db", "nth": 2}
+    assert dies_at(tmp_path, plan, 3, **mode) == (code, [(1, "commit", "effect.db", 1)])
+    other = tmp_path / "other"
+    other.mkdir()
+    unplanned = {"op": "commit", "detail": "control.db", "nth": 1}
+    assert dies_at(other, unplanned, 2, **mode)[0] == 0
+
+
+def test_a_recording_crashes_a_fork_at_each_new_crash_state(tmp_path):
+    run_dir, explored = tmp_path / "run", tmp_path / "explored"
+    run_dir.mkdir()
+    explored.mkdir()
+    db = sqlite3.connect(run_dir / "effect.db")
+    db.execute("CREATE TABLE t (x)")
+    db.commit()
+    cp = crash_points(run_dir, fork_to=str(explored))
+    cp.arm()
+    db.execute("INSERT INTO t VALUES (1)")
+    db.commit()
+    cp.hit("commit", "effect.db")
+    cp.hit("commit", "effect.db")  # the same state: no second fork
+    db.execute("INSERT INTO t VALUES (2)")
+    db.commit()
+    cp.hit("commit", "effect.db")
+    db.close()
+    cp.reap()
+    assert sorted(os.listdir(explored)) == ["point-001", "point-003"]
+    first = point_folder(str(explored), 1)
+    kill = [e for e in read_trace(first) if e["event"] == "kill"]
+    assert [(k["point"], k["mode"], k["role"]) for k in kill] == [
+        ("crash point 1", "sigkill", "first")
+    ]
+    forked = [(e["n"], e["code"]) for e in read_trace(run_dir) if e["event"] == "forked"]
+    assert sorted(forked) == [(1, -signal.SIGKILL), (3, -signal.SIGKILL)]
+    assert cp.dying == {}
+    copied = sqlite3.connect(os.path.join(first, "effect.db"))
+    assert copied.execute("SELECT x FROM t").fetchall() == [(1,)]
+    copied.close()
