@@ -120,18 +120,31 @@ def test_step_mode_pauses_at_a_point_and_the_gate_says_so(tmp_path):
     assert gate == ["crash point 2"]
 
 
-def dies_at(tmp_path, plan: dict, hits: int, **job) -> tuple[int, list]:
-    """A fork hits `hits` commits of effect.db with `plan`: how it ended, the points noted."""
+def in_a_session_of_its_own(scenario) -> int:
+    """Run `scenario` in a fork that leads a session of its own, and return how it ended: a
+    broken fork (a mutant's `os.kill(0, ...)`) kills that session only, never the test run."""
     child = os.fork()
     if child == 0:  # pragma: no cover - the fork
+        code = 1
         try:
-            cp = crash_points(tmp_path, role="first", crash_at=plan, **job)
-            cp.arm()
-            for _ in range(hits):
-                cp.hit("commit", "effect.db")
+            os.setsid()
+            scenario()
+            code = 0
         finally:
-            os._exit(0)
-    return os.waitstatus_to_exitcode(os.waitpid(child, 0)[1]), points(tmp_path)
+            os._exit(code)
+    return os.waitstatus_to_exitcode(os.waitpid(child, 0)[1])
+
+
+def dies_at(tmp_path, plan: dict, hits: int, **job) -> tuple[int, list]:
+    """A fork hits `hits` commits of effect.db with `plan`: how it ended, the points noted."""
+
+    def scenario() -> None:
+        cp = crash_points(tmp_path, role="first", crash_at=plan, **job)
+        cp.arm()
+        for _ in range(hits):
+            cp.hit("commit", "effect.db")
+
+    return in_a_session_of_its_own(scenario), points(tmp_path)
 
 
 @pytest.mark.parametrize(
@@ -146,33 +159,39 @@ def test_a_planned_point_kills_the_worker_there_and_only_there(tmp_path, mode, c
     assert dies_at(other, unplanned, 2, **mode)[0] == 0
 
 
-def test_a_recording_crashes_a_fork_at_each_new_crash_state(tmp_path):
+@pytest.mark.parametrize(
+    ("job", "mode", "code"),
+    [({}, "sigkill", -signal.SIGKILL), ({"kill_mode": "exit"}, "exit", EXIT_CODE)],
+)
+def test_a_recording_crashes_a_fork_at_each_new_crash_state(tmp_path, job, mode, code):
     run_dir, explored = tmp_path / "run", tmp_path / "explored"
     run_dir.mkdir()
     explored.mkdir()
     db = sqlite3.connect(run_dir / "effect.db")
     db.execute("CREATE TABLE t (x)")
     db.commit()
-    cp = crash_points(run_dir, fork_to=str(explored))
-    cp.arm()
-    db.execute("INSERT INTO t VALUES (1)")
-    db.commit()
-    cp.hit("commit", "effect.db")
-    cp.hit("commit", "effect.db")  # the same state: no second fork
-    db.execute("INSERT INTO t VALUES (2)")
-    db.commit()
-    cp.hit("commit", "effect.db")
+
+    def scenario() -> None:
+        cp = crash_points(run_dir, fork_to=str(explored), **job)
+        cp.arm()
+        db.execute("INSERT INTO t VALUES (1)")
+        db.commit()
+        cp.hit("commit", "effect.db")
+        cp.hit("commit", "effect.db")  # the same state: no second fork
+        db.execute("INSERT INTO t VALUES (2)")
+        db.commit()
+        cp.hit("commit", "effect.db")
+        cp.reap()
+        assert cp.dying == {}
+
+    assert in_a_session_of_its_own(scenario) == 0
     db.close()
-    cp.reap()
     assert sorted(os.listdir(explored)) == ["point-001", "point-003"]
     first = point_folder(str(explored), 1)
     kill = [e for e in read_trace(first) if e["event"] == "kill"]
-    assert [(k["point"], k["mode"], k["role"]) for k in kill] == [
-        ("crash point 1", "sigkill", "first")
-    ]
+    assert [(k["point"], k["mode"], k["role"]) for k in kill] == [("crash point 1", mode, "first")]
     forked = [(e["n"], e["code"]) for e in read_trace(run_dir) if e["event"] == "forked"]
-    assert sorted(forked) == [(1, -signal.SIGKILL), (3, -signal.SIGKILL)]
-    assert cp.dying == {}
+    assert sorted(forked) == [(1, code), (3, code)]
     copied = sqlite3.connect(os.path.join(first, "effect.db"))
     assert copied.execute("SELECT x FROM t").fetchall() == [(1,)]
     copied.close()
