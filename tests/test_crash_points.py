@@ -53,9 +53,14 @@ def test_points_are_numbered_after_the_set_up_with_how_many_times_each_came(tmp_
         (4, "fsync", "synced.log", 1),
     ]
     assert [e.get("said") for e in read_trace(tmp_path)] == [None, None, None, {"code": "x"}]
+    assert [e["point"] for e in read_trace(tmp_path)] == ["1", "2", "3", "4"]
+    here = {e["where"].split(":")[0] for e in read_trace(tmp_path)}
+    assert here == {"test_crash_points.py"}  # the innermost line of code not the lab's
+    cp.hit("commit", "effect.db", where="steps.py:7")
+    assert read_trace(tmp_path)[-1]["where"] == "steps.py:7"
     assert cp.pointed == {"out.log", "synced.log"}  # files a write or fsync came after
     assert cp.seen == {
-        ("commit", "effect.db"): 2,
+        ("commit", "effect.db"): 3,
         ("write", "out.log"): 1,
         ("fsync", "synced.log"): 1,
     }
@@ -80,8 +85,9 @@ def test_a_written_file_is_marked_and_a_write_outside_noted_once(tmp_path):
     cp.note_outside("/elsewhere/a.db")
     cp.note_outside("/elsewhere/a.db")
     cp.note_outside("/dev/null")
-    noted = [e["file"] for e in read_trace(tmp_path) if e["event"] == "outside"]
-    assert noted == ["/elsewhere/a.db"] and cp.outside == {"/elsewhere/a.db"}
+    noted = [(e["file"], e["where"]) for e in read_trace(tmp_path) if e["event"] == "outside"]
+    assert [file for file, _ in noted] == ["/elsewhere/a.db"] and cp.outside == {"/elsewhere/a.db"}
+    assert noted[0][1].startswith("test_crash_points.py:"), noted
     assert cp.inside(str(os.path.realpath(tmp_path) + "/x")) and not cp.inside("/elsewhere")
 
 
@@ -144,6 +150,12 @@ def dies_at(tmp_path, plan: dict, hits: int, **job) -> tuple[int, list]:
         for _ in range(hits):
             cp.hit("commit", "effect.db")
 
+    unplanned = tmp_path / "unplanned"  # the same calls in this process, planned elsewhere
+    unplanned.mkdir()
+    here = crash_points(unplanned, role="first", crash_at={**plan, "detail": "other.db"}, **job)
+    here.arm()
+    here.hit("commit", "effect.db")
+    assert points(unplanned) == [(1, "commit", "effect.db", 1)]
     return in_a_session_of_its_own(scenario), points(tmp_path)
 
 
@@ -153,7 +165,7 @@ def dies_at(tmp_path, plan: dict, hits: int, **job) -> tuple[int, list]:
 def test_a_planned_point_kills_the_worker_there_and_only_there(tmp_path, mode, code):
     plan = {"op": "commit", "detail": "effect.db", "nth": 2}
     assert dies_at(tmp_path, plan, 3, **mode) == (code, [(1, "commit", "effect.db", 1)])
-    other = tmp_path / "other"
+    other = tmp_path / "other-plan"
     other.mkdir()
     unplanned = {"op": "commit", "detail": "control.db", "nth": 1}
     assert dies_at(other, unplanned, 2, **mode)[0] == 0
@@ -171,6 +183,14 @@ def test_a_recording_crashes_a_fork_at_each_new_crash_state(tmp_path, job, mode,
     db.execute("CREATE TABLE t (x)")
     db.commit()
 
+    unforked = tmp_path / "unforked"  # the same calls in this process, without a fork
+    unforked.mkdir()
+    alone = crash_points(unforked, **job)
+    alone.arm()
+    alone.hit("commit", "effect.db")
+    alone.reap()
+    assert points(unforked) == [(1, "commit", "effect.db", 1)]
+
     def scenario() -> None:
         cp = crash_points(run_dir, fork_to=str(explored), **job)
         cp.arm()
@@ -178,6 +198,7 @@ def test_a_recording_crashes_a_fork_at_each_new_crash_state(tmp_path, job, mode,
         db.commit()
         cp.hit("commit", "effect.db")
         cp.hit("commit", "effect.db")  # the same state: no second fork
+        cp.note_outside("/elsewhere/after-a-fork.db")  # the lab is quiet only while it copies
         db.execute("INSERT INTO t VALUES (2)")
         db.commit()
         cp.hit("commit", "effect.db")
@@ -190,8 +211,29 @@ def test_a_recording_crashes_a_fork_at_each_new_crash_state(tmp_path, job, mode,
     first = point_folder(str(explored), 1)
     kill = [e for e in read_trace(first) if e["event"] == "kill"]
     assert [(k["point"], k["mode"], k["role"]) for k in kill] == [("crash point 1", mode, "first")]
-    forked = [(e["n"], e["code"]) for e in read_trace(run_dir) if e["event"] == "forked"]
-    assert sorted(forked) == [(1, code), (3, code)]
+    forked = [e for e in read_trace(run_dir) if e["event"] == "forked"]
+    assert sorted((e["n"], e["code"]) for e in forked) == [(1, code), (3, code)]
+    assert {e["parent"] for e in forked} == {os.getpid()}  # the recording's parent: this test
+    assert [e["pid"] for e in forked if e["n"] == 1] == [k["pid"] for k in kill] != [None]
+    outside = [e["file"] for e in read_trace(run_dir) if e["event"] == "outside"]
+    assert outside == ["/elsewhere/after-a-fork.db"]
     copied = sqlite3.connect(os.path.join(first, "effect.db"))
     assert copied.execute("SELECT x FROM t").fetchall() == [(1,)]
     copied.close()
+
+
+def test_an_fsync_is_a_point_when_it_makes_something_new_of_a_run_file(tmp_path, monkeypatch):
+    monkeypatch.setattr(os, "fsync", os.fsync)  # watch_fsync replaces it: put back after
+    cp = crash_points(tmp_path)
+    cp.arm()
+    cp.watch_fsync()
+    cp.trace.event("mine")  # the trace's own fsync: no point
+    with open(tmp_path / "out.log", "w") as out, open(tmp_path.parent / "else.log", "w") as other:
+        out.write("a")
+        out.flush()
+        os.fsync(out.fileno())
+        os.fsync(out)  # any object with fileno(), and nothing new: no second point
+        other.write("b")
+        other.flush()
+        os.fsync(other.fileno())  # not a file of the run
+    assert points(tmp_path) == [(1, "fsync", "out.log", 1)]
