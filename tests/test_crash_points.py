@@ -237,3 +237,24 @@ def test_an_fsync_is_a_point_when_it_makes_something_new_of_a_run_file(tmp_path,
         other.flush()
         os.fsync(other.fileno())  # not a file of the run
     assert points(tmp_path) == [(1, "fsync", "out.log", 1)]
+
+
+def test_a_descriptor_opened_for_writing_keeps_its_mode_and_each_write_is_a_point(
+    tmp_path, monkeypatch
+):
+    for name in ("open", "close", "write", "pwrite", "writev"):  # the watch replaces them
+        monkeypatch.setattr(os, name, getattr(os, name))
+    cp = crash_points(tmp_path)
+    cp.arm()
+    cp.watch_descriptor_writes()
+    fd = os.open(tmp_path / "d.log", os.O_WRONLY | os.O_CREAT, 0o600)
+    os.write(fd, b"x")
+    os.write(fd, b"")  # nothing written: no point
+    os.close(fd)
+    outside = os.open(tmp_path.parent / "d-outside.log", os.O_WRONLY | os.O_CREAT, 0o600)
+    os.write(outside, b"y")
+    os.close(outside)
+    assert os.stat(tmp_path / "d.log").st_mode & 0o777 == 0o600
+    assert points(tmp_path) == [(1, "write", "d.log", 1)]
+    noted = [e["file"] for e in read_trace(tmp_path) if e["event"] == "outside"]
+    assert noted == [os.path.realpath(tmp_path.parent / "d-outside.log")]
