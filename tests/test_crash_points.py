@@ -258,3 +258,49 @@ def test_a_descriptor_opened_for_writing_keeps_its_mode_and_each_write_is_a_poin
     assert points(tmp_path) == [(1, "write", "d.log", 1)]
     noted = [e["file"] for e in read_trace(tmp_path) if e["event"] == "outside"]
     assert noted == [os.path.realpath(tmp_path.parent / "d-outside.log")]
+
+
+def test_a_file_opened_for_writing_in_the_run_folder_is_watched_and_one_outside_noted(
+    tmp_path, monkeypatch
+):
+    import builtins
+    import io
+
+    monkeypatch.setattr(builtins, "open", builtins.open)  # the watch replaces them
+    monkeypatch.setattr(io, "open", io.open)
+    cp = crash_points(tmp_path)
+    cp.arm()
+    cp.watch_writes()
+    with open(tmp_path / "w.log", "w", encoding="latin-1") as out:  # opened as asked
+        out.write("é")
+    with open(tmp_path / "w.log", "rb") as back:  # read only: not watched
+        assert back.read() == b"\xe9"
+    with open(tmp_path / "trace.jsonl", "a") as trace, open(tmp_path / "x.stdout", "w") as lab:
+        trace.write("")  # the trace and the lab's own files: no points
+        lab.write("out")
+    with open(tmp_path.parent / "w-outside.log", "w") as elsewhere:
+        elsewhere.write("b")
+    assert points(tmp_path) == [(1, "write", "w.log", 1)]
+    noted = [e["file"] for e in read_trace(tmp_path) if e["event"] == "outside"]
+    assert noted == [os.path.realpath(tmp_path.parent / "w-outside.log")]
+
+
+@pytest.mark.parametrize(
+    ("database", "noted"),
+    [
+        ("/elsewhere/a.db", True),
+        ("file:/elsewhere/b.db?cache=shared", True),
+        ("file:/elsewhere/c.db?mode=ro", False),
+        ("file:/elsewhere/d.db?mode=memory", False),
+        (":memory:", False),
+        ("", False),
+        (3, False),
+    ],
+)
+def test_a_database_opened_outside_the_run_folder_for_writing_is_noted(tmp_path, database, noted):
+    cp = crash_points(tmp_path)
+    cp.opened_database(database)
+    cp.opened_database(str(tmp_path / "inside.db"))
+    files = [e["file"] for e in read_trace(tmp_path) if e["event"] == "outside"]
+    name = database.removeprefix("file:").split("?")[0] if isinstance(database, str) else ""
+    assert files == ([os.path.realpath(name)] if noted else [])
