@@ -254,7 +254,18 @@ def test_a_descriptor_opened_for_writing_keeps_its_mode_and_each_write_is_a_poin
     outside = os.open(tmp_path.parent / "d-outside.log", os.O_WRONLY | os.O_CREAT, 0o600)
     os.write(outside, b"y")
     os.close(outside)
+    folder = os.open(tmp_path, os.O_RDONLY)
+    try:  # a path relative to a folder's descriptor: not followed, neither watched nor noted
+        relative = os.open("rel.log", os.O_WRONLY | os.O_CREAT, 0o600, dir_fd=folder)
+        os.close(relative)
+    finally:
+        os.close(folder)
+    for lab in (tmp_path / "x.stdout", tmp_path.parent / "trace.jsonl"):  # the lab's own
+        own = os.open(lab, os.O_WRONLY | os.O_CREAT, 0o600)
+        os.write(own, b"z")
+        os.close(own)
     assert os.stat(tmp_path / "d.log").st_mode & 0o777 == 0o600
+    assert (tmp_path / "rel.log").exists()
     assert points(tmp_path) == [(1, "write", "d.log", 1)]
     noted = [e["file"] for e in read_trace(tmp_path) if e["event"] == "outside"]
     assert noted == [os.path.realpath(tmp_path.parent / "d-outside.log")]
@@ -283,6 +294,8 @@ def test_a_file_opened_for_writing_in_the_run_folder_is_watched_and_one_outside_
     assert points(tmp_path) == [(1, "write", "w.log", 1)]
     noted = [e["file"] for e in read_trace(tmp_path) if e["event"] == "outside"]
     assert noted == [os.path.realpath(tmp_path.parent / "w-outside.log")]
+    with open(tmp_path / "w.log", "r+", encoding="latin-1") as both:  # read as the file itself
+        assert list(both) == ["é"]
 
 
 @pytest.mark.parametrize(
@@ -291,6 +304,7 @@ def test_a_file_opened_for_writing_in_the_run_folder_is_watched_and_one_outside_
         ("/elsewhere/a.db", True),
         ("file:/elsewhere/b.db?cache=shared", True),
         ("file:/elsewhere/c.db?mode=ro", False),
+        ("file:/elsewhere/e.db?mode=ro&x=?", False),
         ("file:/elsewhere/d.db?mode=memory", False),
         (":memory:", False),
         ("", False),
