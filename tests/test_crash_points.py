@@ -282,7 +282,7 @@ def test_a_file_opened_for_writing_in_the_run_folder_is_watched_and_one_outside_
     cp = crash_points(tmp_path)
     cp.arm()
     cp.watch_writes()
-    with open(tmp_path / "w.log", "w", encoding="latin-1") as out:  # opened as asked
+    with open(tmp_path / "w.log", "w", -1, "latin-1") as out:  # opened as asked
         out.write("é")
     with open(tmp_path / "w.log", "rb") as back:  # read only: not watched
         assert back.read() == b"\xe9"
