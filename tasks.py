@@ -161,8 +161,9 @@ GUARDS = {
         "tests/test_crash_points.py",
         "tests/test_explorer.py",
         "-k",
-        "test_record or test_crash_points or effect_first_fails or checkpoint_first_fails or fail_nowhere"
-        " or equal_crash_states or killed_in_a_fork or a_claim_through or lesson_5s_service",
+        "test_record or test_crash_points or effect_first_fails or checkpoint_first_fails"
+        " or fail_nowhere or equal_crash_states or killed_in_a_fork or a_claim_through"
+        " or lesson_5s_service",
     ],
     "labkit/studies/commit_window/outcome.py": ["tests/test_mutants.py", "tests/test_study000.py"],
     "labkit/bench/folders.py": ["tests/test_runs_home.py"],
