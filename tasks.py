@@ -292,7 +292,9 @@ def mutate_one(module: str) -> str:
     shutil.rmtree(work / "mutants", ignore_errors=True)  # a score of today's code and tests
     # made before mutmut starts: a path entry missing at the start is never looked in again
     (work / "mutants").mkdir(parents=True)
-    for name in ("labkit", "tests", "pyproject.toml"):  # mutmut copies them into work/mutants
+    # mutmut copies them into work/mutants (notebooks: the exercises' solutions, which a check
+    # shows)
+    for name in ("labkit", "tests", "pyproject.toml", "notebooks"):
         if not (work / name).is_symlink():
             (work / name).symlink_to(ROOT / name)
     guards = GUARDS[module]
@@ -301,6 +303,7 @@ def mutate_one(module: str) -> str:
     settings = {
         "source_paths": ["labkit"],
         "only_mutate": [module],
+        "also_copy": ["notebooks"],
         "pytest_add_cli_args": ["-p", "no:nbmake"],
         "pytest_add_cli_args_test_selection": [*files, "-k", chosen + NOT_UNDER_MUTMUT],
     }

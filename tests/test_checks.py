@@ -10,6 +10,7 @@ import pytest
 
 from labkit.bench.errors import LabError
 from labkit.bench.launcher import WorkerReport
+from labkit.language import say
 from labkit.workshop.checks import (
     WHOLE_NUMBER,
     Exercise,
@@ -143,6 +144,7 @@ def worker(code, stderr="", timed_out=False, role="first") -> WorkerReport:
 
 TRACEBACK = """Traceback (most recent call last):
   File "/lab/run.py", line 9, in main
+  File "<your code>", line 1, in <module>
   File "<your code>", line 2, in f
   File "<your code>", line 3, in g
 NameError: name 'y' is not defined
@@ -351,3 +353,45 @@ def test_a_real_run_that_failed_by_itself_gives_no_verdict():
         " check again",
         "/runs/atomic",
     )
+
+
+def test_a_form_made_in_a_test_reads_and_says_its_words():
+    form = one_of("duplicate", "lost")
+    assert (form.key, form.fields) == ("checks.form.one_of", {"words": "duplicate, lost"})
+    assert form.says == "one of: duplicate, lost"
+    assert [form.read(v) for v in ("Lost.", ["duplicated"], "x", 3)] == [
+        "lost",
+        "duplicate",
+        None,
+        None,
+    ]
+    assert word("Max.") == "max" and word("BOX!") == "box"
+
+
+def test_each_refusal_and_wrong_answer_is_incorrect_and_says_only_what_is_open():
+    refused = [
+        judge_predictions({"nope": "lost"}, CASES, measured([]), OUTCOMES),
+        judge_predictions({"atomic": "x", "idempotent": "y"}, CASES, measured([]), OUTCOMES),
+    ]
+    assert [v.status for v in refused] == ["incorrect", "incorrect"]
+    assert refused[1].message == (
+        "each prediction is one of: duplicate, lost, consistent; not atomic = 'x', idempotent ="
+        " 'y' (nothing was run)"
+    )
+    every = {"effect_first": "lost", "atomic": "consistent", "idempotent": "consistent"}
+    wrong = judge_predictions(every, CASES, measured([]), OUTCOMES)
+    assert wrong.message.endswith("(story of effect_first)") and "Still open" not in wrong.message
+
+
+def test_a_planned_exit_is_no_error_and_a_hint_says_its_fields():
+    assert check_worker(worker(91), "", "<your code>", "/r", "checks.words.none", (0, 91)) is None
+    with pytest.raises(ReaderCodeError, match="got builtin_function_or_method"):
+        source_of(len)
+    ttl = Exercise("lesson2.shortest_ttl", "x.py", "", judge, hint_fields={"delay": 30})
+    assert ttl.hint() == (
+        "Hint 1 of 3: "
+        + say("lesson2.shortest_ttl.hint1", delay=30)
+        + "\n(Call lesson2.shortest_ttl.hint() for the next one.)"
+    )
+    assert "up to 30 h after the crash" in ttl.hint(1)
+    assert ttl.hint(3).startswith("Hint 3 of 3: Retention must be longer than the longest delay")
