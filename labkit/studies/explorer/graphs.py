@@ -8,9 +8,9 @@ and `context(run_dir)` (the context the nodes get), or the target is a dict that
 three: {"graph": ..., "input": ..., "context": ...}. Every `interrupt()` is answered with the
 job's `resume` (True, as a reviewer who approves, unless the reader gives a value), what the
 reader's `resume_by` function says of the interrupt's payload, or the next of their `resumes`
-(`answers`). Recovery is `invoke(None)` in a
-fresh process, then the same answers. A graph with an `async def` node runs as its reader runs
-it, with `ainvoke` (an event loop of the worker's own), on the same recorded saver: its async
+(`answers`). Recovery is `invoke(None)` in a fresh process, then the same answers (`running`).
+A graph with an `async def` node runs as its reader runs it, with `ainvoke` (an event loop of
+the worker's own), on the same recorded saver: its async
 methods do the sync ones' work in the loop's thread, so the crash points are the same and no
 saver thread (as `AsyncSqliteSaver` has) races a kill. Imports LangGraph: only the trial
 server and its workers.
@@ -18,7 +18,6 @@ server and its workers.
 
 from __future__ import annotations
 
-import asyncio
 import inspect
 import os
 from collections.abc import AsyncIterator, Callable
@@ -33,15 +32,14 @@ from langgraph.graph import StateGraph
 from langgraph.graph.state import CompiledStateGraph
 
 from labkit.bench.checkpoints import with_saver
-from labkit.studies.explorer.answers import Answers, answered, answers, resume_of
+from labkit.studies.explorer.answers import answered, answers
 from labkit.studies.explorer.checker import CHECKPOINT_FILE
 from labkit.studies.explorer.record import CrashPoints
+from labkit.studies.explorer.running import config_of, run_to_end
 from labkit.studies.explorer.target import BadTarget, load, named
 
 __all__ = ["RecordedSaver", "recover", "run_first"]
 
-CONFIG = {"configurable": {"thread_id": "explored"}}
-MAX_STOPS = 100  # a graph that stops more often than this is not going to its end
 PUSH = "~__pregel_push"  # the path of a task started by a call (a @task) or a Send
 
 
@@ -239,94 +237,6 @@ def open_saver(job: dict) -> RecordedSaver:
     name_tasks()
     run_in_order()
     return RecordedSaver(conn)
-
-
-def config_of(job: dict) -> dict:
-    """The reader's config (`configurable` values their tools read, such as a passenger's id;
-    tags, a recursion limit) around the explorer's own thread id."""
-    given = job.get("config") or {}
-    configurable = {**given.get("configurable", {}), **CONFIG["configurable"]}
-    return {**given, "configurable": configurable}
-
-
-def has_async_nodes(graph: CompiledStateGraph) -> bool:
-    """Whether a node is an `async def` function only: such a graph runs with `ainvoke`."""
-    return any(async_only(node.bound) for name, node in graph.nodes.items() if name[:2] != "__")
-
-
-def async_only(runnable: object) -> bool:
-    """Whether a node's runnable has an async function and no sync one: a look that cannot
-    fail the run (a `.with_fallbacks` runnable's attributes can raise, as in `code_of`)."""
-    try:
-        return (
-            getattr(runnable, "func", None) is None and getattr(runnable, "afunc", None) is not None
-        )
-    except Exception:  # noqa: BLE001 - the reader's runnable's own error: run it as invoke does
-        return False
-
-
-def run_to_end(
-    graph: CompiledStateGraph,
-    first: object,
-    job: dict,
-    context: object,
-    answer: Answers,
-    points: CrashPoints | None = None,
-) -> bool:
-    """Invoke, go on past every stop (an interrupt answered, a static breakpoint such as
-    `interrupt_before` resumed with None), and say whether the thread reached its end.
-    A graph with async nodes is run with `ainvoke`, as its reader runs it."""
-    if has_async_nodes(graph):
-        return asyncio.run(arun_to_end(graph, first, job, context, answer, points))
-    config, options = config_of(job), invoke_options(job, context)
-    graph.invoke(first, config, **options)
-    for _ in range(MAX_STOPS):
-        state = graph.get_state(config)
-        if not state.next:
-            return True
-        graph.invoke(resume_of(state, answer), config, **options)
-    return False
-
-
-async def arun_to_end(
-    graph: CompiledStateGraph,
-    first: object,
-    job: dict,
-    context: object,
-    answer: Answers,
-    points: CrashPoints | None = None,
-) -> bool:
-    """`run_to_end` for a graph with async nodes: `ainvoke` and `aget_state`."""
-    if points is not None:  # a commit in another thread is placed where a node awaits it
-        loop = asyncio.get_running_loop()
-        points.suspended = lambda: suspended_frames(loop)
-    config, options = config_of(job), invoke_options(job, context)
-    await graph.ainvoke(first, config, **options)
-    for _ in range(MAX_STOPS):
-        state = await graph.aget_state(config)
-        if not state.next:
-            return True
-        await graph.ainvoke(resume_of(state, answer), config, **options)
-    return False
-
-
-def suspended_frames(loop: asyncio.AbstractEventLoop) -> list:
-    """The frames of the loop's waiting tasks, each task's innermost first: down the chain
-    of what each coroutine awaits (a task's own `get_stack` stops at its outermost one)."""
-    frames = []
-    for task in asyncio.all_tasks(loop):
-        chain, awaited = [], task.get_coro()
-        while awaited is not None:
-            frame = getattr(awaited, "cr_frame", None) or getattr(awaited, "gi_frame", None)
-            if frame is not None:
-                chain.append(frame)
-            awaited = getattr(awaited, "cr_await", None) or getattr(awaited, "gi_yieldfrom", None)
-        frames += reversed(chain)
-    return frames
-
-
-def invoke_options(job: dict, context: object) -> dict:
-    return {"durability": job["durability"], "context": context}
 
 
 def run_first(job: dict, points: CrashPoints) -> bool:
