@@ -15,8 +15,7 @@ sorted, generated ids (serial and identity columns, numbered by sequences) read 
 from __future__ import annotations
 
 import json
-import os
-from pathlib import Path
+import os  # no pathlib, no typing: a step's worker imports this module as it starts
 
 __all__ = ["RunSchemas", "enter_schema", "postgres_run", "read_schema"]
 
@@ -38,7 +37,7 @@ class RunSchemas:
         self.made: list[str] = []
         self.database: str | None = None
 
-    def job_fields(self, run_dir: Path) -> dict:
+    def job_fields(self, run_dir: os.PathLike) -> dict:
         """The job's field that names the run's schema, made now ({} without a server)."""
         if self.url is None:
             return {}

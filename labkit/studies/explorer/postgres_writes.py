@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import functools
 import sys
-import weakref
 from collections.abc import Callable
 
 __all__ = ["watch_postgres_writes"]
@@ -42,6 +41,8 @@ def watch_postgres_writes(
     psycopg = sys.modules.get("psycopg")
     if psycopg is None:
         return
+    import weakref  # only where psycopg is: a step's worker starts without it
+
     dirty: weakref.WeakSet = weakref.WeakSet()  # connections with writes not committed yet
 
     def the_runs(conn: object) -> bool:
