@@ -162,10 +162,10 @@ def explore_in(folder: str, spec: dict, progress: Progress | None = None) -> dic
     as it is known, and the matrix lists them by crash point."""
     spec = ExploreSpec(**spec)
     with RunSchemas(spec.postgres) as schemas:
-        return explored(Path(folder), spec, schemas, progress)
+        return explore_with(Path(folder), spec, schemas, progress)
 
 
-def explored(
+def explore_with(
     folder: Path, spec: ExploreSpec, schemas: RunSchemas, progress: Progress | None
 ) -> dict:
     """`explore_in`'s work, with the runs' schemas on a Postgres server, if it has one."""
