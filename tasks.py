@@ -124,12 +124,15 @@ def test(extra: list[str]) -> None:
 GUARDS = {
     # the shared machinery, and lesson 1's exercise through it (with every lesson's, a
     # surviving mutant ran every exercise test: minutes each)
-    "labkit/workshop/checks.py": [
-        "tests/test_checks.py",
-        "tests/test_exercises.py",
-        "-k",
-        "test_checks or lesson1",
-    ],
+    **{
+        f"labkit/workshop/{name}.py": [
+            "tests/test_checks.py",
+            "tests/test_exercises.py",
+            "-k",
+            "test_checks or lesson1",
+        ]
+        for name in ("checks", "verdicts", "answers", "reader_code", "predictions")
+    },
     **{
         f"labkit/workshop/lesson{n}.py": ["tests/test_exercises.py", "-k", f"lesson{n}"]
         for n in (1, 3, 4, 5, 6, 7, 8)
