@@ -169,7 +169,10 @@ GUARDS = {
         " or lesson_5s_service",
     ],
     "labkit/studies/commit_window/outcome.py": ["tests/test_mutants.py", "tests/test_study000.py"],
-    "labkit/bench/folders.py": ["tests/test_runs_home.py"],
+    **{
+        f"labkit/bench/{name}.py": ["tests/test_runs_home.py"]
+        for name in ("folders", "home", "cleaning")
+    },
     "labkit/bench/tickets.py": ["tests/test_interrupts.py", "-k", "receiver or racing"],
     "labkit/studies/leases/stores.py": ["tests/test_leases.py"],
 }

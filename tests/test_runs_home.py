@@ -20,7 +20,7 @@ from types import SimpleNamespace
 import pytest
 
 import labkit as lk
-from labkit.bench import folders
+from labkit.bench import cleaning, folders
 from labkit.bench.folders import MARKER, RUN_DIR_MAX, new_run_dir, release_run_dir
 from labkit.studies.commit_window.stepping import StepSession
 from tests.conftest import AS_ROOT, NOBODY, SEEN_AS, labkit_as_nobody, python_as
@@ -228,9 +228,9 @@ def test_clean_leaves_a_run_that_goes_on_and_the_run_ends_well(tmpdir_env):
 def test_a_finished_run_is_released_for_clean(tmpdir_env):
     first = lk.run("atomic")
     swept = lk.sweep(parallel=2)
-    cleaning = lk.clean_runs()
-    assert sorted(cleaning.removed) == sorted([first.run_dir.name, swept[0].run_dir.parent.name])
-    assert cleaning.in_use == cleaning.not_ours == []
+    done = lk.clean_runs()
+    assert sorted(done.removed) == sorted([first.run_dir.name, swept[0].run_dir.parent.name])
+    assert done.in_use == done.not_ours == []
 
 
 def test_two_cleans_at_once_remove_everything_once_without_a_traceback(tmpdir_env):
@@ -473,7 +473,7 @@ def finished_run(megabytes: int, made_at: float) -> Path:
 def pruning(tmpdir_env, monkeypatch):
     """The runs home with pruning to 2 MB, and this process never pruned yet."""
     monkeypatch.setenv("LABKIT_RUNS_KEEP_MB", "0")  # no prune while the runs are laid out
-    monkeypatch.setattr("labkit.bench.folders._pruned_at", None)
+    monkeypatch.setattr("labkit.bench.cleaning._pruned_at", None)
     held_before = set(lk.bench.folders._in_use)
     yield monkeypatch
     for folder in set(lk.bench.folders._in_use) - held_before:  # the runs "running" here
@@ -503,7 +503,7 @@ def test_pruning_looks_at_most_once_in_a_while_and_can_be_turned_off(pruning):
     assert lk.bench.folders.prune_runs() is not None
     first = finished_run(2, 1)
     assert lk.bench.folders.prune_runs() is None and first.exists()  # too soon: a sweep's runs
-    pruning.setattr("labkit.bench.folders._pruned_at", None)
+    pruning.setattr("labkit.bench.cleaning._pruned_at", None)
     pruning.setenv("LABKIT_RUNS_KEEP_MB", "0")
     assert lk.bench.folders.prune_runs() is None and first.exists()
 
@@ -700,7 +700,7 @@ def test_clean_counts_what_it_removes_keeps_and_leaves_and_goes_on_past_each(
     old = planted(home, "old", 200, 200)
     tiny = planted(home, "tiny", 100, 1)  # older than one that did not fit: goes too
     (home / "unmarked").mkdir()
-    real_flock, real_blocks, real_remove = fcntl.flock, folders.what_blocks_removal, os.unlink
+    real_flock, real_blocks, real_remove = fcntl.flock, cleaning.what_blocks_removal, os.unlink
 
     def flock(fd, operation):
         if os.readlink(f"/proc/self/fd/{fd}") == str(gone / MARKER):
@@ -715,7 +715,7 @@ def test_clean_counts_what_it_removes_keeps_and_leaves_and_goes_on_past_each(
     monkeypatch.setattr(fcntl, "flock", flock)
     monkeypatch.setattr(os, "unlink", unlink)
     monkeypatch.setattr(
-        folders,
+        cleaning,
         "what_blocks_removal",
         lambda folder: f"Permission denied: {folder}" if folder == blocked else real_blocks(folder),
     )
@@ -903,7 +903,7 @@ def test_the_size_to_keep_is_megabytes_up_to_a_petabyte(monkeypatch):
 
 def test_pruning_waits_until_exactly_prune_every_seconds_have_passed(pruning):
     clock = [1_000.0]
-    pruning.setattr(folders, "time", SimpleNamespace(monotonic=lambda: clock[0]))
+    pruning.setattr(cleaning, "time", SimpleNamespace(monotonic=lambda: clock[0]))
     pruning.setenv("LABKIT_RUNS_KEEP_MB", "1")
     assert folders.prune_runs() is not None
     clock[0] += folders.PRUNE_EVERY - 0.5

@@ -1,0 +1,150 @@
+"""The runs home: one folder per user in the temp directory (`labkit-runs-<uid>`) that holds every
+run made without an explicit `out`, so that `labkit clean` can remove them all and nothing else.
+
+The temp directory is shared (/tmp), so the home is used only if it is a real folder of the
+caller's that no one else can write to: anyone else's folder, or a link, could lead the runs,
+and `clean`, somewhere else. A folder is refused before anything is made when SQLite could not
+open the files of a run in it (too deep), and so is a bad size for the home to keep.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import stat
+import tempfile
+from pathlib import Path
+
+from labkit.bench.errors import LabError, check_instance
+
+__all__ = [
+    "KEEP_MB_DEFAULT",
+    "KEEP_MB_MAX",
+    "KEEP_MB_VARIABLE",
+    "MARKER",
+    "RUN_DIR_MAX",
+    "cannot_make",
+    "check_room",
+    "check_run_dir",
+    "runs_home",
+    "runs_keep_bytes",
+    "temp_dir",
+]
+
+MARKER = ".labkit-run"
+SQLITE_PATH_MAX = 503  # SQLite opens no file whose path, with "-journal" added, tops 512 bytes
+DEEPEST_BELOW_RUN = 100  # room under a run folder: <trial>/at-kill/checkpoints.db-journal
+RUN_DIR_MAX = SQLITE_PATH_MAX - DEEPEST_BELOW_RUN
+KEEP_MB_VARIABLE = "LABKIT_RUNS_KEEP_MB"
+KEEP_MB_DEFAULT = 200
+KEEP_MB_MAX = 1_000_000_000  # a petabyte: more is a typo, and would overflow keep_bytes
+
+
+def temp_dir() -> Path:
+    """$TMPDIR, else tempfile's choice, else /tmp. Python's tempfile quietly falls back to the
+    shared /tmp when $TMPDIR is unusable; here that is an error that names it."""
+    chosen = os.environ.get("TMPDIR")
+    what = "TMPDIR" if chosen else "the temp directory"
+    path = Path(chosen or tempfile.tempdir or "/tmp").absolute()
+    try:
+        is_folder = stat.S_ISDIR(os.stat(path).st_mode)
+    except OSError as error:
+        raise LabError(
+            f"{what} {path}: {error.strerror}; set TMPDIR to a folder of yours"
+        ) from None
+    if not is_folder:
+        raise LabError(f"{what} {path} is not a folder; set TMPDIR to a folder of yours")
+    return path
+
+
+def runs_home(room_for: str = "") -> Path:
+    """The folder that holds every run made without an explicit `out`: made (mode 0700) if
+    missing, and used only if it is a real folder of the caller's that others cannot write.
+    `room_for` names a folder about to be made in it: refused first if it would be too deep."""
+    check_instance("room_for", room_for, str, "the name of a folder to be made there (a str)")
+    home = temp_dir() / f"labkit-runs-{os.getuid()}"
+    if room_for:
+        check_room(home / room_for, f"the temp directory {home.parent}")
+    try:
+        os.mkdir(home, 0o700)
+    except FileExistsError:
+        pass
+    except OSError as error:
+        raise LabError(cannot_make("the runs home", home, error)) from None
+    info = os.lstat(home)
+    yours = info.st_uid == os.getuid()
+    problem = (
+        "is a symbolic link"
+        if stat.S_ISLNK(info.st_mode)
+        else "is not a folder"
+        if not stat.S_ISDIR(info.st_mode)
+        else f"belongs to user {info.st_uid}, not to you"
+        if not yours
+        else f"can be written by others (mode {stat.S_IMODE(info.st_mode):o})"
+        if info.st_mode & 0o022
+        else None
+    )
+    if problem:  # another user's entry in a shared (sticky) /tmp is not the reader's to remove
+        remedy = "set TMPDIR to a folder of yours"
+        raise LabError(
+            f"labkit will not use the runs home {home}: it {problem}; "
+            + (f"remove it, or {remedy}" if yours else remedy)
+        )
+    return home
+
+
+def cannot_make(what: str, path: Path, error: OSError) -> str:
+    """One line for a folder that could not be made: which one, and why, in the system's words."""
+    reason = error.strerror or str(error)
+    if error.errno == errno.ENOTDIR:
+        file = next((p for p in reversed(path.parents) if p.exists() and not p.is_dir()), None)
+        reason += f" ({file} is a file)" if file else ""
+    return f"cannot make {what} {path}: {reason}"
+
+
+def check_room(folder: Path, what: str) -> None:
+    """Refuse, before anything is made, a run folder too deep for SQLite to open its files."""
+    if len(str(folder)) > RUN_DIR_MAX:
+        raise LabError(
+            f"{what} is too long for SQLite: a run folder there has {len(str(folder))} "
+            f"characters, and at most {RUN_DIR_MAX} leave room for its files"
+        )
+
+
+def check_run_dir(out: Path | str | None, prefix: str, deepest: str = "") -> None:
+    """Refuse, before anything is made, a run folder that `new_run_dir` could not make, or one
+    too deep for SQLite to open the files of `deepest`, the longest folder to be made in it."""
+    if out is None:
+        runs_keep_bytes()  # a bad LABKIT_RUNS_KEEP_MB: one line before anything is made
+        runs_home(room_for=os.path.join(f"{prefix}{'x' * 8}", deepest))  # mkdtemp adds 8
+        return
+    path = Path(out)
+    check_room(path.resolve() / deepest, f"the output folder {path}")
+    if os.path.lexists(path):
+        raise LabError(
+            f"output folder {path} already exists; name a new one", "exists", path=str(path)
+        )
+    parent = next(p for p in path.absolute().parents if os.path.lexists(p))  # "/" always is
+    problem = (
+        errno.ENOTDIR
+        if not parent.is_dir()
+        else errno.EACCES
+        if not os.access(parent, os.W_OK | os.X_OK)
+        else None
+    )
+    if problem:
+        error = OSError(problem, os.strerror(problem))
+        raise LabError(cannot_make("the output folder", path, error))
+
+
+def runs_keep_bytes() -> int:
+    """How much the newest finished runs may take before older ones are pruned: 200 MB unless
+    LABKIT_RUNS_KEEP_MB says otherwise (0 turns pruning off)."""
+    text = os.environ.get(KEEP_MB_VARIABLE, str(KEEP_MB_DEFAULT)).strip()
+    digits = text.isascii() and text.isdigit() and len(text) < 20  # int() refuses 4,301 digits
+    if not (digits and int(text) <= KEEP_MB_MAX):
+        raise LabError(
+            f"{KEEP_MB_VARIABLE}={text!r}: give a whole number of megabytes from 0 to "
+            f"{KEEP_MB_MAX} (default {KEEP_MB_DEFAULT}; 0 keeps every run)"
+        )
+    return int(text) * 1_000_000
