@@ -5,7 +5,12 @@ from __future__ import annotations
 import argparse
 from collections.abc import Callable
 
-from labkit.cli.common import out_option, print_json, progress_bar, step_through
+from labkit.cli.common import (
+    Command,
+    progress_bar,
+    show,
+    step_through,
+)
 from labkit.keypress import read_key
 from labkit.language import say
 from labkit.studies.commit_window.orders import NO_KILL, ORDERS, get_order
@@ -19,49 +24,20 @@ __all__ = ["register"]
 
 
 def register(commands: argparse._SubParsersAction) -> None:
-    orders = commands.add_parser("orders", help=say("cli.commit_window.orders.help"))
-    orders.set_defaults(handler=cmd_orders)
+    Command(commands, "commit_window", "orders", cmd_orders)
 
-    one = commands.add_parser("run", help=say("cli.commit_window.run.help"))
-    one.add_argument("order", help=say("cli.commit_window.run.order", choices=", ".join(ORDERS)))
-    one.add_argument("--kill-at", default=NO_KILL, help=say("cli.commit_window.run.kill_at"))
-    one.add_argument(
-        "--kill-mode",
-        default="exit",
-        help=say("cli.commit_window.run.kill_mode", choices=", ".join(KILL_MODES)),
-    )
-    out_option(one)
-    one.add_argument("--json", action="store_true", help=say("cli.commit_window.run.json"))
-    one.set_defaults(handler=cmd_run)
+    one = Command(commands, "commit_window", "run", cmd_run).choice("order", ORDERS)
+    one.add("--kill-at", default=NO_KILL).choice("--kill-mode", KILL_MODES, default="exit")
+    one.out().json()
 
-    many = commands.add_parser("sweep", help=say("cli.commit_window.sweep.help"))
-    many.add_argument(
-        "--kill-mode",
-        default="exit",
-        help=say("cli.commit_window.sweep.kill_mode", choices=", ".join(KILL_MODES)),
-    )
-    out_option(many, "sweep")
-    many.add_argument("--json", action="store_true", help=say("cli.commit_window.sweep.json"))
-    many.set_defaults(handler=cmd_sweep)
+    many = Command(commands, "commit_window", "sweep", cmd_sweep)
+    many.choice("--kill-mode", KILL_MODES, default="exit").out("sweep").json()
 
-    tool = commands.add_parser("tool-step", help=say("cli.commit_window.tool_step.help"))
-    tool.add_argument(
-        "step", help=say("cli.commit_window.tool_step.step", choices=", ".join(TOOL_STEPS))
-    )
-    tool.add_argument("--kill-at", default=NO_KILL, help=say("cli.commit_window.tool_step.kill_at"))
-    tool.add_argument(
-        "--kill-mode",
-        default="exit",
-        help=say("cli.commit_window.tool_step.kill_mode", choices=", ".join(KILL_MODES)),
-    )
-    out_option(tool)
-    tool.add_argument("--json", action="store_true", help=say("cli.commit_window.tool_step.json"))
-    tool.set_defaults(handler=cmd_tool_step)
+    tool = Command(commands, "commit_window", "tool-step", cmd_tool_step).choice("step", TOOL_STEPS)
+    tool.add("--kill-at", default=NO_KILL).choice("--kill-mode", KILL_MODES, default="exit")
+    tool.out().json()
 
-    step = commands.add_parser("step", help=say("cli.commit_window.step.help"))
-    step.add_argument("order", help=say("cli.commit_window.step.order", choices=", ".join(ORDERS)))
-    out_option(step)
-    step.set_defaults(handler=cmd_step, step=True)
+    Command(commands, "commit_window", "step", cmd_step, step=True).choice("order", ORDERS).out()
 
 
 def cmd_orders(args: argparse.Namespace) -> None:
@@ -77,20 +53,14 @@ def cmd_tool_step(args: argparse.Namespace) -> None:
     from labkit.views.text import format_tool_run
 
     result = run_tool_step(args.step, args.kill_at, args.kill_mode, args.out)
-    if args.json:
-        print_json(result.summary())
-    else:
-        print(format_tool_run(result))
+    show(result, format_tool_run, args.json)
 
 
 def cmd_run(args: argparse.Namespace) -> None:
     from labkit.views.text import format_run
 
     result = run(args.order, args.kill_at, args.kill_mode, args.out)
-    if args.json:
-        print_json(result.summary())
-    else:
-        print(format_run(result))
+    show(result, format_run, args.json)
 
 
 def cmd_sweep(args: argparse.Namespace) -> None:
@@ -100,10 +70,7 @@ def cmd_sweep(args: argparse.Namespace) -> None:
     bar, advance = progress_bar("sweep", "run")
     with bar:
         results = sweep(modes, args.out, progress=advance)
-    if args.json:
-        print_json([r.summary() for r in results])
-    else:
-        print(format_sweep(results))
+    show(results, format_sweep, args.json)
 
 
 def cmd_step(args: argparse.Namespace, answer: Callable[[str], str] = read_key) -> None:

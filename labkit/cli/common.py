@@ -7,13 +7,14 @@ import argparse
 import json
 import re
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import TextIO
 
 from labkit.bench.errors import LabError, check_int
 from labkit.language import catalogue, language, say
 
 __all__ = [
+    "Command",
     "error_line",
     "step_keys",
     "Parser",
@@ -21,6 +22,7 @@ __all__ = [
     "out_option",
     "print_json",
     "progress_bar",
+    "show",
     "step_through",
     "whole_number",
 ]
@@ -103,9 +105,77 @@ def out_option(parser: argparse.ArgumentParser, what: str = "run") -> None:
     parser.add_argument("--out", help=say(f"cli.out.{what}"))
 
 
+class Command:
+    """One command and its options, each option's help said from the catalogue by the key
+    convention "cli.<group>.<command>.<option>" (the flag's name, dashes as underscores), so a
+    group names each option once and says only what differs: its choices, range or default."""
+
+    def __init__(
+        self,
+        commands: argparse._SubParsersAction,
+        group: str,
+        name: str,
+        handler: Callable,
+        **defaults: object,
+    ) -> None:
+        self.key = f"cli.{group}.{name.replace('-', '_')}"
+        self.parser = commands.add_parser(name, help=say(f"{self.key}.help"))
+        self.parser.set_defaults(handler=handler, **defaults)
+
+    def add(
+        self,
+        *flags: str,
+        fields: dict[str, object] | None = None,
+        among: argparse._ActionsContainer | None = None,
+        **options: object,
+    ) -> Command:
+        """An argument (`among` a group of the parser's, if given), its help the catalogue's
+        words for it with `fields` filled in."""
+        name = flags[0].lstrip("-").replace("-", "_")
+        helped = say(f"{self.key}.{name}", **(fields or {}))
+        (among or self.parser).add_argument(*flags, help=helped, **options)
+        return self
+
+    def choice(self, flag: str, choices: Iterable[str], **options: object) -> Command:
+        """An argument whose help lists its `choices` (the study checks the value)."""
+        return self.add(flag, fields={"choices": ", ".join(choices)}, **options)
+
+    def number(self, flag: str, low: int, high: int, default: int, **fields: object) -> Command:
+        """A whole number from `low` to `high`, or one line that says so."""
+        check = whole_number(flag.lstrip("-"), low, high)
+        return self.add(flag, type=check, default=default, fields=fields)
+
+    def switch(self, flag: str, **options: object) -> Command:
+        """An option that is on when given."""
+        return self.add(flag, action="store_true", **options)
+
+    def out(self, what: str = "run") -> Command:
+        out_option(self.parser, what)
+        return self
+
+    def json(self) -> Command:
+        return self.switch("--json")
+
+
 def print_json(value: object) -> None:
     """One run as one line of JSON; a list of runs one item a line, for `jq` and diffs."""
     print(json.dumps(value, indent=1 if isinstance(value, list) else None))
+
+
+def show(result: object, format_text: Callable[[object], str], as_json: bool) -> None:
+    """What a command ran, as the view's text or, with --json, as JSON (`as_data`)."""
+    if as_json:
+        print_json(as_data(result))
+    else:
+        print(format_text(result))
+
+
+def as_data(result: object) -> object:
+    """A run as JSON's data: its `summary()` (each one's, for a sweep's list), or the result
+    itself where it is plain data already (a dict)."""
+    if isinstance(result, list):
+        return [as_data(r) for r in result]
+    return result.summary() if hasattr(result, "summary") else result
 
 
 def progress_bar(desc: str, unit: str) -> tuple[object, Callable[[int, int, object], None]]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import textwrap
 
-from labkit.cli.common import print_json, progress_bar, whole_number
+from labkit.cli.common import Command, print_json, progress_bar
 from labkit.language import say
 from labkit.studies.durability.experiment import MAX_SLOW_MS, MAX_TRIALS
 from labkit.studies.durability.pitfalls import PITFALLS, run_pitfall
@@ -14,42 +14,15 @@ __all__ = ["register"]
 
 
 def register(commands: argparse._SubParsersAction) -> None:
-    lg = commands.add_parser("durability", help=say("cli.durability.durability.help"))
-    lg.add_argument("--graph", default="linear", help=say("cli.durability.durability.graph"))
-    lg.add_argument("--mode", default="sync", help=say("cli.durability.durability.mode"))
-    lg.add_argument(
-        "--slow-ms",
-        type=whole_number("slow-ms", 0, MAX_SLOW_MS),
-        default=0,
-        help=say("cli.durability.durability.slow_ms", max_slow_ms=MAX_SLOW_MS),
-    )
-    lg.add_argument(
-        "--kill-moment",
-        default="target_starts",
-        help=say("cli.durability.durability.kill_moment"),
-    )
-    lg.add_argument(
-        "--trials",
-        type=whole_number("trials", 1, MAX_TRIALS),
-        default=4,
-        help=say("cli.durability.durability.trials", max_trials=MAX_TRIALS),
-    )
-    lg.add_argument("--json", action="store_true", help=say("cli.durability.durability.json"))
-    lg.set_defaults(handler=cmd_durability)
+    trials = Command(commands, "durability", "durability", cmd_durability)
+    trials.add("--graph", default="linear").add("--mode", default="sync")
+    trials.number("--slow-ms", 0, MAX_SLOW_MS, 0, max_slow_ms=MAX_SLOW_MS)
+    trials.add("--kill-moment", default="target_starts")
+    trials.number("--trials", 1, MAX_TRIALS, 4, max_trials=MAX_TRIALS).json()
 
-    memory = commands.add_parser("in-memory", help=say("cli.durability.in_memory.help"))
-    memory.add_argument("--json", action="store_true", help=say("cli.durability.in_memory.json"))
-    memory.set_defaults(handler=cmd_in_memory)
-
-    library = commands.add_parser("library", help=say("cli.durability.library.help"))
-    library.add_argument("--json", action="store_true", help=say("cli.durability.library.json"))
-    library.set_defaults(handler=cmd_library)
-
-    gallery = commands.add_parser("pitfall", help=say("cli.durability.pitfall.help"))
-    gallery.add_argument(
-        "name", help=say("cli.durability.pitfall.name", choices=", ".join(PITFALLS))
-    )
-    gallery.set_defaults(handler=cmd_pitfall)
+    Command(commands, "durability", "in-memory", cmd_in_memory).json()
+    Command(commands, "durability", "library", cmd_library).json()
+    Command(commands, "durability", "pitfall", cmd_pitfall).choice("name", PITFALLS)
 
 
 def cmd_durability(args: argparse.Namespace) -> None:

@@ -8,23 +8,17 @@ import sys
 from labkit.bench.folders import KEEP_MB_VARIABLE, clean_runs, runs_keep_bytes
 from labkit.bench.postgres import ENV_URL, clean_schemas, given_url, redacted
 from labkit.bench.snapshot import snapshot_folder
+from labkit.cli.common import Command
 from labkit.language import say
 
 __all__ = ["register"]
 
 
 def register(commands: argparse._SubParsersAction) -> None:
-    clean = commands.add_parser("clean", help=say("cli.housekeeping.clean.help"))
-    clean.add_argument("--dry-run", action="store_true", help=say("cli.housekeeping.clean.dry_run"))
-    clean.add_argument(
-        "--postgres-url",
-        help=say("cli.housekeeping.clean.postgres_url", env_url=ENV_URL),
-    )
-    clean.set_defaults(handler=cmd_clean)
+    clean = Command(commands, "housekeeping", "clean", cmd_clean).switch("--dry-run")
+    clean.add("--postgres-url", fields={"env_url": ENV_URL})
 
-    show = commands.add_parser("show", help=say("cli.housekeeping.show.help"))
-    show.add_argument("run_dir")
-    show.set_defaults(handler=cmd_show)
+    Command(commands, "housekeeping", "show", cmd_show).parser.add_argument("run_dir")
 
 
 def cmd_show(args: argparse.Namespace) -> None:

@@ -4,33 +4,15 @@ from __future__ import annotations
 
 import argparse
 
-from labkit.cli.common import print_json
-from labkit.language import say
+from labkit.cli.common import Command, print_json
 
 __all__ = ["register"]
 
 
 def register(commands: argparse._SubParsersAction) -> None:
-    ir = commands.add_parser("interrupt", help=say("cli.interrupt_resume.interrupt.help"))
-    ir.add_argument("--key", default="fresh", help=say("cli.interrupt_resume.interrupt.key"))
-    ir.add_argument(
-        "--layout", default="combined", help=say("cli.interrupt_resume.interrupt.layout")
-    )
-    ir.add_argument(
-        "--cross-process",
-        action="store_true",
-        help=say("cli.interrupt_resume.interrupt.cross_process"),
-    )
-    ir.add_argument(
-        "--kill-at",
-        default="none",
-        help=say("cli.interrupt_resume.interrupt.kill_at"),
-    )
-    ir.add_argument(
-        "--reject", action="store_true", help=say("cli.interrupt_resume.interrupt.reject")
-    )
-    ir.add_argument("--json", action="store_true", help=say("cli.interrupt_resume.interrupt.json"))
-    ir.set_defaults(handler=cmd_interrupt)
+    resume = Command(commands, "interrupt_resume", "interrupt", cmd_interrupt)
+    resume.add("--key", default="fresh").add("--layout", default="combined")
+    resume.switch("--cross-process").add("--kill-at", default="none").switch("--reject").json()
 
 
 def cmd_interrupt(args: argparse.Namespace) -> None:

@@ -8,12 +8,11 @@ from collections.abc import Callable
 
 from labkit.bench.errors import LabError
 from labkit.cli.common import (
+    Command,
     leave_out,
-    out_option,
-    print_json,
     progress_bar,
+    show,
     step_through,
-    whole_number,
 )
 from labkit.keypress import read_key
 from labkit.language import say
@@ -24,37 +23,14 @@ __all__ = ["register"]
 
 
 def register(commands: argparse._SubParsersAction) -> None:
-    claim = commands.add_parser("claim", help=say("cli.leases.claim.help"))
-    claim.add_argument(
-        "--method",
-        default=ClaimSpec.method,
-        help=say("cli.leases.claim.method", choices=", ".join(METHODS)),
-    )
-    claim.add_argument(
-        "--pause-ms",
-        type=whole_number("pause-ms", 0, MAX_MS),
-        default=ClaimSpec.pause_ms,
-        help=say("cli.leases.claim.pause_ms", pause_ms=ClaimSpec.pause_ms),
-    )
-    claim.add_argument(
-        "--lease-ms",
-        type=whole_number("lease-ms", 1, MAX_MS),
-        default=ClaimSpec.lease_ms,
-        help=say("cli.leases.claim.lease_ms", lease_ms=ClaimSpec.lease_ms),
-    )
-    how = claim.add_mutually_exclusive_group()
-    how.add_argument("--sweep", action="store_true", help=say("cli.leases.claim.sweep"))
-    how.add_argument("--step", action="store_true", help=say("cli.leases.claim.step"))
-    how.add_argument(
-        "--graph",
-        nargs="?",
-        const="race",
-        metavar="CASE",
-        help=say("cli.leases.claim.graph", choices=", ".join(GRAPH_CASES)),
-    )
-    out_option(claim)
-    claim.add_argument("--json", action="store_true", help=say("cli.leases.claim.json"))
-    claim.set_defaults(handler=cmd_claim)
+    claim = Command(commands, "leases", "claim", cmd_claim)
+    claim.choice("--method", METHODS, default=ClaimSpec.method)
+    claim.number("--pause-ms", 0, MAX_MS, ClaimSpec.pause_ms, pause_ms=ClaimSpec.pause_ms)
+    claim.number("--lease-ms", 1, MAX_MS, ClaimSpec.lease_ms, lease_ms=ClaimSpec.lease_ms)
+    how = claim.parser.add_mutually_exclusive_group()
+    claim.switch("--sweep", among=how).switch("--step", among=how)
+    claim.choice("--graph", GRAPH_CASES, among=how, nargs="?", const="race", metavar="CASE")
+    claim.out().json()
 
 
 def given(args: argparse.Namespace, *names: str) -> list[str]:
@@ -77,7 +53,7 @@ def cmd_claim(args: argparse.Namespace, answer: Callable[[str], str] = read_key)
         from labkit.views.leases import format_claim
 
         result = run_claim(spec.method, spec.pause_ms, spec.lease_ms, args.out)
-        print_json(result.summary()) if args.json else print(format_claim(result))
+        show(result, format_claim, args.json)
 
 
 def show_sweep(args: argparse.Namespace) -> None:
@@ -90,10 +66,7 @@ def show_sweep(args: argparse.Namespace) -> None:
     bar, advance = progress_bar("claim_sweep", "race")
     with bar:
         results = sweep_claims(leases=(args.lease_ms,), out=args.out, progress=advance)
-    if args.json:
-        print_json([r.summary() for r in results])
-    else:
-        print(format_claim_sweep(results))
+    show(results, format_claim_sweep, args.json)
 
 
 def show_graph(args: argparse.Namespace) -> None:
@@ -104,7 +77,7 @@ def show_graph(args: argparse.Namespace) -> None:
     if extra:
         leave_out("claim_graph", dict.fromkeys(extra, True))
     run = run_graph_race(args.graph, args.lease_ms, args.out)
-    print_json(run) if args.json else print(format_graph_race(run))
+    show(run, format_graph_race, args.json)
 
 
 def step_claim(spec: ClaimSpec, args: argparse.Namespace, answer: Callable[[str], str]) -> None:

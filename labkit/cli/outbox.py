@@ -7,10 +7,11 @@ from collections.abc import Callable
 
 from labkit.bench.errors import LabError
 from labkit.cli.common import (
+    Command,
     leave_out,
-    out_option,
     print_json,
     progress_bar,
+    show,
     step_through,
 )
 from labkit.keypress import read_key
@@ -21,24 +22,12 @@ __all__ = ["register"]
 
 
 def register(commands: argparse._SubParsersAction) -> None:
-    box = commands.add_parser("outbox", help=say("cli.outbox.outbox.help"))
-    box.add_argument(
-        "--consumer",
-        default="plain",
-        help=say("cli.outbox.outbox.consumer", choices=", ".join(CONSUMERS)),
-    )
-    how = box.add_mutually_exclusive_group()
-    how.add_argument(
-        "--kill-at",
-        default="none",
-        help=say("cli.outbox.outbox.kill_at", choices=", ".join(OUTBOX_KILL_POINTS)),
-    )
-    how.add_argument("--sweep", action="store_true", help=say("cli.outbox.outbox.sweep"))
-    how.add_argument("--step", action="store_true", help=say("cli.outbox.outbox.step"))
-    how.add_argument("--graph", action="store_true", help=say("cli.outbox.outbox.graph"))
-    out_option(box)
-    box.add_argument("--json", action="store_true", help=say("cli.outbox.outbox.json"))
-    box.set_defaults(handler=cmd_outbox)
+    box = Command(commands, "outbox", "outbox", cmd_outbox)
+    box.choice("--consumer", CONSUMERS, default="plain")
+    how = box.parser.add_mutually_exclusive_group()
+    box.choice("--kill-at", OUTBOX_KILL_POINTS, among=how, default="none")
+    box.switch("--sweep", among=how).switch("--step", among=how).switch("--graph", among=how)
+    box.out().json()
 
 
 def cmd_outbox(args: argparse.Namespace, answer: Callable[[str], str] = read_key) -> None:
@@ -55,10 +44,7 @@ def cmd_outbox(args: argparse.Namespace, answer: Callable[[str], str] = read_key
         from labkit.views.outbox import format_outbox
 
         result = execute_outbox(spec)
-        if args.json:
-            print_json(result.summary())
-        else:
-            print(format_outbox(result))
+        show(result, format_outbox, args.json)
 
 
 def show_sweep(args: argparse.Namespace) -> None:
@@ -70,10 +56,7 @@ def show_sweep(args: argparse.Namespace) -> None:
     bar, advance = progress_bar("outbox_sweep", "run")
     with bar:
         results = outbox_sweep(args.out, progress=advance)
-    if args.json:
-        print_json([r.summary() for r in results])
-    else:
-        print(format_outbox_sweep(results))
+    show(results, format_outbox_sweep, args.json)
 
 
 def show_graph_replay(args: argparse.Namespace) -> None:

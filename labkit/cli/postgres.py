@@ -13,7 +13,7 @@ import argparse
 from collections.abc import Callable
 
 from labkit.bench.postgres import ENV_URL
-from labkit.cli.common import leave_out, print_json, progress_bar, whole_number
+from labkit.cli.common import Command, leave_out, print_json, progress_bar
 from labkit.language import say
 from labkit.studies.durability.experiment import (
     CHECKPOINTER_SETUPS,
@@ -31,11 +31,13 @@ ALL = "all"
 DEFAULT_ORDER = "effect_first"
 
 
-def url_option(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
+def url_option(command: Command) -> Command:
+    """--postgres-url, said alike for every command here (one key, not one a command)."""
+    command.parser.add_argument(
         "--postgres-url",
         help=say("cli.postgres.common.postgres_url", env_url=ENV_URL),
     )
+    return command
 
 
 def listed(what: str, choices: object) -> Callable[[str], tuple[str, ...]]:
@@ -54,98 +56,35 @@ def listed(what: str, choices: object) -> Callable[[str], tuple[str, ...]]:
 
 
 def register(commands: argparse._SubParsersAction) -> None:
-    window = commands.add_parser("pg-window", help=say("cli.postgres.pg_window.help"))
-    window.add_argument(
-        "order",
-        nargs="?",
-        help=say(
-            "cli.postgres.pg_window.order",
-            choices=", ".join(WINDOW_ORDERS),
-            default_order=DEFAULT_ORDER,
-        ),
-    )
-    window.add_argument("--kill-at", default=None, help=say("cli.postgres.pg_window.kill_at"))
-    window.add_argument("--sweep", action="store_true", help=say("cli.postgres.pg_window.sweep"))
-    url_option(window)
-    window.add_argument("--json", action="store_true", help=say("cli.postgres.pg_window.json"))
-    window.set_defaults(handler=cmd_window)
+    window = Command(commands, "postgres", "pg-window", cmd_window)
+    listing = {"choices": ", ".join(WINDOW_ORDERS), "default_order": DEFAULT_ORDER}
+    window.add("order", nargs="?", fields=listing).add("--kill-at", default=None)
+    url_option(window.switch("--sweep")).json()
 
-    race = commands.add_parser("pg-race", help=say("cli.postgres.pg_race.help"))
-    race.add_argument(
-        "--lock",
-        type=listed("lock", LOCKS),
-        default=tuple(LOCKS),
-        help=say("cli.postgres.pg_race.lock", choices=", ".join(LOCKS)),
-    )
-    url_option(race)
-    race.add_argument("--json", action="store_true", help=say("cli.postgres.pg_race.json"))
-    race.set_defaults(handler=cmd_race)
+    race = Command(commands, "postgres", "pg-race", cmd_race)
+    race.choice("--lock", LOCKS, type=listed("lock", LOCKS), default=tuple(LOCKS))
+    url_option(race).json()
 
-    crash = commands.add_parser("pg-crash", help=say("cli.postgres.pg_crash.help"))
-    crash.add_argument(
-        "--point",
-        type=listed("crash point", CRASH_POINTS),
-        default=tuple(CRASH_POINTS),
-        help=say("cli.postgres.pg_crash.point", choices=", ".join(CRASH_POINTS), all=ALL),
-    )
-    crash.add_argument("--json", action="store_true", help=say("cli.postgres.pg_crash.json"))
-    crash.set_defaults(handler=cmd_crash)
+    crash = Command(commands, "postgres", "pg-crash", cmd_crash)
+    every = {"choices": ", ".join(CRASH_POINTS), "all": ALL}
+    points = listed("crash point", CRASH_POINTS)
+    crash.add("--point", type=points, default=tuple(CRASH_POINTS), fields=every).json()
 
-    matrix = commands.add_parser("pg-durability", help=say("cli.postgres.pg_durability.help"))
-    matrix.add_argument("--graph", type=listed("graph", GRAPHS), default=GRAPHS)
-    matrix.add_argument(
-        "--mode",
-        type=listed("durability mode", DURABILITY_MODES),
-        default=("sync", "async"),
-        help=say("cli.postgres.pg_durability.mode", choices=", ".join(DURABILITY_MODES)),
-    )
-    matrix.add_argument(
-        "--checkpointer",
-        type=listed("checkpointer", CHECKPOINTER_SETUPS),
-        default=tuple(CHECKPOINTER_SETUPS),
-        help=say(
-            "cli.postgres.pg_durability.checkpointer",
-            choices=", ".join(CHECKPOINTER_SETUPS),
-            all=ALL,
-        ),
-    )
-    matrix.add_argument(
-        "--trials",
-        type=whole_number("trials", 1, MAX_TRIALS),
-        default=2,
-        help=say("cli.postgres.pg_durability.trials", max_trials=MAX_TRIALS),
-    )
-    url_option(matrix)
-    matrix.add_argument("--json", action="store_true", help=say("cli.postgres.pg_durability.json"))
-    matrix.set_defaults(handler=cmd_durability)
+    matrix = Command(commands, "postgres", "pg-durability", cmd_durability)
+    matrix.parser.add_argument("--graph", type=listed("graph", GRAPHS), default=GRAPHS)
+    modes = listed("durability mode", DURABILITY_MODES)
+    matrix.choice("--mode", DURABILITY_MODES, type=modes, default=("sync", "async"))
+    setups = listed("checkpointer", CHECKPOINTER_SETUPS)
+    every = {"choices": ", ".join(CHECKPOINTER_SETUPS), "all": ALL}
+    matrix.add("--checkpointer", type=setups, default=tuple(CHECKPOINTER_SETUPS), fields=every)
+    url_option(matrix.number("--trials", 1, MAX_TRIALS, 2, max_trials=MAX_TRIALS)).json()
 
-    rerun = commands.add_parser("pg-8039", help=say("cli.postgres.pg_8039.help"))
-    rerun.add_argument(
-        "--writes-delay-ms",
-        type=whole_number("writes-delay-ms", 1, MAX_SLOW_MS),
-        default=80,
-        help=say("cli.postgres.pg_8039.writes_delay_ms", max_slow_ms=MAX_SLOW_MS),
-    )
-    rerun.add_argument(
-        "--trials",
-        type=whole_number("trials", 1, MAX_TRIALS),
-        default=2,
-        help=say("cli.postgres.pg_8039.trials"),
-    )
-    url_option(rerun)
-    rerun.add_argument("--json", action="store_true", help=say("cli.postgres.pg_8039.json"))
-    rerun.set_defaults(handler=cmd_8039)
+    rerun = Command(commands, "postgres", "pg-8039", cmd_8039)
+    rerun.number("--writes-delay-ms", 1, MAX_SLOW_MS, 80, max_slow_ms=MAX_SLOW_MS)
+    url_option(rerun.number("--trials", 1, MAX_TRIALS, 2)).json()
 
-    puts = commands.add_parser("pg-puts", help=say("cli.postgres.pg_puts.help"))
-    puts.add_argument(
-        "--runs",
-        type=whole_number("runs", 1, MAX_PUT_RUNS),
-        default=10,
-        help=say("cli.postgres.pg_puts.runs", max_put_runs=MAX_PUT_RUNS),
-    )
-    url_option(puts)
-    puts.add_argument("--json", action="store_true", help=say("cli.postgres.pg_puts.json"))
-    puts.set_defaults(handler=cmd_puts)
+    puts = Command(commands, "postgres", "pg-puts", cmd_puts)
+    url_option(puts.number("--runs", 1, MAX_PUT_RUNS, 10, max_put_runs=MAX_PUT_RUNS)).json()
 
 
 def cmd_window(args: argparse.Namespace) -> None:

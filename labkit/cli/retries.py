@@ -4,10 +4,8 @@ and the functional API, each a real graph in workers forked from the trial serve
 from __future__ import annotations
 
 import argparse
-from collections.abc import Callable
 
-from labkit.cli.common import leave_out, out_option, print_json, progress_bar, whole_number
-from labkit.language import say
+from labkit.cli.common import Command, leave_out, print_json, progress_bar, show
 from labkit.studies.retries.spec import (
     DRAIN_SIGNALS,
     FAILURES,
@@ -44,118 +42,29 @@ def seconds(text: str) -> float:
 
 
 def register(commands: argparse._SubParsersAction) -> None:
-    retry = commands.add_parser("retry", help=say("cli.retries.retry.help"))
-    retry.add_argument(
-        "--policy",
-        default=RetrySpec.policy,
-        help=say("cli.retries.retry.policy", choices=", ".join(POLICIES)),
-    )
-    retry.add_argument(
-        "--key", default=RetrySpec.key, help=say("cli.retries.retry.key", choices=", ".join(KEYS))
-    )
-    retry.add_argument(
-        "--failure",
-        default=RetrySpec.failure,
-        help=say("cli.retries.retry.failure", choices=", ".join(FAILURES)),
-    )
-    retry.add_argument(
-        "--fail-times",
-        type=whole_number("fail-times", 0, 10),
-        default=RetrySpec.fail_times,
-        help=say("cli.retries.retry.fail_times", fail_times=RetrySpec.fail_times),
-    )
-    retry.add_argument(
-        "--orders",
-        type=whole_number("orders", 1, 5),
-        default=RetrySpec.orders,
-        help=say("cli.retries.retry.orders", orders=RetrySpec.orders),
-    )
-    retry.add_argument(
-        "--async",
-        dest="asynchronous",
-        action="store_true",
-        help=say("cli.retries.retry.async"),
-    )
-    retry.add_argument(
-        "--defaults",
-        action="store_true",
-        help=say("cli.retries.retry.defaults"),
-    )
-    out_option(retry)
-    retry.add_argument("--json", action="store_true", help=say("cli.retries.retry.json"))
-    retry.set_defaults(handler=cmd_retry)
+    retry = Command(commands, "retries", "retry", cmd_retry)
+    retry.choice("--policy", POLICIES, default=RetrySpec.policy)
+    retry.choice("--key", KEYS, default=RetrySpec.key)
+    retry.choice("--failure", FAILURES, default=RetrySpec.failure)
+    retry.number("--fail-times", 0, 10, RetrySpec.fail_times, fail_times=RetrySpec.fail_times)
+    retry.number("--orders", 1, 5, RetrySpec.orders, orders=RetrySpec.orders)
+    retry.switch("--async", dest="asynchronous").switch("--defaults").out().json()
 
-    handler = commands.add_parser("error-handler", help=say("cli.retries.error_handler.help"))
-    handler.add_argument(
-        "--way",
-        default="add_node",
-        help=say("cli.retries.error_handler.way", choices=", ".join(HANDLER_WAYS)),
-    )
-    handler.add_argument(
-        "--keyed", action="store_true", help=say("cli.retries.error_handler.keyed")
-    )
-    out_option(handler)
-    handler.add_argument("--json", action="store_true", help=say("cli.retries.error_handler.json"))
-    handler.set_defaults(handler=cmd_handler)
+    handler = Command(commands, "retries", "error-handler", cmd_handler)
+    handler.choice("--way", HANDLER_WAYS, default="add_node").switch("--keyed").out().json()
 
-    drain = commands.add_parser("drain", help=say("cli.retries.drain.help"))
-    drain.add_argument(
-        "--signal",
-        default="term",
-        help=say("cli.retries.drain.signal", choices=", ".join(DRAIN_SIGNALS)),
-    )
-    drain.add_argument(
-        "--grace",
-        type=seconds,
-        default=DrainSpec.grace,
-        help=say("cli.retries.drain.grace", grace=DrainSpec.grace),
-    )
-    drain.add_argument(
-        "--work-ms",
-        type=whole_number("work-ms", 0, MAX_WORK_MS),
-        default=300,
-        help=say("cli.retries.drain.work_ms"),
-    )
-    drain.add_argument(
-        "--no-handler",
-        dest="drain_safe",
-        action="store_false",
-        help=say("cli.retries.drain.no_handler"),
-    )
-    out_option(drain)
-    drain.add_argument("--json", action="store_true", help=say("cli.retries.drain.json"))
-    drain.set_defaults(handler=cmd_drain)
+    drain = Command(commands, "retries", "drain", cmd_drain)
+    drain.choice("--signal", DRAIN_SIGNALS, default="term")
+    drain.add("--grace", type=seconds, default=DrainSpec.grace, fields={"grace": DrainSpec.grace})
+    drain.number("--work-ms", 0, MAX_WORK_MS, 300)
+    drain.add("--no-handler", dest="drain_safe", action="store_false").out().json()
 
-    first = commands.add_parser("first-checkpoint", help=say("cli.retries.first_checkpoint.help"))
-    first.add_argument(
-        "--mode",
-        default=ALL_MODES,
-        help=say("cli.retries.first_checkpoint.mode", choices=", ".join((*FIRST_MODES, ALL_MODES))),
-    )
-    first.add_argument(
-        "--trials",
-        type=whole_number("trials", 1, MAX_FIRST_TRIALS),
-        default=200,
-        help=say("cli.retries.first_checkpoint.trials", max_first_trials=MAX_FIRST_TRIALS),
-    )
-    first.add_argument("--json", action="store_true", help=say("cli.retries.first_checkpoint.json"))
-    first.set_defaults(handler=cmd_first_checkpoint)
+    first = Command(commands, "retries", "first-checkpoint", cmd_first_checkpoint)
+    first.choice("--mode", (*FIRST_MODES, ALL_MODES), default=ALL_MODES)
+    first.number("--trials", 1, MAX_FIRST_TRIALS, 200, max_first_trials=MAX_FIRST_TRIALS).json()
 
-    func = commands.add_parser("functional", help=say("cli.retries.functional.help"))
-    func.add_argument(
-        "--ref-in-task", action="store_true", help=say("cli.retries.functional.ref_in_task")
-    )
-    out_option(func)
-    func.add_argument("--json", action="store_true", help=say("cli.retries.functional.json"))
-    func.set_defaults(handler=cmd_functional)
-
-
-def show(result: object, format_text: Callable[[object], str], as_json: bool) -> None:
-    """The result as one line of JSON, or as the view's text."""
-    if as_json:
-        print_json(result)
-    else:
-        print(format_text(result))
+    functional = Command(commands, "retries", "functional", cmd_functional)
+    functional.switch("--ref-in-task").out().json()
 
 
 def cmd_retry(args: argparse.Namespace) -> None:

@@ -6,7 +6,12 @@ import argparse
 from collections.abc import Callable
 
 from labkit.bench.errors import LabError
-from labkit.cli.common import out_option, print_json, progress_bar, step_through
+from labkit.cli.common import (
+    Command,
+    progress_bar,
+    show,
+    step_through,
+)
 from labkit.keypress import read_key
 from labkit.language import say
 from labkit.studies.unknown_outcome.spec import FAULTS, STRATEGIES
@@ -15,34 +20,13 @@ __all__ = ["register"]
 
 
 def register(commands: argparse._SubParsersAction) -> None:
-    call = commands.add_parser("call", help=say("cli.unknown_outcome.call.help"))
-    call.add_argument(
-        "--strategy",
-        default="reconcile",
-        help=say("cli.unknown_outcome.call.strategy", choices=", ".join(STRATEGIES)),
-    )
-    call.add_argument(
-        "--fault",
-        default="reply_lost",
-        help=say("cli.unknown_outcome.call.fault", choices=", ".join(FAULTS)),
-    )
-    call.add_argument(
-        "--timeout", type=float, default=0.2, help=say("cli.unknown_outcome.call.timeout")
-    )
-    out_option(call)
-    call.add_argument("--json", action="store_true", help=say("cli.unknown_outcome.call.json"))
-    call.add_argument("--step", action="store_true", help=say("cli.unknown_outcome.call.step"))
-    call.set_defaults(handler=cmd_call)
+    call = Command(commands, "unknown_outcome", "call", cmd_call)
+    call.choice("--strategy", STRATEGIES, default="reconcile")
+    call.choice("--fault", FAULTS, default="reply_lost")
+    call.add("--timeout", type=float, default=0.2).out().json().switch("--step")
 
-    calls = commands.add_parser("call-sweep", help=say("cli.unknown_outcome.call_sweep.help"))
-    calls.add_argument(
-        "--timeout", type=float, default=0.2, help=say("cli.unknown_outcome.call_sweep.timeout")
-    )
-    out_option(calls, "sweep")
-    calls.add_argument(
-        "--json", action="store_true", help=say("cli.unknown_outcome.call_sweep.json")
-    )
-    calls.set_defaults(handler=cmd_call_sweep)
+    calls = Command(commands, "unknown_outcome", "call-sweep", cmd_call_sweep)
+    calls.add("--timeout", type=float, default=0.2).out("sweep").json()
 
 
 def cmd_call(args: argparse.Namespace, answer: Callable[[str], str] = read_key) -> None:
@@ -66,10 +50,7 @@ def cmd_call(args: argparse.Namespace, answer: Callable[[str], str] = read_key) 
                 print("\n" + format_call(session.recover()))
         return
     result = run_call(args.strategy, args.fault, args.timeout, args.out)
-    if args.json:
-        print_json(result.summary())
-    else:
-        print(format_call(result))
+    show(result, format_call, args.json)
 
 
 def cmd_call_sweep(args: argparse.Namespace) -> None:
@@ -79,7 +60,4 @@ def cmd_call_sweep(args: argparse.Namespace) -> None:
     bar, advance = progress_bar("calls", "call")
     with bar:
         results = sweep_calls(timeout=args.timeout, out=args.out, progress=advance)
-    if args.json:
-        print_json([r.summary() for r in results])
-    else:
-        print(format_call_sweep(results))
+    show(results, format_call_sweep, args.json)
