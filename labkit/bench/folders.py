@@ -44,6 +44,7 @@ from labkit.bench.home import (
     MARKER,
     RUN_DIR_MAX,
     cannot_make,
+    cannot_make_error,
     check_room,
     check_run_dir,
     runs_home,
@@ -60,6 +61,7 @@ __all__ = [
     "RUN_DIR_MAX",
     "Cleaning",
     "cannot_make",
+    "cannot_make_error",
     "check_room",
     "check_run_dir",
     "clean_runs",
@@ -100,14 +102,14 @@ def new_run_dir(out: Path | str | None, prefix: str = "commit-window-", deepest:
             message = f"output folder {path} already exists; name a new one"
             raise LabError(message, "exists", path=str(path)) from None
         except OSError as error:
-            raise LabError(cannot_make("the output folder", path, error)) from None
+            raise cannot_make_error("the output folder", path, error) from None
         return path.resolve()
     home = runs_home()
     prune_runs()
     try:
         folder = Path(tempfile.mkdtemp(prefix=prefix, dir=home))
     except OSError as error:
-        raise LabError(cannot_make("a run folder in", home, error)) from None
+        raise cannot_make_error("a run folder in", home, error) from None
     claim(folder)
     return folder
 
@@ -126,7 +128,7 @@ def claim(folder: Path) -> None:
         if marker >= 0:
             os.close(marker)
         shutil.rmtree(folder, ignore_errors=True)
-        raise LabError(cannot_make("a run folder in", folder.parent, error)) from None
+        raise cannot_make_error("a run folder in", folder.parent, error) from None
     _in_use[folder] = marker
     made = getattr(_scopes, "made", None)
     if made:

@@ -24,6 +24,7 @@ __all__ = [
     "MARKER",
     "RUN_DIR_MAX",
     "cannot_make",
+    "cannot_make_error",
     "check_room",
     "check_run_dir",
     "runs_home",
@@ -49,11 +50,12 @@ def temp_dir() -> Path:
     try:
         is_folder = stat.S_ISDIR(os.stat(path).st_mode)
     except OSError as error:
-        raise LabError(
-            f"{what} {path}: {error.strerror}; set TMPDIR to a folder of yours"
-        ) from None
+        message = f"{what} {path}: {error.strerror}; set TMPDIR to a folder of yours"
+        fields = {"what": what, "path": str(path), "reason": error.strerror}
+        raise LabError(message, "temp_unusable", **fields) from None
     if not is_folder:
-        raise LabError(f"{what} {path} is not a folder; set TMPDIR to a folder of yours")
+        message = f"{what} {path} is not a folder; set TMPDIR to a folder of yours"
+        raise LabError(message, "temp_not_folder", what=what, path=str(path))
     return path
 
 
@@ -64,50 +66,83 @@ def runs_home(room_for: str = "") -> Path:
     check_instance("room_for", room_for, str, "the name of a folder to be made there (a str)")
     home = temp_dir() / f"labkit-runs-{os.getuid()}"
     if room_for:
-        check_room(home / room_for, f"the temp directory {home.parent}")
+        check_room(home / room_for, "the temp directory", home.parent)
     try:
         os.mkdir(home, 0o700)
     except FileExistsError:
         pass
     except OSError as error:
-        raise LabError(cannot_make("the runs home", home, error)) from None
+        raise cannot_make_error("the runs home", home, error) from None
     info = os.lstat(home)
     yours = info.st_uid == os.getuid()
+    mode = f"{stat.S_IMODE(info.st_mode):o}"
     problem = (
-        "is a symbolic link"
+        "link"
         if stat.S_ISLNK(info.st_mode)
-        else "is not a folder"
+        else "not_folder"
         if not stat.S_ISDIR(info.st_mode)
-        else f"belongs to user {info.st_uid}, not to you"
+        else "not_yours"
         if not yours
-        else f"can be written by others (mode {stat.S_IMODE(info.st_mode):o})"
+        else "writable"
         if info.st_mode & 0o022
         else None
     )
     if problem:  # another user's entry in a shared (sticky) /tmp is not the reader's to remove
         remedy = "set TMPDIR to a folder of yours"
+        said = {
+            "link": "is a symbolic link",
+            "not_folder": "is not a folder",
+            "not_yours": f"belongs to user {info.st_uid}, not to you",
+            "writable": f"can be written by others (mode {mode})",
+        }[problem]
+        code = f"home_{problem}" + ("" if yours or problem == "not_yours" else "_theirs")
         raise LabError(
-            f"labkit will not use the runs home {home}: it {problem}; "
-            + (f"remove it, or {remedy}" if yours else remedy)
+            f"labkit will not use the runs home {home}: it {said}; "
+            + (f"remove it, or {remedy}" if yours else remedy),
+            code,
+            home=str(home),
+            owner=info.st_uid,
+            mode=mode,
         )
     return home
 
 
 def cannot_make(what: str, path: Path, error: OSError) -> str:
     """One line for a folder that could not be made: which one, and why, in the system's words."""
+    return f"cannot make {what} {path}: {why_not_made(path, error)}"
+
+
+def why_not_made(path: Path, error: OSError) -> str:
+    """Why a folder could not be made, in the system's words (and the file in its way)."""
     reason = error.strerror or str(error)
     if error.errno == errno.ENOTDIR:
         file = next((p for p in reversed(path.parents) if p.exists() and not p.is_dir()), None)
         reason += f" ({file} is a file)" if file else ""
-    return f"cannot make {what} {path}: {reason}"
+    return reason
 
 
-def check_room(folder: Path, what: str) -> None:
-    """Refuse, before anything is made, a run folder too deep for SQLite to open its files."""
+def cannot_make_error(what: str, path: Path, error: OSError) -> LabError:
+    """`cannot_make`'s line as a LabError with a code, so that the command line says it in the
+    reader's language: `what` is a noun of the catalogue's ("the runs home", "the output
+    folder"), or "a run folder in" the folder it was to be made in."""
+    code = "cannot_make_in" if what == "a run folder in" else "cannot_make"
+    fields = {"what": what, "path": str(path), "reason": why_not_made(path, error)}
+    return LabError(cannot_make(what, path, error), code, **fields)
+
+
+def check_room(folder: Path, what: str, where: Path) -> None:
+    """Refuse, before anything is made, a run folder too deep for SQLite to open its files
+    (`what` folder `where`: "the temp directory" /tmp, "the output folder" out)."""
     if len(str(folder)) > RUN_DIR_MAX:
+        length = len(str(folder))
         raise LabError(
-            f"{what} is too long for SQLite: a run folder there has {len(str(folder))} "
-            f"characters, and at most {RUN_DIR_MAX} leave room for its files"
+            f"{what} {where} is too long for SQLite: a run folder there has {length} "
+            f"characters, and at most {RUN_DIR_MAX} leave room for its files",
+            "too_long",
+            what=what,
+            path=str(where),
+            length=length,
+            most=RUN_DIR_MAX,
         )
 
 
@@ -119,7 +154,7 @@ def check_run_dir(out: Path | str | None, prefix: str, deepest: str = "") -> Non
         runs_home(room_for=os.path.join(f"{prefix}{'x' * 8}", deepest))  # mkdtemp adds 8
         return
     path = Path(out)
-    check_room(path.resolve() / deepest, f"the output folder {path}")
+    check_room(path.resolve() / deepest, "the output folder", path)
     if os.path.lexists(path):
         raise LabError(
             f"output folder {path} already exists; name a new one", "exists", path=str(path)
@@ -134,7 +169,7 @@ def check_run_dir(out: Path | str | None, prefix: str, deepest: str = "") -> Non
     )
     if problem:
         error = OSError(problem, os.strerror(problem))
-        raise LabError(cannot_make("the output folder", path, error))
+        raise cannot_make_error("the output folder", path, error)
 
 
 def runs_keep_bytes() -> int:
@@ -145,6 +180,11 @@ def runs_keep_bytes() -> int:
     if not (digits and int(text) <= KEEP_MB_MAX):
         raise LabError(
             f"{KEEP_MB_VARIABLE}={text!r}: give a whole number of megabytes from 0 to "
-            f"{KEEP_MB_MAX} (default {KEEP_MB_DEFAULT}; 0 keeps every run)"
+            f"{KEEP_MB_MAX} (default {KEEP_MB_DEFAULT}; 0 keeps every run)",
+            "keep_mb",
+            variable=KEEP_MB_VARIABLE,
+            value=text,
+            most=KEEP_MB_MAX,
+            default=KEEP_MB_DEFAULT,
         )
     return int(text) * 1_000_000

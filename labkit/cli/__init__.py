@@ -38,7 +38,7 @@ try:  # a Ctrl-C while Python loads labkit (its first tenth of a second) is one 
         retries,
         unknown_outcome,
     )
-    from labkit.cli.common import Parser, error_line
+    from labkit.cli.common import Parser, error_line, refused
     from labkit.language import language, say
 except (KeyboardInterrupt, RuntimeError) as error:
     if not is_ctrl_c(error):
@@ -94,9 +94,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         check_as_on_macos()  # and LABKIT_AS_ON_MACOS is 1 or 0
         if getattr(args, "step", False):  # step mode reads keys: check before a worker starts
             if sys.stdin is None:
-                raise LabError(say("cli.error.stdin_closed"))
+                raise refused("stdin_closed")
             if sys.stdout is None:
-                raise LabError(say("cli.error.stdout_closed"))
+                raise refused("stdout_closed")
         status = args.handler(args) or 0
         if sys.stdout is not None:
             sys.stdout.flush()  # a reader that has gone shows here, not at exit as a traceback

@@ -21,6 +21,7 @@ __all__ = [
     "leave_out",
     "out_option",
     "print_json",
+    "refused",
     "progress_bar",
     "show",
     "step_through",
@@ -40,6 +41,12 @@ def error_line(error: LabError) -> str:
     fields["what"] = nouns.get(f"cli.noun.{what.replace(' ', '_')}", what)
     code = f"{error.code}_of" if fields.get("of") else error.code
     return say(f"cli.error.{code}", **fields)
+
+
+def refused(code: str, **fields: object) -> LabError:
+    """A bad input the command line itself finds: its English line (the English catalogue's
+    cli.error.<code>), with the code and fields that `error_line` says in the reader's language."""
+    return LabError(catalogue("en")[f"cli.error.{code}"].format(**fields), code, **fields)
 
 
 def reaped(how: str, session: object) -> str:
@@ -63,7 +70,7 @@ class Parser(argparse.ArgumentParser):
     """argparse, but a usage error is one line, like every other bad input here."""
 
     def error(self, message: str) -> None:
-        raise LabError(message)
+        raise LabError(message, "usage", line=message)
 
     def print_help(self, file: TextIO | None = None) -> None:
         """argparse ignores a help it fails to write; here `--help > /dev/full` is an error
@@ -96,7 +103,12 @@ def leave_out(why: str, given: dict[str, bool], **fields: object) -> None:
     unread = [option for option, was_given in given.items() if was_given]
     if unread:
         reason = say(f"cli.why.{why}", **fields)
-        raise LabError(say("cli.error.leave_out", why=reason, options=", ".join(unread)))
+        raise LabError(
+            say("cli.error.leave_out", why=reason, options=", ".join(unread)),
+            "leave_out",
+            why=reason,
+            options=", ".join(unread),
+        )
 
 
 def out_option(parser: argparse.ArgumentParser, what: str = "run") -> None:

@@ -13,7 +13,7 @@ import argparse
 from collections.abc import Callable
 
 from labkit.bench.postgres import ENV_URL
-from labkit.cli.common import Command, leave_out, print_json, progress_bar
+from labkit.cli.common import Command, error_line, leave_out, print_json, progress_bar, refused
 from labkit.language import say
 from labkit.studies.durability.experiment import (
     CHECKPOINTER_SETUPS,
@@ -47,9 +47,8 @@ def listed(what: str, choices: object) -> Callable[[str], tuple[str, ...]]:
         picked = tuple(choices) if text == ALL else tuple(t.strip() for t in text.split(","))
         wrong = [p for p in picked if p not in choices]
         if wrong:
-            raise argparse.ArgumentTypeError(
-                f"unknown {what} {wrong[0]!r}; choose from: {', '.join(choices)} (or {ALL})"
-            )
+            fields = {"what": what, "value": wrong[0], "choices": ", ".join(choices), "all": ALL}
+            raise argparse.ArgumentTypeError(error_line(refused("listed", **fields)))
         return picked
 
     return parse

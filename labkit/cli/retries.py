@@ -5,7 +5,15 @@ from __future__ import annotations
 
 import argparse
 
-from labkit.cli.common import Command, leave_out, print_json, progress_bar, show
+from labkit.cli.common import (
+    Command,
+    error_line,
+    leave_out,
+    print_json,
+    progress_bar,
+    refused,
+    show,
+)
 from labkit.studies.retries.spec import (
     DRAIN_SIGNALS,
     FAILURES,
@@ -38,7 +46,7 @@ def seconds(text: str) -> float:
     try:
         return float(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"a number of seconds, not {text!r}") from None
+        raise argparse.ArgumentTypeError(error_line(refused("seconds", value=text))) from None
 
 
 def register(commands: argparse._SubParsersAction) -> None:
