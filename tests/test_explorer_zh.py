@@ -64,7 +64,7 @@ def test_a_failing_points_timeline_names_its_crash_point_in_chinese(step_found, 
     drawn = TimelineFigure(with_last_commits(read_trace(step_found.point(1).run_dir)))
     drawn.png(None)
     labels = [t.get_text() for t in drawn.fig.findobj(Text)]
-    assert "在崩溃点 1处SIGKILL" in labels, labels
+    assert "在崩溃点 1 处 SIGKILL" in labels, labels
     assert_no_english("\n".join(labels))
 
 

@@ -193,7 +193,7 @@ def test_lesson_7_in_chinese(chinese):
         locks_text().splitlines()[0]
         == f"{'none':13} READ COMMITTED 下的普通 SELECT：两个 worker 都读到 done=0"
     )
-    assert "WAL" in crash_points_text() and "COMMIT尚未发送" in crash_points_text()
+    assert "WAL" in crash_points_text() and "COMMIT 尚未发送" in crash_points_text()
 
 
 def test_lesson_8_the_handlers_runs_and_the_lost_runs():

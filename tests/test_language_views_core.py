@@ -84,7 +84,7 @@ def test_a_run_its_tool_steps_and_study_table_in_chinese(chinese, duplicate):
     for text in shown:
         assert_chinese(text, AREAS)
     assert "结果：重复：不止一条回执" in shown[0] and "← 恢复时新增" in shown[0]
-    assert describe_state(duplicate.after) == "done=1，2条回执（重复）"
+    assert describe_state(duplicate.after) == "done=1，2 条回执（重复）"
     assert outcome_name(duplicate.outcome) == "重复" and duplicate.outcome == "duplicate"
     assert (
         "先在检查点里保存" in shown[4] and "对账后" in shown[4]
@@ -132,7 +132,7 @@ def test_the_timeline_draws_chinese_with_every_glyph(chinese, duplicate):
         warnings.simplefilter("error")  # matplotlib warns "Glyph ... missing from font(s)"
         assert figure.png(3).startswith(b"\x89PNG")
     words = "\n".join(t.get_text() for t in figure.fig.findobj(Text))
-    assert "首个worker进程" in words and "提交窗口，强杀后仍开着" in words
+    assert "首个 worker 进程" in words and "提交窗口，强杀后仍开着" in words
     assert_chinese(words, AREAS)
 
 
@@ -153,7 +153,8 @@ def test_the_crash_panel_in_chinese(chinese):
     assert_chinese(panel_text(panel), AREAS)
     assert panel.run_button.description == "运行" and panel.kill_at.value == "checkpoint"
     panel.click()
-    assert panel.status.value.startswith("正在运行<b>checkpoint_first</b>，在<b>checkpoint</b>强杀")
+    running = "正在运行 <b>checkpoint_first</b>，在 <b>checkpoint</b> 强杀"
+    assert panel.status.value.startswith(running)
     panel.job.wait()
     assert panel.error is None and panel.result.outcome == "lost"
     assert "丢失" in panel.outcome.value and "完成：" in panel.status.value
@@ -168,7 +169,7 @@ def test_the_sweep_panel_in_chinese(chinese):
     assert panel.status.value.startswith("正在扫描每个写入顺序的每个强杀点（exit）")
     panel.job.wait()
     assert panel.error is None and len(panel.results) == 12
-    assert panel.status.value.startswith("完成：12次运行，用时")
+    assert panel.status.value.startswith("完成：12 次运行，用时")
     assert_chinese(panel_text(panel), AREAS)
     assert_chinese(format_sweep(panel.results), AREAS)
     assert_chinese(sweep_html(panel.results), AREAS)
@@ -178,10 +179,10 @@ def test_the_step_panel_in_chinese(chinese):
     panel = StepPanel("effect_first")
     assert_chinese(panel_text(panel), AREAS)
     panel.start_button.click()
-    assert panel.error is None and panel.status.value.startswith("停在<b>start</b>")
+    assert panel.error is None and panel.status.value.startswith("停在 <b>start</b>")
     panel.continue_button.click()
     panel.kill_button.click()
-    assert panel.status.value.startswith("在<b>effect</b>处SIGKILL")
+    assert panel.status.value.startswith("在 <b>effect</b> 处 SIGKILL")
     assert_chinese(panel_text(panel), AREAS)
     panel.recover_button.click()
     panel.job.wait()
@@ -206,7 +207,7 @@ def test_a_stopped_and_a_failed_job_say_so_in_chinese(chinese):
     job.stop()
     assert panel.status.value.startswith(("正在停止", "已停止"))  # said at once (or done already)
     job.wait()
-    assert re.match(r"已停止，1000次试验中完成了\d+：", panel.status.value)
+    assert re.match(r"已停止，1000 次试验中完成了 \d+：", panel.status.value)
     job.start("试", lambda report: 1 / 0, lambda result: None)
     job.wait()
     assert panel.status.value.startswith("失败，用时") and isinstance(

@@ -79,12 +79,12 @@ def test_lesson_3s_panel_tickets_and_checkpoint_file_in_chinese(chinese):
     panel.process.value = True
     panel.kill_at.value = "after_create"  # killed before its interrupt was saved
     panel.click()
-    assert panel.status.value.startswith("正在运行：键<b>fresh</b>")
+    assert panel.status.value.startswith("正在运行：键 <b>fresh</b>")
     panel.job.wait()
     assert panel.error is None and panel.result["after_resume"] == 3
     output = panel.output.value
-    assert "3张工单" in output and "恢复执行的进程看到了" in output and "待处理的中断" in output
-    assert "<code>invoke(None)，然后Command(resume=True)</code>" in output
+    assert "3 张工单" in output and "恢复执行的进程看到了" in output and "待处理的中断" in output
+    assert "<code>invoke(None)，然后 Command(resume=True)</code>" in output
     assert_views_chinese(output, panel.status.value)
     body = '{"title": "Printer offline"}'
     requests = [("team-A", "op-1", body), ("team-A", "op-1", '{"title": "changed"}')]
@@ -96,7 +96,7 @@ def test_lesson_3s_panel_tickets_and_checkpoint_file_in_chinese(chinese):
     assert "成功" in shown and said in html.unescape(
         shown
     )  # the payloads as the service holds them
-    assert "拒绝：team-A/op-2这个键不是入口签发的" in shown and "返回的工单id" in shown
+    assert "拒绝：team-A/op-2 这个键不是入口签发的" in shown and "返回的工单 id" in shown
     assert_views_chinese(shown)
 
 
@@ -116,7 +116,7 @@ def test_lesson_4s_panel_table_figure_and_checkpoint_file_in_chinese(chinese):
     panel.job.wait()
     assert panel.error is None and len(panel.trials) == 2
     table, checkpoints = panel.table.value, panel.checkpoints.value
-    assert "没有可恢复的内容：这次运行丢失了" in table and "已恢复；重跑了：c（+1行）" in table
+    assert "没有可恢复的内容：这次运行丢失了" in table and "已恢复；重跑了：c（+1 行）" in table
     assert "最后一次试验（exit）的检查点文件" in checkpoints and "（无）" in checkpoints
     assert_views_chinese(table, checkpoints, panel.status.value)
     figure = distribution_figure(panel.trials)
@@ -140,7 +140,8 @@ def test_lesson_4s_pitfalls_library_and_study_figures_in_chinese(chinese, displa
 
     mistyped = run_pitfall("mistyped_durability")
     unknown = pitfall_html("unknown_thread", run_pitfall("unknown_thread"))
-    assert "对一个从未存在的thread_id调用invoke(None)" in unknown and "研究004当时看到" in unknown
+    assert "对一个从未存在的 thread_id 调用 invoke(None)" in unknown
+    assert "研究 004 当时看到" in unknown
     assert "EmptyInputError: Received no input for __start__" in unknown  # LangGraph's words
     typo = pitfall_html("mistyped_durability", mistyped)
     assert "今天：没有异常；结果：" in typo and "被静默接受" in typo
@@ -151,8 +152,9 @@ def test_lesson_4s_pitfalls_library_and_study_figures_in_chinese(chinese, displa
     show_trials(trials)
     shown = html_of(displayed)
     assert "未指定时的默认值：<b>async</b>" in shown and "三档的定义" in shown
-    assert "研究004报告的" in shown and "比干净运行的10行多6到7行（保留1个检查点）" in shown
-    assert "运行到结束，n=4（linear图共4个节点），0条警告" in shown
+    assert "研究 004 报告的" in shown
+    assert "比干净运行的 10 行多 6 到 7 行（保留 1 个检查点）" in shown
+    assert "运行到结束，n=4（linear 图共 4 个节点），0 条警告" in shown
     assert_views_chinese(unknown, typo, shown)
     (image,) = [item for item in displayed if isinstance(item.data, bytes)]
     assert image.data.startswith(b"\x89PNG")
@@ -178,20 +180,20 @@ def test_lesson_8s_tables_and_sentences_in_chinese(chinese):
 
     retry = lab.run_retry("default", "attempt_only")
     text, page = views.format_retry(retry), views.retry_html(retry)
-    assert "从未扣款" in text and "支付服务中有2笔扣款。" in text and "重试策略default" in text
+    assert "从未扣款" in text and "支付服务中有 2 笔扣款。" in text and "重试策略 default" in text
     assert "  从未扣款：运行以一张回执结束，但那笔扣款属于另一个订单" in text
     assert "从未扣款" in page and "流水文件：每次尝试一行" in page
     assert "否：返回的是原来那笔" in page
     handler = lab.run_handler("add_node")
     said = views.format_handler(handler) + views.handler_html(handler)
-    assert "处理器在第一个进程中运行了1次" in said and "ValueError，然后是str" in said
+    assert "处理器在第一个进程中运行了 1 次" in said and "ValueError，然后是 str" in said
     drain = [lab.run_drain("kill", work_ms=50), lab.run_drain("term", drain_safe=False)]
     stopped = views.format_drain(drain) + views.drain_html(drain)
-    assert "被强杀（-9）" in stopped and "被SIGTERM终止（-15）" in stopped
+    assert "被强杀（-9）" in stopped and "被 SIGTERM 终止（-15）" in stopped
     assert "（无处理器）" in stopped and "SIGKILL：没有任何宽限" in stopped
     functional = lab.run_functional(ref_in_task=False)
     replay = views.format_functional(functional) + views.functional_html(functional)
-    assert "在任何task之外" in replay and "（两者不同）" in replay and "引用号不同" in replay
+    assert "在任何 task 之外" in replay and "（两者不同）" in replay and "引用号不同" in replay
     table = lab.default_retry_table()
     retried = views.format_retry_table(table) + views.retry_table_html(table)
     assert "会重试" in retried and "RetryPolicy()是否重试" in retried
@@ -211,12 +213,12 @@ def test_lesson_8s_first_checkpoint_panel_and_figure_in_chinese(chinese):
     panel.click()
     panel.job.wait()
     assert panel.error is None and panel.results["exit"]["lost"] == 10
-    assert "10次中10次" in panel.table.value and "已保存：无" in panel.table.value
+    assert "10 次中 10 次" in panel.table.value and "已保存：无" in panel.table.value
     text = format_first_checkpoint(panel.results)
-    assert "LangGraph却没有它的任何痕迹" in text
+    assert "LangGraph 却没有它的任何痕迹" in text
     figure = first_checkpoint_figure(panel.results)
     words = [t.get_text() for ax in figure.axes for t in [*ax.texts, *ax.get_yticklabels()]]
-    assert "无 10" in words and "exit\n丢失10次" in words
+    assert "无 10" in words and "exit\n丢失 10 次" in words
     assert_views_chinese(
         panel.table.value, panel.status.value, text, *words, figure.axes[0].get_xlabel()
     )
@@ -257,12 +259,12 @@ def test_lesson_7s_tables_and_latency_figure_in_chinese(chinese, displayed):
     views.show_reruns(trials)
     views.show_latencies({views.setup_name(t): t.put_ms for t in trials})
     shown = html_of(displayed)
-    assert ">重复</span>" in shown and "第二个worker 进程等待于" in shown
-    assert ">写入了回执和done=1</td>" in shown  # what each worker of the race did
+    assert ">重复</span>" in shown and "第二个 worker 进程等待于" in shown
+    assert ">写入了回执和 done=1</td>" in shown  # what each worker of the race did
     assert "个检查点，重跑：" in shown and "put()调用次数" in shown and "快" in shown
     assert_views_chinese(text, shown)
     figure = views.latency_figure({"postgres": trials[0].put_ms})
-    assert figure.axes[0].get_legend().get_texts()[0].get_text() == "研究004的替身：250 ms"
+    assert figure.axes[0].get_legend().get_texts()[0].get_text() == "研究 004 的替身：250 ms"
     assert_views_chinese(figure.axes[0].get_xlabel())
     assert png(figure).startswith(b"\x89PNG")
 
@@ -273,9 +275,9 @@ def test_lesson_7s_server_crash_panel_in_chinese(chinese):
     panel = ServerCrashPanel()
     assert_labels_chinese(panel, "强杀点", "运行")
     panel.point.value = "commit_flushed"
-    assert "提交记录已刷入WAL" in panel.meaning.value
+    assert "提交记录已刷入 WAL" in panel.meaning.value
     panel.click()
-    assert panel.status.value.startswith("正在<b>commit_flushed</b>强杀Postgres服务器")
+    assert panel.status.value.startswith("正在 <b>commit_flushed</b> 强杀 Postgres 服务器")
     panel.job.wait()
     assert panel.error is None and panel.result.in_flight_survived
     assert "保留" in panel.output.value and "重启的服务器说（" in panel.output.value

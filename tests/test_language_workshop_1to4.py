@@ -86,7 +86,7 @@ def test_the_starter_hints_and_solution_speak_chinese(name, chinese):
     exercise.hints_shown = 0
     shown = [exercise.hint() for _ in exercise.hints]
     total = len(exercise.hints)
-    assert [h.split("：")[0] for h in shown] == [f"提示{n}/{total}" for n in range(1, total + 1)]
+    assert [h.split("：")[0] for h in shown] == [f"提示 {n}/{total}" for n in range(1, total + 1)]
     assert all(CJK.search(h.split("\n")[0].split("：", 1)[1]) for h in shown)
     assert "最后一条提示" in shown[-1] and not any("最后一条提示" in h for h in shown[:-1])
     assert_chinese("\n".join(shown), AREAS)
@@ -109,7 +109,7 @@ def test_an_errors_and_a_forms_words_follow_the_language_chosen_after_import(chi
     English again once English is chosen (no run starts: a form error comes first)."""
     typo = lesson2.safe_step.check("def my_step(control, effect, gate)\n    pass\n")
     assert_verdict_chinese(typo, "error")
-    assert "SyntaxError" in typo.message and "第1行" in typo.message
+    assert "SyntaxError" in typo.message and "第 1 行" in typo.message
     garbage = {"before_create": "two"}
     assert_verdict_chinese(lesson3.predict_kills.check(garbage), "incorrect")
     checklist = lesson2.tool_checklist.check({"queue_pop/key": ""})

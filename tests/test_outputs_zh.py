@@ -88,7 +88,7 @@ def test_lesson_5s_outbox_names_its_processes_and_outcomes_in_chinese(chinese):
         [outbox_html(plain), format_outbox(plain), outbox_sweep_html([plain])]
         + [format_outbox_sweep([plain])]
     )
-    assert "中继的消费者 1：退出码0" in shown
+    assert "中继的消费者 1：退出码 0" in shown
     assert_no_english(shown, ["outbox", "text"], OUTBOX_WORDS)
     drawn = figure_text(outbox_timeline(plain))
     assert "生产者" in drawn and "中继的消费者 1" in drawn
@@ -106,7 +106,7 @@ def test_lesson_5s_outbox_names_its_processes_and_outcomes_in_chinese(chinese):
 def test_a_tool_steps_exits_are_said_per_process_not_as_a_dict(step, kill_at, data, chinese):
     result = lk.run_tool_step(step, kill_at=kill_at)
     shown = tool_run_html(result) + format_tool_run(result)
-    assert "首个进程：退出码91 → 恢复进程：退出码0" in shown and "{'" not in shown
+    assert "首个进程：退出码 91 → 恢复进程：退出码 0" in shown and "{'" not in shown
     words = ("text.process.", "commit_window.name.")
     assert_no_english(shown, ["tables", "text"], words, allowed=data)
 
@@ -155,7 +155,7 @@ def test_lesson_2s_step_check_names_its_kill_points_in_chinese(chinese):
     unsafe = lesson2.safe_step.starter.replace("my_step", "effect_first_step")
     verdict = lesson2.safe_step.check(unsafe)
     assert verdict.status == "incorrect", str(verdict)
-    assert "在`第 1 次提交（effect.db）之后`强杀" in verdict.message
+    assert "在 `第 1 次提交（effect.db）之后` 强杀" in verdict.message
     assert_no_english(str(verdict), ["lesson2"], ("lesson2.point.",))
 
 

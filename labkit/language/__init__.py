@@ -22,12 +22,14 @@ from functools import cache
 from pathlib import Path
 
 from labkit.bench.errors import check_choice
+from labkit.language.spacing import fill, joined
 
 __all__ = [
     "LANGUAGES",
     "Messages",
     "catalogue",
     "display_width",
+    "joined",
     "language",
     "padded",
     "say",
@@ -73,8 +75,9 @@ def flatten(table: dict, prefix: str) -> dict[str, str]:
 
 def say(key: str, /, **fields: object) -> str:
     """The message `key` in the chosen language, with its `{fields}` filled in (a brace meant
-    as a brace is written twice in the catalogue, as str.format wants)."""
-    return catalogue(language())[key].format(**fields)
+    as a brace is written twice in the catalogue, as str.format wants), and a space where a
+    field's Latin value meets Chinese (spacing.py)."""
+    return fill(catalogue(language())[key], fields)
 
 
 class Messages(Mapping[str, str]):

@@ -10,7 +10,7 @@ from IPython.display import HTML, display
 
 from labkit.bench.errors import check_items, check_record
 from labkit.bench.failures import FAILED
-from labkit.language import say
+from labkit.language import joined, say
 from labkit.studies.interrupt_resume.contract import TicketAnswer
 from labkit.studies.interrupt_resume.experiment import (
     INTERRUPT_KILL_POINTS,
@@ -59,7 +59,7 @@ def resumed_how(how: str) -> str:
     """How the resuming process resumed: its calls as code, the rest in the reader's words."""
     nothing_saved = say("interrupt_resume.nothing_saved")
     steps = [nothing_saved if step == NOTHING_SAVED else step for step in how.split(THEN)]
-    return say("interrupt_resume.then").join(steps)
+    return joined(say("interrupt_resume.then"), steps)
 
 
 def refusal(answer: TicketAnswer) -> str:

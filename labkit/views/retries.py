@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from html import escape
 
-from labkit.language import say
+from labkit.language import joined, say
 from labkit.views.first_checkpoint import (
     first_checkpoint_figure,
     first_checkpoint_rows,
@@ -166,7 +166,7 @@ def handler_lines(result: Mapping) -> list[str]:
     way = "add_node(error_handler=...)" if spec["way"] == "add_node" else "set_node_defaults(...)"
     keys = ", ".join(short(r["key"]) for r in result["refunds"]) or say("retries.handler.none")
     refund_key = say("retries.handler.from_order" if spec["keyed"] else "retries.handler.new_uuid")
-    seen = say("retries.handler.then").join(result["handler_saw"])
+    seen = joined(say("retries.handler.then"), result["handler_saw"])
     return [
         say("retries.handler.set_with", way=way, refund_key=refund_key),
         say("retries.handler.ran", first=runs["first"], resume=runs["resume"]),
