@@ -34,7 +34,7 @@ from labkit.views.outbox import (
 )
 from labkit.views.panel import TimelineView
 from labkit.views.tables import deliveries_html, tool_run_html
-from labkit.views.text import format_tool_run
+from labkit.views.text import format_tool_run, process_exits
 from labkit.views.timeline import TimelineFigure
 from labkit.views.unknown_outcome import (
     call_html,
@@ -174,3 +174,10 @@ def test_lesson_7s_timeline_names_its_sessions_in_chinese(chinese):
     drawn = figure_text(TimelineFigure(result.events).fig)
     assert "业务会话" in drawn and "检查点会话" in drawn
     assert_no_english(drawn, ["timeline"], ("timeline.",))
+
+
+def test_the_outbox_graphs_processes_are_named_in_chinese(chinese):
+    # run_outbox_graph's processes: "graph" (killed after its node's commit), then "resume"
+    shown = process_exits({"graph": -9, "resume": 0, "relay": 0, "relay-consumer-1": 0})
+    assert shown.startswith("图的 worker 进程：被 SIGKILL 强杀 → 恢复执行：退出码 0"), shown
+    assert_no_english(shown, ["text"], ("text.process.",))

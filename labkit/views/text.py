@@ -180,6 +180,7 @@ NAMED_PROCESSES = (
     "producer",
     "relay",
     "consumer",
+    "graph",
 )
 
 
