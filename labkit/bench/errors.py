@@ -30,6 +30,7 @@ __all__ = [
     "check_number",
     "check_record",
     "described",
+    "refusal",
 ]
 
 
@@ -45,6 +46,15 @@ class LabError(ValueError):
     def __init__(self, message: str, code: str | None = None, **fields: object) -> None:
         super().__init__(message)
         self.code, self.fields = code, fields
+
+
+def refusal(code: str, **fields: object) -> LabError:
+    """A LabError said by its code: its English text is the catalogue's cli.error.<code> with
+    `fields`, so the command line says the same in the reader's language. (The catalogue is
+    loaded here, on a refusal, never at import: workers do not load it.)"""
+    from labkit.language import catalogue
+
+    return LabError(catalogue("en")[f"cli.error.{code}"].format(**fields), code, **fields)
 
 
 class RunFailed(RuntimeError):
@@ -72,7 +82,7 @@ def check_choices(what: str, values: Iterable[str], choices: Iterable[str]) -> t
         raise LabError(f"{what}s must be a list of: {listed}; not {values!r}", "list", **fields)
     picked = tuple(check_choice(what, value, choices) for value in values)
     if not picked:
-        raise LabError(f"{what}s must name at least one of: {', '.join(choices)}")
+        raise refusal("none_named", what=what, choices=", ".join(choices))
     return picked
 
 
@@ -106,7 +116,7 @@ def check_number(what: str, value: object, above: float, at_most: float) -> floa
 def check_bool(what: str, value: object) -> bool:
     """True or False itself: a string such as "no" would otherwise count as true."""
     if not isinstance(value, bool):
-        raise LabError(f"{what} must be True or False, not {value!r}")
+        raise refusal("bool", what=what, value=described(value))
     return value
 
 
@@ -116,20 +126,18 @@ def check_folder(what: str, value: object) -> Path | None:
     if value is None:
         return None
     if not isinstance(value, str | os.PathLike) or not isinstance(os.fspath(value), str):
-        raise LabError(f"{what} must be a folder path (a str or Path) or None, not {value!r}")
+        raise refusal("folder_type", what=what, value=described(value))
     if os.fspath(value) == "":
-        raise LabError(
-            f"{what} must name a folder, not ''; leave it out for a new one in the runs home"
-        )
+        raise refusal("folder_empty", what=what)
     if "\0" in os.fspath(value):
-        raise LabError(f"{what} must be a folder path without a NUL character, not {value!r}")
+        raise refusal("folder_nul", what=what, value=repr(value))
     return Path(value)
 
 
 def check_function(what: str, value: object) -> Callable | None:
     """A function to call back, or None."""
     if value is not None and not callable(value):
-        raise LabError(f"{what} must be a function or None, not {value!r}")
+        raise refusal("function", what=what, value=described(value))
     return value
 
 
@@ -142,19 +150,19 @@ def described(value: object) -> str:
 def check_instance(what: str, value: T, kind: type | tuple[type, ...], expected: str) -> T:
     """`value` if it is a `kind`, else one line: "result must be <expected>, not None"."""
     if not isinstance(value, kind):
-        raise LabError(f"{what} must be {expected}, not {described(value)}")
+        raise refusal("expected", what=what, expected=expected, value=described(value))
     return value
 
 
 def check_items(what: str, values: object, kind: type, expected: str) -> list:
     """A list (or tuple) whose every item is a `kind`, such as the results of a sweep."""
     if not isinstance(values, list | tuple) or not all(isinstance(v, kind) for v in values):
-        raise LabError(f"{what} must be {expected}, not {described(values)}")
+        raise refusal("expected", what=what, expected=expected, value=described(values))
     return list(values)
 
 
 def check_record(what: str, value: object, keys: Iterable[str], expected: str) -> dict:
     """A dict that has every one of `keys`, such as the figures a run returns as a dict."""
     if not isinstance(value, dict) or not set(keys) <= value.keys():
-        raise LabError(f"{what} must be {expected}, not {described(value)}")
+        raise refusal("expected", what=what, expected=expected, value=described(value))
     return value

@@ -40,9 +40,9 @@ def check_as_on_macos() -> None:
     Linux's ways in place, and a test meant for the fallbacks would test Linux again."""
     value = os.environ.get(AS_ON_MACOS, "")
     if value not in ("1", "0", ""):
-        from labkit.bench.errors import LabError  # the caller's check: workers never make it
+        from labkit.bench.errors import refusal  # the caller's check: workers never make it
 
-        raise LabError(f"{AS_ON_MACOS}={value!r}: give 1 (macOS's fallbacks) or 0 (the default)")
+        raise refusal("as_on_macos", variable=AS_ON_MACOS, value=repr(value))
 
 
 @functools.cache

@@ -30,7 +30,7 @@ from collections.abc import Callable
 from typing import TextIO
 
 from labkit.bench import launcher, spares
-from labkit.bench.errors import LabError, RunFailed
+from labkit.bench.errors import LabError, RunFailed, refusal
 from labkit.bench.folders import holds_run_dirs, runs_home, temp_dir
 from labkit.bench.leftovers import become_subreaper
 from labkit.bench.portable import die_with
@@ -229,9 +229,7 @@ class Server:
         if isinstance(error, ServerError) and (
             space.f_bavail * space.f_frsize < LITTLE_ROOM or no_inodes
         ):
-            return LabError(
-                f"the temp directory {home} is full: the trial server's warm-up failed ({last})"
-            )
+            return refusal("temp_full", folder=str(home), last=last)
         return error
 
     def call(self, function: str, kwargs: dict, progress: Callable | None = None) -> object:

@@ -13,7 +13,7 @@ import sqlite3
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from labkit.bench.errors import LabError, check_instance
+from labkit.bench.errors import check_instance, refusal
 
 __all__ = ["Snapshot", "Table", "read_tables", "snapshot_folder", "take_snapshot"]
 
@@ -88,8 +88,8 @@ def read_tables(path: Path) -> dict[str, Table]:
             return tables
     except sqlite3.Error as error:  # corrupt, unreadable, a WAL file in a read-only folder
         if getattr(error, "sqlite_errorname", None) == "SQLITE_NOTADB":  # a stray file
-            raise LabError(f"{path} is not a SQLite database") from None
-        raise LabError(f"cannot read {path}: SQLite says: {error}") from None
+            raise refusal("not_sqlite", file=str(path)) from None
+        raise refusal("sqlite_unreadable", file=str(path), said=str(error)) from None
 
 
 def take_snapshot(run_dir: Path, files: tuple[str, ...]) -> Snapshot:
@@ -102,13 +102,13 @@ def snapshot_folder(run_dir: Path | str) -> Snapshot:
     try:  # inside another user's private folder (their runs home), even a look is refused
         is_folder, exists = folder.is_dir(), folder.exists()
     except OSError as error:
-        raise LabError(f"cannot read the folder {folder}: {error.strerror}") from None
+        raise refusal("folder_unreadable", folder=str(folder), reason=error.strerror) from None
     if not is_folder:
-        found = "a file, not a folder" if exists else "not there"
-        raise LabError(f"{folder} is {found}; give a run folder, one that holds *.db files")
+        code = "run_folder_is_a_file" if exists else "run_folder_missing"
+        raise refusal(code, folder=str(folder))
     if not os.access(folder, os.R_OK | os.X_OK):  # else it would look empty
-        raise LabError(f"cannot read the folder {folder}: {os.strerror(errno.EACCES)}")
+        raise refusal("folder_unreadable", folder=str(folder), reason=os.strerror(errno.EACCES))
     files = tuple(sorted(p.name for p in folder.glob("*.db") if p.is_file()))
     if not files:
-        raise LabError(f"no SQLite files (*.db) in {run_dir}")
+        raise refusal("no_sqlite_files", folder=str(run_dir))
     return take_snapshot(folder, files)

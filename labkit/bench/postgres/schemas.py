@@ -14,7 +14,7 @@ import urllib.parse
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from labkit.bench.errors import LabError, check_instance
+from labkit.bench.errors import check_instance, refusal
 from labkit.bench.folders import marker_of
 from labkit.bench.postgres.process_table import process_started
 from labkit.bench.postgres.programs import ENV_URL
@@ -35,10 +35,7 @@ def given_url(url: str | None = None) -> str | None:
     except ValueError:  # a malformed host, such as an unclosed [
         scheme = ""
     if scheme not in ("postgresql", "postgres"):
-        raise LabError(
-            f"postgres_url must be a URL that starts with postgresql://, not "
-            f"{redacted(chosen)!r}; leave it out (and unset {ENV_URL}) for labkit's own server"
-        )
+        raise refusal("postgres_url", value=repr(redacted(chosen)), variable=ENV_URL)
     return chosen
 
 
@@ -70,16 +67,15 @@ def connect(url: str, schema: str | None = None, **options: object):  # -> psyco
     except psycopg.OperationalError as error:
         said = str(error).strip().splitlines()
         reason = said[0].rsplit("failed: ", 1)[-1].strip() if said else "no answer"
-        raise LabError(
-            f"cannot reach the Postgres server at {redacted(url)} ({reason}); check the URL "
-            f"and that the server runs, or unset {ENV_URL} for labkit's own server"
+        raise refusal(
+            "pg_unreachable", url=redacted(url), reason=reason, variable=ENV_URL
         ) from None
 
 
 def checked_schema(name: str) -> str:
     """A schema name exactly as `new_schema` makes them, or a LabError."""
     if not isinstance(name, str) or not SCHEMA_NAME.fullmatch(name):
-        raise LabError(f"{name!r} is not a schema of labkit's ({SCHEMA_PREFIX} and 12 hex digits)")
+        raise refusal("not_a_schema", name=repr(name), prefix=SCHEMA_PREFIX)
     return name
 
 

@@ -11,7 +11,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from labkit.bench.errors import LabError, check_folder
+from labkit.bench.errors import check_folder, refusal
 from labkit.bench.folders import holds_run_dirs, new_run_dir
 from labkit.bench.snapshot import Snapshot, take_snapshot
 from labkit.bench.tickets import PayloadConflict
@@ -40,10 +40,7 @@ def deliver_all(
     for pair in pairs:
         two = isinstance(pair, tuple | list) and len(pair) == 2
         if not two or not all(isinstance(text, str) for text in pair):
-            raise LabError(
-                "deliveries must be (key, payload) pairs of str, "
-                f'such as [("op-1", "report v1")]; not {pair!r}'
-            )
+            raise refusal("deliveries_form", value=repr(pair))
     run_dir = new_run_dir(check_folder("out", out), prefix="receiver-")
     create_files(run_dir, ("effect.db",), unique_key=True)
     trace = Trace(run_dir, "client")
@@ -56,8 +53,8 @@ def deliver_all(
                     Delivery(key, payload, receiver.add_receipt_once(key, payload), None)
                 )
         except PayloadConflict as conflict:
-            refusal = {"code": "payload_conflict", "held": conflict.held, "sent": conflict.sent}
-            answers.append(Delivery(key, payload, None, refusal))
+            refused = {"code": "payload_conflict", "held": conflict.held, "sent": conflict.sent}
+            answers.append(Delivery(key, payload, None, refused))
     receiver.close()
     trace.close()
     return answers, take_snapshot(run_dir, ("effect.db",))

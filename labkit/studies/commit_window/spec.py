@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from labkit.bench.errors import MAX_TIMEOUT, LabError, check_choice, check_folder, check_number
+from labkit.bench.errors import MAX_TIMEOUT, check_choice, check_folder, check_number, refusal
 from labkit.studies.commit_window.orders import NO_KILL, WriteOrder, get_order
 
 __all__ = ["KILL_MODES", "RunSpec"]
@@ -31,10 +31,8 @@ class RunSpec:
         else:
             get_order(self.order)
             if not isinstance(self.step_source, str) or not isinstance(self.step_name, str):
-                raise LabError(
-                    "step_source and step_name must be a step's source and its function's "
-                    f"name, both str; not {self.step_source!r} and {self.step_name!r}"
-                )
+                source, name = repr(self.step_source), repr(self.step_name)
+                raise refusal("step_source_and_name", source=source, name=name)
         check_choice("kill mode", self.kill_mode, KILL_MODES)
         check_folder("out", self.out)
         check_number("timeout", self.timeout, 0, MAX_TIMEOUT)

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from labkit.bench.errors import LabError, check_int, check_number
+from labkit.bench.errors import check_int, check_number, refusal
 from labkit.studies.durability.experiment import BASELINE_LINES, DURABILITY_MODES, Trial
 
 __all__ = [
@@ -83,7 +83,7 @@ def measured_modes(trials: Sequence[Trial], clean: Mapping[int, Mapping[str, Map
     for mode in DURABILITY_MODES:
         done = [t for t in trials if t.spec.mode == mode and t.failure is None]
         if not done:
-            raise LabError(f"no trial of mode {mode!r} with an outcome: run the matrix again")
+            raise refusal("no_trial_of_mode", mode=repr(mode))
         costs = {ms: runs[mode]["seconds"] / nodes for ms, runs in clean.items() if mode in runs}
         found.append(
             ModeMeasured(

@@ -15,7 +15,6 @@ from pathlib import Path
 from labkit.bench import server
 from labkit.bench.errors import (
     MAX_TIMEOUT,
-    LabError,
     check_bool,
     check_choice,
     check_choices,
@@ -24,6 +23,7 @@ from labkit.bench.errors import (
     check_instance,
     check_int,
     check_number,
+    refusal,
 )
 from labkit.bench.folders import check_run_dir
 from labkit.bench.launcher import START_MODES
@@ -85,9 +85,9 @@ class DurabilitySpec:
         check_choice("kill moment", self.kill_moment, KILL_MOMENTS)
         check_choice("start mode", self.start_mode, START_MODES)
         if self.kill_moment == "others_done" and self.graph != "parallel":
-            raise LabError("kill moment 'others_done' needs the parallel graph (p1, p2 beside p3)")
+            raise refusal("others_done_needs_parallel")
         if self.kill_moment == "checkpoint_after_b" and self.graph != "linear":
-            raise LabError("kill moment 'checkpoint_after_b' needs the linear graph (a, b, c, d)")
+            raise refusal("checkpoint_after_b_needs_linear")
         # stored as plain int and float: the spec crosses to the trial server as JSON
         object.__setattr__(self, "slow_ms", check_int("slow_ms", self.slow_ms, 0, MAX_SLOW_MS))
         delay = check_int("writes_delay_ms", self.writes_delay_ms, 0, MAX_SLOW_MS)
@@ -162,7 +162,7 @@ def run_trials(
         or not specs
         or not all(isinstance(spec, DurabilitySpec) for spec in specs)
     ):  # all checked before the trial server starts
-        raise LabError(f"specs must be a non-empty list of DurabilitySpec, not {specs!r}")
+        raise refusal("specs_form", value=repr(specs))
     trials = check_int("trials", trials, 1, MAX_TRIALS)
     out = check_folder("out", out)
     check_function("progress", progress)
@@ -277,10 +277,7 @@ def describe_checkpoints(trial: Trial, at_kill: bool = True) -> dict:
     check_instance("trial", trial, Trial, "a Trial, one of those run_trials returns")
     check_bool("at_kill", at_kill)
     if trial.spec.checkpointer != "sqlite":
-        raise LabError(
-            "describe_checkpoints reads a trial's SQLite file; this trial's checkpoints are in "
-            f"Postgres (the schema in {trial.run_dir}/postgres.json)"
-        )
+        raise refusal("checkpoints_in_postgres", folder=str(trial.run_dir))
     return server.call(
         "labkit.studies.durability.trials:describe_checkpoints",
         spec=asdict(trial.spec),

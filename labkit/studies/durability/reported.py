@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from labkit.bench.errors import LabError, check_items
+from labkit.bench.errors import check_items, refusal
 from labkit.language import say
 from labkit.studies.durability.experiment import BASELINE_LINES, DURABILITY_MODES, Trial
 
@@ -59,7 +59,7 @@ def beside_today(
     check_items("matrix", matrix, Trial, "the trials durability_matrix returns")
     check_items("slow", slow, Trial, "the trials of the 250 ms checkpointer")
     if not (isinstance(clean, dict) and {0, 250} <= set(clean)):
-        raise LabError("clean must map 0 and 250 (ms) to {mode: clean_run(...)} for the 3 modes")
+        raise refusal("clean_form")
     parallel = [t for t in matrix if t.spec.graph == "parallel"]
     slow_in = {m: [t for t in slow if t.spec.mode == m] for m in DURABILITY_MODES}
     resumed = [t for t in slow_in["async"] if t.resumed]

@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from labkit.bench.errors import LabError, check_folder
+from labkit.bench.errors import check_folder, refusal
 from labkit.bench.folders import holds_run_dirs, new_run_dir
 from labkit.bench.snapshot import read_tables
 from labkit.bench.tickets import TICKETS_FILE, PayloadConflict, Tickets
@@ -36,10 +36,6 @@ ENTRY_FILE = "entry.db"
 KEY_FILE = "<your operation_key>"  # the reader's key function, as its errors name it
 FIRST_INPUT = {"operation_id": "request-42/create-ticket/v1", "title": "Printer offline"}
 TENANT = "team-A"  # the study's tenant; the graphs' node creates every ticket under it
-FORM = (
-    "each request is (tenant, key, body) with a JSON object body, such as "
-    """("team-A", "op-1", '{"title": "Printer offline"}')"""
-)
 
 
 def key_function(job: dict) -> Callable[[dict], str]:
@@ -78,13 +74,13 @@ def parsed(request: object) -> tuple[str, str, str, dict]:
         and len(request) == 3
         and all(isinstance(part, str) for part in request)
     ):
-        raise LabError(f"{FORM}; not {request!r}")
+        raise refusal("request_form", value=repr(request))
     try:
         fields = json.loads(request[2])
     except json.JSONDecodeError:
         fields = None
     if not isinstance(fields, dict) or not isinstance(fields.get("title"), str):
-        raise LabError(f"{FORM}; the body {request[2]!r} is not a JSON object with a title")
+        raise refusal("request_body", body=repr(request[2]))
     return (*request, fields)
 
 
@@ -93,9 +89,7 @@ def issued_pair(pair: object) -> tuple[str, str]:
     if not (
         isinstance(pair, tuple | list) and len(pair) == 2 and all(isinstance(p, str) for p in pair)
     ):
-        raise LabError(
-            f'each issued key is (tenant, key), such as ("team-A", "op-1"); not {pair!r}'
-        )
+        raise refusal("issued_key_form", value=repr(pair))
     return tuple(pair)
 
 

@@ -12,7 +12,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from labkit.bench import server
-from labkit.bench.errors import LabError, check_bool, check_choice, described
+from labkit.bench.errors import check_bool, check_choice, described, refusal
 from labkit.bench.failures import FAILED, worker_failure
 from labkit.bench.folders import keep_json, new_run_dir
 from labkit.bench.launcher import WorkerProcess, WorkerReport, read_report
@@ -40,20 +40,17 @@ class InterruptSpec:
     def __post_init__(self) -> None:
         check_choice("key strategy", self.key, (*KEY_STRATEGIES, "custom"))
         if (self.key == "custom") != (self.key_source is not None):
-            raise LabError("key='custom' goes with key_source, the reader's operation_key code")
+            raise refusal("custom_key")
         if self.key_source is not None and (
             not isinstance(self.key_source, str) or KEY_FUNCTION not in self.key_source
         ):
-            raise LabError(
-                f"key_source must be a str holding `{KEY_FUNCTION}state):`, "
-                f"not {described(self.key_source)}"
-            )
+            raise refusal("key_source_form", value=described(self.key_source))
         check_choice("layout", self.layout, LAYOUTS)
         check_bool("cross_process", self.cross_process)
         check_bool("approval", self.approval)
         check_choice("kill point", self.kill_at, INTERRUPT_KILL_POINTS)
         if self.kill_at != "none" and not self.cross_process:
-            raise LabError("a kill needs cross_process=True: only a fresh process can resume")
+            raise refusal("kill_needs_cross_process")
 
 
 def ticket_rows(run_dir: Path) -> list[list]:

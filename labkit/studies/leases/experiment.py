@@ -19,12 +19,12 @@ from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
 from labkit.bench.errors import (
-    LabError,
     check_choices,
     check_folder,
     check_function,
     check_instance,
     check_int,
+    refusal,
 )
 from labkit.bench.failures import failing_run, first_failure
 from labkit.bench.folders import holds_run_dirs, keep_json, new_run_dir
@@ -311,10 +311,10 @@ def sweep_claims(
 def whole_numbers(what: str, values: Iterable[int], low: int) -> list[int]:
     """A non-empty list of lab milliseconds (a lone number is refused: give a list)."""
     if isinstance(values, str | int) or not isinstance(values, Iterable):
-        raise LabError(f"{what}s must be a list of whole numbers of ms, not {values!r}")
+        raise refusal("ms_list", what=what, value=repr(values))
     picked = [check_int(f"{what} (ms)", value, low, MAX_MS) for value in values]
     if not picked:
-        raise LabError(f"{what}s must name at least one length in ms")
+        raise refusal("ms_none", what=what)
     return picked
 
 

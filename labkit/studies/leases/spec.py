@@ -8,13 +8,13 @@ from pathlib import Path
 
 from labkit.bench.errors import (
     MAX_TIMEOUT,
-    LabError,
     check_bool,
     check_choice,
     check_folder,
     check_instance,
     check_int,
     check_number,
+    refusal,
 )
 from labkit.language import Messages
 
@@ -60,7 +60,7 @@ class ClaimSpec:
         for what in ("claim_source", "receive_source"):
             check_instance(what, getattr(self, what), str | None, "source text or None")
         if self.claim_source and self.method not in LEASED:
-            raise LabError(f"a claim of yours goes with a lease method: {', '.join(LEASED)}")
+            raise refusal("claim_needs_lease", methods=", ".join(LEASED))
 
     @property
     def names(self) -> dict[str, str]:

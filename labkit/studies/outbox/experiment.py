@@ -18,7 +18,6 @@ from pathlib import Path
 
 from labkit.bench.errors import (
     MAX_TIMEOUT,
-    LabError,
     check_bool,
     check_choice,
     check_folder,
@@ -26,6 +25,7 @@ from labkit.bench.errors import (
     check_instance,
     check_int,
     check_number,
+    refusal,
 )
 from labkit.bench.failures import FAILED, failing_run, first_failure
 from labkit.bench.folders import holds_run_dirs, keep_json, new_run_dir
@@ -103,7 +103,7 @@ class OutboxSpec:
     def __post_init__(self) -> None:
         check_choice("consumer", self.consumer, (*CONSUMERS, YOURS))
         if (self.consumer == YOURS) != (self.consumer_source is not None):
-            raise LabError(f"consumer={YOURS!r} goes with consumer_source, the reader's code")
+            raise refusal("custom_consumer", value=repr(YOURS))
         check_instance("consumer_source", self.consumer_source, str | None, "source text or None")
         if not self.after_readers_commit:
             check_choice("kill point", self.kill_at, OUTBOX_KILL_POINTS)

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 
-from labkit.bench.errors import LabError, check_folder
+from labkit.bench.errors import check_folder, refusal
 from labkit.bench.folders import release_run_dir
 from labkit.bench.launcher import WorkerProcess, WorkerReport
 from labkit.bench.snapshot import Snapshot, take_snapshot
@@ -83,17 +83,12 @@ class OutboxStepSession:
 
     def recover(self) -> OutboxResult:
         """A fresh relay delivers what is unsent; the outcome is read from the files (once)."""
-        if self.closed or self.result is not None or not self.finished:
-            raise LabError(
-                "cannot recover: "
-                + (
-                    "this step session is closed"
-                    if self.closed
-                    else "it has recovered already: session.result holds the outcome"
-                    if self.result is not None
-                    else f"the {self.stage} is paused at {self.paused_at!r}; kill() or proceed()"
-                )
-            )
+        if self.closed:
+            raise refusal("session_closed", action="recover")
+        if self.result is not None:
+            raise refusal("recovered_already")
+        if not self.finished:
+            raise refusal("stage_paused", who=self.stage, point=repr(self.paused_at))
         self.result = conclude(self.spec, self.run_dir, self.reports)
         return self.result
 
@@ -123,9 +118,9 @@ class OutboxStepSession:
 
     def _check_paused(self, action: str) -> None:
         if self.closed:
-            raise LabError(f"cannot {action}: this step session is closed")
+            raise refusal("session_closed", action=action)
         if self.finished:
-            raise LabError(f"cannot {action}: no process is paused; recover() comes next")
+            raise refusal("nothing_paused", action=action)
 
     def __enter__(self) -> OutboxStepSession:
         return self

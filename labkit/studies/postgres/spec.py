@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
 
-from labkit.bench.errors import LabError, check_choice, described
+from labkit.bench.errors import check_choice, described, refusal
 
 __all__ = [
     "CRASH_POINTS",
@@ -63,13 +63,13 @@ class WindowSpec:
 
     def __post_init__(self) -> None:
         if self.step_source is not None and not isinstance(self.step_source, str):
-            raise LabError(f"step_source must be a str, not {described(self.step_source)}")
+            raise refusal("must_be_str", what="step_source", value=described(self.step_source))
         if self.step_source is None:
             check_choice("write order", self.order, WINDOW_ORDERS)
             points = WINDOW_ORDERS[self.order]
             check_choice("kill point", self.kill_at, (*points, NO_KILL), of=self.order)
         elif not isinstance(self.kill_at, str):
-            raise LabError(f"kill_at must be a str, not {described(self.kill_at)}")
+            raise refusal("must_be_str", what="kill_at", value=described(self.kill_at))
 
     def to_json(self) -> dict:
         return asdict(self)
@@ -86,7 +86,7 @@ class RaceSpec:
         if self.step_source is None:
             check_choice("lock", self.lock, LOCKS)
         elif not isinstance(self.step_source, str):
-            raise LabError(f"step_source must be a str, not {described(self.step_source)}")
+            raise refusal("must_be_str", what="step_source", value=described(self.step_source))
 
     def to_json(self) -> dict:
         return asdict(self)

@@ -10,12 +10,12 @@ from dataclasses import asdict, dataclass
 
 from labkit.bench.errors import (
     MAX_TIMEOUT,
-    LabError,
     check_bool,
     check_choice,
     check_int,
     check_number,
     described,
+    refusal,
 )
 
 __all__ = [
@@ -148,9 +148,7 @@ class DrainSpec:
         check_int("work_ms", self.work_ms, 0, MAX_WORK_MS)
         check_bool("drain_safe", self.drain_safe)
         if self.serve_source is not None and not isinstance(self.serve_source, str):
-            raise LabError(
-                f"serve_source must be a str holding a function, not {described(self.serve_source)}"
-            )
+            raise refusal("source_form", what="serve_source", value=described(self.serve_source))
         check_timeout(self.timeout)
         check_bool("fails", self.fails)
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from labkit.bench.errors import LabError, check_choice, check_folder, check_number, described
+from labkit.bench.errors import check_choice, check_folder, check_number, described, refusal
 from labkit.language import Messages
 
 __all__ = ["FAULTS", "MAX_TIMEOUT", "STRATEGIES", "CallSpec"]
@@ -33,13 +33,12 @@ class CallSpec:
 
     def __post_init__(self) -> None:
         if (self.strategy == CUSTOM) != (self.recover_source is not None):
-            raise LabError("strategy='custom' goes with recover_source, the reader's recovery code")
+            raise refusal("custom_strategy")
         if self.recover_source is None:
             check_choice("strategy", self.strategy, STRATEGIES)
         elif not isinstance(self.recover_source, str):
-            raise LabError(
-                f"recover_source must be a str holding a function, not "
-                f"{described(self.recover_source)}"
+            raise refusal(
+                "source_form", what="recover_source", value=described(self.recover_source)
             )
         check_choice("fault", self.fault, FAULTS)
         check_number("timeout", self.timeout, 0, MAX_TIMEOUT)

@@ -1,0 +1,119 @@
+"""Every bad input is said in the reader's language (issue 27, item 9): a LabError carries a
+code, and the command line says `cli.error.<code>` from the catalogue with its fields. This test
+reads labkit's source for LabErrors raised without a code, so none comes back, and checks each
+code has its words in both catalogues; then one refusal of each kind, said in Chinese."""
+
+from __future__ import annotations
+
+import ast
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from labkit.language import catalogue
+
+ROOT = Path(__file__).resolve().parent.parent
+LABKIT = ROOT / "labkit"
+# Raised without a code, by file: argparse's own words (they stay English), and files other
+# work is giving codes to now; a file may fall below its number, never rise above it.
+WITHOUT_CODE = {
+    "labkit/cli/common.py": 2,  # Parser.error: argparse's message, as argparse says it
+    "labkit/cli/__init__.py": 2,
+    "labkit/cli/leases.py": 1,
+    "labkit/cli/outbox.py": 1,
+    "labkit/cli/unknown_outcome.py": 2,
+    "labkit/bench/folders.py": 10,
+    "labkit/studies/explorer/replay.py": 2,
+    "labkit/studies/explorer/services.py": 1,
+    "labkit/studies/explorer/spec.py": 7,
+    "labkit/studies/explorer/stepping.py": 2,
+    "labkit/studies/explorer/target.py": 5,
+}
+
+
+def calls(tree: ast.AST, name: str) -> list[ast.Call]:
+    """Every call of `name` (LabError(...), refusal(...), errors.refusal(...))."""
+    return [
+        node
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Call)
+        and (getattr(node.func, "id", None) or getattr(node.func, "attr", None)) == name
+    ]
+
+
+def strings(node: ast.AST) -> list[str]:
+    return [n.value for n in ast.walk(node) if isinstance(n, ast.Constant) and type(n.value) is str]
+
+
+def sources() -> dict[str, ast.AST]:
+    return {
+        path.relative_to(ROOT).as_posix(): ast.parse(path.read_text(encoding="utf-8"))
+        for path in sorted(LABKIT.rglob("*.py"))
+    }
+
+
+def uncoded(tree: ast.AST) -> list[int]:
+    """The lines of LabError(...) made with a message and no code."""
+    return [
+        call.lineno
+        for call in calls(tree, "LabError")
+        if len(call.args) < 2 and not any(k.arg == "code" for k in call.keywords)
+    ]
+
+
+def codes(tree: ast.AST) -> set[str]:
+    """The codes a module raises: LabError(message, "code") and refusal("code"), or a name
+    assigned the codes (code = "a" if ... else "b")."""
+    assigned: dict[str, list[str]] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Assign):
+            for target in node.targets:
+                if isinstance(target, ast.Name):
+                    assigned.setdefault(target.id, []).extend(strings(node.value))
+    found = set()
+    given = [c.args[1] for c in calls(tree, "LabError") if len(c.args) >= 2]
+    given += [c.args[0] for c in calls(tree, "refusal") if c.args]
+    for code in given:
+        found |= (
+            set(assigned.get(code.id, [])) if isinstance(code, ast.Name) else set(strings(code))
+        )
+    return found
+
+
+def test_no_labError_is_raised_without_a_code_outside_the_allowed_files():
+    found = {path: uncoded(tree) for path, tree in sources().items()}
+    over = {path: lines for path, lines in found.items() if len(lines) > WITHOUT_CODE.get(path, 0)}
+    assert over == {}, f"LabErrors without a code (give each one, see errors.refusal): {over}"
+
+
+def test_the_finder_sees_a_labError_without_a_code():
+    tree = ast.parse('raise LabError(f"{x} is bad")\nraise LabError("m", "choice", what=1)')
+    assert uncoded(tree) == [1]
+    tree = ast.parse('code = "a" if x else "b"\nraise refusal(code)\nraise refusal("c")')
+    assert codes(tree) == {"a", "b", "c"}
+
+
+def test_every_code_raised_has_its_words_in_both_catalogues():
+    raised = set().union(*(codes(tree) for tree in sources().values()))
+    assert {"choice", "run_folder_missing", "killed_to_recover"} <= raised, raised
+    for language in ("en", "zh"):
+        words = catalogue(language)
+        missing = sorted(c for c in raised if f"cli.error.{c}" not in words)
+        assert missing == [], f"{language}: no cli.error.<code> for {missing}"
+
+
+def labkit(tmp_path: Path, *args: str, language: str) -> subprocess.CompletedProcess:
+    env = {**os.environ, "TMPDIR": str(tmp_path), "LABKIT_LANGUAGE": language}
+    command = [sys.executable, "-m", "labkit", *args]
+    return subprocess.run(command, env=env, cwd=tmp_path, capture_output=True, text=True)
+
+
+def test_a_missing_run_folder_is_one_chinese_line(tmp_path):
+    missing = tmp_path / "nope"
+    done = labkit(tmp_path, "show", str(missing), language="zh")
+    said = f"labkit：错误：{missing} 不存在；请给出一个运行目录，即存有 *.db 文件的目录"
+    assert (done.returncode, done.stdout, done.stderr.splitlines()) == (2, "", [said])
+    done = labkit(tmp_path, "show", str(missing), language="en")
+    said = f"labkit: error: {missing} is not there; give a run folder, one that holds *.db files"
+    assert (done.returncode, done.stderr.splitlines()) == (2, [said])
