@@ -16,7 +16,15 @@ from collections.abc import Iterable
 
 from labkit.language import catalogue
 
-__all__ = ["CJK", "assert_chinese", "assert_no_english", "english_pieces", "english_words"]
+__all__ = [
+    "CJK",
+    "assert_chinese",
+    "assert_lesson_chinese",
+    "assert_no_english",
+    "english_pieces",
+    "english_words",
+    "shown_by",
+]
 
 CJK = re.compile(r"[\u3400-\u9fff]")  # a Chinese character
 TAG = re.compile(r"<[^>]+>")
@@ -89,3 +97,56 @@ def assert_no_english(
         and re.search(rf"(?<![A-Za-z0-9_.]){re.escape(w)}(?![A-Za-z0-9_.])", text, re.IGNORECASE)
     ]
     assert left == [], f"English left: {left}\nin: {text[:3000]}"
+
+
+# The words a lesson's outputs must not show in English: outcome words and process names
+LESSON_WORDS = (
+    "commit_window.name.",
+    "text.process.",
+    "unknown_outcome.name.",
+    "explorer.outcome.",
+)
+# A word of a code, a path or a call is no English word: "commit-window-x1", "my_graph.py:graph",
+# "Command(resume=True)"
+CODE_EDGE = r"[A-Za-z0-9_./:=(\-]"
+WIDGET_TEXTS = ("value", "description", "placeholder", "tooltip")
+
+
+def shown_by(notebook: dict) -> str:
+    """What a reader sees of an executed notebook (nbformat's dict): its streams, its results
+    (HTML read as text), each widget's value, description and options; not a traceback (Python's
+    and the library's words), not a widget's repr (the widget is shown instead)."""
+    shown = []
+    for cell in notebook["cells"]:
+        for output in cell.get("outputs", []):
+            if output["output_type"] == "stream":
+                shown.append("".join(output["text"]))
+            elif output["output_type"] in ("execute_result", "display_data"):
+                data = output["data"]
+                if "application/vnd.jupyter.widget-view+json" not in data:
+                    shown.append("".join(data.get("text/html") or data.get("text/plain") or ""))
+    widgets = notebook["metadata"].get("widgets", {})
+    state = widgets.get("application/vnd.jupyter.widget-state+json", {}).get("state", {})
+    for model in state.values():
+        fields = model.get("state", {})
+        shown += [fields[k] for k in WIDGET_TEXTS if isinstance(fields.get(k), str)]
+        shown += map(str, fields.get("_options_labels") or ())
+    return html.unescape(TAG.sub(" ", "\n".join(shown)))
+
+
+def assert_lesson_chinese(notebook: dict, allowed: Iterable[str] = ()) -> None:
+    """An executed Chinese lesson shows Chinese, no English sentence of the catalogue (but the
+    pieces `allowed`: a column's name, a file's data) and no outcome word or process name in
+    English outside code (but the words `allowed`: what a file holds, what a library says)."""
+    allowed = set(allowed)
+    text = shown_by(notebook)
+    assert CJK.search(text), text[:300]
+    areas = {key.split(".")[0] for key in catalogue("en")} - {"cli"}
+    left = sorted(p for p in english_pieces(areas) if p in text and p not in allowed)
+    left += [
+        w
+        for w in english_words(LESSON_WORDS)
+        if w not in allowed
+        and re.search(rf"(?<!{CODE_EDGE}){re.escape(w)}(?!{CODE_EDGE})", text, re.IGNORECASE)
+    ]
+    assert left == [], f"English left: {left}"

@@ -78,11 +78,11 @@ def format_graph_race(run: dict) -> str:
     ran = say(
         "leases.graph.publish_ran_once" if len(publishes) == 1 else "leases.graph.publish_ran",
         count=len(publishes),
-        runs="; ".join(publishes) or say("leases.graph.never"),
+        runs=say("text.semicolon").join(publishes) or say("leases.graph.never"),
     )
     return "\n".join(
         [
-            f"{run['case']}: {GRAPH_CASES[run['case']]}",
+            say("text.meaning", word=run["case"], meaning=GRAPH_CASES[run["case"]]),
             *(f"  {resumer_text(role, r)}" for role, r in run["resumers"].items()),
             f"  {ran}",
             f"  {outcome_text(run['outcome'])}",

@@ -132,7 +132,8 @@ def format_claim(result: ClaimResult) -> str:
 
 def method_line(method: str) -> str:
     """A claim method and what it does, wrapped to a terminal's 100 columns."""
-    return textwrap.fill(f"{method}: {METHODS[method]}", width=100, subsequent_indent="  ")
+    said = say("text.meaning", word=method, meaning=METHODS[method])
+    return textwrap.fill(said, width=100, subsequent_indent="  ")
 
 
 def format_claim_sweep(results: Sequence[ClaimResult]) -> str:

@@ -53,7 +53,10 @@ def matrix_rows(trials: Sequence[Trial]) -> list[tuple]:
             said = say("postgres.ckpt_again", checkpoints=t.checkpoints, nodes=nodes)
         row = cells.setdefault((t.spec.graph, t.spec.mode), {name: [] for name in columns})
         row[setup_name(t)].append(said)
-    return [(g, m, *("; ".join(row[c]) or "-" for c in columns)) for (g, m), row in cells.items()]
+    semicolon = say("text.semicolon")
+    return [
+        (g, m, *(semicolon.join(row[c]) or "-" for c in columns)) for (g, m), row in cells.items()
+    ]
 
 
 def latency_rows(latencies: Mapping[str, Sequence[float]]) -> list[tuple]:

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from html import escape
 
-from labkit.language import say
+from labkit.language import padded, say
 from labkit.views.retries_words import (
     DRAIN_COLUMNS,
     FUNCTIONAL_COLUMNS,
@@ -17,7 +17,7 @@ from labkit.views.retries_words import (
     show,
 )
 from labkit.views.tables import failure_note, grid_html, outcome_word
-from labkit.views.text import format_grid
+from labkit.views.text import format_grid, process_name
 
 
 def drain_rows(results: Sequence[Mapping]) -> list[tuple]:
@@ -61,7 +61,8 @@ def format_functional(result: Mapping) -> str:
     )
     lines = [say("retries.functional.made", where=where)]
     lines += [
-        f"  {ln['role']:<6} {ln['node']:<10} {ln['phase']:<5} {ln['ref']}" for ln in result["lines"]
+        f"  {padded(process_name(ln['role']), 6)} {ln['node']:<10} {ln['phase']:<5} {ln['ref']}"
+        for ln in result["lines"]
     ]
     runs = result["runs"]
     ran = say(
@@ -81,7 +82,9 @@ def format_functional(result: Mapping) -> str:
 
 def functional_html(result: Mapping) -> str:
     result = checked(result, ("runs", "lines", "charged_ref"), "run_functional")
-    rows = [(ln["role"], ln["node"], ln["phase"], ln["ref"]) for ln in result["lines"]]
+    rows = [
+        (process_name(ln["role"]), ln["node"], ln["phase"], ln["ref"]) for ln in result["lines"]
+    ]
     differ = result["charged_ref"] != result["shipped_ref"]
     verdict = outcome_word(
         "duplicate" if differ else "consistent",
