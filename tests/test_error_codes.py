@@ -43,7 +43,17 @@ def calls(tree: ast.AST, name: str) -> list[ast.Call]:
 
 
 def strings(node: ast.AST) -> list[str]:
-    return [n.value for n in ast.walk(node) if isinstance(n, ast.Constant) and type(n.value) is str]
+    """The whole codes an expression can give: a string, either branch of `a if test else b`,
+    a dict's values, a subscript's value (`{...}[problem]`); never a test's comparand."""
+    if isinstance(node, ast.Constant):
+        return [node.value] if type(node.value) is str else []
+    if isinstance(node, ast.IfExp):
+        return strings(node.body) + strings(node.orelse)
+    if isinstance(node, ast.Dict):
+        return [code for value in node.values for code in strings(value)]
+    if isinstance(node, ast.Subscript):
+        return strings(node.value)
+    return []
 
 
 def sources() -> dict[str, ast.AST]:
@@ -92,6 +102,8 @@ def test_the_finder_sees_a_labError_without_a_code():
     assert uncoded(tree) == [1]
     tree = ast.parse('code = "a" if x else "b"\nraise refusal(code)\nraise refusal("c")')
     assert codes(tree) == {"a", "b", "c"}
+    tree = ast.parse('code = {"p": "d" if w == "x" else "e"}[p]\nraise LabError("m", code)')
+    assert codes(tree) == {"d", "e"}
 
 
 def test_every_code_raised_has_its_words_in_both_catalogues():

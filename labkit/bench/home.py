@@ -95,7 +95,12 @@ def runs_home(room_for: str = "") -> Path:
             "not_yours": f"belongs to user {info.st_uid}, not to you",
             "writable": f"can be written by others (mode {mode})",
         }[problem]
-        code = f"home_{problem}" + ("" if yours or problem == "not_yours" else "_theirs")
+        code = {  # another user's entry: only TMPDIR is the remedy
+            "link": "home_link" if yours else "home_link_theirs",
+            "not_folder": "home_not_folder" if yours else "home_not_folder_theirs",
+            "not_yours": "home_not_yours",
+            "writable": "home_writable",
+        }[problem]
         raise LabError(
             f"labkit will not use the runs home {home}: it {said}; "
             + (f"remove it, or {remedy}" if yours else remedy),

@@ -23,7 +23,7 @@ try:  # a Ctrl-C while Python loads labkit (its first tenth of a second) is one 
     import os
     from collections.abc import Sequence
 
-    from labkit.bench.errors import LabError, RunFailed
+    from labkit.bench.errors import LabError, RunFailed, refusal
     from labkit.bench.portable import check_as_on_macos
     from labkit.bench.server import ServerError
     from labkit.cli import (
@@ -38,7 +38,7 @@ try:  # a Ctrl-C while Python loads labkit (its first tenth of a second) is one 
         retries,
         unknown_outcome,
     )
-    from labkit.cli.common import Parser, error_line, refused
+    from labkit.cli.common import Parser, error_line
     from labkit.language import language, say
 except (KeyboardInterrupt, RuntimeError) as error:
     if not is_ctrl_c(error):
@@ -94,9 +94,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         check_as_on_macos()  # and LABKIT_AS_ON_MACOS is 1 or 0
         if getattr(args, "step", False):  # step mode reads keys: check before a worker starts
             if sys.stdin is None:
-                raise refused("stdin_closed")
+                raise refusal("stdin_closed")
             if sys.stdout is None:
-                raise refused("stdout_closed")
+                raise refusal("stdout_closed")
         status = args.handler(args) or 0
         if sys.stdout is not None:
             sys.stdout.flush()  # a reader that has gone shows here, not at exit as a traceback

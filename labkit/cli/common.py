@@ -21,7 +21,6 @@ __all__ = [
     "leave_out",
     "out_option",
     "print_json",
-    "refused",
     "progress_bar",
     "show",
     "step_through",
@@ -41,12 +40,6 @@ def error_line(error: LabError) -> str:
     fields["what"] = nouns.get(f"cli.noun.{what.replace(' ', '_')}", what)
     code = f"{error.code}_of" if fields.get("of") else error.code
     return say(f"cli.error.{code}", **fields)
-
-
-def refused(code: str, **fields: object) -> LabError:
-    """A bad input the command line itself finds: its English line (the English catalogue's
-    cli.error.<code>), with the code and fields that `error_line` says in the reader's language."""
-    return LabError(catalogue("en")[f"cli.error.{code}"].format(**fields), code, **fields)
 
 
 def reaped(how: str, session: object) -> str:

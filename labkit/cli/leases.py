@@ -6,7 +6,8 @@ from __future__ import annotations
 import argparse
 from collections.abc import Callable
 
-from labkit.cli.common import Command, leave_out, progress_bar, refused, show, step_through
+from labkit.bench.errors import refusal
+from labkit.cli.common import Command, leave_out, progress_bar, show, step_through
 from labkit.keypress import read_key
 from labkit.language import say
 from labkit.studies.leases.resume import GRAPH_CASES
@@ -79,7 +80,7 @@ def step_claim(spec: ClaimSpec, args: argparse.Namespace, answer: Callable[[str]
     from labkit.views.leases import format_claim, method_line
 
     if args.json:
-        raise refused("step_no_json")
+        raise refusal("step_no_json")
     with ClaimStepSession(spec.method, spec.pause_ms, spec.lease_ms, args.out) as session:
         print(method_line(spec.method))
         print(say("cli.step.frozen", pause_ms=spec.pause_ms, arrival_ms=spec.arrival_ms))

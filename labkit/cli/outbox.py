@@ -5,12 +5,12 @@ from __future__ import annotations
 import argparse
 from collections.abc import Callable
 
+from labkit.bench.errors import refusal
 from labkit.cli.common import (
     Command,
     leave_out,
     print_json,
     progress_bar,
-    refused,
     show,
     step_through,
 )
@@ -85,7 +85,7 @@ def step_outbox(args: argparse.Namespace, answer: Callable[[str], str]) -> None:
     from labkit.views.outbox import format_outbox
 
     if args.json:
-        raise refused("step_no_json")
+        raise refusal("step_no_json")
     with OutboxStepSession(args.consumer, args.out) as session:
         print(say("cli.step.consumer", consumer=args.consumer, what=CONSUMERS[args.consumer]))
         for stage, points in STOPS.items():

@@ -12,8 +12,9 @@ from __future__ import annotations
 import argparse
 from collections.abc import Callable
 
+from labkit.bench.errors import refusal
 from labkit.bench.postgres import ENV_URL
-from labkit.cli.common import Command, error_line, leave_out, print_json, progress_bar, refused
+from labkit.cli.common import Command, error_line, leave_out, print_json, progress_bar
 from labkit.language import say
 from labkit.studies.durability.experiment import (
     CHECKPOINTER_SETUPS,
@@ -48,7 +49,7 @@ def listed(what: str, choices: object) -> Callable[[str], tuple[str, ...]]:
         wrong = [p for p in picked if p not in choices]
         if wrong:
             fields = {"what": what, "value": wrong[0], "choices": ", ".join(choices), "all": ALL}
-            raise argparse.ArgumentTypeError(error_line(refused("listed", **fields)))
+            raise argparse.ArgumentTypeError(error_line(refusal("listed", **fields)))
         return picked
 
     return parse

@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import argparse
 
+from labkit.bench.errors import refusal
 from labkit.cli.common import (
     Command,
     error_line,
     leave_out,
     print_json,
     progress_bar,
-    refused,
     show,
 )
 from labkit.studies.retries.spec import (
@@ -46,7 +46,7 @@ def seconds(text: str) -> float:
     try:
         return float(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(error_line(refused("seconds", value=text))) from None
+        raise argparse.ArgumentTypeError(error_line(refusal("seconds", value=text))) from None
 
 
 def register(commands: argparse._SubParsersAction) -> None:

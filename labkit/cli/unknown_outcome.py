@@ -5,7 +5,8 @@ from __future__ import annotations
 import argparse
 from collections.abc import Callable
 
-from labkit.cli.common import Command, progress_bar, refused, show, step_through
+from labkit.bench.errors import refusal
+from labkit.cli.common import Command, progress_bar, show, step_through
 from labkit.keypress import read_key
 from labkit.language import say
 from labkit.studies.unknown_outcome.spec import FAULTS, STRATEGIES
@@ -33,9 +34,9 @@ def cmd_call(args: argparse.Namespace, answer: Callable[[str], str] = read_key) 
         from labkit.studies.unknown_outcome.stepping import CallStepSession
 
         if args.json:
-            raise refused("step_no_json_call")
+            raise refusal("step_no_json_call")
         if args.timeout != CallSpec.timeout:
-            raise refused("step_timeout", timeout=CallSpec.timeout)
+            raise refusal("step_timeout", timeout=CallSpec.timeout)
         with CallStepSession(args.strategy, args.fault, args.out) as session:
             fault = FAULTS[args.fault]
             print(say("cli.step.caller", strategy=args.strategy, fault=args.fault, what=fault))
