@@ -9,8 +9,9 @@ from pathlib import Path
 import pytest
 
 from labkit.bench.errors import LabError
+from labkit.language import set_language
 from labkit.studies.explorer.replay import explore
-from labkit.studies.explorer.report import unwatched_words
+from labkit.studies.explorer.report import failed_words, unwatched_words
 
 OUTSIDE = Path(__file__).parent / "outside"
 
@@ -130,11 +131,35 @@ def test_item_5_a_recovery_that_writes_outside_the_run_folder_fails_its_row(tmp_
     to an alert log elsewhere. Its row fails (no outcome claimed), the exploration names the
     file, and the matrix is not green."""
     alerts = tmp_path / "alerts.log"
-    code = (OUTSIDE / "retry_alert.py").read_text()
-    code = code.replace('os.path.join(os.path.expanduser("~"), "alerts.log")', repr(str(alerts)))
-    (tmp_path / "retry_alert.py").write_text(code)
-    found = explore(f"{tmp_path}/retry_alert.py:graph", "graph", restart_at="now")
+    found = explore_alerting(tmp_path, alerts)
     assert found.outside == [str(alerts)] and not found.green, found.summary()
     wrote = [p for p in found.points if p.failed and p.failed["code"] == "recovery_outside"]
     assert wrote and all(p.outcome == "failed" for p in wrote), found.points
     assert alerts.read_text().count("retried") == len(wrote)  # each such recovery wrote once
+
+
+def test_item_5_a_path_with_a_comma_is_one_path_from_its_detection_to_the_report(tmp_path):
+    """The recovery's outside files go as a tuple of paths from the worker to the report,
+    joined only in the reader's words: a path with ", " in it stays one path."""
+    alerts = tmp_path / "on call, night" / "alerts, urgent.log"
+    alerts.parent.mkdir()
+    found = explore_alerting(tmp_path, alerts)
+    assert found.outside == [str(alerts)] and not found.green, found.summary()
+    [row, *_] = [p for p in found.points if p.failed and p.failed["code"] == "recovery_outside"]
+    assert row.failed["files"] == (str(alerts),)
+    assert failed_words(row.failed) == f"the recovery wrote outside its run folder: {alerts}"
+    two = {"code": "recovery_outside", "files": (str(alerts), "/tmp/b")}
+    assert failed_words(two).endswith(f"{alerts}, /tmp/b")
+    set_language("zh")
+    try:
+        assert failed_words(two).endswith(f"{alerts}、/tmp/b")
+    finally:
+        set_language("en")
+
+
+def explore_alerting(tmp_path: Path, alerts: Path):
+    """retry_alert.py's graph, its alert log at `alerts`, explored with one restart."""
+    code = (OUTSIDE / "retry_alert.py").read_text()
+    code = code.replace('os.path.join(os.path.expanduser("~"), "alerts.log")', repr(str(alerts)))
+    (tmp_path / "retry_alert.py").write_text(code)
+    return explore(f"{tmp_path}/retry_alert.py:graph", "graph", restart_at="now")

@@ -228,7 +228,7 @@ def explore_with(
             file
             for row in rows
             if row.failed and row.failed["code"] == OUTSIDE
-            for file in row.failed["files"].split(", ")
+            for file in row.failed["files"]
         }
         - set(exploration.outside)
     )

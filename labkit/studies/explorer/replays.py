@@ -238,9 +238,10 @@ def judged(row: PointResult, report: dict) -> None:
     """The checker's word on a row (the default checker's as a code too), or why there is none
     (the checker raised, or the recovery wrote outside the run folder)."""
     if report.get("outside"):
-        files = ", ".join(report["outside"])
+        files = tuple(report["outside"])  # paths, as detected: the views join them
         row.outcome = FAILED
-        failed(row, f"the recovery wrote outside its run folder: {files}", OUTSIDE, files=files)
+        line = f"the recovery wrote outside its run folder: {', '.join(files)}"
+        failed(row, line, OUTSIDE, files=files)
         return
     if "checker_error" in report:
         error = report["checker_error"]

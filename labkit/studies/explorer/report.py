@@ -64,6 +64,12 @@ class PointResult:
     said: dict | None = None  # what the point saved, as a code and fields (not a file's name)
     varies: bool = False  # two replays of its crash state gave two outcomes (async durability)
 
+    def __post_init__(self) -> None:
+        if self.failed:  # paths come back from JSON as lists: the same tuples as detected
+            self.failed = {
+                k: tuple(v) if isinstance(v, list) else v for k, v in self.failed.items()
+            }
+
     @property
     def label(self) -> str:
         return NO_CRASH if self.n is None else f"{self.n}"
@@ -247,7 +253,12 @@ def failed_words(failed: dict, what: str = "") -> str:
     `what` is the crash point's operation, for a process that did not die there."""
     from labkit.language import say
 
-    fields = {k: v for k, v in failed.items() if k != "code"}
+    comma = say("explorer.report.comma")
+    fields = {
+        k: comma.join(v) if isinstance(v, (list, tuple)) else v  # paths, joined only here
+        for k, v in failed.items()
+        if k != "code"
+    }
     return say(f"explorer.failed.{failed['code']}", what=what, **fields)
 
 
