@@ -2,7 +2,7 @@
 to run (resume=False) and to recover (resume=True) whatever it checkpoints.
 
 The explorer hands it a LangGraph SqliteSaver on the run's `checkpoints.db` whose every `put`
-and `put_writes` is a crash point (`graphs.RecordedSaver`), beside the commits and fsyncs the
+and `put_writes` is a crash point (`savers.Recorded`), beside the commits and fsyncs the
 callable makes itself. Recovery is the reader's own: the same callable, in a fresh process, with
 resume=True; it returns False if it could not finish (anything else: it did). Runs in the
 trial server's workers, as graphs do.

@@ -1,6 +1,7 @@
 """A LangGraph graph, as lessons 3 and 4 run theirs: in a worker forked from the trial server,
-on a SqliteSaver of the run's own (`checkpoints.db`), whose every `put` and `put_writes` is a
-crash point (`RecordedSaver`), beside the commits and fsyncs of the graph's nodes.
+on a saver of the run's own (`savers`: SQLite's `checkpoints.db`, or Postgres in the run's
+schema for a graph compiled with a Postgres saver), whose every `put` and `put_writes` is a
+crash point, beside the commits and fsyncs of the graph's nodes.
 
 The target names a compiled graph, a `StateGraph` (compiled here) or a function of no
 arguments that returns either; its module may define `INPUT` (the first input, `{}` if not)
@@ -20,82 +21,26 @@ from __future__ import annotations
 
 import inspect
 import os
-from collections.abc import AsyncIterator, Callable
+from collections.abc import Callable
 from concurrent.futures import Future
 from contextvars import copy_context
 from dataclasses import dataclass
 from types import CodeType
 
 from langgraph.checkpoint.memory import InMemorySaver
-from langgraph.checkpoint.sqlite import SqliteSaver
 from langgraph.graph import StateGraph
 from langgraph.graph.state import CompiledStateGraph
 
 from labkit.bench.checkpoints import with_saver
+from labkit.studies.explorer import savers
 from labkit.studies.explorer.answers import answered, answers
 from labkit.studies.explorer.checker import CHECKPOINT_FILE
 from labkit.studies.explorer.record import CrashPoints
 from labkit.studies.explorer.running import config_of, run_to_end
+from labkit.studies.explorer.savers import Recorded, note_replaced
 from labkit.studies.explorer.target import BadTarget, load, named
 
-__all__ = ["RecordedSaver", "recover", "run_first"]
-
-PUSH = "~__pregel_push"  # the path of a task started by a call (a @task) or a Send
-
-
-class RecordedSaver(SqliteSaver):
-    """A SqliteSaver with a crash point after each checkpoint and each task's writes it saves."""
-
-    points: CrashPoints | None = None
-    nodes: dict[str, str] = {}  # node name -> where its function is (file:line)
-    tasks: dict[str, tuple[str, str | None]] = {}  # task id -> its name, where its function is
-
-    def put(self, config, checkpoint, metadata, new_versions):  # noqa: ANN001, ANN201 - LangGraph's
-        saved = super().put(config, checkpoint, metadata, new_versions)
-        if self.points is not None:
-            step, source = metadata.get("step"), metadata.get("source")
-            said = {"code": "checkpoint", "step": step, "source": source}
-            what = f"checkpoint of step {step} ({source})"
-            self.points.hit("put", what, hold=self.lock, said=said)  # no other save lands meanwhile
-        return saved
-
-    def put_writes(self, config, writes, task_id, task_path=""):  # noqa: ANN001, ANN201
-        super().put_writes(config, writes, task_id, task_path)
-        if self.points is not None:
-            what, where, said = self.whose(task_id, task_path)
-            self.points.hit("put_writes", what, where, hold=self.lock, said=said)
-
-    # A graph run with `ainvoke` calls these: the same saves, in the event loop's own thread.
-    async def aget_tuple(self, config):  # noqa: ANN001, ANN201 - LangGraph's
-        return self.get_tuple(config)
-
-    async def alist(self, config, *, filter=None, before=None, limit=None) -> AsyncIterator:  # noqa: A002, ANN001
-        for item in self.list(config, filter=filter, before=before, limit=limit):
-            yield item
-
-    async def aput(self, config, checkpoint, metadata, new_versions):  # noqa: ANN001, ANN201
-        return self.put(config, checkpoint, metadata, new_versions)
-
-    async def aput_writes(self, config, writes, task_id, task_path=""):  # noqa: ANN001, ANN201
-        self.put_writes(config, writes, task_id, task_path)
-
-    async def adelete_thread(self, thread_id):  # noqa: ANN001, ANN201
-        self.delete_thread(thread_id)
-
-    def whose(self, task_id: str, task_path: str) -> tuple[str, str | None, dict]:
-        """Whose writes these are, in words and as a code, and where its function is: a
-        node's, a @task's (by the name the loop knew it by: its path holds only numbers), the
-        resume answer's."""
-        name, where = self.tasks.get(task_id, (task_path.rpartition(", ")[2], None))
-        if task_path.startswith(PUSH) and name not in self.nodes:
-            return f"writes of task {name}", where, {"code": "task_writes", "name": name}
-        if name:
-            return (
-                f"writes of node {name}",
-                self.nodes.get(name),
-                {"code": "node_writes", "name": name},
-            )
-        return "writes of the resume answer", None, {"code": "resume_writes"}
+__all__ = ["open_saver", "recover", "run_first"]
 
 
 def name_tasks() -> None:
@@ -111,7 +56,7 @@ def name_tasks() -> None:
     def put_writes(loop: PregelLoop, task_id: str, writes: object, **kwargs: object) -> None:
         task = getattr(loop, "tasks", {}).get(task_id)
         if task is not None:
-            RecordedSaver.tasks[task_id] = (task.name, where_defined(task.proc))
+            Recorded.tasks[task_id] = (task.name, where_defined(task.proc))
         real_put_writes(loop, task_id, writes, **kwargs)
 
     put_writes.names_tasks = True
@@ -133,7 +78,7 @@ def run_in_order() -> None:
 
     def submit(executor: BackgroundExecutor, fn: Callable, *args: object, **kwargs: object):  # noqa: ANN202
         if fn.__name__ == "run_with_retry" or (
-            isinstance(getattr(fn, "__self__", None), RecordedSaver) and fn.__name__ == "put_writes"
+            isinstance(getattr(fn, "__self__", None), Recorded) and fn.__name__ == "put_writes"
         ):
             return done(fn, *args, **{k: v for k, v in kwargs.items() if not k.startswith("__")})
         return real_submit(executor, fn, *args, **kwargs)
@@ -228,15 +173,12 @@ def refuse_a_memory_saver(graph: CompiledStateGraph, job: dict) -> None:
         )
 
 
-def open_saver(job: dict) -> RecordedSaver:
-    import sqlite3  # after the commit watch: the saver's statements show the nodes' commits
-
-    conn = sqlite3.connect(
-        os.path.join(job["run_dir"], CHECKPOINT_FILE), timeout=5.0, check_same_thread=False
-    )
+def open_saver(job: dict, readers: object = None) -> Recorded:
+    """The run's saver (`savers.open_saver`: for the reader's saver `readers`), with the
+    tasks named and run in order."""
     name_tasks()
     run_in_order()
-    return RecordedSaver(conn)
+    return savers.open_saver(job, readers)
 
 
 def run_first(job: dict, points: CrashPoints) -> bool:
@@ -247,7 +189,8 @@ def run_first(job: dict, points: CrashPoints) -> bool:
     reader = the_graph(job)
     refuse_a_memory_saver(reader.graph, job)
     points.reader_files |= reader.files
-    saver = open_saver(job)
+    saver = open_saver(job, reader.graph.checkpointer)
+    note_replaced(reader.graph.checkpointer, saver, points.trace)
     saver.points = points
     saver.nodes = {n: f"{os.path.basename(f)}:{line}" for n, (f, line) in reader.nodes.items()}
     graph = with_saver(reader.graph, saver)
@@ -263,7 +206,7 @@ def recover(job: dict, trace: object) -> bool:
     """A fresh process resumes the thread: the answer to a saved interrupt, else `invoke(None)`
     (which also goes on past a breakpoint), then past every stop as the run did."""
     reader = the_graph(job)
-    graph = with_saver(reader.graph, open_saver(job))
+    graph = with_saver(reader.graph, open_saver(job, reader.graph.checkpointer))
     answer = answers(job, trace)
     pending = graph.get_state(config_of(job)).interrupts
     first = answered(pending, answer) if pending else None

@@ -17,10 +17,14 @@ from __future__ import annotations
 import json
 import os  # no pathlib, no typing: a step's worker imports this module as it starts
 
-__all__ = ["RunSchemas", "enter_schema", "postgres_run", "read_schema"]
+__all__ = ["RunSchemas", "enter_schema", "postgres_run", "read_schema", "run_options"]
 
 STATE_KEY = "postgres {database}"
 JOB_KEY = "run_schema"  # a job's field: the server, its database, the run's schema
+# PostgresSaver's own tables (`postgres_saver`): LangGraph's state, no effect of the nodes', as
+# `checkpoints.db` is not; known by its migrations' table, so that a reader's own table of the
+# same name, without it, still counts
+SAVER_TABLES = ("checkpoints", "checkpoint_blobs", "checkpoint_writes", "checkpoint_migrations")
 
 
 class RunSchemas:
@@ -75,8 +79,13 @@ def enter_schema(job: dict) -> None:
     """This worker's connections (the reader's) go to its run's schema."""
     run = job.get(JOB_KEY)
     if run:
-        os.environ["PGOPTIONS"] = f"-c search_path={run['schema']}"
+        os.environ["PGOPTIONS"] = run_options(job)
         os.environ["DATABASE_URL"] = run["url"]
+
+
+def run_options(job: dict) -> str:
+    """The options (libpq's) of a connection to the run's schema."""
+    return f"-c search_path={job[JOB_KEY]['schema']}"
 
 
 def read_schema(job: dict) -> dict:
@@ -98,6 +107,8 @@ def read_schema(job: dict) -> dict:
         generated: dict[str, list[bool]] = {}
         for table, _, is_generated in columns:
             generated.setdefault(table, []).append(bool(is_generated))
+        if SAVER_TABLES[-1] in generated:
+            generated = {k: v for k, v in generated.items() if k not in SAVER_TABLES}
         for table, flags in generated.items():
             name = sql.Identifier(run["schema"], table)
             rows = conn.execute(sql.SQL("SELECT * FROM {}").format(name)).fetchall()

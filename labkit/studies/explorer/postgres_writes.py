@@ -6,6 +6,7 @@ of its own there (`postgres_runs`), which its connections reach by their search 
 commit that wrote to it is a crash point, as a SQLite file's commit is. A commit is seen where
 the connection goes back to idle with writes in it: after a statement in autocommit mode,
 after `commit()`, a COMMIT statement or a `transaction()` block's end (a rollback clears it).
+The explorer's own PostgresSaver (`postgres_saver`) is not watched: its `put` is the point.
 
 Any other write (another database, or no server given) cannot be explored: the explorer
 cannot copy that database per crash state, and every replay would write there again. It is
@@ -21,7 +22,9 @@ import functools
 import sys
 from collections.abc import Callable
 
-__all__ = ["watch_postgres_writes"]
+__all__ = ["SAVER_MARK", "watch_postgres_writes"]
+
+SAVER_MARK = "application_name=labkit_checkpoints"  # the explorer's PostgresSaver's connection
 
 # A statement's status (psycopg's `statusmessage`) that says it changed nothing durable
 READS = ("SELECT", "SHOW", "BEGIN", "START", "COMMIT", "END", "ROLLBACK", "SET", "RESET")
@@ -57,6 +60,8 @@ def watch_postgres_writes(
 
     def after_statement(cursor: object, *_: object) -> None:
         conn, status = cursor.connection, cursor.statusmessage or ""
+        if SAVER_MARK in conn.info.options:  # the lab's saver: its put is the crash point
+            return
         if status.startswith(ROLLED_BACK):
             dirty.discard(conn)
         elif status and not status.startswith(READS):

@@ -4,7 +4,7 @@ A crash point comes after each commit to a SQLite file of the run (the bench's c
 however the reader writes it), each write that reaches a file in the run folder, fsynced or
 not (a killed process loses no byte the kernel has: only a power cut does), through a file
 object or a descriptor (`os.write`), each `os.fsync` of one that makes something new
-durable, and each checkpointer `put` / `put_writes` (`graphs.RecordedSaver`). A file or a
+durable, and each checkpointer `put` / `put_writes` (`savers.Recorded`). A file or a
 database opened for writing outside the run folder is noted ("outside"): a crash there
 cannot be explored, and each replay would write there again. A file of the run that changed
 with no crash point of its own (another program wrote it) is noted too ("unwatched"): its

@@ -92,7 +92,9 @@ def explore(
     each worker's, in seconds. `path`, a folder, goes first on the workers' import path (for
     a module that imports its siblings); none by default. `postgres`, "lab" or a server's
     URL, gives every run a schema of its own there for the nodes' rows, whose commits are crash
-    points (`postgres_runs`); without it, a write to Postgres fails the exploration.
+    points (`postgres_runs`), and for a graph compiled with a Postgres saver, its checkpoints
+    (`postgres_saver`); without it, a write to Postgres fails the exploration, and such a
+    graph's checkpoints are explored on SQLite, as the report says.
 
     A Ctrl-C, or a checker that raises, ends the exploration early: what was explored comes
     back all the same, with `stopped` saying why."""
@@ -174,7 +176,7 @@ def explore_with(
     record = recording(folder, spec, schemas)
     preload(record.get("imported", ()))  # the replays' workers start with the reader's imports
     exploration.clean, exploration.unwatched = record["state"], record["unwatched"]
-    exploration.outside = record["outside"]
+    exploration.outside, exploration.replaced = record["outside"], record["replaced"]
     clean_row = PointResult(None, "run", "to its end", None, "", None, record["run_dir"])
     clean_row.left = record["left"]
     judged(clean_row, record)
@@ -286,12 +288,16 @@ def recording(folder: Path, spec: ExploreSpec, schemas: RunSchemas) -> dict:
         unwatched.append(unwatched_entry("unreadable", unreadable(report["state"])))
     forked = {e["n"]: e for e in trace if e["event"] == "forked"}
     outside = [e["file"] for e in trace if e["event"] == "outside"]
+    replaced = next(
+        ({k: e[k] for k in ("saver", "postgres")} for e in trace if e["event"] == "replaced"), None
+    )
     return {
         **report,
         "points": points,
         "run_dir": str(run_dir),
         "unwatched": unwatched,
         "outside": outside,
+        "replaced": replaced,
         "forked": forked,
         "left": ended.left,
     }

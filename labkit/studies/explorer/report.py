@@ -95,6 +95,8 @@ class Exploration:
     # {"reason": a code of replay.UNWATCHED, "files": [...], "commits": a count or None}
     outside: list[str] = field(default_factory=list)  # files written outside the run folder
     spec: dict = field(default_factory=dict)  # how it was explored (replay.ExploreSpec)
+    replaced: dict | None = None  # the reader's saver, explored on SQLite instead (savers.py):
+    # {"saver": its class's name, "postgres": whether a server would have explored it as it is}
     clean: dict = field(default_factory=dict)  # the files as the run without a crash left them
 
     @property
@@ -148,6 +150,9 @@ class Exploration:
         if self.outside:
             files = say("explorer.report.comma").join(self.outside)
             unseen += say("explorer.report.outside", files=files)
+        if self.replaced:
+            postgres = "_postgres" if self.replaced["postgres"] else ""
+            unseen += say(f"explorer.report.on_sqlite{postgres}", saver=self.replaced["saver"])
         return say(
             "explorer.report.summary",
             head=head,
