@@ -184,5 +184,24 @@ def clean_schemas(url: str, dry_run: bool = False) -> SchemaCleaning:
                 conn.execute(
                     sql.SQL("DROP SCHEMA IF EXISTS {} CASCADE").format(sql.Identifier(name))
                 )
+                drop_run_role(conn, name)
             done.dropped.append(name)
     return done
+
+
+def drop_run_role(conn: object, schema: str) -> None:
+    """The role of the run whose schema this was (the explorer's: named as its schema), if it
+    has one: what it still owns or may do in this database first. A role that owns things in
+    another database stays (DROP ROLE refuses it), and so does the rest of its run's clean-up."""
+    import psycopg
+    from psycopg import sql
+
+    name = sql.Identifier(checked_schema(schema))
+    if conn.execute("SELECT 1 FROM pg_roles WHERE rolname = %s", (schema,)).fetchone() is None:
+        return
+    try:
+        with conn.transaction():
+            conn.execute(sql.SQL("DROP OWNED BY {}").format(name))
+            conn.execute(sql.SQL("DROP ROLE {}").format(name))
+    except psycopg.errors.DependentObjectsStillReferenced:
+        pass

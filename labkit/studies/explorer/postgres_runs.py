@@ -5,11 +5,13 @@ a schema for every run it starts (the run without a crash, and each crash state'
 restart: a crash state is made again for each, rather than copied, so that every schema's
 sequences are its own) and drops them all at its end. A worker enters its run's schema before
 the reader's code runs: `PGOPTIONS` puts it first and alone on the search path of every
-connection libpq opens without options of its own, and `DATABASE_URL` names the server, for
-code that reads it. Unqualified names (`CREATE TABLE IF NOT EXISTS orders`, `INSERT INTO
-orders`) then land in the run's schema; a name qualified with another schema escapes it,
-unseen. The schema's tables are part of the run's state, as "postgres <database>", rows
-sorted, generated ids (serial and identity columns, numbered by sequences) read as null.
+connection libpq opens without options of its own, as the run's own role, which owns the
+schema and may do nothing outside it (`postgres_roles`), and `DATABASE_URL` names the server,
+for code that reads it. Unqualified names (`CREATE TABLE IF NOT EXISTS orders`, `INSERT INTO
+orders`) then land in the run's schema; a name qualified with another schema is refused by
+the server, and noted as a write outside the run. The schema's tables are part of the run's
+state, as "postgres <database>", rows sorted, generated ids (serial and identity columns,
+numbered by sequences) read as null.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ __all__ = ["RunSchemas", "enter_schema", "postgres_run", "read_schema", "run_opt
 
 STATE_KEY = "postgres {database}"
 JOB_KEY = "run_schema"  # a job's field: the server, its database, the run's schema
+ROLE_OPTION = "role="  # a connection's option that makes it the run's role (and schema's owner)
 # PostgresSaver's own tables (`postgres_saver`): LangGraph's state, no effect of the nodes', as
 # `checkpoints.db` is not; known by its migrations' table, so that a reader's own table of the
 # same name, without it, still counts
@@ -46,12 +49,14 @@ class RunSchemas:
         if self.url is None:
             return {}
         from labkit.bench.postgres import connect, new_schema
+        from labkit.studies.explorer.postgres_roles import give_own_role
 
-        if self.database is None:
-            with connect(self.url) as conn:
-                self.database = conn.info.dbname
-        self.made.append(new_schema(self.url, run_dir))
-        return {JOB_KEY: {"url": self.url, "database": self.database, "schema": self.made[-1]}}
+        schema = new_schema(self.url, run_dir)
+        self.made.append(schema)
+        with connect(self.url) as conn:
+            self.database = conn.info.dbname
+            give_own_role(conn, schema)
+        return {JOB_KEY: {"url": self.url, "database": self.database, "schema": schema}}
 
     def __enter__(self) -> RunSchemas:
         return self
@@ -62,11 +67,13 @@ class RunSchemas:
         from psycopg import sql
 
         from labkit.bench.postgres import checked_schema, connect
+        from labkit.bench.postgres.schemas import drop_run_role
 
         with connect(self.url) as conn:
             for schema in self.made:
                 name = sql.Identifier(checked_schema(schema))
                 conn.execute(sql.SQL("DROP SCHEMA IF EXISTS {} CASCADE").format(name))
+                drop_run_role(conn, schema)
 
 
 def postgres_run(job: dict) -> tuple[str, str] | None:
@@ -84,8 +91,10 @@ def enter_schema(job: dict) -> None:
 
 
 def run_options(job: dict) -> str:
-    """The options (libpq's) of a connection to the run's schema."""
-    return f"-c search_path={job[JOB_KEY]['schema']}"
+    """The options (libpq's) of a connection to the run's schema, as the run's own role (named
+    as its schema: `postgres_roles`), which may do nothing outside it."""
+    schema = job[JOB_KEY]["schema"]
+    return f"-c search_path={schema} -c {ROLE_OPTION}{schema}"
 
 
 def read_schema(job: dict) -> dict:

@@ -10,7 +10,9 @@ The explorer's own PostgresSaver (`postgres_saver`) is not watched: its `put` is
 
 Any other write (another database, or no server given) cannot be explored: the explorer
 cannot copy that database per crash state, and every replay would write there again. It is
-noted as a write outside the run folder, and the matrix is never green. A statement wrote if
+noted as a write outside the run folder, and the matrix is never green; so is a statement of
+the run's own role that the server refused (it reached outside the run's schema, where the
+role may do nothing: `postgres_roles`). A statement wrote if
 its status (psycopg's `statusmessage`) says INSERT, UPDATE, DELETE...: not SELECT, SHOW or a
 transaction's BEGIN / COMMIT. psycopg is watched only if the reader's code imported it (or
 the server preloaded it for them). Worker-side: standard library only.
@@ -22,6 +24,8 @@ import functools
 import sys
 from collections.abc import Callable
 
+from labkit.studies.explorer.postgres_runs import ROLE_OPTION
+
 __all__ = ["SAVER_MARK", "watch_postgres_writes"]
 
 SAVER_MARK = "application_name=labkit_checkpoints"  # the explorer's PostgresSaver's connection
@@ -31,6 +35,7 @@ READS = ("SELECT", "SHOW", "BEGIN", "START", "COMMIT", "END", "ROLLBACK", "SET",
 READS += ("SAVEPOINT", "RELEASE", "DECLARE", "FETCH", "CLOSE", "EXPLAIN", "PREPARE", "LISTEN")
 ROLLED_BACK = ("ROLLBACK", "ABORT")
 IDLE = 0  # libpq's PQTRANS_IDLE: no transaction open, all it did is committed
+NO_PRIVILEGE = "42501"  # SQLSTATE insufficient_privilege: the run's role may not do that
 
 
 def watch_postgres_writes(
@@ -49,8 +54,21 @@ def watch_postgres_writes(
     dirty: weakref.WeakSet = weakref.WeakSet()  # connections with writes not committed yet
 
     def the_runs(conn: object) -> bool:
-        """A connection to the run's own schema: its database, with our search path."""
-        return run is not None and conn.info.dbname == run[0] and run[1] in conn.info.options
+        """A connection to the run's own schema: its database, as the run's own role."""
+        return (
+            run is not None
+            and conn.info.dbname == run[0]
+            and f"{ROLE_OPTION}{run[1]}" in conn.info.options
+        )
+
+    def refused(cursor: object, error: BaseException) -> None:
+        """A statement of the run's role the server refused (it reached outside the run's
+        schema: `INSERT INTO public.orders`): noted as a write outside, with the server's
+        reason, before the reader's code sees the error."""
+        conn = cursor.connection
+        if getattr(error, "sqlstate", None) == NO_PRIVILEGE and the_runs(conn):
+            reason = str(error).strip().splitlines()[0] if str(error).strip() else NO_PRIVILEGE
+            note(f"Postgres database {conn.info.dbname} ({reason})")
 
     def settled(conn: object, *_: object) -> None:
         if conn in dirty and conn.info.transaction_status == IDLE:
@@ -79,7 +97,12 @@ def watch_postgres_writes(
     def watched(method: Callable, after: Callable) -> Callable:
         @functools.wraps(method)
         def run_it(self: object, *args: object, **kwargs: object) -> object:
-            done = method(self, *args, **kwargs)
+            try:
+                done = method(self, *args, **kwargs)
+            except Exception as error:
+                if after is after_statement:
+                    refused(self, error)
+                raise
             after(self, *args)
             return done
 
@@ -88,7 +111,12 @@ def watch_postgres_writes(
     def watched_async(method: Callable, after: Callable) -> Callable:
         @functools.wraps(method)
         async def run_it(self: object, *args: object, **kwargs: object) -> object:
-            done = await method(self, *args, **kwargs)
+            try:
+                done = await method(self, *args, **kwargs)
+            except Exception as error:
+                if after is after_statement:
+                    refused(self, error)
+                raise
             after(self, *args)
             return done
 

@@ -39,6 +39,7 @@ from labkit.studies.explorer.replays import (
     CHECKER_RAISED,
     INTERRUPTED,
     OUTSIDE,
+    RUN_OUTSIDE,
     exploration_row,
     judged,
     replayed,
@@ -179,7 +180,7 @@ def explore_with(
     exploration.outside, exploration.replaced = record["outside"], record["replaced"]
     clean_row = PointResult(None, "run", "to its end", None, "", None, record["run_dir"])
     clean_row.left = record["left"]
-    judged(clean_row, record)
+    judged(clean_row, record, RUN_OUTSIDE)
     firsts: dict[object, dict] = {}  # crash state -> the first point that leaves it
     for point in record["points"]:
         # A step's state at a point is what the recording read there. A graph's is not: its
@@ -270,10 +271,13 @@ def recording(folder: Path, spec: ExploreSpec, schemas: RunSchemas) -> dict:
     report = read_report(run_dir, "record")
     if "bad_target" in report:  # a name that names no code of its kind: checked by loading it
         raise LabError(report["bad_target"])
+    trace = read_trace(run_dir)
+    outside = [e["file"] for e in trace if e["event"] == "outside"]
     if ended.exit_code != 0 or ended.timed_out:
         why = worker_failure(ended) or f"it exited {ended.exit_code}"
-        raise RunFailed(f"your code failed in the run without a crash: {why}; see {run_dir}")
-    trace = read_trace(run_dir)
+        if not outside:  # else the server refused it a write outside: said as such, not green
+            raise RunFailed(f"your code failed in the run without a crash: {why}; see {run_dir}")
+        report, trace = {"state": {}}, []  # no crash state to explore: its writes go elsewhere
     points = [
         {k: e[k] for k in ("n", "op", "detail", "nth", "where", "said", "state") if k in e}
         for e in trace
@@ -287,7 +291,6 @@ def recording(folder: Path, spec: ExploreSpec, schemas: RunSchemas) -> dict:
     if unreadable(report["state"]):
         unwatched.append(unwatched_entry("unreadable", unreadable(report["state"])))
     forked = {e["n"]: e for e in trace if e["event"] == "forked"}
-    outside = [e["file"] for e in trace if e["event"] == "outside"]
     replaced = next(
         ({k: e[k] for k in ("saver", "postgres")} for e in trace if e["event"] == "replaced"), None
     )

@@ -32,6 +32,8 @@ ENTRY = "labkit.studies.explorer.worker:run"
 SIGKILLED = -9
 CHECKER_RAISED, INTERRUPTED = "checker_raised", "interrupted"  # why an exploration stopped
 OUTSIDE = "recovery_outside"  # why a recovery is not judged: it wrote outside its run folder
+RUN_OUTSIDE = "run_outside"  # why the run without a crash is not: the same
+WROTE_OUTSIDE = {OUTSIDE: "the recovery", RUN_OUTSIDE: "the run without a crash"}
 AFTER = "after-"  # a copy of a crash state, for the recovery after one more restart
 LANES = 4  # crash states explored side by side: two per core of a workshop laptop, so that
 # one worker runs while the trial server forks the next (a fork holds the server a few ms)
@@ -234,14 +236,14 @@ def run_workers(
         return {n: worker.report() for n, worker in workers.items()}
 
 
-def judged(row: PointResult, report: dict) -> None:
+def judged(row: PointResult, report: dict, outside: str = OUTSIDE) -> None:
     """The checker's word on a row (the default checker's as a code too), or why there is none
-    (the checker raised, or the recovery wrote outside the run folder)."""
+    (the checker raised, or the run wrote outside the run folder: `outside` says which)."""
     if report.get("outside"):
         files = tuple(report["outside"])  # paths, as detected: the views join them
         row.outcome = FAILED
-        line = f"the recovery wrote outside its run folder: {', '.join(files)}"
-        failed(row, line, OUTSIDE, files=files)
+        line = f"{WROTE_OUTSIDE[outside]} wrote outside its run folder: {', '.join(files)}"
+        failed(row, line, outside, files=files)
         return
     if "checker_error" in report:
         error = report["checker_error"]
