@@ -109,7 +109,7 @@ def replayed(
             if worker.role == "first":
                 if died_as_planned(row, ended.exit_code, spec, ended):
                     noted_kill(row, spec)
-                    recover(row, job)
+                    recover(row, killed_under(job, worker))
                 elif "restart" not in job:
                     yield row
                 elif done := judged_all(row):  # one restart's crash state was not made
@@ -121,6 +121,15 @@ def replayed(
                 judged(row, read_report(Path(row.run_dir), "recovery"))
             if done := judged_all(row):
                 yield done
+
+
+def killed_under(job: dict, worker: WorkerProcess) -> dict:
+    """The job of the point's recoveries: the process killed there ran under a parent of its
+    own, `worker` (`new_parent`), so each recovery, forked from the server, has another
+    parent and pid already and moves its clocks alone, without a fork of its own (a fork of
+    a process that holds LangGraph costs tens of ms on a loaded machine: once a crash state,
+    not once a restart)."""
+    return {**job, "killed_parent": worker.proc.pid, "own_parent": False}
 
 
 def recoveries(row: PointResult, job: dict, restarts: tuple[str, ...]) -> list[tuple]:
@@ -177,6 +186,7 @@ def prepared(
     killed_parent = point["forked"] and point["forked"]["parent"]  # the recording's parent
     point = {k: point[k] for k in ("n", "op", "detail", "nth", "where")}
     job = spec.job(crash_at=plan, point=point, clean=clean, killed_parent=killed_parent)
+    job["own_parent"] = not killed_parent  # a worker that runs to the point: `killed_under`
     return row, {**job, **job_fields(run_dir), **({"restart": restart} if restart else {})}
 
 

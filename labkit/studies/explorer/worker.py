@@ -52,8 +52,8 @@ def run(job: dict) -> None:
     """The worker's entry (`labkit.studies.explorer.worker:run`)."""
     loaded = list(sys.modules)  # what the server gave it: the recording says what it added
     skip_disk_waits()
-    if job.get("fork_to"):  # a recording that forks the processes it kills: under a parent
-        new_parent()  # of its own, so that a recovery needs no new parent of its own
+    if job.get("fork_to") or job.get("own_parent"):  # it, or its forks, will be killed: under
+        new_parent()  # a parent of its own, so that no recovery needs a new parent of its own
     later = seconds_until(job.get("restart", "day"))
     if job["role"] == "recovery" and job.get("killed_parent") in (None, os.getppid()):
         restart_here(later)
