@@ -96,7 +96,7 @@ def test_item_13_the_same_graph_gives_the_same_matrix_ten_runs_out_of_ten(module
 
 
 def test_item_3_a_watched_file_is_read_iterated_and_written_as_the_file_itself(tmp_path):
-    from labkit.studies.explorer.record import WrittenFile
+    from labkit.studies.explorer.written_file import WrittenFile
 
     path, reached = tmp_path / "outbox.txt", []
     path.write_text("one\ntwo\n")

@@ -13,25 +13,21 @@ import sqlite3
 
 import pytest
 
-from labkit.studies.explorer.record import (
-    WrittenFile,
-    copy_files,
+from labkit.studies.explorer.disk_waits import keep_synchronous_off, skip_disk_waits
+from labkit.studies.explorer.record import copy_files, readers_own
+from labkit.studies.explorer.states import (
     is_database,
-    keep_synchronous_off,
     lab_file,
-    mark,
-    opened_path,
     plain,
     read_lines,
     read_state,
     read_tables,
-    readers_own,
-    run_file,
-    skip_disk_waits,
     state_digest,
     unreadable,
     without_volatile,
 )
+from labkit.studies.explorer.watches import opened_path, run_file
+from labkit.studies.explorer.written_file import WrittenFile, mark
 
 
 def a_database(path, *statements: str) -> None:

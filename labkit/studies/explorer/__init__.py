@@ -3,7 +3,8 @@ every crash point it passes, then checks what each crash leaves after recovery.
 
 As ALICE (OSDI 2014) does for file systems and CrashMonkey for storage: `record` numbers every
 crash point of one run without a crash (each commit to any SQLite file, each write to a file of
-the run and each fsync, each checkpointer put and put_writes, with the reader's source line);
+the run and each fsync, each checkpointer put and put_writes, with the reader's source line:
+`watches` finds them, `states` reads what the files hold);
 `replay` kills a worker at each distinct crash state and recovers in a fresh one; `checker`
 judges each state (by default: every effect of the run without a crash exactly once, with the
 same contents, the run finished); `report` is the matrix. `target` says where

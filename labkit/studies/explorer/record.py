@@ -12,52 +12,36 @@ window was never explored. Each point carries the reader's source line. Recordin
 without a crash) also notes what the files hold at every point, so that points whose crash
 states are equal are explored once (ALICE's idea: a crash can only leave what was durable).
 Replaying, the worker dies at its planned point: by SIGKILL, sent to itself right there, or
-by `os._exit(91)`; in step mode it pauses at each for the parent. Worker-side: standard
-library only.
+by `os._exit(91)`; in step mode it pauses at each for the parent. Here the points are
+numbered and the forks killed; the watches that find them are `watches`, what the files
+hold is `states`. Worker-side: standard library only.
 """
 
 from __future__ import annotations
 
-import builtins
 import contextlib
 import functools
-import hashlib
-import io
 import itertools
-import json
 import os
 import shutil
 import signal
-import sqlite3
 import sys
 import threading
 from collections.abc import Callable, Iterable, Iterator
 from threading import Lock
 
-from labkit.bench.commit_watch import HEADER, CommitWatch, read_file
+from labkit.bench.commit_watch import CommitWatch
 from labkit.bench.gate import EXIT_CODE, Gate
 from labkit.bench.trace import TRACE_FILE, Trace
 from labkit.studies.explorer.postgres_runs import postgres_run
 from labkit.studies.explorer.postgres_writes import watch_postgres_writes
+from labkit.studies.explorer.states import lab_file, read_state, state_digest
+from labkit.studies.explorer.watches import Watches
+from labkit.studies.explorer.written_file import mark
 
-__all__ = [
-    "KILL_MODES",
-    "CrashPoints",
-    "point_folder",
-    "point_name",
-    "read_state",
-    "skip_disk_waits",
-    "state_digest",
-    "unreadable",
-]
+__all__ = ["KILL_MODES", "CrashPoints", "copy_files", "point_folder", "point_name", "readers_own"]
 
 KILL_MODES = ("sigkill", "exit")  # SIGKILL at the point, or the gate's os._exit(91)
-VOLATILE = ("pid", "t_ns")  # fields of a JSON line that differ between two equal runs
-SKIPPED = (".stdout", ".stderr", ".json", "-journal", "-wal", "-shm")  # not the run's state
-REAL_CONNECT = sqlite3.connect  # bound before any commit watch wraps it
-UNREADABLE = "not SQLite, not text"  # a file whose contents the explorer cannot judge
-WRITING = set("wax+")  # the letters of a mode that opens a file for writing
-NOT_FILES = ("/dev/", "/proc/", "/sys/")  # written to, but nothing of them survives a crash
 NOT_READERS = tuple(  # where the code is not the reader's: the lab, Python, installed packages
     os.path.join(os.path.realpath(folder), "")
     for folder in {
@@ -80,7 +64,7 @@ def point_folder(exploration: str, n: int) -> str:
     return os.path.join(exploration, f"point-{n:03d}")
 
 
-class CrashPoints:
+class CrashPoints(Watches):
     """Numbers the crash points a worker passes; at its planned one, the worker dies.
 
     A point is planned by what it is, not by its number: its operation, its detail and which
@@ -255,215 +239,6 @@ class CrashPoints:
                 return f"{os.path.basename(file)}:{frame.f_lineno}"
         return None
 
-    def watch_commits(self, ignore: Iterable[str] = ()) -> CommitWatch:
-        """A crash point after every commit to a SQLite file of the run folder (but `ignore`)."""
-
-        def committed(file: str) -> None:
-            self.pointed.update(file.split(" and "))
-            named = self.next_commit  # a service's commit to come (a claim: `services`)
-            if named and named[2] in file.split(" and "):
-                self.next_commit = None
-                self.hit(named[0], named[1])  # at the reader's call into the service
-            else:
-                self.hit("commit", file, watch.committed_at)
-
-        watch = CommitWatch(self.run_dir, None, committed, self.trace, self.locate)
-        for name in ignore:
-            watch.ignore(name)
-        watch.opened = self.opened_database
-        watch.watch_process()
-        self.watch = watch
-        return watch
-
-    def watch_outside(self) -> None:
-        """A recovery's watch: no crash points (it is never armed), but a file opened for
-        writing outside the run folder, or a Postgres write, is noted all the same."""
-        self.watch_writes()
-        self.watch_descriptor_writes()
-        watch_postgres_writes(self.note_outside, postgres_run(self.job))  # psycopg preloaded
-
-    def watch_files(self) -> None:
-        """A crash point after every write to a file in the run folder and every fsync of one;
-        a file opened for writing outside it is noted."""
-        self.watch_fsync()
-        self.watch_writes()
-        self.watch_descriptor_writes()
-
-    def watch_descriptor_writes(self) -> None:
-        """The same for a file written below Python's file objects: `os.open` for writing,
-        then `os.write`, `os.pwrite` or `os.writev` on its descriptor (a crash point after each
-        that wrote a byte), until `os.close`."""
-        real_open, real_close = os.open, os.close
-        files: dict[int, str] = {}  # descriptor -> the run file it is open on
-
-        def watched_open(path: object, flags: int, *args: object, **kwargs: object) -> int:
-            fd = real_open(path, flags, *args, **kwargs)
-            if (
-                self.quiet
-                or not flags & (os.O_WRONLY | os.O_RDWR)
-                or lab_file(os.path.basename(os.fsdecode(path)))
-            ):
-                return fd
-            real = (
-                os.path.realpath(os.fsdecode(path), strict=False)
-                if not kwargs.get("dir_fd")
-                else None
-            )
-            if real is None or os.path.basename(real) == TRACE_FILE:
-                return fd
-            if self.inside(real):
-                files[fd] = os.path.relpath(real, self._real_dir)
-            else:
-                self.note_outside(real)
-            return fd
-
-        def watched(write: Callable[..., int]) -> Callable[..., int]:
-            @functools.wraps(write)
-            def written(fd: int, *args: object) -> int:
-                count = write(fd, *args)
-                if count and fd in files and not self.quiet:
-                    self.wrote("write", files[fd], fd)
-                return count
-
-            return written
-
-        def watched_close(fd: int) -> None:
-            files.pop(fd, None)
-            real_close(fd)
-
-        os.open, os.close = watched_open, watched_close
-        os.write, os.pwrite, os.writev = map(watched, (os.write, os.pwrite, os.writev))
-
-    def watch_writes(self) -> None:
-        """Every file this process opens for writing (`open`, `io.open`, `pathlib`,
-        `os.fdopen`): in the run folder, a crash point each time its bytes reach the kernel;
-        outside it, noted."""
-        real_open = io.open
-
-        def watched_open(file: object, mode: str = "r", *args: object, **kwargs: object) -> object:
-            opened = real_open(file, mode, *args, **kwargs)
-            if self.quiet or WRITING.isdisjoint(mode):
-                return opened
-            path = opened_path(file)
-            if (
-                path is None
-                or os.path.basename(path) == TRACE_FILE
-                or lab_file(os.path.basename(path))
-            ):
-                return opened
-            if not self.inside(path):
-                self.note_outside(path)
-                return opened
-            name = os.path.relpath(path, self._real_dir)
-            return WrittenFile(opened, lambda: self.wrote("write", name, opened.fileno()))
-
-        builtins.open = io.open = watched_open
-
-    def opened_database(self, database: object) -> None:
-        """A SQLite connection opened `database`: noted if it is a file outside the run folder
-        opened for writing (not `:memory:`, not `?mode=ro`)."""
-        if not isinstance(database, (str, bytes, os.PathLike)):
-            return
-        name = os.fsdecode(database)
-        if name.startswith("file:"):
-            name, _, query = name[len("file:") :].partition("?")
-            if "mode=ro" in query or "mode=memory" in query:
-                return
-        if name and name != ":memory:" and not self.inside(os.path.realpath(name)):
-            self.note_outside(os.path.realpath(name))
-
-    def inside(self, path: str) -> bool:
-        return path == self._real_dir or path.startswith(self._real_dir + os.sep)
-
-    def note_outside(self, path: str) -> None:
-        """A write outside the run folder: into the trace once per file (not /dev/null's)."""
-        if path.startswith(NOT_FILES) or self.quiet:
-            return
-        with self._lock:
-            if path not in self.outside:
-                self.outside.add(path)
-                self.trace.note("outside", file=path, where=self.locate())
-
-    def watch_fsync(self) -> None:
-        """A crash point after every `os.fsync` of a file in the run folder (not the trace)
-        that makes something new durable: an fsync of bytes a write's point already saw
-        leaves, after a kill, the very files that point left (a kill keeps the page cache)."""
-        real_fsync = os.fsync
-
-        def fsync(fd: int) -> None:
-            real_fsync(fd)
-            number = fd if isinstance(fd, int) else fd.fileno()  # any object with fileno()
-            path = os.fstat(number).st_ino != self._trace_inode and run_file(number, self.run_dir)
-            if path and self.marks.get(os.path.basename(path)) != mark(number):
-                if self.watch is not None:
-                    self.watch.observe()  # the commits made before it come first
-                self.wrote("fsync", os.path.basename(path), number)
-
-        os.fsync = fsync
-
-
-class WrittenFile:
-    """A file of the run open for writing, as the reader's code holds it: after each call
-    that may hand its bytes to the kernel (a write that fills the buffer, `flush`, `close`),
-    a crash point if it did: from then on they survive a kill."""
-
-    def __init__(self, opened: io.IOBase, written: Callable[[], None]) -> None:
-        self._opened, self._written = opened, written
-        self._mark = self.mark()
-
-    def mark(self) -> tuple[int, int, int]:
-        """What changes when bytes reach the file: its size, its time, the kernel's offset."""
-        fd = self._opened.fileno()
-        return *mark(fd), os.lseek(fd, 0, os.SEEK_CUR)
-
-    def reached(self) -> None:
-        if not self._opened.closed and self.mark() != self._mark:
-            self._mark = self.mark()
-            self._written()
-
-    def write(self, data: object) -> int:
-        written = self._opened.write(data)
-        self.reached()
-        return written
-
-    def writelines(self, lines: Iterable) -> None:
-        self._opened.writelines(lines)
-        self.reached()
-
-    def flush(self) -> None:
-        self._opened.flush()
-        self.reached()
-
-    def close(self) -> None:
-        if not self._opened.closed:
-            self.flush()
-        self._opened.close()
-
-    def __enter__(self) -> WrittenFile:
-        return self
-
-    def __exit__(self, *error: object) -> None:
-        self.close()
-
-    def __iter__(self) -> Iterator:
-        return self
-
-    def __next__(self) -> object:
-        return next(self._opened)
-
-    def __getattr__(self, name: str) -> object:
-        return getattr(self._opened, name)
-
-
-def opened_path(file: object) -> str | None:
-    """The real path of what `open` was given (a path, or a descriptor), or None."""
-    try:
-        if isinstance(file, int):
-            return os.readlink(f"/proc/self/fd/{file}")
-        return os.path.realpath(os.fsdecode(file))
-    except (OSError, TypeError, ValueError):
-        return None
-
 
 @functools.cache
 def readers_own(file: str) -> bool:
@@ -472,46 +247,6 @@ def readers_own(file: str) -> bool:
         return False
     path = os.path.realpath(file)
     return not path.startswith(NOT_READERS) and os.path.isfile(path)
-
-
-def skip_disk_waits() -> None:
-    """The explorer kills processes, never the machine: what a process wrote survives its kill
-    whether or not the disk was waited for (only a power cut tells). So its workers do not wait
-    (as eatmydata does for test suites): `os.fsync` returns at once and every SQLite connection
-    runs with `synchronous=OFF`, whatever the code sets. The crash states are the same;
-    exploring them is many times faster. A crash point after an fsync is still one."""
-    os.fsync = lambda fd: None
-    plain_connect = sqlite3.connect
-
-    def connect(*args: object, **kwargs: object) -> sqlite3.Connection:
-        db = plain_connect(*args, **kwargs)
-        db.execute("PRAGMA synchronous=OFF")
-        db.set_authorizer(keep_synchronous_off)  # a later PRAGMA synchronous=FULL is ignored
-        return db
-
-    sqlite3.connect = connect
-
-
-def keep_synchronous_off(action: int, name: str | None, value: str | None, *_: object) -> int:
-    """SQLite's authorizer: a statement that sets `synchronous` is ignored, all else allowed."""
-    if action == sqlite3.SQLITE_PRAGMA and name == "synchronous" and value is not None:
-        return sqlite3.SQLITE_IGNORE
-    return sqlite3.SQLITE_OK
-
-
-def run_file(fd: int, run_dir: str) -> str | None:
-    """The path of the run folder's file open as `fd`, or None if it is another file."""
-    try:
-        path = os.readlink(f"/proc/self/fd/{fd}")
-    except OSError:
-        return None
-    return path if os.path.dirname(path) == os.path.realpath(run_dir) else None
-
-
-def mark(fd: int) -> tuple[int, int]:
-    """What changes when bytes reach a file: its size and its time of change."""
-    status = os.fstat(fd)
-    return status.st_size, status.st_mtime_ns
 
 
 def copy_files(run_dir: str, folder: str) -> None:
@@ -532,90 +267,8 @@ def copy_files(run_dir: str, folder: str) -> None:
             shutil.copyfile(path, os.path.join(folder, name))
 
 
-def lab_file(name: str) -> bool:
-    """A file of the lab's own in a run folder: a folder's marker, a worker's output."""
-    return name.startswith(".") or name.endswith((".stdout", ".stderr", ".json"))
-
-
 def stack_of(frame: object) -> Iterator:
     """A thread's frames, from `frame` outwards."""
     while frame is not None:
         yield frame
         frame = frame.f_back
-
-
-def read_state(run_dir: str) -> dict:
-    """What the run folder holds: every table of every SQLite file (rows in rowid order) and
-    every line of every other file the run wrote, JSON lines without their pid and time."""
-    state: dict[str, object] = {}
-    for name in sorted(os.listdir(run_dir)):
-        path = os.path.join(run_dir, name)
-        if name == TRACE_FILE or name.startswith(".") or name.endswith(SKIPPED):
-            continue  # the lab's own: the trace, a folder's marker, a worker's output
-        if not os.path.isfile(path):
-            continue
-        state[name] = read_tables(path) if is_database(path) else read_lines(path)
-    return state
-
-
-def is_database(path: str) -> bool:
-    """A SQLite file, whatever its name: known by its header."""
-    return read_file(path, len(HEADER)) == HEADER
-
-
-def unreadable(state: dict) -> list[str]:
-    """The files of a state that are neither SQLite nor text: their crash states go unjudged."""
-    return [name for name, content in state.items() if content == UNREADABLE]
-
-
-def read_tables(path: str) -> dict[str, list[list]]:
-    """Every user table of one SQLite file (its WAL included), through a connection of its own."""
-    db = REAL_CONNECT(path, isolation_level=None)
-    try:
-        # the last connection to a WAL file checkpoints it as it closes: without waiting for
-        # the disk (the state is the same; `skip_disk_waits` says why), not 10 ms a file
-        db.execute("PRAGMA synchronous=OFF")
-        names = db.execute(
-            "SELECT name FROM sqlite_master WHERE type='table' AND name NOT LIKE 'sqlite_%'"
-        ).fetchall()
-        return {
-            name: [[plain(v) for v in row] for row in db.execute(f'SELECT * FROM "{name}"')]
-            for (name,) in names
-        }
-    except sqlite3.DatabaseError:  # not a database (yet): an empty or foreign file
-        return {}
-    finally:
-        db.close()
-
-
-def plain(value: object) -> object:
-    """A column value as JSON can carry it: a blob as its SHA-256 (a checkpoint's bytes)."""
-    if isinstance(value, bytes):
-        return "sha256:" + hashlib.sha256(value).hexdigest()[:16]
-    return value
-
-
-def read_lines(path: str) -> list | str:
-    """A file's lines: JSON lines as dicts without VOLATILE fields, other lines as text;
-    UNREADABLE if it is not text."""
-    try:
-        with open(path, encoding="utf-8") as lines:
-            return [without_volatile(line.rstrip("\n")) for line in lines if line.strip()]
-    except UnicodeDecodeError:
-        return UNREADABLE
-
-
-def without_volatile(line: str) -> object:
-    try:
-        record = json.loads(line)
-    except ValueError:
-        return line
-    if isinstance(record, dict):
-        return {k: v for k, v in record.items() if k not in VOLATILE}
-    return record
-
-
-def state_digest(run_dir: str) -> str:
-    """A short fingerprint of `read_state`: equal crash states, equal digests."""
-    text = json.dumps(read_state(run_dir), sort_keys=True, default=repr)
-    return hashlib.sha256(text.encode()).hexdigest()[:16]

@@ -34,7 +34,6 @@ from labkit.bench.launcher import read_report
 from labkit.bench.preload import preload
 from labkit.bench.trace import read_trace
 from labkit.studies.explorer.postgres_runs import RunSchemas
-from labkit.studies.explorer.record import unreadable
 from labkit.studies.explorer.replays import (
     CHECKER_RAISED,
     INTERRUPTED,
@@ -53,6 +52,7 @@ from labkit.studies.explorer.report import (
     replays_twice,
 )
 from labkit.studies.explorer.spec import ExploreSpec
+from labkit.studies.explorer.states import unreadable
 from labkit.studies.explorer.target import name_target, on_import_path
 
 __all__ = ["explore", "explore_in", "explore_spec"]

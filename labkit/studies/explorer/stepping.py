@@ -15,10 +15,11 @@ from labkit.bench.errors import LabError, check_instance
 from labkit.bench.folders import new_run_dir
 from labkit.bench.launcher import WorkerProcess, WorkerReport, read_report
 from labkit.bench.stepping import PausedWorker
-from labkit.studies.explorer.record import point_name, read_state
+from labkit.studies.explorer.record import point_name
 from labkit.studies.explorer.replays import ENTRY, run_workers
 from labkit.studies.explorer.report import Exploration, PointResult
 from labkit.studies.explorer.spec import ExploreSpec
+from labkit.studies.explorer.states import read_state
 
 __all__ = ["ExplorerStepSession"]
 

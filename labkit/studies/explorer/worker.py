@@ -34,9 +34,11 @@ from labkit.studies.explorer.checker import (
     default_checker,
     outcome_of,
 )
+from labkit.studies.explorer.disk_waits import skip_disk_waits
 from labkit.studies.explorer.postgres_runs import enter_schema, read_schema
-from labkit.studies.explorer.record import CrashPoints, read_state, skip_disk_waits
+from labkit.studies.explorer.record import CrashPoints
 from labkit.studies.explorer.services import NOT_EFFECTS, serve_here, watch_claims
+from labkit.studies.explorer.states import read_state
 from labkit.studies.explorer.target import BadTarget, load_function
 
 __all__ = ["run"]

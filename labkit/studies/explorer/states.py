@@ -1,0 +1,114 @@
+"""What a run folder holds, as the explorer compares crash states: every table of every
+SQLite file (known by its header, whatever its name) and every line of every other file the
+run wrote, JSON lines without the fields two equal runs give differently; a file that is
+neither is named (`unreadable`). Worker-side: standard library only.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import sqlite3
+
+from labkit.bench.commit_watch import HEADER, read_file
+from labkit.bench.trace import TRACE_FILE
+
+__all__ = [
+    "is_database",
+    "lab_file",
+    "plain",
+    "read_lines",
+    "read_state",
+    "read_tables",
+    "state_digest",
+    "unreadable",
+    "without_volatile",
+]
+
+VOLATILE = ("pid", "t_ns")  # fields of a JSON line that differ between two equal runs
+SKIPPED = (".stdout", ".stderr", ".json", "-journal", "-wal", "-shm")  # not the run's state
+REAL_CONNECT = sqlite3.connect  # bound before any commit watch wraps it
+UNREADABLE = "not SQLite, not text"  # a file whose contents the explorer cannot judge
+
+
+def lab_file(name: str) -> bool:
+    """A file of the lab's own in a run folder: a folder's marker, a worker's output."""
+    return name.startswith(".") or name.endswith((".stdout", ".stderr", ".json"))
+
+
+def read_state(run_dir: str) -> dict:
+    """What the run folder holds: every table of every SQLite file (rows in rowid order) and
+    every line of every other file the run wrote, JSON lines without their pid and time."""
+    state: dict[str, object] = {}
+    for name in sorted(os.listdir(run_dir)):
+        path = os.path.join(run_dir, name)
+        if name == TRACE_FILE or name.startswith(".") or name.endswith(SKIPPED):
+            continue  # the lab's own: the trace, a folder's marker, a worker's output
+        if not os.path.isfile(path):
+            continue
+        state[name] = read_tables(path) if is_database(path) else read_lines(path)
+    return state
+
+
+def is_database(path: str) -> bool:
+    """A SQLite file, whatever its name: known by its header."""
+    return read_file(path, len(HEADER)) == HEADER
+
+
+def unreadable(state: dict) -> list[str]:
+    """The files of a state that are neither SQLite nor text: their crash states go unjudged."""
+    return [name for name, content in state.items() if content == UNREADABLE]
+
+
+def read_tables(path: str) -> dict[str, list[list]]:
+    """Every user table of one SQLite file (its WAL included), through a connection of its own."""
+    db = REAL_CONNECT(path, isolation_level=None)
+    try:
+        # the last connection to a WAL file checkpoints it as it closes: without waiting for
+        # the disk (the state is the same; `skip_disk_waits` says why), not 10 ms a file
+        db.execute("PRAGMA synchronous=OFF")
+        names = db.execute(
+            "SELECT name FROM sqlite_master WHERE type='table' AND name NOT LIKE 'sqlite_%'"
+        ).fetchall()
+        return {
+            name: [[plain(v) for v in row] for row in db.execute(f'SELECT * FROM "{name}"')]
+            for (name,) in names
+        }
+    except sqlite3.DatabaseError:  # not a database (yet): an empty or foreign file
+        return {}
+    finally:
+        db.close()
+
+
+def plain(value: object) -> object:
+    """A column value as JSON can carry it: a blob as its SHA-256 (a checkpoint's bytes)."""
+    if isinstance(value, bytes):
+        return "sha256:" + hashlib.sha256(value).hexdigest()[:16]
+    return value
+
+
+def read_lines(path: str) -> list | str:
+    """A file's lines: JSON lines as dicts without VOLATILE fields, other lines as text;
+    UNREADABLE if it is not text."""
+    try:
+        with open(path, encoding="utf-8") as lines:
+            return [without_volatile(line.rstrip("\n")) for line in lines if line.strip()]
+    except UnicodeDecodeError:
+        return UNREADABLE
+
+
+def without_volatile(line: str) -> object:
+    try:
+        record = json.loads(line)
+    except ValueError:
+        return line
+    if isinstance(record, dict):
+        return {k: v for k, v in record.items() if k not in VOLATILE}
+    return record
+
+
+def state_digest(run_dir: str) -> str:
+    """A short fingerprint of `read_state`: equal crash states, equal digests."""
+    text = json.dumps(read_state(run_dir), sort_keys=True, default=repr)
+    return hashlib.sha256(text.encode()).hexdigest()[:16]

@@ -1,0 +1,198 @@
+"""Where a worker's writes become crash points, or are noted: the watches of `CrashPoints`.
+
+A crash point comes after each commit to a SQLite file of the run (the bench's commit watch,
+however the reader writes it), each write that reaches a file in the run folder, fsynced or
+not, through a file object or a descriptor (`os.write`), and each `os.fsync` of one that makes
+something new durable. A file or a database opened for writing outside the run folder is
+noted ("outside"). `Watches` is a mixin of `record.CrashPoints`, whose state it uses (the run
+folder, the trace, the lock, `hit` and `locate`). Worker-side: standard library only.
+"""
+
+from __future__ import annotations
+
+import builtins
+import functools
+import io
+import os
+from collections.abc import Callable, Iterable
+
+from labkit.bench.commit_watch import CommitWatch
+from labkit.bench.trace import TRACE_FILE
+from labkit.studies.explorer.postgres_runs import postgres_run
+from labkit.studies.explorer.postgres_writes import watch_postgres_writes
+from labkit.studies.explorer.states import lab_file
+from labkit.studies.explorer.written_file import WrittenFile, mark
+
+__all__ = ["Watches", "opened_path", "run_file"]
+
+WRITING = set("wax+")  # the letters of a mode that opens a file for writing
+NOT_FILES = ("/dev/", "/proc/", "/sys/")  # written to, but nothing of them survives a crash
+
+
+class Watches:
+    """The watches a worker sets before the reader's code runs (a mixin of CrashPoints)."""
+
+    def watch_commits(self, ignore: Iterable[str] = ()) -> CommitWatch:
+        """A crash point after every commit to a SQLite file of the run folder (but `ignore`)."""
+
+        def committed(file: str) -> None:
+            self.pointed.update(file.split(" and "))
+            named = self.next_commit  # a service's commit to come (a claim: `services`)
+            if named and named[2] in file.split(" and "):
+                self.next_commit = None
+                self.hit(named[0], named[1])  # at the reader's call into the service
+            else:
+                self.hit("commit", file, watch.committed_at)
+
+        watch = CommitWatch(self.run_dir, None, committed, self.trace, self.locate)
+        for name in ignore:
+            watch.ignore(name)
+        watch.opened = self.opened_database
+        watch.watch_process()
+        self.watch = watch
+        return watch
+
+    def watch_outside(self) -> None:
+        """A recovery's watch: no crash points (it is never armed), but a file opened for
+        writing outside the run folder, or a Postgres write, is noted all the same."""
+        self.watch_writes()
+        self.watch_descriptor_writes()
+        watch_postgres_writes(self.note_outside, postgres_run(self.job))  # psycopg preloaded
+
+    def watch_files(self) -> None:
+        """A crash point after every write to a file in the run folder and every fsync of one;
+        a file opened for writing outside it is noted."""
+        self.watch_fsync()
+        self.watch_writes()
+        self.watch_descriptor_writes()
+
+    def watch_descriptor_writes(self) -> None:
+        """The same for a file written below Python's file objects: `os.open` for writing,
+        then `os.write`, `os.pwrite` or `os.writev` on its descriptor (a crash point after each
+        that wrote a byte), until `os.close`."""
+        real_open, real_close = os.open, os.close
+        files: dict[int, str] = {}  # descriptor -> the run file it is open on
+
+        def watched_open(path: object, flags: int, *args: object, **kwargs: object) -> int:
+            fd = real_open(path, flags, *args, **kwargs)
+            if (
+                self.quiet
+                or not flags & (os.O_WRONLY | os.O_RDWR)
+                or lab_file(os.path.basename(os.fsdecode(path)))
+            ):
+                return fd
+            real = (
+                os.path.realpath(os.fsdecode(path), strict=False)
+                if not kwargs.get("dir_fd")
+                else None
+            )
+            if real is None or os.path.basename(real) == TRACE_FILE:
+                return fd
+            if self.inside(real):
+                files[fd] = os.path.relpath(real, self._real_dir)
+            else:
+                self.note_outside(real)
+            return fd
+
+        def watched(write: Callable[..., int]) -> Callable[..., int]:
+            @functools.wraps(write)
+            def written(fd: int, *args: object) -> int:
+                count = write(fd, *args)
+                if count and fd in files and not self.quiet:
+                    self.wrote("write", files[fd], fd)
+                return count
+
+            return written
+
+        def watched_close(fd: int) -> None:
+            files.pop(fd, None)
+            real_close(fd)
+
+        os.open, os.close = watched_open, watched_close
+        os.write, os.pwrite, os.writev = map(watched, (os.write, os.pwrite, os.writev))
+
+    def watch_writes(self) -> None:
+        """Every file this process opens for writing (`open`, `io.open`, `pathlib`,
+        `os.fdopen`): in the run folder, a crash point each time its bytes reach the kernel;
+        outside it, noted."""
+        real_open = io.open
+
+        def watched_open(file: object, mode: str = "r", *args: object, **kwargs: object) -> object:
+            opened = real_open(file, mode, *args, **kwargs)
+            if self.quiet or WRITING.isdisjoint(mode):
+                return opened
+            path = opened_path(file)
+            if (
+                path is None
+                or os.path.basename(path) == TRACE_FILE
+                or lab_file(os.path.basename(path))
+            ):
+                return opened
+            if not self.inside(path):
+                self.note_outside(path)
+                return opened
+            name = os.path.relpath(path, self._real_dir)
+            return WrittenFile(opened, lambda: self.wrote("write", name, opened.fileno()))
+
+        builtins.open = io.open = watched_open
+
+    def opened_database(self, database: object) -> None:
+        """A SQLite connection opened `database`: noted if it is a file outside the run folder
+        opened for writing (not `:memory:`, not `?mode=ro`)."""
+        if not isinstance(database, (str, bytes, os.PathLike)):
+            return
+        name = os.fsdecode(database)
+        if name.startswith("file:"):
+            name, _, query = name[len("file:") :].partition("?")
+            if "mode=ro" in query or "mode=memory" in query:
+                return
+        if name and name != ":memory:" and not self.inside(os.path.realpath(name)):
+            self.note_outside(os.path.realpath(name))
+
+    def inside(self, path: str) -> bool:
+        return path == self._real_dir or path.startswith(self._real_dir + os.sep)
+
+    def note_outside(self, path: str) -> None:
+        """A write outside the run folder: into the trace once per file (not /dev/null's)."""
+        if path.startswith(NOT_FILES) or self.quiet:
+            return
+        with self._lock:
+            if path not in self.outside:
+                self.outside.add(path)
+                self.trace.note("outside", file=path, where=self.locate())
+
+    def watch_fsync(self) -> None:
+        """A crash point after every `os.fsync` of a file in the run folder (not the trace)
+        that makes something new durable: an fsync of bytes a write's point already saw
+        leaves, after a kill, the very files that point left (a kill keeps the page cache)."""
+        real_fsync = os.fsync
+
+        def fsync(fd: int) -> None:
+            real_fsync(fd)
+            number = fd if isinstance(fd, int) else fd.fileno()  # any object with fileno()
+            path = os.fstat(number).st_ino != self._trace_inode and run_file(number, self.run_dir)
+            if path and self.marks.get(os.path.basename(path)) != mark(number):
+                if self.watch is not None:
+                    self.watch.observe()  # the commits made before it come first
+                self.wrote("fsync", os.path.basename(path), number)
+
+        os.fsync = fsync
+
+
+def opened_path(file: object) -> str | None:
+    """The real path of what `open` was given (a path, or a descriptor), or None."""
+    try:
+        if isinstance(file, int):
+            return os.readlink(f"/proc/self/fd/{file}")
+        return os.path.realpath(os.fsdecode(file))
+    except (OSError, TypeError, ValueError):
+        return None
+
+
+def run_file(fd: int, run_dir: str) -> str | None:
+    """The path of the run folder's file open as `fd`, or None if it is another file."""
+    try:
+        path = os.readlink(f"/proc/self/fd/{fd}")
+    except OSError:
+        return None
+    return path if os.path.dirname(path) == os.path.realpath(run_dir) else None
