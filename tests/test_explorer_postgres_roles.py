@@ -10,6 +10,7 @@ import pytest
 from psycopg import sql
 
 from labkit.bench import postgres
+from labkit.bench.errors import LabError
 from labkit.studies.explorer.replay import explore
 from tests.test_postgres import own_server  # noqa: F401 - the module's server, a fixture
 
@@ -43,3 +44,28 @@ def test_a_write_outside_the_runs_schema_is_refused_and_reported_as_outside(
         conn.execute(sql.SQL("DROP TABLE {}").format(sql.Identifier("public", "orders")))
     assert (orders, audit) == (0, None)  # nothing landed outside the run's schema
     assert left == []  # each run's role dropped with its schema
+
+
+@pytest.mark.parametrize("grant", ["", "CREATE ON DATABASE postgres"])
+def test_a_user_that_may_not_make_a_schema_and_a_role_is_one_line(own_server, grant):  # noqa: F811
+    """A reader's server whose user lacks CREATE on the database (no schema) or CREATEROLE (no
+    role): one line that says what the user needs, and nothing of the run is left there."""
+    with postgres.connect(own_server.url) as conn:
+        conn.execute("DROP ROLE IF EXISTS plain_user")
+        conn.execute("CREATE ROLE plain_user LOGIN PASSWORD 'plain-pw'")
+        if grant:
+            conn.execute(sql.SQL(f"GRANT {grant} TO plain_user"))
+    url = f"postgresql://plain_user:plain-pw@/postgres?host={own_server.socket_folder}"
+    try:
+        with pytest.raises(LabError, match="it needs CREATE on the database and CREATEROLE") as e:
+            explore(f"{QUALIFIED}:insert_graph", "graph", postgres=url)
+        assert "plain-pw" not in str(e.value) and "\n" not in str(e.value)
+        with postgres.connect(own_server.url) as conn:
+            schemas = conn.execute(
+                r"SELECT nspname FROM pg_namespace WHERE nspname LIKE 'labkit\_%'"
+            )
+            assert schemas.fetchall() == []
+    finally:
+        with postgres.connect(own_server.url) as conn:
+            conn.execute("DROP OWNED BY plain_user")
+            conn.execute("DROP ROLE plain_user")

@@ -13,9 +13,15 @@ where an exploration has a server.
 
 from __future__ import annotations
 
+import os
+
+import psycopg
 from psycopg import sql
 
-__all__ = ["give_own_role"]
+from labkit.bench.errors import LabError
+from labkit.bench.postgres import connect, new_schema, redacted
+
+__all__ = ["give_own_role", "new_run"]
 
 LEAST = "NOLOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE NOINHERIT NOREPLICATION NOBYPASSRLS"
 
@@ -28,3 +34,21 @@ def give_own_role(conn: object, schema: str) -> str:
     conn.execute(sql.SQL("GRANT {} TO CURRENT_USER").format(name))
     conn.execute(sql.SQL("ALTER SCHEMA {} OWNER TO {}").format(name, name))
     return schema
+
+
+def new_run(url: str, run_dir: os.PathLike, made: list[str]) -> tuple[str, str]:
+    """A run's schema and its own role, on the server at `url` (the schema into `made` at
+    once, for the exploration to drop whatever happens); the schema's name and the database.
+    A user that may not make them is one line that says what it needs."""
+    try:
+        made.append(new_schema(url, run_dir))
+        with connect(url) as conn:
+            give_own_role(conn, made[-1])
+            return made[-1], conn.info.dbname
+    except psycopg.errors.InsufficientPrivilege as error:
+        reason = str(error).strip().splitlines()[0]
+        raise LabError(
+            f"the Postgres user of {redacted(url)} may not give each run a schema and a role of "
+            f"its own ({reason}): it needs CREATE on the database and CREATEROLE; grant them, "
+            "or explore on labkit's own server (postgres='lab', --postgres lab)"
+        ) from None

@@ -48,14 +48,9 @@ class RunSchemas:
         """The job's field that names the run's schema, made now ({} without a server)."""
         if self.url is None:
             return {}
-        from labkit.bench.postgres import connect, new_schema
-        from labkit.studies.explorer.postgres_roles import give_own_role
+        from labkit.studies.explorer.postgres_roles import new_run
 
-        schema = new_schema(self.url, run_dir)
-        self.made.append(schema)
-        with connect(self.url) as conn:
-            self.database = conn.info.dbname
-            give_own_role(conn, schema)
+        schema, self.database = new_run(self.url, run_dir, self.made)
         return {JOB_KEY: {"url": self.url, "database": self.database, "schema": schema}}
 
     def __enter__(self) -> RunSchemas:
