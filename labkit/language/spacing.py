@@ -26,6 +26,7 @@ LATIN = re.compile(r"[A-Za-z0-9]")
 OPENS, CLOSES = "'\"`/#([{-+~$.&", "'\"`/)]}%;"  # &quot; ends in ;
 INLINE = r"</?(?:b|i|em|strong|code)>"  # a tag that leaves its text in the line
 TAGS_AT_END, TAGS_AT_START = re.compile(f"(?:{INLINE})*$"), re.compile(f"^(?:{INLINE})*")
+TAIL = 100
 _formatter = Formatter()
 
 
@@ -65,7 +66,8 @@ def spaced(pieces: list[tuple[str, bool]]) -> str:
     pieces = [piece for piece in pieces if piece[0]]
     text = pieces[0][0] if pieces else ""
     for (_, before_is_field), (after, after_is_field) in zip(pieces, pieces[1:], strict=False):
-        left_end = TAGS_AT_END.search(text).start()
+        tail = text[-TAIL:]  # tags at its end are short: the whole text need not be read again
+        left_end = len(text) - len(tail) + TAGS_AT_END.search(tail).start()
         right_start = TAGS_AT_START.match(after).end()
         left, right = text[left_end - 1 : left_end], after[right_start : right_start + 1]
         if after_is_field and CJK.match(left) and latin_edge(right, OPENS):
