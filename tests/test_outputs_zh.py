@@ -181,3 +181,11 @@ def test_the_outbox_graphs_processes_are_named_in_chinese(chinese):
     shown = process_exits({"graph": -9, "resume": 0, "relay": 0, "relay-consumer-1": 0})
     assert shown.startswith("图的 worker 进程：被 SIGKILL 强杀 → 恢复执行：退出码 0"), shown
     assert_no_english(shown, ["text"], ("text.process.",))
+
+
+def test_lesson_6s_timeline_names_the_method_and_outcome_in_chinese(chinese):
+    from labkit.views.leases_race import timeline_figure as claim_figure
+
+    drawn = figure_text(claim_figure(lk.run_claim("lease", pause_ms=300, lease_ms=200)))
+    assert "lease：丢失更新" in drawn and "worker 进程 1" in drawn, drawn
+    assert_no_english(drawn, ["leases"], ("leases.name.",))

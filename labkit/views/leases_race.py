@@ -196,7 +196,8 @@ def claim_sweep_html(results: Sequence[ClaimResult]) -> str:
 def timeline_figure(result: ClaimResult) -> Figure:
     """The race's timeline (`lease_timeline`), under its method and outcome."""
     r = check_result(result)
-    return draw(claim_timeline(r, f"{r.spec.method}: {said(r.outcome)}"))[0]
+    title = say("text.meaning", word=r.spec.method, meaning=said(r.outcome))
+    return draw(claim_timeline(r, title))[0]
 
 
 # --- in a notebook --------------------------------------------------------------------------
