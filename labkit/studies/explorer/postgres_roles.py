@@ -18,7 +18,7 @@ import os
 import psycopg
 from psycopg import sql
 
-from labkit.bench.errors import LabError
+from labkit.bench.errors import refusal
 from labkit.bench.postgres import connect, new_schema, redacted
 
 __all__ = ["give_own_role", "new_run"]
@@ -47,8 +47,4 @@ def new_run(url: str, run_dir: os.PathLike, made: list[str]) -> tuple[str, str]:
             return made[-1], conn.info.dbname
     except psycopg.errors.InsufficientPrivilege as error:
         reason = str(error).strip().splitlines()[0]
-        raise LabError(
-            f"the Postgres user of {redacted(url)} may not give each run a schema and a role of "
-            f"its own ({reason}): it needs CREATE on the database and CREATEROLE; grant them, "
-            "or explore on labkit's own server (postgres='lab', --postgres lab)"
-        ) from None
+        raise refusal("explore_pg_no_rights", url=redacted(url), reason=reason) from None
