@@ -157,6 +157,14 @@ def test_a_graph_of_async_nodes_is_run_with_ainvoke_and_each_commit_is_a_crash_p
     assert receipt_line == "async_nodes.py:33", receipt_line  # the `with` that commits
     refund_line = next(p.where for p in found.failing if p.detail == "payments.db")
     assert refund_line == "async_nodes.py:28", refund_line  # `await db.commit()`
+    nodes = [p for p in found.points if (p.said or {}).get("code") == "node_writes"]
+    writes = {p.said["name"]: p.where for p in nodes}  # each node's own `async def` line
+    lines = {
+        "review": "async_nodes.py:18",
+        "refund": "async_nodes.py:23",
+        "receipt": "async_nodes.py:32",
+    }
+    assert writes == {"__start__": None, **lines}, writes
     again = explore(
         target("async_nodes.py", "graph"), "graph", resume=approve, durability=durability
     )

@@ -109,10 +109,12 @@ def where_defined(proc: object) -> str | None:
 
 
 def code_of(runnable: object) -> CodeType | None:
-    """The code of a node's own function, or None: a look that cannot fail the run (a
-    `.with_fallbacks` runnable looks an attribute up on what it wraps, and that can raise)."""
+    """The code of a node's own function (`func`, or `afunc` for an `async def` node), or
+    None: a look that cannot fail the run (a `.with_fallbacks` runnable looks an attribute up
+    on what it wraps, and that can raise)."""
     try:
-        return getattr(getattr(runnable, "func", None), "__code__", None)
+        functions = (getattr(runnable, name, None) for name in ("func", "afunc"))
+        return next((f.__code__ for f in functions if hasattr(f, "__code__")), None)
     except Exception:  # noqa: BLE001 - the reader's runnable's own error: no source line, no more
         return None
 
