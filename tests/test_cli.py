@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import pty
+import re
 import select
 import subprocess
 import sys
@@ -192,10 +193,28 @@ def test_interrupt_prints_the_studys_table_and_the_tickets(capsys):
     assert main(["interrupt", "--cross-process", "--kill-at", "after_create"]) == 0
     out = capsys.readouterr().out
     assert out.startswith("outcome: 3 TICKETS\n")
-    table = out.split("\n\n")[1].splitlines()
-    assert table[0].split()[:2] == ["key", "layout"] and "tickets before resume" in table[0]
-    assert table[2].startswith("fresh  combined  new process  after_create  3 ")
-    assert table[2].endswith("first: killed by SIGKILL → resume: exited 0")
+    table = out.split("\n\n")[1].splitlines()  # wrapped in its cells to fit 100 columns
+    dashes = next(n for n, line in enumerate(table) if line.startswith("---"))
+    spans = [m.span() for m in re.finditer("-+", table[dashes])]
+
+    def cell(lines: list[str], column: int) -> str:
+        start, end = spans[column]
+        return " ".join(line[start:end].strip() for line in lines if line[start:end].strip())
+
+    header, row = table[:dashes], table[dashes + 1 :]
+    assert [cell(header, 0), cell(header, 1), cell(header, 5)] == [
+        "key",
+        "layout",
+        "tickets before resume",
+    ]
+    assert [cell(row, n) for n in range(5)] == [
+        "fresh",
+        "combined",
+        "new process",
+        "after_create",
+        "3",
+    ]
+    assert cell(row, len(spans) - 1) == "first: killed by SIGKILL → resume: exited 0"
     tickets = out.split("tickets.db · ticket\n")[1].split("\n\n")[0].splitlines()
     assert tickets[0].split() == ["id", "tenant", "op_key", "payload"]
     assert [row.split()[0] for row in tickets[2:]] == ["1", "2", "3"]

@@ -5,12 +5,7 @@ from __future__ import annotations
 import argparse
 from collections.abc import Callable
 
-from labkit.cli.common import (
-    Command,
-    progress_bar,
-    show,
-    step_through,
-)
+from labkit.cli.common import Command, echo, progress_bar, show, step_through
 from labkit.keypress import read_key
 from labkit.language import say
 from labkit.studies.commit_window.orders import NO_KILL, ORDERS, get_order
@@ -41,12 +36,13 @@ def register(commands: argparse._SubParsersAction) -> None:
 
 
 def cmd_orders(args: argparse.Namespace) -> None:
+    from labkit.views.tables import headers
     from labkit.views.text import format_grid
 
     rows = [
         (o.name, " ".join(o.files), " ".join(o.kill_points), o.summary) for o in ORDERS.values()
     ]
-    print(format_grid(("order", "files", "kill points", "what it does"), rows))
+    echo(format_grid(headers("tables.orders", ("order", "files", "kill_points", "does")), rows))
 
 
 def cmd_tool_step(args: argparse.Namespace) -> None:
@@ -80,7 +76,7 @@ def cmd_step(args: argparse.Namespace, answer: Callable[[str], str] = read_key) 
 
     order = get_order(args.order)
     with StepSession(order.name, args.out) as session:
-        print(f"{order.name}: {order.summary}")
-        print(say("cli.step.kill_points", points=" → ".join(order.kill_points)))
+        echo(f"{order.name}: {order.summary}")
+        echo(say("cli.step.kill_points", points=" → ".join(order.kill_points)))
         if step_through(session, answer):
-            print("\n" + format_run(session.recover()))
+            echo("\n" + format_run(session.recover()))

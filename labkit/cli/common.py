@@ -10,11 +10,14 @@ import sys
 from collections.abc import Callable, Iterable
 from typing import TextIO
 
-from labkit.bench.errors import LabError, check_int
+from labkit.bench.errors import LabError, check_int, refusal
 from labkit.language import catalogue, language, say
+from labkit.views.terminal import fit
 
 __all__ = [
     "Command",
+    "bad_value",
+    "echo",
     "error_line",
     "step_keys",
     "Parser",
@@ -40,6 +43,12 @@ def error_line(error: LabError) -> str:
     fields["what"] = nouns.get(f"cli.noun.{what.replace(' ', '_')}", what)
     code = f"{error.code}_of" if fields.get("of") else error.code
     return say(f"cli.error.{code}", **fields)
+
+
+def bad_value(code: str, **fields: object) -> argparse.ArgumentTypeError:
+    """An option's value refused (argparse's type), in one line: argparse puts "argument
+    --lock:" before the catalogue's cli.error.<code>, said in the reader's language."""
+    return argparse.ArgumentTypeError(error_line(refusal(code, **fields)))
 
 
 def reaped(how: str, session: object) -> str:
@@ -162,6 +171,11 @@ class Command:
         return self.switch("--json")
 
 
+def echo(text: str = "") -> None:
+    """Text for the terminal, each line in 100 columns (a longer one wraps at its words)."""
+    print(fit(text))
+
+
 def print_json(value: object) -> None:
     """One run as one line of JSON; a list of runs one item a line, for `jq` and diffs."""
     print(json.dumps(value, indent=1 if isinstance(value, list) else None))
@@ -172,7 +186,7 @@ def show(result: object, format_text: Callable[[object], str], as_json: bool) ->
     if as_json:
         print_json(as_data(result))
     else:
-        print(format_text(result))
+        echo(format_text(result))
 
 
 def as_data(result: object) -> object:
@@ -212,26 +226,26 @@ def step_through(
     from labkit.views.text import format_snapshot
 
     then = say(f"cli.step.then_{kind}")
-    print(say("cli.step.keys_line", keys=step_keys(session)))
+    echo(say("cli.step.keys_line", keys=step_keys(session)))
     try:
         while not session.finished:
-            print(say("cli.step.paused", point=session.paused_at))
-            print(format_snapshot(session.state()))
+            echo(say("cli.step.paused", point=session.paused_at))
+            echo(format_snapshot(session.state()))
             choice = answer(say("cli.step.prompt")).strip().lower()
             if choice in ("", "c"):
                 if session.proceed() is None:
-                    print(say(f"cli.step.ended_{kind}", then=then))
+                    echo(say(f"cli.step.ended_{kind}", then=then))
             elif choice == "k":
                 killed = victim(session)  # named before: the kill ends its stage
-                print(say("cli.step.killed", killed=killed, point=session.kill(), then=then))
+                echo(say("cli.step.killed", killed=killed, point=session.kill(), then=then))
             elif choice == "q":
                 session.close()
-                print(reaped("quit", session))
+                echo(reaped("quit", session))
                 return False
             else:
-                print(say("cli.step.not_a_key", choice=choice, keys=step_keys(session)))
+                echo(say("cli.step.not_a_key", choice=choice, keys=step_keys(session)))
     except KeyboardInterrupt:
         session.close()
-        print("\n" + reaped("interrupted", session))
+        echo("\n" + reaped("interrupted", session))
         raise
     return True

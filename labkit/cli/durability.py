@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import textwrap
 
-from labkit.cli.common import Command, print_json, progress_bar
+from labkit.cli.common import Command, echo, print_json, progress_bar
 from labkit.language import say
 from labkit.studies.durability.experiment import MAX_SLOW_MS, MAX_TRIALS
 from labkit.studies.durability.pitfalls import PITFALLS, run_pitfall
@@ -37,7 +37,7 @@ def cmd_durability(args: argparse.Namespace) -> None:
         return
     from labkit.views.durability_trials import format_trials
 
-    print(format_trials(trials))
+    echo(format_trials(trials))
 
 
 def cmd_in_memory(args: argparse.Namespace) -> None:
@@ -47,13 +47,13 @@ def cmd_in_memory(args: argparse.Namespace) -> None:
     if args.json:
         print_json(r)
         return
-    print(say("cli.said.in_memory_before", n=r["checkpoints_before_kill"]))
-    print(say("cli.said.first_exit", code=r["first_exit"]))
-    print(say("cli.said.in_memory_after", n=r["checkpoints_after_restart"]))
-    print(say("cli.said.invoke_none", what=r["recovery_error"] or say("cli.said.resumed")))
-    print(say("cli.said.run_folder", folder=r["run_dir"]))
+    echo(say("cli.said.in_memory_before", n=r["checkpoints_before_kill"]))
+    echo(say("cli.said.first_exit", code=r["first_exit"]))
+    echo(say("cli.said.in_memory_after", n=r["checkpoints_after_restart"]))
+    echo(say("cli.said.invoke_none", what=r["recovery_error"] or say("cli.said.resumed")))
+    echo(say("cli.said.run_folder", folder=r["run_dir"]))
     if r["failure"]:
-        print(say("cli.said.failed", failure=r["failure"]))
+        echo(say("cli.said.failed", failure=r["failure"]))
 
 
 def cmd_library(args: argparse.Namespace) -> None:
@@ -65,35 +65,33 @@ def cmd_library(args: argparse.Namespace) -> None:
         return
     for what in ("literal_at", "default_at"):
         place = facts[what]
-        print(say("cli.said.line_at", file=place["file"], line=place["line"], text=place["text"]))
-    print(say("cli.said.default", default=facts["default"], version=facts["version"]))
-    print(say("cli.said.definitions_in", where=facts["definitions_in"]))
+        echo(say("cli.said.line_at", file=place["file"], line=place["line"], text=place["text"]))
+    echo(say("cli.said.default", default=facts["default"], version=facts["version"]))
+    echo(say("cli.said.definitions_in", where=facts["definitions_in"]))
     for text in facts["definitions"].values():
-        print(f"  {text}")
+        echo(f"  {text}")
 
 
 def cmd_pitfall(args: argparse.Namespace) -> None:
     report = run_pitfall(args.name)
-    print(say(f"durability.pitfall.{args.name}.title"))
+    echo(say(f"durability.pitfall.{args.name}.title"))
     raised = report["raised"]
     outcome = report["outcome"]
     if raised:
-        print(
-            "  " + say("durability.pitfall.today", today=f"{raised['type']}: {raised['message']}")
-        )
+        echo("  " + say("durability.pitfall.today", today=f"{raised['type']}: {raised['message']}"))
     elif isinstance(outcome, list):  # one record per case, e.g. each durability spelling
         from labkit.views.text import format_records
 
-        print(
+        echo(
             "  "
             + say("durability.pitfall.today", today=say("durability.pitfall.no_exception"))
             + "\n"
         )
-        print(textwrap.indent(format_records(outcome), "    ") + "\n")
+        echo(textwrap.indent(format_records(outcome), "    ") + "\n")
     else:
         no_exception = say("cli.said.no_exception", outcome=outcome)
-        print("  " + say("durability.pitfall.today", today=no_exception))
+        echo("  " + say("durability.pitfall.today", today=no_exception))
     for warning in report["warnings"]:
-        print("  " + say("durability.pitfall.warning", warning=warning))
+        echo("  " + say("durability.pitfall.warning", warning=warning))
     said = say(f"durability.pitfall.{args.name}.said")
-    print("  " + say("durability.pitfall.study_saw", said=said))
+    echo("  " + say("durability.pitfall.study_saw", said=said))

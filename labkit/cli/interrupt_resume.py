@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from labkit.cli.common import Command, print_json
+from labkit.cli.common import Command, echo, print_json
 
 __all__ = ["register"]
 
@@ -26,4 +26,4 @@ def cmd_interrupt(args: argparse.Namespace) -> None:
         return
     from labkit.views.interrupt_text import format_interrupt
 
-    print(format_interrupt(result))
+    echo(format_interrupt(result))

@@ -7,7 +7,7 @@ import argparse
 from collections.abc import Callable
 
 from labkit.bench.errors import refusal
-from labkit.cli.common import Command, leave_out, progress_bar, show, step_through
+from labkit.cli.common import Command, echo, leave_out, progress_bar, show, step_through
 from labkit.keypress import read_key
 from labkit.language import say
 from labkit.studies.leases.resume import GRAPH_CASES
@@ -82,7 +82,7 @@ def step_claim(spec: ClaimSpec, args: argparse.Namespace, answer: Callable[[str]
     if args.json:
         raise refusal("step_no_json")
     with ClaimStepSession(spec.method, spec.pause_ms, spec.lease_ms, args.out) as session:
-        print(method_line(spec.method))
-        print(say("cli.step.frozen", pause_ms=spec.pause_ms, arrival_ms=spec.arrival_ms))
+        echo(method_line(spec.method))
+        echo(say("cli.step.frozen", pause_ms=spec.pause_ms, arrival_ms=spec.arrival_ms))
         if step_through(session, answer, "race"):
-            print("\n" + format_claim(session.recover()))
+            echo("\n" + format_claim(session.recover()))

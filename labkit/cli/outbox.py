@@ -8,6 +8,7 @@ from collections.abc import Callable
 from labkit.bench.errors import refusal
 from labkit.cli.common import (
     Command,
+    echo,
     leave_out,
     print_json,
     progress_bar,
@@ -70,14 +71,14 @@ def show_graph_replay(args: argparse.Namespace) -> None:
         return
     wrote = {True: say("outbox.graph.order_and_message"), False: say("cli.said.nothing")}
     writing = say("cli.said.then").join(wrote[ln["wrote_order"]] for ln in r["ledger"])
-    print(say("cli.said.graph_killed", consumer=args.consumer))
-    print("  " + say("cli.said.node_runs", n=r["node_runs"], writing=writing))
-    print("  " + say("cli.said.processes", exits=process_exits(r["exits"])))
+    echo(say("cli.said.graph_killed", consumer=args.consumer))
+    echo("  " + say("cli.said.node_runs", n=r["node_runs"], writing=writing))
+    echo("  " + say("cli.said.processes", exits=process_exits(r["exits"])))
     a, n = r["after"], r["deliveries"]
-    print("  " + say("cli.said.outbox_rows", outbox=a["outbox"], n=n, effects=a["effects"]))
+    echo("  " + say("cli.said.outbox_rows", outbox=a["outbox"], n=n, effects=a["effects"]))
     failure = say("cli.said.because", failure=r["failure"]) if r["failure"] else ""
-    print("  " + say("cli.said.outcome", outcome=outcome_name(r["outcome"])) + failure)
-    print("  " + say("cli.said.run_folder", folder=r["run_dir"]))
+    echo("  " + say("cli.said.outcome", outcome=outcome_name(r["outcome"])) + failure)
+    echo("  " + say("cli.said.run_folder", folder=r["run_dir"]))
 
 
 def step_outbox(args: argparse.Namespace, answer: Callable[[str], str]) -> None:
@@ -87,8 +88,8 @@ def step_outbox(args: argparse.Namespace, answer: Callable[[str], str]) -> None:
     if args.json:
         raise refusal("step_no_json")
     with OutboxStepSession(args.consumer, args.out) as session:
-        print(say("cli.step.consumer", consumer=args.consumer, what=CONSUMERS[args.consumer]))
+        echo(say("cli.step.consumer", consumer=args.consumer, what=CONSUMERS[args.consumer]))
         for stage, points in STOPS.items():
-            print(say("cli.step.stage_stops", stage=stage, points=" → ".join(points)))
+            echo(say("cli.step.stage_stops", stage=stage, points=" → ".join(points)))
         if step_through(session, answer):
-            print("\n" + format_outbox(session.recover()))
+            echo("\n" + format_outbox(session.recover()))

@@ -12,9 +12,8 @@ from __future__ import annotations
 import argparse
 from collections.abc import Callable
 
-from labkit.bench.errors import refusal
 from labkit.bench.postgres import ENV_URL
-from labkit.cli.common import Command, error_line, leave_out, print_json, progress_bar
+from labkit.cli.common import Command, bad_value, echo, leave_out, print_json, progress_bar
 from labkit.language import say
 from labkit.studies.durability.experiment import (
     CHECKPOINTER_SETUPS,
@@ -49,7 +48,7 @@ def listed(what: str, choices: object) -> Callable[[str], tuple[str, ...]]:
         wrong = [p for p in picked if p not in choices]
         if wrong:
             fields = {"what": what, "value": wrong[0], "choices": ", ".join(choices), "all": ALL}
-            raise argparse.ArgumentTypeError(error_line(refusal("listed", **fields)))
+            raise bad_value("listed", **fields)
         return picked
 
     return parse
@@ -106,11 +105,9 @@ def cmd_window(args: argparse.Namespace) -> None:
         return
     from labkit.views.postgres import format_rows, header, window_rows
 
-    print(format_rows(header("window"), window_rows(results)))
+    echo(format_rows(header("window"), window_rows(results)))
     if len(results) == 1:
-        print(
-            say("cli.said.run_folder_schema", folder=results[0].run_dir, schema=results[0].schema)
-        )
+        echo(say("cli.said.run_folder_schema", folder=results[0].run_dir, schema=results[0].schema))
 
 
 def cmd_race(args: argparse.Namespace) -> None:
@@ -122,7 +119,7 @@ def cmd_race(args: argparse.Namespace) -> None:
         return
     from labkit.views.postgres import format_rows, header, race_rows
 
-    print(format_rows(header("race"), race_rows(results)))
+    echo(format_rows(header("race"), race_rows(results)))
 
 
 def cmd_crash(args: argparse.Namespace) -> None:
@@ -139,8 +136,8 @@ def cmd_crash(args: argparse.Namespace) -> None:
         return
     from labkit.views.postgres import crash_rows, format_rows, header
 
-    print(format_rows(header("crash"), crash_rows(results)))
-    print("\n" + say("cli.said.server_said") + "\n  " + "\n  ".join(results[-1].recovery_log))
+    echo(format_rows(header("crash"), crash_rows(results)))
+    echo("\n" + say("cli.said.server_said") + "\n  " + "\n  ".join(results[-1].recovery_log))
 
 
 def cmd_durability(args: argparse.Namespace) -> None:
@@ -164,7 +161,7 @@ def cmd_durability(args: argparse.Namespace) -> None:
         return
     from labkit.views.postgres import format_rows, matrix_columns, matrix_rows
 
-    print(format_rows(matrix_columns(trials), matrix_rows(trials)))
+    echo(format_rows(matrix_columns(trials), matrix_rows(trials)))
 
 
 def cmd_8039(args: argparse.Namespace) -> None:
@@ -182,7 +179,7 @@ def cmd_8039(args: argparse.Namespace) -> None:
         return
     from labkit.views.postgres import format_rows, header, rerun_rows
 
-    print(format_rows(header("rerun"), rerun_rows(trials)))
+    echo(format_rows(header("rerun"), rerun_rows(trials)))
 
 
 def cmd_puts(args: argparse.Namespace) -> None:
@@ -194,4 +191,4 @@ def cmd_puts(args: argparse.Namespace) -> None:
         return
     from labkit.views.postgres import format_rows, header, latency_rows
 
-    print(format_rows(header("latency"), latency_rows(latencies)))
+    echo(format_rows(header("latency"), latency_rows(latencies)))

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import argparse
 
-from labkit.bench.errors import refusal
 from labkit.cli.common import (
     Command,
-    error_line,
+    bad_value,
+    echo,
     leave_out,
     print_json,
     progress_bar,
@@ -46,7 +46,7 @@ def seconds(text: str) -> float:
     try:
         return float(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(error_line(refusal("seconds", value=text))) from None
+        raise bad_value("seconds", value=text) from None
 
 
 def register(commands: argparse._SubParsersAction) -> None:
@@ -142,7 +142,7 @@ def cmd_first_checkpoint(args: argparse.Namespace) -> None:
     if args.json:
         print_json({m: {k: v for k, v in r.items() if k != "runs"} for m, r in results.items()})
     else:
-        print(format_first_checkpoint(results))
+        echo(format_first_checkpoint(results))
 
 
 def cmd_functional(args: argparse.Namespace) -> None:

@@ -6,7 +6,7 @@ import argparse
 from collections.abc import Callable
 
 from labkit.bench.errors import refusal
-from labkit.cli.common import Command, progress_bar, show, step_through
+from labkit.cli.common import Command, echo, progress_bar, show, step_through
 from labkit.keypress import read_key
 from labkit.language import say
 from labkit.studies.unknown_outcome.spec import FAULTS, STRATEGIES
@@ -39,10 +39,10 @@ def cmd_call(args: argparse.Namespace, answer: Callable[[str], str] = read_key) 
             raise refusal("step_timeout", timeout=CallSpec.timeout)
         with CallStepSession(args.strategy, args.fault, args.out) as session:
             fault = FAULTS[args.fault]
-            print(say("cli.step.caller", strategy=args.strategy, fault=args.fault, what=fault))
-            print(say("cli.step.caller_stops", points=" → ".join(CALLER_POINTS)))
+            echo(say("cli.step.caller", strategy=args.strategy, fault=args.fault, what=fault))
+            echo(say("cli.step.caller_stops", points=" → ".join(CALLER_POINTS)))
             if step_through(session, answer):
-                print("\n" + format_call(session.recover()))
+                echo("\n" + format_call(session.recover()))
         return
     result = run_call(args.strategy, args.fault, args.timeout, args.out)
     show(result, format_call, args.json)

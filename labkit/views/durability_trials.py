@@ -13,6 +13,7 @@ from labkit.views.text import format_grid
 
 __all__ = ["TRIAL_COLUMNS", "format_trials", "trial_headers", "trial_outcome", "trial_rows"]
 
+ASKED = 4  # the first columns say what a trial was asked to do (its spec), the rest what it found
 TRIAL_COLUMNS = (  # the trial table's columns, by their key in the catalogue
     *("graph", "durability", "slow_ms", "kill_moment", "first_exit", "killed_inside"),
     *("checkpoints", "writes", "orphan_writes", "ledger", "recovery"),
@@ -55,5 +56,14 @@ def trial_rows(trials: Sequence[Trial]) -> list[tuple]:
 
 
 def format_trials(trials: Sequence[Trial]) -> str:
-    """The trial table for a terminal."""
-    return format_grid(trial_headers(), trial_rows(trials))
+    """The trial table for a terminal. What every trial was asked alike (the graph, the mode,
+    the slow ms, the kill moment: one spec, as `labkit durability` runs) is said once above it,
+    and the table keeps what the trials found: it fits a projector's 100 columns then."""
+    header, rows = trial_headers(), trial_rows(trials)
+    alike = [i for i in range(ASKED) if rows and len({row[i] for row in rows}) == 1]
+    kept = [i for i in range(len(header)) if i not in alike]
+    table = format_grid([header[i] for i in kept], [[row[i] for i in kept] for row in rows])
+    if not alike:
+        return table
+    pairs = [say("facts.pair", label=header[i], value=rows[0][i]) for i in alike]
+    return say("facts.separator").join(pairs) + "\n" + table

@@ -7,12 +7,13 @@ from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 
 from labkit.bench.snapshot import Snapshot
-from labkit.language import display_width, padded, say
+from labkit.language import say
 from labkit.studies.commit_window.orders import NO_KILL
 from labkit.studies.commit_window.outcome import OUTCOMES, outcome_name, outcome_text
 from labkit.studies.commit_window.runs import RunResult
 from labkit.studies.commit_window.tool_runs import ToolRun, tool_counts
 from labkit.views.tables import headers, mark_note, row_marks
+from labkit.views.terminal import format_grid
 
 __all__ = [
     "counted",
@@ -27,18 +28,6 @@ __all__ = [
     "process_name",
     "record_table",
 ]
-
-
-def format_grid(header: Sequence[str], rows: Sequence[Sequence[object]]) -> str:
-    """Left-aligned columns, wide enough for their longest cell (by display width, so that
-    Chinese cells line up too)."""
-    cells = [[str(c) for c in header]] + [[str(c) for c in row] for row in rows]
-    widths = [max(display_width(row[i]) for row in cells) for i in range(len(header))]
-    lines = [
-        "  ".join(padded(c, w) for c, w in zip(row, widths, strict=True)).rstrip() for row in cells
-    ]
-    lines.insert(1, "  ".join("-" * w for w in widths))
-    return "\n".join(lines)
 
 
 def format_snapshot(
