@@ -1,5 +1,7 @@
-"""What every group of `labkit` commands shares: the parser, number arguments, progress bars,
-JSON output and the step loop a projector drives with one key at a time."""
+"""What every group of `labkit` commands shares: the parser, a command's options declared once
+(`Command`: their help said from the catalogue by their names), number arguments, refusals with
+a code (`refused`, `bad_value`), progress bars, text fitted to 100 columns or JSON (`echo`,
+`show`), and the step loop a projector drives with one key at a time."""
 
 from __future__ import annotations
 
