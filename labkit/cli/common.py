@@ -1,6 +1,6 @@
 """What every group of `labkit` commands shares: the parser, a command's options declared once
-(`Command`: their help said from the catalogue by their names), number arguments, refusals with
-a code (`refused`, `bad_value`), progress bars, text fitted to 100 columns or JSON (`echo`,
+(`Command`: their help said from the catalogue by their names), number arguments, a bad value
+refused by its code (`bad_value`), progress bars, text fitted to 100 columns or JSON (`echo`,
 `show`), and the step loop a projector drives with one key at a time."""
 
 from __future__ import annotations
