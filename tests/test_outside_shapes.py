@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from labkit.bench.errors import RunFailed
+from labkit.bench.errors import LabError, RunFailed
 from labkit.studies.explorer.replay import explore
 
 SHAPES = Path(__file__).parent / "outside" / "shapes"
@@ -55,6 +55,42 @@ def test_two_interrupts_in_one_node_answered_with_dicts_in_order_or_by_payload()
         assert failing(found) == {insert: "duplicate"}, found.summary()
         assert sum(p.detail == "writes of the resume answer" for p in found.points) == 2
     assert shape("two_questions", "keyed", resumes=[APPROVE, AMOUNT]).green
+
+
+def test_an_entrypoint_with_tasks_repeats_its_body_until_its_own_writes_are_saved():
+    """Docs, "Functional API": `@entrypoint()` calling two `@task`s. The body's audit line is
+    written again by every recovery until the entrypoint's writes are saved; the charge and
+    the mail are repeated only before their task's writes are saved."""
+    found = shape("functional", "workflow")
+    assert found.clean["payments.db"] == {"payments": [["o-2"]]}, found.summary()
+    rows = [(p.op, p.detail, p.outcome) for p in found.points if p.n is not None]
+    assert rows == [
+        ("put", "checkpoint of step -1 (input)", "consistent"),
+        ("write", "audit.txt", "duplicate"),
+        ("commit", "payments.db", "duplicate"),  # the table made: the audit line again
+        ("commit", "payments.db", "duplicate"),  # the charge: twice, and the audit line
+        ("put_writes", "writes of task charge", "duplicate"),  # the audit line only
+        ("write", "outbox.txt", "duplicate"),
+        ("put_writes", "writes of task email", "duplicate"),
+        ("put_writes", "writes of node workflow", "consistent"),
+        ("put", "checkpoint of step 0 (loop)", "consistent"),
+    ], found.summary()
+    assert found.point(4).where == at("functional", "INSERT INTO payments")
+    with pytest.raises(RunFailed, match="LookupError: no order"):
+        shape("raises", "in_task")
+
+
+@pytest.mark.parametrize(
+    ("module", "name", "kept_in"),
+    [("functional_memory", "workflow", "InMemorySaver")],
+)
+def test_what_lives_in_memory_is_refused_in_one_line_never_explored_green(module, name, kept_in):
+    """`@entrypoint(checkpointer=InMemorySaver())` (the docs' quickstart) and
+    `compile(store=InMemoryStore())` (the docs' long-term memory) keep nothing across a
+    crash, and the explorer cannot read a store: refused, never given a saver and green."""
+    with pytest.raises(LabError) as refused:
+        shape(module, name)
+    assert kept_in in str(refused.value) and "\n" not in str(refused.value)
 
 
 def test_tools_that_update_rows_fail_only_where_the_update_is_not_idempotent():

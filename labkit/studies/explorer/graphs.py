@@ -30,6 +30,7 @@ from types import CodeType
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.graph import StateGraph
 from langgraph.graph.state import CompiledStateGraph
+from langgraph.pregel import Pregel
 
 from labkit.bench.checkpoints import with_saver
 from labkit.studies.explorer import savers
@@ -139,7 +140,7 @@ def the_graph(job: dict) -> ReaderGraph:
         graph = graph()
     if isinstance(graph, StateGraph):
         graph = graph.compile()
-    if not isinstance(graph, CompiledStateGraph):
+    if not isinstance(graph, Pregel):  # a compiled StateGraph, or an @entrypoint's workflow
         raise BadTarget(
             f"{named(job['target'])} is not a LangGraph graph, nor a function of no arguments "
             f"that returns one (it is of type {type(graph).__name__!r})"
@@ -170,8 +171,9 @@ def refuse_a_memory_saver(graph: CompiledStateGraph, job: dict) -> None:
     if isinstance(graph.checkpointer, InMemorySaver):
         raise BadTarget(
             f"{named(job['target'])} is compiled with an InMemorySaver, which loses every save "
-            "when the process dies: every crash point would lose the run; compile it without a "
-            "checkpointer (each run then gets a SqliteSaver of its own) to explore its windows"
+            "when the process dies: every crash point would lose the run; compile it (or "
+            "decorate its @entrypoint) without a checkpointer (each run then gets a SqliteSaver "
+            "of its own) to explore its windows"
         )
 
 
