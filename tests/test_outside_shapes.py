@@ -10,6 +10,8 @@ depends on the clock.
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -82,7 +84,10 @@ def test_an_entrypoint_with_tasks_repeats_its_body_until_its_own_writes_are_save
 
 @pytest.mark.parametrize(
     ("module", "name", "kept_in"),
-    [("functional_memory", "workflow", "InMemorySaver")],
+    [
+        ("functional_memory", "workflow", "InMemorySaver"),
+        ("memory_store", "graph", "InMemoryStore"),
+    ],
 )
 def test_what_lives_in_memory_is_refused_in_one_line_never_explored_green(module, name, kept_in):
     """`@entrypoint(checkpointer=InMemorySaver())` (the docs' quickstart) and
@@ -202,3 +207,25 @@ def test_upserts_to_a_value_are_green_and_an_upsert_that_adds_is_not():
     counting = shape("upserts", "counting")
     counted = ("commit", "billing.db", at("upserts", "connect().execute("))
     assert failing(counting) == {counted: "inconsistent"}, counting.summary()
+
+
+def test_the_command_line_refuses_a_store_in_memory_in_one_line_and_passes_a_keyed_graph(
+    tmp_path,
+):
+    """As a new user runs it: status 2 and one line for the graph on an InMemoryStore,
+    status 0 for the keyed fan-out."""
+
+    def run(module: str, name: str) -> subprocess.CompletedProcess:
+        return subprocess.run(
+            [sys.executable, "-m", "labkit", "explore", target(module, name), "--kind", "graph"]
+            + ["--restart-at", "now", "--out", str(tmp_path / module)],
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+
+    refused = run("memory_store", "graph")
+    assert refused.returncode == 2, refused.stderr
+    assert "InMemoryStore" in refused.stderr and refused.stderr.count("\n") == 1, refused.stderr
+    green = run("map_reduce_keyed", "graph")
+    assert green.returncode == 0, green.stdout + green.stderr

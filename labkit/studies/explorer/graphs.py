@@ -31,6 +31,7 @@ from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.graph import StateGraph
 from langgraph.graph.state import CompiledStateGraph
 from langgraph.pregel import Pregel
+from langgraph.store.memory import InMemoryStore
 
 from labkit.bench.checkpoints import with_saver
 from labkit.studies.explorer import savers
@@ -167,13 +168,21 @@ def takes_nothing(function: object) -> bool:
 
 def refuse_a_memory_saver(graph: CompiledStateGraph, job: dict) -> None:
     """A graph compiled on an InMemorySaver keeps nothing across a crash (lesson 4): given a
-    SqliteSaver here, it would look safe. Said in one line, before it runs."""
+    SqliteSaver here, it would look safe. Nor does an InMemoryStore keep what the nodes put
+    in it, and the explorer cannot read it: green would be a lie. Said in one line, before
+    it runs."""
     if isinstance(graph.checkpointer, InMemorySaver):
         raise BadTarget(
             f"{named(job['target'])} is compiled with an InMemorySaver, which loses every save "
             "when the process dies: every crash point would lose the run; compile it (or "
             "decorate its @entrypoint) without a checkpointer (each run then gets a SqliteSaver "
             "of its own) to explore its windows"
+        )
+    if isinstance(getattr(graph, "store", None), InMemoryStore):
+        raise BadTarget(
+            f"{named(job['target'])} is compiled with an InMemoryStore, which loses every item "
+            "put in it when the process dies, and whose items the explorer cannot read: keep "
+            "the nodes' lasting data in files of the run folder (a SQLite file) to explore it"
         )
 
 
