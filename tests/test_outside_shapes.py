@@ -200,6 +200,21 @@ def test_a_wal_database_has_its_payment_window_found():
     }, found.summary()
 
 
+def test_a_json_file_saved_with_os_replace_is_state_and_its_rename_a_crash_point():
+    """The atomic-save recipe: the temporary file's write, then `os.replace`. The JSON file
+    is the run's state (not taken for a worker's report), and the rename, where the new
+    contents become visible, is a crash point at the reader's line. Setting the order's key
+    in a dict is idempotent: green."""
+    found = shape("json_state", "keyed")
+    assert found.clean["orders.json"] == [{"o-6": "paid"}], found.summary()
+    writes = [(p.detail, p.where) for p in found.points if p.op == "write"]
+    assert writes == [
+        ("orders.json.tmp", at("json_state", "f.flush()")),  # its bytes reach the kernel
+        ("orders.json", at("json_state", "os.replace(")),
+    ], found.summary()
+    assert found.green, found.summary()
+
+
 def test_upserts_to_a_value_are_green_and_an_upsert_that_adds_is_not():
     keyed = shape("upserts", "keyed")
     assert keyed.green, keyed.summary()

@@ -50,8 +50,9 @@ def run_dir(tmp_path):
         "INSERT INTO receipts VALUES (1, 'a', NULL)",
     )
     (folder / "outbox.log").write_text('{"pid": 7, "t_ns": 9, "sent": 1}\nplain text\n\n[1, 2]\n')
-    for lab in ("trace.jsonl", ".marker", "w.stdout", "w.stderr", "job.json"):
+    for lab in ("trace.jsonl", ".marker", "w.stdout", "w.stderr", "w.json"):
         (folder / lab).write_text("the lab's own\n")
+    (folder / "orders.json").write_text('["o-1"]')  # the reader's: no orders.stderr beside it
     for left in ("effect.db-journal", "effect.db-wal", "effect.db-shm"):
         (folder / left).write_bytes(b"")
     (folder / "a-folder").mkdir()  # before the files by name: a folder is no state
@@ -63,9 +64,10 @@ def test_a_run_folder_is_read_as_its_tables_and_lines_and_nothing_of_the_labs(ru
     blob = "sha256:" + hashlib.sha256(b"\x00\xff").hexdigest()[:16]
     assert read_state(str(run_dir)) == {
         "effect.db": {"receipts": [[1, "a", None], [2, "b", blob]]},
+        "orders.json": [["o-1"]],
         "outbox.log": [{"sent": 1}, "plain text", [1, 2]],
     }
-    assert list(read_state(str(run_dir))) == ["effect.db", "outbox.log"]  # sorted by name
+    assert list(read_state(str(run_dir))) == ["effect.db", "orders.json", "outbox.log"]
 
 
 def test_a_sqlite_file_is_known_by_its_header_not_its_name(run_dir):
@@ -145,14 +147,16 @@ def test_equal_states_have_equal_digests_and_a_changed_row_another(run_dir, tmp_
         (".marker", True),
         ("w.stdout", True),
         ("w.stderr", True),
-        ("job.json", True),
+        ("w.json", True),  # a worker's report, beside its w.stderr
+        ("orders.json", False),  # the reader's JSON: part of the run's state
+        ("orders.json.tmp", False),
         ("effect.db", False),
         ("stdout", False),
         ("outbox.log", False),
     ],
 )
-def test_the_labs_own_files_are_told_by_their_names(name, labs):
-    assert lab_file(name) is labs
+def test_the_labs_own_files_are_told_by_their_names(name, labs, run_dir):
+    assert lab_file(name, str(run_dir)) is labs
 
 
 def test_a_copy_holds_the_run_as_it_is_and_its_trace_as_the_first_workers(run_dir, tmp_path):
@@ -161,7 +165,7 @@ def test_a_copy_holds_the_run_as_it_is_and_its_trace_as_the_first_workers(run_di
     copy.mkdir()
     copy_files(str(run_dir), str(copy))
     assert sorted(os.listdir(copy)) == sorted(
-        ["effect.db", "outbox.log", "trace.jsonl", "a-folder"]
+        ["effect.db", "orders.json", "outbox.log", "trace.jsonl", "a-folder"]
         + ["effect.db-journal", "effect.db-wal", "effect.db-shm"]
     )
     trace = (copy / "trace.jsonl").read_text()

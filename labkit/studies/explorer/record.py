@@ -259,7 +259,7 @@ def copy_files(run_dir: str, folder: str) -> None:
                 events = trace.read().replace(b'"role": "record"', b'"role": "first"')
             with open(os.path.join(folder, name), "wb") as copy:
                 copy.write(events)
-        elif lab_file(name):
+        elif lab_file(name, run_dir):
             continue
         elif os.path.isdir(path):
             shutil.copytree(path, os.path.join(folder, name))

@@ -27,14 +27,20 @@ __all__ = [
 ]
 
 VOLATILE = ("pid", "t_ns")  # fields of a JSON line that differ between two equal runs
-SKIPPED = (".stdout", ".stderr", ".json", "-journal", "-wal", "-shm")  # not the run's state
+SKIPPED = (".stdout", ".stderr", "-journal", "-wal", "-shm")  # not the run's state
 REAL_CONNECT = sqlite3.connect  # bound before any commit watch wraps it
 UNREADABLE = "not SQLite, not text"  # a file whose contents the explorer cannot judge
 
 
-def lab_file(name: str) -> bool:
-    """A file of the lab's own in a run folder: a folder's marker, a worker's output."""
-    return name.startswith(".") or name.endswith((".stdout", ".stderr", ".json"))
+def lab_file(name: str, folder: str | None = None) -> bool:
+    """A file of the lab's own in a run folder (`folder`): a folder's marker, a worker's
+    output and its report, `<role>.json` beside its `<role>.stderr` (a reader's orders.json
+    is the run's own)."""
+    if name.startswith(".") or name.endswith((".stdout", ".stderr")):
+        return True
+    stem, dot_json, rest = name.rpartition(".json")
+    report = bool(dot_json) and not rest
+    return report and os.path.exists(os.path.join(folder or ".", f"{stem}.stderr"))
 
 
 def read_state(run_dir: str) -> dict:
@@ -43,7 +49,7 @@ def read_state(run_dir: str) -> dict:
     state: dict[str, object] = {}
     for name in sorted(os.listdir(run_dir)):
         path = os.path.join(run_dir, name)
-        if name == TRACE_FILE or name.startswith(".") or name.endswith(SKIPPED):
+        if name == TRACE_FILE or name.endswith(SKIPPED) or lab_file(name, run_dir):
             continue  # the lab's own: the trace, a folder's marker, a worker's output
         if not os.path.isfile(path):
             continue

@@ -62,9 +62,12 @@ class Watches:
     def watch_files(self) -> None:
         """A crash point after every write to a file in the run folder and every fsync of one;
         a file opened for writing outside it is noted."""
+        from labkit.studies.explorer.renames import watch_renames
+
         self.watch_fsync()
         self.watch_writes()
         self.watch_descriptor_writes()
+        watch_renames(self)
 
     def watch_descriptor_writes(self) -> None:
         """The same for a file written below Python's file objects: `os.open` for writing,
@@ -78,7 +81,7 @@ class Watches:
             if (
                 self.quiet
                 or not flags & (os.O_WRONLY | os.O_RDWR)
-                or lab_file(os.path.basename(os.fsdecode(path)))
+                or lab_file(os.path.basename(os.fsdecode(path)), self.run_dir)
             ):
                 return fd
             real = (
@@ -125,7 +128,7 @@ class Watches:
             if (
                 path is None
                 or os.path.basename(path) == TRACE_FILE
-                or lab_file(os.path.basename(path))
+                or lab_file(os.path.basename(path), os.path.dirname(path))
             ):
                 return opened
             if not self.inside(path):
