@@ -215,6 +215,27 @@ def test_a_json_file_saved_with_os_replace_is_state_and_its_rename_a_crash_point
     assert found.green, found.summary()
 
 
+def test_a_json_file_rewritten_whole_is_judged_by_its_contents():
+    """Adding the order to a list: a crash after the rename and the node adds it again. The
+    file keeps one line, with other contents: not the same, whatever the count says."""
+    found = shape("json_state", "appending")
+    assert found.clean["orders.json"] == [["o-6"]], found.summary()
+    renamed = ("write", "orders.json", at("json_state", "os.replace("))
+    assert failing(found) == {renamed: "inconsistent"}, found.summary()
+    assert '["o-6", "o-6"]' in found.failing[0].complaint
+
+
+def test_pathlib_write_text_of_a_counter_and_an_appended_log():
+    """`Path.write_text` of a counter read and added to: one line, 2 where the clean run left
+    1; `Path.open("a")`: a line twice. A fixed status written whole: green."""
+    found = shape("pathlib_files", "counter")
+    assert failing(found) == {
+        ("write", "visits.txt", at("pathlib_files", "counter.write_text")): "inconsistent",
+        ("write", "visits.log", at("pathlib_files", 'Path("visits.log").open')): "duplicate",
+    }, found.summary()
+    assert shape("pathlib_files", "status").green
+
+
 def test_upserts_to_a_value_are_green_and_an_upsert_that_adds_is_not():
     keyed = shape("upserts", "keyed")
     assert keyed.green, keyed.summary()
@@ -244,3 +265,27 @@ def test_the_command_line_refuses_a_store_in_memory_in_one_line_and_passes_a_key
     assert "InMemoryStore" in refused.stderr and refused.stderr.count("\n") == 1, refused.stderr
     green = run("map_reduce_keyed", "graph")
     assert green.returncode == 0, green.stdout + green.stderr
+
+
+def test_a_lines_dates_times_and_uuids_are_not_compared_but_its_words_are():
+    """The checker compares a file's lines as a table's rows: a log line's date, time of day
+    and UUID differ between two equal runs (blanked), its words do not (compared)."""
+    from labkit.studies.explorer.checker import CrashState, default_checker
+
+    sent = "2026-12-04 10:00:01,123 sent to {} id=" + "a" * 32
+    clean = {
+        "m.jsonl": [{"at": "2026-12-04T10:00:01Z", "to": "ana"}],
+        "mail.log": [sent.format("ana")],
+    }
+
+    def judged(line: str, to: str = "ana"):
+        after = {"m.jsonl": [{"at": "2027-01-05T23:59Z", "to": to}], "mail.log": [line]}
+        return default_checker(CrashState({"n": 1}, {}, after, clean, finished=True))
+
+    later = "2027-01-05 23:59:59.9 sent to ana id=" + "b" * 32
+    assert judged(later) is None
+    other = judged(sent.format("bo"))
+    assert (other.code, other.fields["file"]) == ("holds_other", "mail.log"), other
+    assert other.fields["row"] == '"_ sent to bo id=_"', other
+    record = judged(sent.format("ana"), to="bo")
+    assert record.fields["row"] == '{"at": null, "to": "bo"}', record

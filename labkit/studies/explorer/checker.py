@@ -18,8 +18,10 @@ A table's rows must also hold what they held (an UPDATE run twice leaves as many
 other values), but for values that differ between two equal runs anyway (`IGNORED`, shown
 as null): timestamps (ISO dates and times; seconds, milliseconds or nanoseconds since 2001)
 and generated ids (UUIDs; a table's INTEGER PRIMARY KEY, which SQLite numbers: INSERT OR
-REPLACE run twice gives the same row another one). Other files are append-only: counted,
-line by line.
+REPLACE run twice gives the same row another one). Other files: counted line by line, and
+their lines compared the same way (a JSON line's values as a row's; in a text line, a date,
+a time of day or a UUID is blanked): a counter or a JSON document rewritten whole keeps one
+line with other contents.
 Where the run without a crash is itself wrong (study 001's fresh key makes two tickets with no
 crash at all), only a checker that knows the operation can say so: pass your own.
 Worker-side: standard library only.
@@ -63,6 +65,12 @@ IGNORED = {  # values two equal runs give differently: never compared, whatever 
 }
 EPOCHS = ((978_307_200, 4_102_444_800), (978_307_200_000, 4_102_444_800_000))  # s, ms: 2001-2100
 EPOCH_NS = (978_307_200 * 10**9, 4_102_444_800 * 10**9)
+IN_TEXT = re.compile(  # IGNORED's values inside a text line: a date (and time), a time, a UUID
+    r"\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2})?([.,]\d+)?(Z|[+-]\d{2}:?\d{2})?)?"
+    r"|\b\d{2}:\d{2}:\d{2}([.,]\d+)?"
+    r"|[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12}",
+    re.I,
+)
 
 
 class Finding(str):
@@ -182,6 +190,31 @@ def contents(state: dict, ids: dict[str, int]) -> dict[str, list[str]]:
     }
 
 
+def blanked(value: object) -> object:
+    """A file's line as compared: IGNORED values (in a JSON line, at any depth) as None, and
+    in a text line each date, time or UUID as "_"."""
+    if isinstance(value, dict):
+        return {k: blanked(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [blanked(v) for v in value]
+    if ignored(value):
+        return None
+    return IN_TEXT.sub("_", value) if isinstance(value, str) else value
+
+
+def lines_of(state: dict) -> dict[str, list[str]]:
+    """Each file's lines (not a SQLite file's), blanked, in an order of their own: a text
+    line that starts with a date is a log line, not a timestamp, so only its dates go."""
+    return {
+        file: sorted(
+            json.dumps(IN_TEXT.sub("_", line) if isinstance(line, str) else blanked(line))
+            for line in content
+        )
+        for file, content in state.items()
+        if isinstance(content, list) and file != CHECKPOINT_FILE and file not in NOT_EFFECTS
+    }
+
+
 def default_checker(state: CrashState) -> Finding | None:
     """Every effect of the run without a crash exactly as often, with the same contents, and
     the run finished."""
@@ -200,6 +233,12 @@ def default_checker(state: CrashState) -> Finding | None:
         if have != want:
             row, instead = min(have - want), min(want - have)
             return Finding("holds_other", **file_and_table(name), row=row, clean_row=instead)
+    made, expected = lines_of(state.after), lines_of(state.clean)
+    for name in sorted(expected):
+        have, want = Counter(made.get(name, [])), Counter(expected[name])
+        if have != want:
+            line, instead = min(have - want), min(want - have)
+            return Finding("holds_other", file=name, table=None, row=line, clean_row=instead)
     if not state.finished:
         return Finding("unfinished")
     return None
