@@ -10,6 +10,7 @@ depends on the clock.
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -243,6 +244,44 @@ def test_upserts_to_a_value_are_green_and_an_upsert_that_adds_is_not():
     counting = shape("upserts", "counting")
     counted = ("commit", "billing.db", at("upserts", "connect().execute("))
     assert failing(counting) == {counted: "inconsistent"}, counting.summary()
+
+
+@pytest.fixture
+def ticket_service(tmp_path):
+    """Lesson 5's ticket service, started as lesson 5 starts it: a process and a folder of
+    its own, outside any run folder."""
+    from labkit.studies.unknown_outcome.experiment import ServiceProcess
+
+    with ServiceProcess(tmp_path / "service").start() as service:
+        yield service
+
+
+@pytest.mark.parametrize("name", ["fresh", "stable"])
+def test_a_tool_that_calls_an_http_service_is_never_green_and_not_replayed(
+    name, ticket_service, tmp_path
+):
+    """The tutorial's tools call a service over HTTP: its tickets are in another process's
+    file, which no crash state holds. The explorer cannot see the window between the reply
+    and the node's saved writes (a fresh key: a second ticket), so it must fail, on the
+    command line as in the API, and call the service only in the run without a crash."""
+    config = {
+        "configurable": {
+            "ticket_url": f"http://127.0.0.1:{ticket_service.port}",
+            "ticket_secret": ticket_service.secret,
+        }
+    }
+    done = subprocess.run(
+        [sys.executable, "-m", "labkit", "explore", target("http_ticket", name), "--kind"]
+        + ["graph", "--restart-at", "now", "--config", json.dumps(config), "--json"]
+        + ["--out", str(tmp_path / "x")],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 1, done.stderr
+    found = json.loads(done.stdout)
+    assert found["outside"] == [f"tcp://127.0.0.1:{ticket_service.port}"], found["outside"]
+    assert len(ticket_service.tickets("shop")) == 1  # no replay called it again
 
 
 def test_the_command_line_refuses_a_store_in_memory_in_one_line_and_passes_a_keyed_graph(

@@ -35,6 +35,7 @@ from labkit.studies.explorer.checker import (
     outcome_of,
 )
 from labkit.studies.explorer.disk_waits import skip_disk_waits
+from labkit.studies.explorer.network import watch_network
 from labkit.studies.explorer.postgres_runs import enter_schema, read_schema
 from labkit.studies.explorer.record import CrashPoints
 from labkit.studies.explorer.services import NOT_EFFECTS, serve_here, watch_claims
@@ -83,6 +84,7 @@ def run_from_the_start(job: dict, world: object, trace: Trace, loaded: list[str]
     beyond `loaded` (the server imports them for the workers to come: `bench.preload`)."""
     points = CrashPoints(job, trace, ())
     watch_claims(points)  # before the reader's module is loaded
+    watch_network(points)
     serve_here(job, points)
     recording = job["role"] == "record"
     checker = the_checker(job) if recording else None  # a wrong name: said before the code runs
@@ -112,6 +114,7 @@ def recover_and_check(job: dict, world: object, trace: Trace, checker: Callable)
     at_kill = state_of(job)
     watch = CrashPoints(job, trace, ())
     watch.watch_outside()
+    watch_network(watch)
     try:
         finished, error = world.recover(job, trace), None
     except Exception as exc:  # the reader's recovery failed: an outcome, said in one line
