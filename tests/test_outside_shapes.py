@@ -108,6 +108,22 @@ def test_tools_that_update_rows_fail_only_where_the_update_is_not_idempotent():
     assert failing(found) == {miles: "inconsistent"}, found.summary()
 
 
+@pytest.mark.parametrize("name", ["graph", "fallback"])
+def test_parallel_tool_calls_fail_at_the_update_that_is_not_idempotent_every_time(name):
+    """Both tools asked for in one message: a ToolNode (bare, or `.with_fallbacks`) runs them
+    in a thread pool. Each row must be judged on the crash state after its own line (the
+    seat's row holds the move, and recovers right), the same in every run: before the fix
+    the n-th commit was one tool's in one run and the other's in the next, and the miles'
+    row came out consistent in about one run of three."""
+    seat, miles = at("tool_updates", "SET seat = ?"), at("tool_updates", "SET miles = miles")
+    for _ in range(2):
+        found = shape("tool_updates", name)
+        assert failing(found) == {("commit", "airline.db", miles): "inconsistent"}, found.summary()
+        [row] = [p for p in found.points if p.where == seat]
+        kept = json.loads(Path(row.run_dir, "recovery.json").read_text())["at_kill"]
+        assert kept["airline.db"]["tickets"] == [["t-1", "12A", 0]], (row, kept)
+
+
 def test_static_breakpoints_before_and_after_nodes_are_gone_past_and_each_effect_found():
     """Docs, "Use breakpoints": `interrupt_after=["draft"]`, `interrupt_before=["send"]`.
     The draft's insert and the outbox line are each repeated by a crash before their node's

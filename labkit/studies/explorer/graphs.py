@@ -87,6 +87,22 @@ def run_in_order() -> None:
 
     submit.in_order = True
     BackgroundExecutor.submit = submit
+    map_in_order()
+
+
+def map_in_order() -> None:
+    """The same for LangChain's thread pool, whose `map` runs a ToolNode's tool calls of one
+    message side by side: called one after another, in the calls' order. Else the n-th
+    commit to a file is one tool's in this run and another's in the next, and a row judged
+    on a kill at it names a line whose commit the killed run had not made (issue 25, item
+    13). In a worker only."""
+    from langchain_core.runnables.config import ContextThreadPoolExecutor
+
+    def in_order(executor: object, fn: Callable, *iterables: object, **kwargs: object):  # noqa: ANN202
+        futures = [done(fn, *args) for args in zip(*iterables, strict=False)]
+        return (future.result() for future in futures)
+
+    ContextThreadPoolExecutor.map = in_order
 
 
 def done(fn: Callable, *args: object, **kwargs: object) -> Future:
