@@ -11,6 +11,7 @@ depends on the clock.
 from __future__ import annotations
 
 import json
+import sqlite3
 import subprocess
 import sys
 from pathlib import Path
@@ -22,6 +23,15 @@ from labkit.studies.explorer.replay import explore
 
 SHAPES = Path(__file__).parent / "outside" / "shapes"
 APPROVE, AMOUNT = {"action": "approve"}, {"amount": 7}
+
+
+WAL = pytest.mark.xfail(
+    strict=True,
+    reason="WAL-mode commits are no crash points: bench/commit_watch.py reads the change "
+    "counter of the file only, and a WAL commit reaches the -wal file. Counting commit frames "
+    "there is about 40 lines, but lessons 2 and 9's judges refuse a WAL step by design today "
+    "(tests/wrong_answers.py: 'the effect file in WAL mode'): left to the explorer's owners",
+)
 
 
 def target(module: str, name: str) -> str:
@@ -198,23 +208,26 @@ def test_executemany_in_autocommit_is_a_crash_point_a_row_and_keyed_is_green():
 
 
 def test_a_wal_database_is_never_green_and_is_named_unwatched():
-    """`PRAGMA journal_mode=WAL`: the commits go to app.sqlite-wal, where the commit watch
-    cannot count them. The explorer must not call it green, and says which file."""
+    """`PRAGMA journal_mode=WAL` (as web-app guides advise): the commits go to
+    app.sqlite-wal, where the commit watch cannot count them. Until it can, the explorer must
+    not call it green, and says which file."""
     found = shape("wal_sqlite", "graph")
     assert not found.green
     assert [w["files"] for w in found.unwatched if w["reason"] == "wal"] == [["app.sqlite"]]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="WAL-mode commits are not crash points (bench/commit_watch.py reads the change "
-    "counter of the main file only): the payment's window is never explored",
-)
-def test_a_wal_database_has_its_payment_window_found():
+@WAL
+def test_a_wal_database_has_each_commit_found_in_its_wal_file():
+    """The true matrix: the payment is repeated by a crash after its insert, the shipping
+    UPDATE (to a value) never is."""
     found = shape("wal_sqlite", "graph")
+    assert not found.unwatched, found.unwatched
     assert failing(found) == {
-        ("commit", "app.sqlite", at("wal_sqlite", "INSERT INTO payments")): "duplicate"
+        ("commit", "app.sqlite", at("wal_sqlite", "INSERT INTO payments")): "duplicate",
+        ("commit", "app.sqlite", at("wal_sqlite", "INSERT OR IGNORE INTO orders")): "duplicate",
     }, found.summary()
+    shipped = [p for p in found.points if p.where == at("wal_sqlite", "SET shipped = 1")]
+    assert [p.outcome for p in shipped] == ["consistent"], found.summary()
 
 
 def test_a_json_file_saved_with_os_replace_is_state_and_its_rename_a_crash_point():
@@ -344,3 +357,42 @@ def test_a_lines_dates_times_and_uuids_are_not_compared_but_its_words_are():
     assert other.fields["row"] == '"_ sent to bo id=_"', other
     record = judged(sent.format("ana"), to="bo")
     assert record.fields["row"] == '{"at": null, "to": "bo"}', record
+
+
+@WAL
+def test_the_commit_watch_counts_wal_commits_across_a_checkpoint(tmp_path):
+    """In WAL mode a commit is a commit frame in the -wal file; a checkpoint copies pages
+    back to the file and may start the -wal again (a new salt): no commit, and the commits
+    after it are counted from the start."""
+    import _sqlite3
+
+    from labkit.bench.commit_watch import CommitWatch
+
+    class Trace:
+        def event(self, name: str, **fields: object) -> None:
+            seen.append((name, fields))
+
+    seen: list = []
+    watch = CommitWatch(str(tmp_path), None, lambda file: seen.append(file), Trace())
+    modules = (sqlite3, sqlite3.dbapi2, _sqlite3)  # what watch_process changes: put back after
+    real = [(module.connect, module.Connection) for module in modules]
+    watch.watch_process()
+    try:
+        db = sqlite3.connect(tmp_path / "app.sqlite", isolation_level=None)
+        db.execute("PRAGMA journal_mode=WAL").fetchall()
+        for statement in (
+            "CREATE TABLE t(x)",
+            "INSERT INTO t VALUES(1)",
+            "INSERT INTO t VALUES(2)",
+        ):
+            db.execute(statement)
+        assert seen == ["app.sqlite"] * 3
+        db.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchall()
+        db.execute("INSERT INTO t VALUES(3)")
+        db.execute("UPDATE t SET x = x + 1")
+        db.close()
+        watch.observe()
+    finally:
+        for module, (connect, connection) in zip(modules, real, strict=True):
+            module.connect, module.Connection = connect, connection
+    assert seen == ["app.sqlite"] * 5, seen
