@@ -1,6 +1,8 @@
 """Shape: LangGraph docs, "Use subgraphs" (shared state keys): a compiled subgraph added as
 a node of the parent. The subgraph's own node books the hotel (a row); the parent's node
-after it confirms (a line in a file). The parent's checkpointer saves the subgraph's steps."""
+after it confirms (a line in a file). The parent's checkpointer saves the subgraph's steps.
+`called` is the docs' other way, "invoke a graph from a node": a node calls
+`hotel.invoke(...)` itself (the subgraph is checkpointed the same, under the node's task)."""
 
 import sqlite3
 from typing import TypedDict
@@ -46,3 +48,18 @@ graph = (
     .add_edge("confirm", END)
 )
 INPUT = {"trip": "basel-0412"}
+
+
+def book_trip(state: State) -> dict:
+    hotel.invoke({"trip": state["trip"]})
+    return {}
+
+
+called = (
+    StateGraph(State)
+    .add_node(book_trip)
+    .add_node(confirm)
+    .add_edge(START, "book_trip")
+    .add_edge("book_trip", "confirm")
+    .add_edge("confirm", END)
+)
