@@ -22,7 +22,7 @@ from labkit.views.postgres import (
     stub_versus_text,
     window_orders_text,
 )
-from labkit.views.retries import handler_runs_text, lost_runs_text
+from labkit.views.retries import handler_runs_text, lost_runs_text, stop_text
 from labkit.views.text import format_tool_settled
 from labkit.views.unknown_outcome import faults_and_strategies
 
@@ -199,11 +199,24 @@ def test_lesson_7_in_chinese(chinese):
 def test_lesson_8_the_handlers_runs_and_the_lost_runs():
     assert handler_runs_text("add_node", 1, 1, 2) == "add_node: handler ran 1 + 1 times, 2 refunds"
     assert lost_runs_text("async", 45, 199) == "async: 45 of 199 accepted runs lost (23 %)"
+    stopped = {"trials": 20, "most": 200, "margin": 0.1, "interval": [0.0, 0.1611]}
+    assert stop_text("sync", stopped) == (
+        "sync: stopped after 20 of at most 200 trials: 95 % interval of the lost share 0–16 %,"
+        " within ±10 points"
+    )
+    ran = {"trials": 200, "most": 200, "margin": 0.1, "interval": [0.383, 0.519]}
+    assert stop_text("async", ran) == (
+        "async: all 200 trials run: 95 % interval of the lost share 38–52 %"
+    )
 
 
 def test_lesson_8_in_chinese(chinese):
     assert handler_runs_text("defaults", 1, 0, 1) == "defaults：处理函数运行了 1 + 0 次，退款 1 笔"
     assert lost_runs_text("sync", 0, 200) == "sync：已接受的 200 次运行中丢失 0 次（0 %）"
+    stopped = {"trials": 20, "most": 200, "margin": 0.1, "interval": [0.8389, 1.0]}
+    assert stop_text("exit", stopped) == (
+        "exit：20 次试验后停止（至多 200 次）：丢失比例的 95 % 区间为 84–100 %，在 ±10 个百分点之内"
+    )
 
 
 def test_lesson_6_step_modes_moves_are_named_in_chinese(chinese, tmp_path):

@@ -162,6 +162,33 @@ def test_the_first_checkpoint_async_distribution_adds_up(tmp_path):
     assert result["lost"] == result["saved"].get("nothing", 0)
 
 
+def test_a_margin_stops_a_mode_once_its_lost_share_is_clear(tmp_path):
+    seen = []
+    sync = lab.first_checkpoint(
+        "sync", 200, out=tmp_path / "s", margin=0.1, progress=lambda *a: seen.append(a)
+    )  # every run kept: the 95 % interval is 0-16 % after 20, the least a mode runs
+    assert sync["trials"] == len(sync["runs"]) == 20 and sync["most"] == 200
+    assert sync["saved"] == {"input+loop": 20} and sync["lost"] == 0
+    assert sync["interval"] == [0.0, 0.1611] and seen[-1][:2] == (20, 200)
+    exit_mode = lab.first_checkpoint("exit", 200, out=tmp_path / "e", margin=0.1)
+    assert exit_mode["trials"] == 20 and exit_mode["lost"] == 20
+    assert exit_mode["interval"] == [0.8389, 1.0]
+    assert len(list((tmp_path / "e").glob("trial-*"))) == 20  # no trial ran past the stop
+    every = lab.first_checkpoint("exit", 25, out=tmp_path / "a")  # no margin: every trial
+    assert every["trials"] == 25 and every["margin"] == 0
+
+
+def test_the_sequential_stop_waits_for_a_split_to_be_clear():
+    from labkit.studies.retries.sequential import clear_enough, wilson
+
+    assert not clear_enough(0, 19, 0.1) and clear_enough(0, 20, 0.1)  # LEAST trials first
+    assert not clear_enough(9, 20, 0.1)  # a split: 9 of 20 is 26-66 %
+    assert not clear_enough(41, 91, 0.1) and clear_enough(41, 92, 0.1)
+    assert not clear_enough(0, 2000, 0)  # no margin: never early
+    low, high = wilson(90, 200)
+    assert (round(low, 3), round(high, 3)) == (0.383, 0.519)
+
+
 def test_the_entrypoint_runs_again_and_a_finished_task_does_not(tmp_path):
     outside = lab.run_functional(ref_in_task=False, out=tmp_path / "o")
     assert outside["failure"] is None
@@ -180,6 +207,8 @@ def test_the_entrypoint_runs_again_and_a_finished_task_does_not(tmp_path):
         (lambda: lab.run_drain("hup"), "unknown signal 'hup'; choose one of: drain, term, kill"),
         (lambda: lab.first_checkpoint("fast"), "unknown durability mode 'fast'"),
         (lambda: lab.first_checkpoint(trials=0), "trials must be a whole number from 1"),
+        (lambda: lab.first_checkpoint(margin=0.9), "margin must be a number above 0"),
+        (lambda: lab.first_checkpoint(margin="wide"), "margin must be a number above 0"),
         (lambda: lab.run_drain(grace=-1), "grace must be a number above 0"),
         (lambda: lab.first_checkpoint_modes(("sync", "nope")), "unknown durability mode 'nope'"),
     ],

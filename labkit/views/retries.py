@@ -65,6 +65,7 @@ __all__ = [  # and FirstCheckpointPanel, made on first use (`panel_class`)
     "show_handler",
     "show_retry",
     "show_retry_table",
+    "stop_text",
 ]
 
 
@@ -187,6 +188,17 @@ def lost_runs_text(mode: str, lost: int, counted: int) -> str:
     planned, and the share."""
     percent = 100 * lost / counted
     return say("retries.lines.lost_runs", mode=mode, lost=lost, counted=counted, percent=percent)
+
+
+def stop_text(mode: str, result: Mapping) -> str:
+    """How many trials a mode ran and the 95 % interval of its lost share (in percent): where
+    a margin stopped it early (`sequential`), and within what."""
+    low, high = (100 * share for share in result["interval"])
+    fields = {"mode": mode, "trials": result["trials"], "low": low, "high": high}
+    if result["trials"] < result["most"]:
+        margin = 100 * result["margin"]
+        return say("retries.lines.stopped_at", most=result["most"], margin=margin, **fields)
+    return say("retries.lines.ran_all", **fields)
 
 
 def format_handler(result: Mapping) -> str:

@@ -5,8 +5,9 @@ drain against SIGTERM and SIGKILL, the first checkpoint (#8764) and the function
 The kernel's side: `spec` (the reader's choices, checked before anything starts) and
 `experiment` (one call to the trial server per run). Inside the trial server: `runs` (one
 section's run: its workers, then the ledger, the payment service and the checkpoint file read
-back) and `distribution` (hundreds of first-checkpoint trials). In the forked workers, one
-module per section: `payments` (retries, timeouts, keys), `handlers`, `drain`,
-`first_checkpoint`, `functional`; `hooks` is what their nodes get from the worker. `outcome`
-names what the files show, `warm` prepares the graphs before the server forks.
+back) and `distribution` (first-checkpoint trials, as many as `sequential` says are needed).
+In the forked workers, one module per section: `payments` (retries, timeouts, keys),
+`handlers`, `drain`, `first_checkpoint`, `functional`; `hooks` is what their nodes get from the
+worker. `outcome` names what the files show, `warm` prepares the graphs before the server
+forks; `sequential` (standard library) says when a distribution is clear enough to stop.
 """

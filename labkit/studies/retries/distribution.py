@@ -18,6 +18,7 @@ from labkit.bench.folders import keep_json, new_run_dir
 from labkit.bench.launcher import WorkerReport, read_report
 from labkit.bench.ledger import read_ledger
 from labkit.studies.retries.runs import forked, saved_checkpoints
+from labkit.studies.retries.sequential import clear_enough, wilson
 from labkit.studies.retries.spec import FirstCheckpointSpec
 
 __all__ = ["first_checkpoint_trials", "one_trial"]
@@ -66,21 +67,28 @@ def one_trial(spec: FirstCheckpointSpec, run_dir: Path) -> dict:
 def first_checkpoint_trials(
     spec: dict, out: str | None = None, progress: Progress | None = None
 ) -> dict:
-    """`spec.trials` trials of one durability mode, one after another, each in its folder."""
+    """`spec.trials` trials of one durability mode, one after another, each in its folder; with
+    `spec.margin`, only until the lost share is clear enough (`sequential.clear_enough`)."""
     spec = FirstCheckpointSpec(**spec)
     root = new_run_dir(out, prefix=f"first-checkpoint-{spec.mode}-")
     started = time.perf_counter()
-    trials = []
+    trials, counted = [], []
     for n in range(1, spec.trials + 1):
         trials.append(one_trial(spec, new_run_dir(root / f"trial-{n}")))
+        counted += [] if trials[-1]["failure"] else trials[-1:]
         if progress:
             progress(n, spec.trials, trials[-1])
-    counted = [t for t in trials if not t["failure"]]
+        if clear_enough(sum(t["lost"] for t in counted), len(counted), spec.margin):
+            break
+    lost = sum(t["lost"] for t in counted)
     result = {
         "mode": spec.mode,
-        "trials": spec.trials,
+        "trials": len(trials),  # as many as were run: at most spec.trials
+        "most": spec.trials,
+        "margin": spec.margin,
+        "interval": [round(x, 4) for x in wilson(lost, len(counted))],
         "saved": dict(Counter(t["saved"] for t in counted).most_common()),
-        "lost": sum(t["lost"] for t in counted),
+        "lost": lost,
         "failed": len(trials) - len(counted),
         "seconds": round(time.perf_counter() - started, 2),
         "runs": trials,
