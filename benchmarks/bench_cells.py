@@ -37,6 +37,7 @@ def cell_seconds(cell: dict) -> float:
 def time_notebook(path: Path) -> list[tuple[float, str]]:
     """Run a copy of the notebook from the top; each code cell's seconds and first line."""
     with tempfile.TemporaryDirectory() as home:
+        os.chmod(home, 0o755)  # as /tmp's own: lesson 7's Postgres runs as nobody under root
         copy = Path(home) / "notebooks" / path.name
         shutil.copytree(path.parent, copy.parent)
         notebook = nbformat.read(copy, as_version=4)

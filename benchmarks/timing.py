@@ -8,19 +8,31 @@ from collections.abc import Callable
 
 
 def interleaved_medians(
-    rounds: int, actions: dict[str, tuple[Callable[[], object], int]]
+    rounds: int,
+    actions: dict[str, tuple[Callable[[], object], int]],
+    timed_inside: frozenset[str] = frozenset(),
 ) -> dict[str, list[float]]:
     """Each action's median wall time per round, over `rounds` rounds in which the actions take
     turns (`name: (action, calls per round)`). A shared machine's speed drifts by tens of
     percent within minutes; taking turns makes the drift slow every action alike, so the
-    ratio of two actions measured in the same round is steadier than either figure."""
+    ratio of two actions measured in the same round is steadier than either figure. An action
+    named in `timed_inside` returns its own time in seconds (measured where it ran), and that
+    is taken instead of the wall time of the call."""
     medians: dict[str, list[float]] = {name: [] for name in actions}
     for _ in range(rounds):
         for name, (action, calls) in actions.items():
             timings = []
             for _ in range(calls):
                 started = time.perf_counter()
-                action()
-                timings.append(time.perf_counter() - started)
+                seconds = action()
+                wall = time.perf_counter() - started
+                timings.append(seconds if name in timed_inside else wall)
             medians[name].append(statistics.median(timings))
     return medians
+
+
+def ratio_line(over: list[float], under: list[float]) -> tuple[float, float, float]:
+    """The ratio of two actions' medians over every round, and its least and greatest within
+    a single round (`over[i] / under[i]`)."""
+    each = sorted(o / u for o, u in zip(over, under, strict=True))
+    return statistics.median(over) / statistics.median(under), each[0], each[-1]

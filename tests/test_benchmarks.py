@@ -32,8 +32,9 @@ def test_call_benchmark_prints_its_ratio_and_sweep_time():
 
 
 def test_durability_benchmark_prints_its_ratio_and_matrix_time():
-    out = bench("bench_durability.py", "--rounds", "1", "--forked", "3")
+    out = bench("bench_durability.py", "--rounds", "1", "--forked", "3", "--matrix-rounds", "1")
     assert "ratio fresh / forked" in out and "24-kill matrix" in out
+    assert "ratio trial / clean run" in out and "ratio matrix / clean run" in out
 
 
 def test_soak_runs_every_kind_of_trial_and_finds_nothing_left():
