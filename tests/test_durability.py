@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 import labkit as lk
+from labkit.bench.ledger import read_ledger
 from labkit.studies.durability.experiment import (
     GRAPHS,
     DurabilitySpec,
@@ -158,3 +159,27 @@ def test_ctrl_c_during_trials_stops_the_server_call_and_leaves_no_worker(after_s
     assert servers and workers
     for pid in servers + workers:  # the server was stopped, its workers killed and reaped
         assert not Path(f"/proc/{pid}").exists()
+
+
+def test_a_matrix_runs_two_trials_side_by_side_and_keeps_the_specs_order(tmp_path):
+    specs = [DurabilitySpec("linear", "sync"), DurabilitySpec("parallel", "async")]
+    seen = []
+    trials = run_trials(specs, trials=2, out=tmp_path / "m", progress=lambda *a: seen.append(a))
+    assert [t.spec for t in trials] == [specs[0], specs[0], specs[1], specs[1]]
+    folders = [s.trial_folder(n) for s in specs for n in (1, 2)]
+    assert [Path(t.run_dir).name for t in trials] == folders
+    assert all(t.killed_inside and t.resumed and t.failure is None for t in trials)
+    assert sorted(done for done, _, _ in seen) == [1, 2, 3, 4] and {a[1] for a in seen} == {4}
+    # The ledgers' own clocks: the second trial's first worker wrote its first line before the
+    # first trial's recovery wrote its last.
+    first, second = (read_ledger(t.run_dir) for t in trials[:2])
+    assert second[0]["t_ns"] < first[-1]["t_ns"]
+    for t in trials:
+        assert_reaped(t)
+
+
+def test_trials_whose_outcome_is_a_race_run_one_at_a_time(tmp_path):
+    specs = [DurabilitySpec("linear", "sync", slow_ms=20), DurabilitySpec("linear", "sync")]
+    trials = run_trials(specs, trials=1, out=tmp_path / "m")  # a slow put: a race with a load
+    first, second = (read_ledger(t.run_dir) for t in trials)
+    assert first[-1]["t_ns"] < second[0]["t_ns"]

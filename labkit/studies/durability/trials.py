@@ -3,7 +3,9 @@
 Runs only inside the trial server: it imports LangGraph (through `studies.durability.graphs`).
 
 Each worker is forked from the server, which has LangGraph imported already; the counting and
-the ledger reading happen here too, so a whole matrix is one call from the kernel.
+the ledger reading happen here too, so a whole matrix is one call from the kernel. A matrix
+runs its trials LANES at a time (`bench.lanes`), each trial a run that yields the worker it
+waits for.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from labkit.bench.checkpoints import (
 )
 from labkit.bench.failures import failing_run, first_failure
 from labkit.bench.folders import keep_json, new_run_dir
+from labkit.bench.lanes import Run, side_by_side
 from labkit.bench.launcher import WorkerProcess, read_report
 from labkit.bench.ledger import LEDGER_FILE, read_ledger, rerun_nodes
 from labkit.bench.postgres import new_schema, redacted, shared_url
@@ -32,7 +35,11 @@ from labkit.studies.durability.experiment import (
 )
 from labkit.studies.durability.graphs import AFTER_B, TARGET_NODE
 
-__all__ = ["clean_run", "describe_checkpoints", "run_trial", "run_trials"]
+__all__ = ["LANES", "clean_run", "describe_checkpoints", "run_trial", "run_trials"]
+
+# Trials side by side in a matrix: most of a trial is waiting (a worker's way to its point,
+# fsyncs, a process's teardown), so two at once on two cores take little more than one.
+LANES = 2
 
 
 def checkpoint_counts(run_dir: Path) -> tuple[int, int, int]:
@@ -64,7 +71,7 @@ def keep_as_killed(run_dir: Path) -> Path:
     (run_dir / AT_KILL).mkdir()
     for path in [*run_dir.glob(f"{CHECKPOINT_FILE}*"), run_dir / LEDGER_FILE]:
         if path.exists():
-            shutil.copy2(path, run_dir / AT_KILL / path.name)
+            shutil.copyfile(path, run_dir / AT_KILL / path.name)  # the bytes only
     return run_dir / AT_KILL
 
 
@@ -117,13 +124,21 @@ def run_trial(
     shared: dict | None = None,
 ) -> Trial:
     """One trial in a new folder; if the parent cannot write there (a full disk), RunFailed."""
+    [(_, trial)] = side_by_side([trial_run(spec, out, postgres_url, shared)], lanes=1)
+    return trial
+
+
+def trial_run(
+    spec: DurabilitySpec, out: Path | str | None, postgres_url: str | None, shared: dict | None
+) -> Run:
+    """`run_trial` as a run of `bench.lanes`: it yields each worker it waits for."""
     run_dir = new_run_dir(out, prefix="durability-")
     with failing_run(run_dir):
         saver = checkpointer_job(spec, run_dir, postgres_url, shared)
-        return kill_and_recover(spec, run_dir, saver)
+        return (yield from kill_and_recover(spec, run_dir, saver))
 
 
-def kill_and_recover(spec: DurabilitySpec, run_dir: Path, saver: dict) -> Trial:
+def kill_and_recover(spec: DurabilitySpec, run_dir: Path, saver: dict) -> Run:
     """Kill inside the target node with SIGKILL, count the checkpoint rows, recover, count lines.
 
     A worker that did not do what was planned (an error, a timeout) makes the trial failed.
@@ -131,12 +146,19 @@ def kill_and_recover(spec: DurabilitySpec, run_dir: Path, saver: dict) -> Trial:
     target = TARGET_NODE[spec.graph]
     point = AFTER_B if spec.kill_moment == "checkpoint_after_b" else f"inside:{target}"
     with worker(spec, run_dir, "first", "first_run", saver, pause_at=(point,)) as first:
-        first.finish(kill_at=point)
+        while (stopped_at := (yield first)) is not None:  # as WorkerProcess.finish(point)
+            if stopped_at == point:
+                first.kill()
+                break
+            first.resume()
+        first.wait()
     as_killed = keep_as_killed(run_dir)
     in_postgres = postgres_counts(**saver) if saver else None
     with worker(spec, run_dir, "recovery", "recover", saver) as recovery:
         checkpoints, writes, orphans = in_postgres or checkpoint_counts(as_killed)
         at_kill = read_ledger(as_killed)
+        while (yield recovery) is not None:  # a pause nobody planned for: let it go on
+            recovery.resume()
         recovery.wait()
     recovered = read_report(run_dir, "recovery")
     lines = read_ledger(run_dir)
@@ -164,6 +186,18 @@ def kill_and_recover(spec: DurabilitySpec, run_dir: Path, saver: dict) -> Trial:
     return trial
 
 
+def no_race(spec: DurabilitySpec) -> bool:
+    """Whether a trial of `spec` may run beside another: not when its outcome is a race that
+    another trial's load would tilt (a delayed put or put_writes, a kill as put() starts, a
+    Postgres server shared by both)."""
+    return (
+        spec.checkpointer == "sqlite"
+        and not spec.slow_ms
+        and not spec.writes_delay_ms
+        and spec.kill_moment != "checkpoint_after_b"
+    )
+
+
 def run_trials(
     specs: list[dict],
     trials: int = 4,
@@ -171,20 +205,24 @@ def run_trials(
     progress: Progress | None = None,
     postgres_url: str | None = None,
 ) -> list[Trial]:
-    """`trials` trials of each spec (given as a dict), one after another, each in its own
-    folder under `out`."""
+    """`trials` trials of each spec (given as a dict), each in its own folder under `out`, LANES
+    at a time where no spec's outcome is a race (`no_race`), else one at a time; `progress`
+    counts them as they end, the list keeps the specs' order."""
     specs = [DurabilitySpec(**spec) for spec in specs]
     root = new_run_dir(out, prefix="durability-trials-")
     postgres = any(spec.checkpointer == "postgres" for spec in specs)
     shared = saver_schema(root, postgres_url) if postgres else None
-    total, done = len(specs) * trials, []
-    for spec in specs:
-        for n in range(trials):
-            folder = root / spec.trial_folder(n + 1)
-            done.append(run_trial(spec, folder, postgres_url, shared))
-            if progress:
-                progress(len(done), total, done[-1])
-    return done
+    runs = (
+        trial_run(spec, root / spec.trial_folder(n + 1), postgres_url, shared)
+        for spec in specs
+        for n in range(trials)
+    )
+    total, done = len(specs) * trials, {}
+    for index, trial in side_by_side(runs, LANES if all(map(no_race, specs)) else 1):
+        done[index] = trial
+        if progress:
+            progress(len(done), total, trial)
+    return [done[index] for index in range(total)]
 
 
 def clean_run(spec: dict, out: str | None = None, postgres_url: str | None = None) -> dict:
