@@ -13,6 +13,7 @@ import labkit as lk
 from labkit.studies.postgres.spec import WINDOW_ORDERS
 from labkit.studies.unknown_outcome.spec import FAULTS, STRATEGIES
 from labkit.views.durability import async_behind_text, clean_runs_line, then_and_today
+from labkit.views.facts import progress_lines
 from labkit.views.interrupt_resume import declined_resume_text
 from labkit.views.leases import refusal_text
 from labkit.views.outbox import node_runs_text
@@ -208,6 +209,17 @@ def test_lesson_8_the_handlers_runs_and_the_lost_runs():
     assert stop_text("async", ran) == (
         "async: all 200 trials run: 95 % interval of the lost share 38–52 %"
     )
+
+
+def test_a_long_cells_progress_is_a_line_every_few_trials_and_at_the_last(capsys):
+    done = progress_lines(every=5)
+    for n in range(1, 13):
+        done(n, 12, {"a": "trial"})
+    assert capsys.readouterr().out.splitlines() == [
+        "trials done: 5/12",
+        "trials done: 10/12",
+        "trials done: 12/12",
+    ]
 
 
 def test_lesson_8_in_chinese(chinese):

@@ -13,10 +13,12 @@ as yes/no; an outcome code as the lessons name it), which are shown in the reade
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from labkit.language import catalogue, language, say
 from labkit.studies.commit_window.outcome import outcome_name
 
-__all__ = ["facts_line", "print_facts"]
+__all__ = ["facts_line", "print_facts", "progress_lines"]
 
 
 def facts_line(**values: object) -> str:
@@ -31,6 +33,17 @@ def facts_line(**values: object) -> str:
 def print_facts(**values: object) -> None:
     """Print `facts_line(**values)`."""
     print(facts_line(**values))
+
+
+def progress_lines(every: int = 1) -> Callable[[int, int, object], None]:
+    """A `progress` for a cell that runs many trials: "trials done: 5/20" every `every` trials
+    and at the last, so that a long cell shows it is working (and the kernel's stop stops it)."""
+
+    def line(done: int, total: int, _item: object = None) -> None:
+        if done % every == 0 or done == total:
+            print_facts(trials_done=f"{done}/{total}")
+
+    return line
 
 
 def shown(value: object) -> str:
