@@ -183,3 +183,13 @@ def test_trials_whose_outcome_is_a_race_run_one_at_a_time(tmp_path):
     trials = run_trials(specs, trials=1, out=tmp_path / "m")  # a slow put: a race with a load
     first, second = (read_ledger(t.run_dir) for t in trials)
     assert first[-1]["t_ns"] < second[0]["t_ns"]
+
+
+def test_the_stand_ins_put_times_come_from_as_many_runs_as_asked():
+    from labkit.studies.durability.experiment import put_latencies
+
+    setups = {"sqlite": ("sqlite", 0), "stub": ("sqlite", 100)}
+    times = put_latencies(2, setups, stub_runs=1)
+    assert len(times["sqlite"]) == 2 * len(times["stub"]) > 0  # a clean run's puts, twice
+    assert min(times["stub"]) >= 100 > max(times["sqlite"])
+    assert len(put_latencies(1, {"stub": ("sqlite", 100)})["stub"]) == len(times["stub"])

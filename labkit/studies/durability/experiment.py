@@ -255,10 +255,14 @@ def put_latencies(
     runs: int = 10,
     setups: dict[str, tuple[str, int]] | None = None,
     postgres_url: str | None = None,
+    stub_runs: int | None = None,
 ) -> dict[str, list[float]]:
     """Every put() of `runs` clean runs (linear graph, sync) on each checkpointer set-up, in
-    milliseconds: the real distribution beside the study's 250 ms stand-in."""
+    milliseconds: the real distribution beside the study's 250 ms stand-in. A set-up with a
+    delay (the stand-in, whose put() sleeps first) runs `stub_runs` times instead, if given:
+    its every put() takes the delay and a little more, and a run of five takes over a second."""
     runs = check_int("runs", runs, 1, MAX_PUT_RUNS)
+    stub_runs = runs if stub_runs is None else check_int("stub_runs", stub_runs, 1, MAX_PUT_RUNS)
     setups = CHECKPOINTER_SETUPS if setups is None else setups
     check_instance("setups", setups, dict, "a dict of name: (checkpointer, slow_ms)")
     specs = {
@@ -266,7 +270,11 @@ def put_latencies(
         for name, (saver, ms) in setups.items()
     }
     return {
-        name: [ms for _ in range(runs) for ms in clean_run(spec, None, postgres_url)["put_ms"]]
+        name: [
+            ms
+            for _ in range(stub_runs if spec.slow_ms else runs)
+            for ms in clean_run(spec, None, postgres_url)["put_ms"]
+        ]
         for name, spec in specs.items()
     }
 
