@@ -4,7 +4,7 @@ Runs only inside the trial server: it imports LangGraph (through `studies.durabi
 
 Each worker is forked from the server, which has LangGraph imported already; the counting and
 the ledger reading happen here too, so a whole matrix is one call from the kernel. A matrix
-runs its trials LANES at a time (`bench.lanes`), each trial a run that yields the worker it
+runs its trials LANES at a time (`bench.side_by_side`), each trial a run that yields the worker it
 waits for.
 """
 
@@ -22,10 +22,10 @@ from labkit.bench.checkpoints import (
 )
 from labkit.bench.failures import failing_run, first_failure
 from labkit.bench.folders import keep_json, new_run_dir
-from labkit.bench.lanes import Run, side_by_side
 from labkit.bench.launcher import WorkerProcess, read_report
 from labkit.bench.ledger import LEDGER_FILE, read_ledger, rerun_nodes
 from labkit.bench.postgres import new_schema, redacted, shared_url
+from labkit.bench.side_by_side import Run, side_by_side
 from labkit.bench.trace import read_json_lines
 from labkit.studies.durability.experiment import (
     BASELINE_LINES,
@@ -131,7 +131,7 @@ def run_trial(
 def trial_run(
     spec: DurabilitySpec, out: Path | str | None, postgres_url: str | None, shared: dict | None
 ) -> Run:
-    """`run_trial` as a run of `bench.lanes`: it yields each worker it waits for."""
+    """`run_trial` as a run of `bench.side_by_side`: it yields each worker it waits for."""
     run_dir = new_run_dir(out, prefix="durability-")
     with failing_run(run_dir):
         saver = checkpointer_job(spec, run_dir, postgres_url, shared)
