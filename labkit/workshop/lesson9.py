@@ -21,7 +21,9 @@ from labkit.studies.commit_window.stores import PAYLOAD
 from labkit.studies.explorer.replay import explore_spec
 from labkit.studies.explorer.report import (
     Exploration,
+    PointResult,
     detail_words,
+    failed_words,
     outcome_word,
     unwatched_words,
     verb,
@@ -29,7 +31,14 @@ from labkit.studies.explorer.report import (
 )
 from labkit.studies.explorer.spec import ExploreSpec
 from labkit.studies.explorer.target import READER_FILE, source_target
-from labkit.workshop.checks import Exercise, ReaderCodeError, Verdict, source_of, worker_error
+from labkit.workshop.checks import (
+    Exercise,
+    ReaderCodeError,
+    Verdict,
+    no_verdict,
+    source_of,
+    worker_error,
+)
 
 __all__ = ["green_matrix"]
 
@@ -42,7 +51,9 @@ def explored(source: str, name: str) -> Exploration:
     except RunFailed:
         record = folder / "record"
         stderr = (record / "record.stderr").read_text() if record.exists() else ""
-        ran = WorkerReport("record", 0, 1, None, False, 0.0, "", stderr)
+        if not stderr.strip():  # os._exit, a signal, a timeout: its status does not come here
+            raise ReaderCodeError(say("lesson9.green_matrix.no_traceback"), str(record)) from None
+        ran = WorkerReport("record", 0, 1, None, False, 0.0, "", stderr)  # its traceback read
         raise ReaderCodeError(worker_error(ran, source, READER_FILE), str(record)) from None
     finally:
         release_run_dir(folder)
@@ -55,6 +66,23 @@ def line_of(where: str | None, source: str) -> str:
     if not 0 < number <= len(lines):
         return ""
     return say("lesson9.green_matrix.your_line", number=number, code=lines[number - 1].strip())
+
+
+def crash_wrong(point: PointResult, source: str) -> str:
+    """What went wrong at a failing crash point, and after which restart; a point that could
+    not be crashed (its run did not get there again) had no recovery to name."""
+    fields = {
+        "n": point.n,
+        "op": verb(point.op),
+        "detail": detail_words(point),
+        "where": line_of(point.where, source),
+        "said": what_is_wrong(point),
+    }
+    if point.restart is None:
+        return say("lesson9.green_matrix.not_crashed", **fields)
+    when = say(f"explorer.restart.{point.restart}")
+    outcome = outcome_word(point.outcome)
+    return say("lesson9.green_matrix.crash_wrong", when=when, outcome=outcome, **fields)
 
 
 def judge_matrix(answer: object) -> Verdict:
@@ -71,19 +99,14 @@ def judge_matrix(answer: object) -> Verdict:
         writes = say("explorer.report.semicolon").join(map(unwatched_words, found.unwatched))
         said = say("lesson9.green_matrix.unwatched", writes=writes)
         return Verdict("incorrect", said, found.folder)
+    if found.outside:  # no crash point was explored (and the run without a crash "failed")
+        files = say("explorer.report.comma").join(found.outside)
+        return Verdict("incorrect", say("lesson9.green_matrix.outside", files=files), found.folder)
     for point in found.failing:
-        why = what_is_wrong(point)
-        said = say(
-            "lesson9.green_matrix.crash_wrong",
-            n=point.n,
-            op=verb(point.op),
-            detail=detail_words(point),
-            where=line_of(point.where, source),
-            outcome=outcome_word(point.outcome),
-            when=say(f"explorer.restart.{point.restart or found.spec['restarts'][0]}"),
-            said=why,
-        )
-        return Verdict("incorrect", said, point.run_dir)
+        return Verdict("incorrect", crash_wrong(point, source), point.run_dir)
+    if found.stopped:  # interrupted before every crash state was explored: not green
+        why = failed_words(found.stopped_by) if found.stopped_by else found.stopped
+        return no_verdict(say("lesson9.green_matrix.exploration"), why, found.folder)
     said = say("lesson9.green_matrix.correct", points=found.crash_points, states=found.crash_states)
     return Verdict("correct", said, found.folder)
 
