@@ -1,0 +1,145 @@
+"""Lesson 2's judges say exactly what their real runs showed (issue 33: the mutants mutmut left
+in workshop/lesson2.py): the TTL's verdicts with their hours and folders, the evidence of each
+case (before and after the retry), the answers of the tool checklist, the kill points' words.
+The step judge's refusals (not_reached, not_the_same, no_commit_seen) are in test_mutants.py.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from labkit.studies.commit_window.expired_key import HOUR, LONGEST_DELAY, ExpiredKeyRun
+from labkit.workshop import lesson2
+from labkit.workshop.checks import Measured
+from labkit.workshop.lesson2 import (
+    answer_step,
+    point_words,
+    read_checklist_answer,
+    shortest_ttl,
+    study_000_case,
+)
+
+
+def ttl_of(run_dir: str) -> float:
+    """The TTL a run of the expired key was made with, from its own results.json."""
+    return json.loads((Path(run_dir) / "results.json").read_text())["ttl_h"]
+
+
+def test_the_shortest_ttl_is_correct_and_says_what_one_hour_less_left():
+    verdict = shortest_ttl.check(31)
+    assert (verdict.status, verdict.message) == (
+        "correct",
+        "31 h keeps one receipt; 30 h left 2: the shortest TTL, in whole hours, for this delay",
+    )
+    assert ttl_of(verdict.run_dir) == 31  # the answer's own run
+
+
+def test_a_ttl_the_delay_outlives_shows_its_pruned_key_and_its_run():
+    verdict = shortest_ttl.check("30 h")
+    assert (verdict.status, verdict.message) == (
+        "incorrect",
+        "recovered 30 h after the kill, the receiver keeping keys 30 h had pruned this one:"
+        " 2 receipts",
+    )
+    assert ttl_of(verdict.run_dir) == 30
+
+
+def test_a_ttl_longer_than_needed_shows_the_shorter_run_that_kept_one():
+    verdict = shortest_ttl.check(32)
+    assert (verdict.status, verdict.message) == (
+        "incorrect",
+        "32 h keeps one receipt, but so does 31 h: a recovery 30 h later still finds the key,"
+        " so 32 h is not the shortest",
+    )
+    assert ttl_of(verdict.run_dir) == 31  # the shorter one, which kept one receipt too
+
+
+def test_the_longest_ttl_is_accepted_as_a_ttl_and_one_more_is_refused():
+    most = LONGEST_DELAY // HOUR
+    assert shortest_ttl.check(most).message.startswith(f"{most} h keeps one receipt, but so")
+    refused = shortest_ttl.check(most + 1)
+    assert (refused.status, refused.message) == (
+        "incorrect",
+        f"give the TTL as a whole number of hours from 1 to {most:,}, such as 12; not {most + 1}",
+    )
+    assert shortest_ttl.check("soon").message.endswith("such as 12; not 'soon'")
+
+
+def a_ttl_run(failing_ttl: int, calls: list[int]):  # noqa: ANN201 - ttl_run's stand-in
+    """ttl_run as the judge calls it, whose run with `failing_ttl` fails by itself."""
+
+    def ran(hours: int) -> ExpiredKeyRun:
+        calls.append(hours)
+        failed = hours == failing_ttl
+        why = "recovery worker exited 1: boom"
+        outcome, failure = ("failed", why) if failed else ("consistent", None)
+        return ExpiredKeyRun(
+            30 * HOUR, hours * HOUR, Path(f"/runs/{hours}"), 0, 0, outcome, failure
+        )
+
+    return ran
+
+
+def test_a_ttl_run_that_failed_by_itself_gives_no_verdict_naming_it(monkeypatch):
+    calls: list[int] = []
+    monkeypatch.setattr(lesson2, "ttl_run", a_ttl_run(31, calls))
+    verdict = shortest_ttl.check(31)
+    assert (verdict.status, verdict.message, verdict.run_dir) == (
+        "no verdict",
+        "a crash recovered against keys kept 31 h failed (recovery worker exited 1: boom), so it"
+        " says nothing about your answer: check again",
+        "/runs/31",
+    )
+    assert calls == [31]  # nothing more is run once the answer's own run failed
+    calls.clear()
+    monkeypatch.setattr(lesson2, "ttl_run", a_ttl_run(30, calls))
+    verdict = shortest_ttl.check(31)
+    assert (verdict.status, verdict.run_dir) == ("no verdict", "/runs/30")
+    assert verdict.message.startswith("a crash recovered against keys kept 30 h failed (")
+    assert calls == [31, 30]
+
+
+def test_each_case_of_study_000_tells_what_it_left_before_and_after_the_retry():
+    measured = study_000_case("effect_first/effect")
+    assert measured[:2] == ("duplicate", "done/receipts 0/1 → 1/2"), measured
+    assert measured.failure is None and Path(measured.run_dir).is_dir(), measured
+
+
+def test_the_checklist_answers_come_from_each_steps_own_crash():
+    effect_first = answer_step("effect_first")
+    assert {q: m.value for q, m in effect_first.items()} == {
+        "idempotent": "no",
+        "key": "none",
+        "on_retry": "duplicate",
+    }
+    assert effect_first["key"].story == "receipts 1 → 2 after the retry"
+    idempotent = answer_step("idempotent")
+    assert [m.value for m in idempotent.values()][0::2] == ["yes", "original"]
+    assert idempotent["on_retry"].story == "receipts 1 → 1 after the retry"
+    popped = answer_step("queue_pop")
+    assert {q: m.value for q, m in popped.items()} == {
+        "idempotent": "no",
+        "key": "none",
+        "on_retry": "next job",
+    }
+    assert popped["key"].story == (
+        "the retry processed ['job-2']; job-1 was popped before the kill"
+    ), popped["key"].story
+    assert all(isinstance(m, Measured) and m.failure is None for m in popped.values())
+
+
+def test_a_checklist_answer_is_read_in_its_natural_form():
+    assert [read_checklist_answer(v) for v in ("Yes.", " NO ", "None!", "no key")] == [
+        "yes",
+        "no",
+        "none",
+        "none",
+    ]
+    assert [read_checklist_answer(v) for v in ("", "  ", 3)] == [None, None, None]
+
+
+def test_a_kill_point_is_said_in_the_readers_words(chinese):
+    assert point_words("start") == "开始"
+    assert point_words("after commit 2 (control.db)") == "第 2 次提交（control.db）之后"
+    assert point_words("effect") == "effect"  # a point the gate names in no other words
