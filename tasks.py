@@ -138,6 +138,7 @@ GUARDS = {
         for n in (1, 3, 4, 5, 6, 7, 8)
     },
     "labkit/workshop/lesson2.py": [
+        "tests/test_lesson2_judge.py",
         "tests/test_exercises.py",
         "tests/test_mutants.py",
         "-k",

@@ -10,6 +10,7 @@ import json
 from pathlib import Path
 
 from labkit.studies.commit_window.expired_key import HOUR, LONGEST_DELAY, ExpiredKeyRun
+from labkit.studies.commit_window.stores import KEY
 from labkit.workshop import lesson2
 from labkit.workshop.checks import Measured
 from labkit.workshop.lesson2 import (
@@ -143,3 +144,64 @@ def test_a_kill_point_is_said_in_the_readers_words(chinese):
     assert point_words("start") == "开始"
     assert point_words("after commit 2 (control.db)") == "第 2 次提交（control.db）之后"
     assert point_words("effect") == "effect"  # a point the gate names in no other words
+
+
+def a_run_folder(run_dir: str | None) -> bool:
+    """A run's own folder: the files the step wrote are there."""
+    return run_dir is not None and (Path(run_dir) / "control.db").is_file()
+
+
+def test_a_steps_own_error_is_shown_at_its_line_with_its_run():
+    typo = lesson2.safe_step.starter.replace("add_receipt(", "add_reciept_once(")
+    verdict = lesson2.safe_step.check(typo)
+    assert verdict.status == "error", str(verdict)
+    assert "AttributeError" in verdict.message and "at line 3" in verdict.message, verdict.message
+    assert a_run_folder(verdict.run_dir), verdict.run_dir
+
+
+def test_a_clean_run_with_another_payload_is_refused_naming_its_receipts():
+    other = (
+        "def my_step(control, effect, gate):\n    with effect:\n"
+        "        effect.add_receipt_once(KEY, 'another payload')\n"
+        "    with control:\n        control.mark_done()\n"
+    )
+    verdict = lesson2.safe_step.check(other)
+    assert verdict.status == "incorrect", str(verdict)
+    assert verdict.message.endswith(
+        f", receipts [[1, '{KEY}', 'another payload']]: it must save one receipt of PAYLOAD"
+        " and done=1"
+    ), verdict.message
+    assert a_run_folder(verdict.run_dir), verdict.run_dir
+
+
+def test_a_commit_it_never_saw_is_refused_with_the_run_that_shows_it():
+    unseen = (
+        "def my_step(control, effect, gate):\n    import os\n    with effect:\n"
+        "        effect.add_receipt_once(KEY, PAYLOAD)\n"
+        '    control.db.cursor().execute("UPDATE progress SET done=1 WHERE id=1")\n'
+        "    os._exit(0)\n"
+    )
+    verdict = lesson2.safe_step.check(unseen)
+    assert verdict.message.startswith("the check could not kill your step"), verdict.message
+    assert a_run_folder(verdict.run_dir), verdict.run_dir
+
+
+def test_a_step_that_raises_when_run_again_is_not_the_same_and_says_its_error(tmp_path):
+    """Its third run (the run without a crash, the recovery of `start`, then the run to be
+    killed after commit 1) raises before that commit: not killed there, it failed."""
+    runs = tmp_path / "runs"
+    again = (
+        "def my_step(control, effect, gate):\n"
+        f"    with open({str(runs)!r}, 'a+') as runs:\n"
+        "        runs.seek(0)\n        count = len(runs.read())\n        runs.write('x')\n"
+        "    if count == 2:\n        raise ValueError('run again')\n"
+        "    with effect:\n        effect.add_receipt_once(KEY, PAYLOAD)\n"
+        "    with control:\n        control.mark_done()\n"
+    )
+    verdict = lesson2.safe_step.check(again)
+    assert verdict.status == "incorrect", str(verdict)
+    assert verdict.message.startswith("killed at `after commit 1 (effect.db)`"), verdict.message
+    assert verdict.message.endswith(
+        ": your code raised ValueError: run again, at line 7: raise ValueError('run again');"
+        " a step must commit the same way every run"
+    ), verdict.message
