@@ -4,6 +4,7 @@
     python3 tasks.py test    # set up what is missing, then the whole test suite
     python3 tasks.py binder  # write Binder's part of environment.yml and the README's links
     python3 tasks.py mutate [module ...]  # mutation testing of what a reader cannot check
+    python3 tasks.py hub --participants N  # as root: a JupyterHub for a workshop (labkit/hub/)
 
 The packages and their pins come from environment.yml, the one source of the environment
 (Binder builds the same file with conda). The set-up is skipped when nothing has changed.
@@ -114,6 +115,13 @@ def test(extra: list[str]) -> None:
     parallel = [] if "-n" in extra else ["-n", cores, "--dist", "worksteal"]
     # argv[0] must be the venv's own path: Python finds its environment from it
     command = [str(BIN / "python"), "-m", "pytest", *parallel, *extra]
+    os.execv(command[0], command)
+
+
+def hub(extra: list[str]) -> None:
+    """The workshop's JupyterHub on 127.0.0.1 (labkit/hub/start.py; its proxy from npm goes
+    into .hub/proxy at its first start)."""
+    command = [str(BIN / "python"), "-m", "labkit.hub", *extra]
     os.execv(command[0], command)
 
 
@@ -345,7 +353,7 @@ def mutate_one(module: str) -> str:
 
 
 def main() -> None:
-    commands = {"lab": lab, "test": test, "binder": binder, "mutate": mutate}
+    commands = {"lab": lab, "test": test, "binder": binder, "mutate": mutate, "hub": hub}
     if len(sys.argv) < 2 or sys.argv[1] not in commands:
         sys.exit(f"usage: python3 tasks.py {{{'|'.join(commands)}}} [extra arguments]")
     os.chdir(ROOT)

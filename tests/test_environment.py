@@ -24,7 +24,7 @@ def environment_pins() -> dict[str, str]:
 TASKS = runpy.run_path(str(ROOT / "tasks.py"))  # tasks.py's names, without running it
 # What only the tests, benchmarks and contributors use: none of it may reach Binder's image.
 DEVELOPMENT_ONLY = ("pytest", "pytest_timeout", "playwright", "ruff", "pre_commit", "repo2docker")
-DEVELOPMENT_ONLY += ("nbstripout", "mutmut")
+DEVELOPMENT_ONLY += ("nbstripout", "mutmut", "jupyterhub", "jupyterhub_idle_culler")
 
 
 def test_binder_environment_is_the_root_one_down_to_its_development_line():

@@ -1,0 +1,59 @@
+"""Settings → JupyterHub's configuration: every server on 127.0.0.1, each participant their
+own system user (LocalProcessSpawner) running the lab's .venv, the lessons in their home,
+JupyterHub's own SharedPasswordAuthenticator, the instructor as admin, the services of
+services.py.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+from labkit.hub import participants, passwords
+from labkit.hub.proxy import COMMAND
+from labkit.hub.services import services
+from labkit.hub.settings import ENV, Settings, load
+
+BIN = Path(sys.prefix) / "bin"  # the lab's .venv: the hub runs from it, so do the servers
+START_TIMEOUT = 180  # seconds a server may take to start (a room starting at once, 2 cores)
+
+
+def configure(c, settings: Settings | None = None) -> None:
+    """Fill JupyterHub's config object `c` (from $LABKIT_HUB_SETTINGS when not given)."""
+    settings = settings or load(os.environ[ENV])
+    folder = settings.folder
+    c.JupyterHub.ip = "127.0.0.1"
+    c.JupyterHub.port = settings.port
+    c.JupyterHub.hub_ip = "127.0.0.1"
+    c.JupyterHub.hub_port = settings.hub_port
+    c.JupyterHub.db_url = f"sqlite:///{folder / 'jupyterhub.sqlite'}"
+    c.JupyterHub.cookie_secret_file = str(folder / "jupyterhub_cookie_secret")
+    c.JupyterHub.pid_file = str(folder / "jupyterhub.pid")
+    c.ConfigurableHTTPProxy.api_url = f"http://127.0.0.1:{settings.proxy_api_port}"
+    c.ConfigurableHTTPProxy.auth_token = passwords.proxy_token(folder)
+    c.ConfigurableHTTPProxy.command = [str(COMMAND)]
+    c.ConfigurableHTTPProxy.pid_file = str(folder / "proxy.pid")
+
+    c.JupyterHub.authenticator_class = "shared-password"
+    c.SharedPasswordAuthenticator.user_password = passwords.participants_password(folder)
+    c.SharedPasswordAuthenticator.admin_password = passwords.instructor_password(folder)
+    c.Authenticator.allowed_users = set(settings.participants)
+    c.Authenticator.admin_users = {settings.instructor}
+
+    c.JupyterHub.spawner_class = "localprocess"
+    c.Spawner.cmd = [str(BIN / "jupyterhub-singleuser")]
+    c.Spawner.ip = "127.0.0.1"
+    c.Spawner.notebook_dir = "~"
+    c.Spawner.default_url = "/lab/tree/notebooks/00_start_here.ipynb"
+    c.Spawner.environment = {
+        "PATH": f"{BIN}:/usr/local/bin:/usr/bin:/bin",
+        **settings.environment,
+    }
+    c.Spawner.start_timeout = START_TIMEOUT
+    c.Spawner.http_timeout = START_TIMEOUT
+    c.Spawner.pre_spawn_hook = lambda spawner: participants.copy_lessons(spawner.user.name)
+
+    hub_services, roles = services(settings)
+    c.JupyterHub.services = hub_services
+    c.JupyterHub.load_roles = roles

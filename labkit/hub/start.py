@@ -1,0 +1,165 @@
+"""Start the hub and stop it: `python3 tasks.py hub [--participants N]`.
+
+The hub runs `jupyterhub -f labkit/hub/jupyterhub_config.py` from the lab's .venv, in a
+process group of its own; stopping it (SIGTERM, then SIGKILL of its group) stops the proxy
+and every participant's server with it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+from labkit.bench.errors import LabError
+from labkit.hub import participants, passwords, proxy
+from labkit.hub.settings import ENV, FILE, Settings
+
+ROOT = Path(__file__).resolve().parents[2]
+CONFIG = Path(__file__).with_name("jupyterhub_config.py")
+FOLDER = ROOT / ".hub" / "state"  # the default hub's folder (git ignores .hub/)
+UP_TIMEOUT = 120.0
+
+
+def start(settings: Settings) -> subprocess.Popen:
+    """The proxy installed, the passwords made, the hub started (its log: hub.log in its
+    folder). Returns its process once its API answers."""
+    proxy.install()
+    settings.save()
+    passwords.participants_password(settings.folder)
+    passwords.instructor_password(settings.folder)
+    log = open(settings.folder / "hub.log", "ab")  # noqa: SIM115 (the hub's, for its life)
+    env = {**os.environ, ENV: str(settings.folder / FILE)}
+    env.pop("TMPDIR", None)  # each participant's runs home is theirs in /tmp
+    command = [str(Path(sys.prefix) / "bin" / "jupyterhub"), "-f", str(CONFIG)]
+    process = subprocess.Popen(
+        command, cwd=settings.folder, env=env, stdout=log, stderr=subprocess.STDOUT,
+        start_new_session=True, preexec_fn=heard_interrupts,
+    )  # fmt: skip
+    log.close()
+    try:
+        wait_until_up(settings, process)
+    except BaseException:
+        stop(process)
+        raise
+    return process
+
+
+def heard_interrupts() -> None:
+    """SIGINT as by default in the hub: started from a background shell, it was ignored, and
+    so by every service the hub starts, which then took 30 s to stop."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
+def wait_until_up(settings: Settings, process: subprocess.Popen) -> None:
+    """Until the hub's API answers through the proxy; an error naming its log if it ends."""
+    deadline = time.monotonic() + UP_TIMEOUT
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise LabError(f"the hub ended ({process.returncode}); see {settings.folder}/hub.log")
+        with (
+            contextlib.suppress(OSError, ValueError),
+            urllib.request.urlopen(f"{settings.url}/hub/api/", timeout=5) as answer,
+        ):
+            if "version" in json.load(answer):
+                return
+        time.sleep(0.3)
+    raise LabError(f"the hub did not answer in {UP_TIMEOUT:.0f} s; see {settings.folder}/hub.log")
+
+
+def stop(process: subprocess.Popen, grace: float = 30.0) -> None:
+    """SIGTERM (the hub stops its proxy and servers), then SIGKILL to its whole group."""
+    if process.poll() is None:
+        process.send_signal(signal.SIGTERM)
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            process.wait(timeout=grace)
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(process.pid, signal.SIGKILL)
+    process.wait()
+
+
+def parse(argv: list[str]) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(prog="python3 tasks.py hub", description=__doc__)
+    parser.add_argument(
+        "--participants",
+        type=int,
+        metavar="N",
+        help="make system users PREFIX1..PREFIXN (and PREFIXinstructor), as root",
+    )
+    parser.add_argument("--prefix", default=participants.PREFIX, help="of the users' names")
+    parser.add_argument("--port", type=int, default=8000, help="on 127.0.0.1 (default 8000)")
+    parser.add_argument(
+        "--cull-after",
+        type=int,
+        default=3600,
+        metavar="SECONDS",
+        help="stop a server idle this long (default 3600)",
+    )
+    parser.add_argument(
+        "--remove-participants",
+        action="store_true",
+        help="remove the users made with PREFIX, their homes and runs, then stop",
+    )
+    return parser.parse_args(argv)
+
+
+def main(argv: list[str]) -> None:
+    options = parse(argv)
+    try:
+        run(options)
+    except LabError as error:
+        print(f"hub: {error}", file=sys.stderr)
+        sys.exit(2)
+
+
+def run(options: argparse.Namespace) -> None:
+    prefix = participants.check_prefix(options.prefix)
+    participants.need_root()
+    instructor = participants.instructor(prefix)
+    if options.remove_participants:
+        participants.remove([*participants.existing(prefix), instructor])
+        return
+    count = options.participants
+    if count is not None:
+        if not 1 <= count <= participants.MAX_PARTICIPANTS:
+            raise LabError(
+                f"--participants must be 1 to {participants.MAX_PARTICIPANTS}, not {count}"
+            )
+        participants.create([*participants.names(count, prefix), instructor])
+    names = participants.existing(prefix)
+    if not names:
+        raise LabError(f"no participants yet: make them with --participants N (users {prefix}1..N)")
+    if not 1 <= options.port <= 65535 - 81:
+        raise LabError(f"--port must be 1 to {65535 - 81}, not {options.port}")
+    settings = Settings(
+        FOLDER, tuple(names), instructor, options.port, options.port + 81, options.port + 1,
+        options.cull_after,
+    )  # fmt: skip
+    process = start(settings)
+    signal.signal(signal.SIGTERM, ended)  # stopped by a service manager: the same as Ctrl-C
+    print(
+        f"The hub is up at {settings.url} for {len(names)} participants ({names[0]} …"
+        f" {names[-1]}).\n"
+        f"  participants' password: {passwords.participants_password(settings.folder)}\n"
+        f"  instructor: {instructor}, password in {settings.folder / passwords.INSTRUCTOR}\n"
+        f"  both kept (mode 0600) in {settings.folder}; its log: {settings.folder / 'hub.log'}\n"
+        "Ctrl-C stops the hub and every participant's server.",
+        flush=True,
+    )
+    try:
+        process.wait()
+    except (KeyboardInterrupt, SystemExit):
+        pass
+    finally:
+        stop(process)
+
+
+def ended(number: int, frame: object) -> None:
+    raise SystemExit(128 + number)

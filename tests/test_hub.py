@@ -1,0 +1,183 @@
+"""The workshop hub, for real: JupyterHub on 127.0.0.1 with two participants, each a system
+user of their own, logged in through the REST API, a lesson's crash run in each one's kernel,
+and neither able to reach the other's files, sockets, Postgres or ticket service."""
+
+from __future__ import annotations
+
+import json
+import os
+import pwd
+import shutil
+import socket
+import subprocess
+import sys
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+
+from labkit.hub import participants, passwords, probe
+from labkit.hub.client import Participant, Refused, call
+from labkit.hub.kernel import RemoteKernel
+from labkit.hub.settings import Settings
+from labkit.hub.start import start, stop
+
+pytestmark = [
+    pytest.mark.skipif(os.geteuid() != 0, reason="the hub makes system users: root only"),
+    pytest.mark.skipif(not shutil.which("npm"), reason="the hub's proxy comes from npm"),
+    pytest.mark.timeout(900),
+]
+
+LESSON_1_CRASH = """
+import json, os
+from labkit.studies.commit_window.runs import run
+result = run("effect_first", "effect")
+print(json.dumps({"outcome": result.outcome, "run_dir": str(result.run_dir), "uid": os.getuid(),
+                  "lessons": sorted(os.listdir(os.path.expanduser("~/notebooks")))}))
+"""
+
+
+def free_ports(count: int) -> list[int]:
+    sockets = [socket.socket() for _ in range(count)]
+    for s in sockets:
+        s.bind(("127.0.0.1", 0))
+    ports = [s.getsockname()[1] for s in sockets]
+    for s in sockets:
+        s.close()
+    return ports
+
+
+def last_json(text: str) -> dict:
+    return json.loads(text.strip().splitlines()[-1])
+
+
+@pytest.fixture(scope="module")
+def hub(tmp_path_factory):
+    """A hub of two participants (users made for it, removed after with all they left)."""
+    prefix = f"hubt{os.getpid() % 100000}-"
+    names = participants.names(2, prefix)
+    participants.create(names)
+    port, hub_port, api_port = free_ports(3)
+    settings = Settings(
+        tmp_path_factory.mktemp("hub"), tuple(names), participants.instructor(prefix),
+        port, hub_port, api_port,
+    )  # fmt: skip
+    uids = [pwd.getpwnam(n).pw_uid for n in names]
+    process = None
+    try:
+        process = start(settings)
+        yield settings
+    finally:
+        if process is not None:
+            stop(process)
+            assert process.returncode is not None
+            deadline = time.monotonic() + 30
+            while any(map(participants.processes_of, uids)) and time.monotonic() < deadline:
+                time.sleep(0.2)
+            left = {uid: participants.processes_of(uid) for uid in uids}
+        participants.remove(names)
+        assert not any(n in {u.pw_name for u in pwd.getpwall()} for n in names)
+        assert not any(os.path.exists(f"/tmp/labkit-runs-{uid}") for uid in uids)
+        if process is not None:
+            assert left == {uid: [] for uid in uids}  # the hub stopped everything it started
+
+
+def test_the_rest_api_lets_in_the_workshop_password_only(hub):
+    someone = Participant(hub.url, hub.participants[0])
+    with pytest.raises(Refused) as refused:
+        someone.log_in("not-the-password")
+    assert refused.value.status == 403
+    stranger = Participant(hub.url, "not-a-participant")
+    with pytest.raises(Refused):
+        stranger.log_in(passwords.participants_password(hub.folder))
+    someone.log_in(passwords.participants_password(hub.folder))
+    assert someone.me()["name"] == hub.participants[0] and not someone.me()["admin"]
+
+
+def test_the_instructor_is_admin_with_their_own_password(hub):
+    instructor = Participant(hub.url, hub.instructor)
+    with pytest.raises(Refused):
+        instructor.log_in(passwords.participants_password(hub.folder))
+    instructor.log_in(passwords.instructor_password(hub.folder))
+    assert instructor.me()["admin"]
+    users = call("GET", f"{hub.url}/hub/api/users", token=instructor.token)[1]
+    names = {user["name"] for user in users}
+    assert set(hub.participants) <= names
+    for path in (passwords.PARTICIPANTS, passwords.INSTRUCTOR, passwords.PROXY):
+        assert oct((hub.folder / path).stat().st_mode & 0o777) == oct(0o600)
+
+
+def test_each_runs_lesson_1s_crash_in_their_own_kernel_and_cannot_reach_the_other(hub):
+    password = passwords.participants_password(hub.folder)
+    people = [Participant(hub.url, name) for name in hub.participants]
+    for person in people:
+        person.log_in(password)
+    with ThreadPoolExecutor(len(people)) as pool:
+        list(pool.map(Participant.start_server, people))
+    kernels = [RemoteKernel(p.server_url, p.token) for p in people]
+    try:
+        crashes = []
+        for kernel in kernels:
+            ran = kernel.run(LESSON_1_CRASH)
+            assert ran.error is None, ran.text
+            crashes.append(last_json(ran.text))
+        for person, crash in zip(people, crashes, strict=True):
+            uid = pwd.getpwnam(person.name).pw_uid
+            assert crash["uid"] == uid
+            assert crash["outcome"] == "duplicate"  # effect-first killed at effect: 2 receipts
+            assert crash["run_dir"].startswith(f"/tmp/labkit-runs-{uid}/")
+            assert "01_the_commit_window.ipynb" in crash["lessons"]
+        owner, other = kernels
+        held = owner.run("from labkit.hub import probe\nprint(probe.hold())")
+        assert held.error is None, held.text
+        where = last_json(held.text)
+        assert where["runs_home"] == f"/tmp/labkit-runs-{pwd.getpwnam(people[0].name).pw_uid}"
+        assert where["sockets"], "the owner's Postgres has a socket in their runs home"
+        tried = other.run(
+            f"from labkit.hub import probe\nprint(probe.reach({json.dumps(where)!r}))"
+        )
+        assert tried.error is None, tried.text
+        doors = last_json(tried.text)
+        assert probe.REACHED not in doors.values(), doors
+        assert doors["runs_home"].startswith("PermissionError")
+        assert doors["home"].startswith("PermissionError")
+        assert doors["service_secret"].startswith("PermissionError")
+        assert "Permission denied" in doors["postgres_socket"]
+        assert "refused" in doors["postgres_tcp"].lower()
+        assert doors["ticket_service"] == "Refused: HTTP 403"
+        mine = owner.run(f"from labkit.hub import probe\nprint(probe.reach({json.dumps(where)!r}))")
+        assert last_json(mine.text)["runs_home"] == probe.REACHED  # the doors open for their owner
+        owner.run("probe.release()")
+    finally:
+        for kernel in kernels:
+            kernel.close()
+        for person in people:
+            person.stop_server()
+
+
+@pytest.mark.parametrize(
+    ("arguments", "line"),
+    [
+        (["--participants", "0"], "hub: --participants must be 1 to 300, not 0"),
+        (["--prefix", "Bad Name"], "hub: --prefix must be lowercase letters"),
+        (["--prefix", "nobody-made-these-"], "hub: no participants yet: make them with"),
+    ],
+)
+def test_bad_input_is_one_line_and_status_2(arguments, line):
+    done = subprocess.run(
+        [sys.executable, "-m", "labkit.hub", *arguments], capture_output=True, text=True
+    )
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr.startswith(line) and len(done.stderr.splitlines()) == 1
+
+
+def test_without_root_it_says_what_to_run():
+    done = subprocess.run(
+        ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
+         sys.executable, "-m", "labkit.hub", "--participants", "2"],
+        capture_output=True, text=True, cwd="/",
+        env={**os.environ, "PYTHONPATH": str(Path(__file__).parents[1])},
+    )  # fmt: skip
+    assert done.returncode == 2
+    assert done.stderr == f"hub: {participants.NEEDS_ROOT}\n"
