@@ -8,7 +8,6 @@ import json
 import os
 import pwd
 import shutil
-import socket
 import subprocess
 import sys
 import time
@@ -20,7 +19,8 @@ import pytest
 from labkit.hub import participants, passwords, probe
 from labkit.hub.client import Participant, Refused, call
 from labkit.hub.kernel import RemoteKernel
-from labkit.hub.settings import Settings
+from labkit.hub.room_postgres import RoomPostgres
+from labkit.hub.settings import Settings, free_ports
 from labkit.hub.start import start, stop
 
 pytestmark = [
@@ -36,16 +36,6 @@ result = run("effect_first", "effect")
 print(json.dumps({"outcome": result.outcome, "run_dir": str(result.run_dir), "uid": os.getuid(),
                   "lessons": sorted(os.listdir(os.path.expanduser("~/notebooks")))}))
 """
-
-
-def free_ports(count: int) -> list[int]:
-    sockets = [socket.socket() for _ in range(count)]
-    for s in sockets:
-        s.bind(("127.0.0.1", 0))
-    ports = [s.getsockname()[1] for s in sockets]
-    for s in sockets:
-        s.close()
-    return ports
 
 
 def last_json(text: str) -> dict:
@@ -181,3 +171,52 @@ def test_without_root_it_says_what_to_run():
     )  # fmt: skip
     assert done.returncode == 2
     assert done.stderr == f"hub: {participants.NEEDS_ROOT}\n"
+
+
+ROOM_ATTEMPTS = """
+import json, sys, psycopg
+from urllib.parse import urlsplit
+mine, theirs = sys.argv[1], sys.argv[2]
+said = {}
+def attempt(name, url):
+    try:
+        psycopg.connect(url, connect_timeout=5).close()
+        said[name] = "connected"
+    except psycopg.Error as error:
+        said[name] = " ".join(str(error).split())
+attempt("mine", mine)
+attempt("their_database", urlsplit(mine)._replace(path=urlsplit(theirs).path).geturl())
+attempt("the_admin_database", urlsplit(mine)._replace(path="/postgres").geturl())
+attempt("as_them", theirs)
+with psycopg.connect(mine, autocommit=True) as db:
+    db.execute("CREATE SCHEMA labkit_000000000000")  # what each of a lesson's runs makes
+    said["powers"] = db.execute(
+        "SELECT rolsuper OR rolcreatedb OR rolcreaterole OR rolreplication OR rolbypassrls"
+        " FROM pg_roles WHERE rolname = current_user"
+    ).fetchone()[0]
+print(json.dumps(said))
+"""
+
+
+def test_the_rooms_postgres_gives_each_a_database_of_their_own_and_nothing_more(hub):
+    room = RoomPostgres(free_ports(1)[0]).start()
+    try:
+        first, second = hub.participants
+        urls = {name: room.admit(name) for name in hub.participants}
+        done = subprocess.run(
+            [*participants.as_user(first), sys.executable, "-c", ROOM_ATTEMPTS,
+             urls[first], urls[second]],
+            capture_output=True, text=True, cwd="/", timeout=120,
+        )  # fmt: skip
+        assert done.returncode == 0, done.stderr
+        said = last_json(done.stdout)
+        assert said["mine"] == "connected" and said["powers"] is False
+        assert f'permission denied for database "{second}"' in said["their_database"]
+        assert 'permission denied for database "postgres"' in said["the_admin_database"]
+        assert "no password supplied" in said["as_them"]  # their password file is theirs
+        passfile = Path(pwd.getpwnam(first).pw_dir) / ".labkit-room-pgpass"
+        info = passfile.stat()
+        assert (info.st_uid, oct(info.st_mode & 0o777)) == (pwd.getpwnam(first).pw_uid, "0o600")
+        assert "127.0.0.1" in urls[first] and "password" not in urls[first].split("?")[0]
+    finally:
+        room.stop()

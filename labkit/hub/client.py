@@ -12,6 +12,7 @@ import urllib.request
 from labkit.bench.errors import LabError
 
 READY_TIMEOUT = 300.0  # seconds, for a room whose servers all start at once on two cores
+REQUEST_TIMEOUT = 180.0  # seconds: a kernel's start through a busy room's hub
 
 
 class Refused(LabError):
@@ -30,7 +31,7 @@ def call(method: str, url: str, body: object = None, token: str = "") -> tuple[i
         headers["Authorization"] = f"token {token}"
     request = urllib.request.Request(url, data=data, method=method, headers=headers)
     try:
-        with urllib.request.urlopen(request, timeout=60) as answer:
+        with urllib.request.urlopen(request, timeout=REQUEST_TIMEOUT) as answer:
             text = answer.read()
             return answer.status, json.loads(text) if text else None
     except urllib.error.HTTPError as error:

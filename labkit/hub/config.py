@@ -10,6 +10,7 @@ import os
 import sys
 from pathlib import Path
 
+from labkit.bench.postgres.programs import ENV_URL
 from labkit.hub import participants, passwords
 from labkit.hub.proxy import COMMAND
 from labkit.hub.services import services
@@ -52,8 +53,16 @@ def configure(c, settings: Settings | None = None) -> None:
     }
     c.Spawner.start_timeout = START_TIMEOUT
     c.Spawner.http_timeout = START_TIMEOUT
-    c.Spawner.pre_spawn_hook = lambda spawner: participants.copy_lessons(spawner.user.name)
+    c.Spawner.pre_spawn_hook = lambda spawner: before_spawn(spawner, settings)
 
     hub_services, roles = services(settings)
     c.JupyterHub.services = hub_services
     c.JupyterHub.load_roles = roles
+
+
+def before_spawn(spawner, settings: Settings) -> None:
+    """The lessons in the participant's home; their URL of the room's Postgres, if any."""
+    name = spawner.user.name
+    participants.copy_lessons(name)
+    if name in settings.postgres_urls:
+        spawner.environment = {**spawner.environment, ENV_URL: settings.postgres_urls[name]}

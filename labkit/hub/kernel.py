@@ -18,6 +18,7 @@ from labkit.bench.errors import LabError
 from labkit.hub.client import call
 
 CELL_TIMEOUT = 600.0
+CONNECT_TIMEOUT = 180.0  # tornado's 20 s was too short for a room of 20 on two busy cores
 
 
 @dataclass
@@ -46,7 +47,10 @@ class RemoteKernel:
         self.id, self.session = answer["id"], uuid.uuid4().hex
         self.loop = asyncio.new_event_loop()
         ws_url = f"{server_url.replace('http', 'ws', 1)}api/kernels/{self.id}/channels"
-        request = HTTPRequest(ws_url, headers={"Authorization": f"token {token}"})
+        request = HTTPRequest(
+            ws_url, headers={"Authorization": f"token {token}"},
+            connect_timeout=CONNECT_TIMEOUT, request_timeout=CONNECT_TIMEOUT,
+        )  # fmt: skip
         self.socket = self.loop.run_until_complete(connect(request))
 
     def run(self, code: str, timeout: float = CELL_TIMEOUT) -> Ran:

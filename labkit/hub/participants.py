@@ -77,6 +77,12 @@ def create(users: list[str]) -> list[str]:
     return made
 
 
+def as_user(name: str) -> list[str]:
+    """The command prefix that runs what follows as the user `name` (their groups, no root)."""
+    user = pwd.getpwnam(name)
+    return ["setpriv", f"--reuid={user.pw_uid}", f"--regid={user.pw_gid}", "--init-groups"]
+
+
 def copy_lessons(name: str) -> None:
     """The lessons into ~name/notebooks, unless already there: copied by the user themselves
     (root writing into a home another user controls could be led through a symlink)."""
@@ -84,14 +90,19 @@ def copy_lessons(name: str) -> None:
     if os.geteuid() != 0 and os.getuid() != user.pw_uid:
         return
     target = str(Path(user.pw_dir) / "notebooks")
-    as_user = ["setpriv", f"--reuid={user.pw_uid}", f"--regid={user.pw_gid}", "--init-groups"]
     copy = 'test -e "$1" || cp -R "$2" "$1"'
     ignore = ".ipynb_checkpoints"
     subprocess.run(
-        [*as_user, "sh", "-c", copy + f' && rm -rf "$1"/{ignore} "$1"/*/{ignore}', "sh", target,
-         str(LESSONS)],
+        [*as_user(name), "sh", "-c", copy + f' && rm -rf "$1"/{ignore} "$1"/*/{ignore}', "sh",
+         target, str(LESSONS)],
         check=True, cwd="/",
     )  # fmt: skip
+
+
+def write_private(name: str, path: str, text: str) -> None:
+    """`text` into `path` (mode 0600), written by the user `name` themselves."""
+    command = [*as_user(name), "sh", "-c", 'umask 077 && cat > "$1"', "sh", path]
+    subprocess.run(command, input=text, text=True, check=True, cwd="/")
 
 
 def processes_of(uid: int) -> list[int]:

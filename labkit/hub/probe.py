@@ -16,6 +16,7 @@ from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
 from labkit.bench.folders import new_run_dir, runs_home
+from labkit.bench.postgres.programs import ENV_URL
 from labkit.bench.postgres.shared import shared_url
 from labkit.studies.unknown_outcome.caller import SECRET_FILE
 from labkit.studies.unknown_outcome.experiment import ServiceProcess
@@ -35,7 +36,7 @@ def hold() -> str:
     return json.dumps({
         "runs_home": str(home), "home": os.path.expanduser("~"), "postgres": url,
         "service_port": service.port, "secret_file": str(service.folder / SECRET_FILE),
-        "sockets": sockets,
+        "sockets": sockets, "room_postgres": os.environ.get(ENV_URL),
     })  # fmt: skip
 
 
@@ -88,4 +89,10 @@ def reach(held_json: str) -> str:
         "ticket_service": ticket_service,
         **{f"socket {p}": (lambda p=p: unix_socket(p)) for p in held["sockets"]},
     }
+    theirs, mine = held.get("room_postgres"), os.environ.get(ENV_URL)
+    if theirs and mine:  # the room's server: their database as me, and them without a password
+        their_database = urlsplit(theirs).path
+        as_me = urlsplit(mine)._replace(path=their_database).geturl()
+        doors["room_postgres_their_database"] = lambda: psycopg.connect(as_me).close()
+        doors["room_postgres_as_them"] = lambda: psycopg.connect(theirs).close()
     return json.dumps({door: attempt(try_it) for door, try_it in doors.items()})

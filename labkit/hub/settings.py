@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import socket
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -25,6 +26,7 @@ class Settings:
     proxy_api_port: int = 8001  # the proxy's routes API, on 127.0.0.1, token-protected
     cull_after: int = 3600  # seconds a server may sit idle before the culler stops it
     environment: dict[str, str] = field(default_factory=dict)  # more for every server
+    postgres_urls: dict[str, str] = field(default_factory=dict)  # the room's Postgres, by name
 
     @property
     def url(self) -> str:
@@ -46,3 +48,14 @@ def load(path: str | os.PathLike) -> Settings:
     data["folder"] = Path(data["folder"])
     data["participants"] = tuple(data["participants"])
     return Settings(**data)
+
+
+def free_ports(count: int) -> list[int]:
+    """`count` ports free on 127.0.0.1 now (for a hub beside others: tests, benchmarks)."""
+    sockets = [socket.socket() for _ in range(count)]
+    for s in sockets:
+        s.bind(("127.0.0.1", 0))
+    ports = [s.getsockname()[1] for s in sockets]
+    for s in sockets:
+        s.close()
+    return ports

@@ -1,0 +1,84 @@
+"""One Postgres server for the whole room, instead of lesson 7's server per participant:
+each participant gets a role and a database of their own (the lab makes its schema per run
+inside it), and nothing on anyone else's.
+
+Least privilege: the roles may log in and nothing more (no superuser, no CREATEDB, no
+CREATEROLE, no replication); each database belongs to its participant's role alone, and
+PUBLIC loses CONNECT on every database, so a role reaches only its own. Every identifier and
+the passwords go through psycopg.sql. The server listens on 127.0.0.1 only, scram-sha-256 for
+every connection; a participant's password is in a file in their home (0600, theirs), which
+their URL names: the URL itself holds no secret.
+
+Lesson 7's server crashes (`crash_sweep`) still start a server of the participant's own for
+a moment: that server is killed on purpose, and the room's must not be.
+"""
+
+from __future__ import annotations
+
+import pwd
+import secrets
+import shutil
+import tempfile
+from pathlib import Path
+from urllib.parse import quote
+
+from labkit.bench.postgres import connect
+from labkit.bench.postgres.local_server import LocalServer
+from labkit.hub.participants import write_private
+
+PASSFILE = ".labkit-room-pgpass"  # in each participant's home
+
+
+class RoomPostgres:
+    """The room's server on 127.0.0.1:`port` (run as nobody when started by root)."""
+
+    def __init__(self, port: int, max_connections: int = 400) -> None:
+        self.port = port
+        self.folder = Path(tempfile.mkdtemp(prefix="labkit-room-pg-"))
+        self.folder.chmod(0o711)  # its server's user (nobody) passes through, nobody lists it
+        settings = {"listen_addresses": "127.0.0.1", "port": str(port),
+                    "max_connections": str(max_connections)}  # fmt: skip
+        self.server = LocalServer(self.folder, settings)
+        self.admin_url = ""
+
+    def start(self) -> RoomPostgres:
+        # its socket is named for the port too: the admin's way in, as root, never the room's
+        self.admin_url = f"{self.server.start()}&port={self.port}"
+        with connect(self.admin_url) as admin:
+            for database in ("postgres", "template1"):
+                admin.execute(revoke_connect(database))
+        return self
+
+    @property
+    def pid(self) -> int | None:
+        return self.server.pid
+
+    def admit(self, name: str) -> str:
+        """A role and a database for the participant `name`; the URL they connect with."""
+        from psycopg import sql
+
+        password = secrets.token_hex(24)
+        role = sql.Identifier(name)
+        with connect(self.admin_url) as admin:
+            admin.execute(
+                sql.SQL(
+                    "CREATE ROLE {} LOGIN PASSWORD {} NOSUPERUSER NOCREATEDB NOCREATEROLE"
+                    " NOREPLICATION NOBYPASSRLS CONNECTION LIMIT 40"
+                ).format(role, sql.Literal(password))
+            )
+            admin.execute(sql.SQL("CREATE DATABASE {} OWNER {}").format(role, role))
+            admin.execute(revoke_connect(name))
+            admin.execute(sql.SQL("GRANT CONNECT ON DATABASE {} TO {}").format(role, role))
+        passfile = f"{pwd.getpwnam(name).pw_dir}/{PASSFILE}"
+        write_private(name, passfile, f"127.0.0.1:{self.port}:*:{name}:{password}\n")
+        return f"postgresql://{quote(name)}@127.0.0.1:{self.port}/{quote(name)}?passfile={passfile}"
+
+    def stop(self) -> None:
+        self.server.stop()
+        shutil.rmtree(self.folder, ignore_errors=True)
+
+
+def revoke_connect(database: str):
+    from psycopg import sql
+
+    return sql.SQL("REVOKE ALL ON DATABASE {} FROM PUBLIC").format(sql.Identifier(database))
