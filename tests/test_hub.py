@@ -31,10 +31,12 @@ pytestmark = [
 
 LESSON_1_CRASH = """
 import json, os
+from ipykernel.connect import get_connection_info
 from labkit.studies.commit_window.runs import run
 result = run("effect_first", "effect")
 print(json.dumps({"outcome": result.outcome, "run_dir": str(result.run_dir), "uid": os.getuid(),
-                  "lessons": sorted(os.listdir(os.path.expanduser("~/notebooks")))}))
+                  "lessons": sorted(os.listdir(os.path.expanduser("~/notebooks"))),
+                  "kernel": json.loads(get_connection_info())}))
 """
 
 
@@ -118,6 +120,9 @@ def test_each_runs_lesson_1s_crash_in_their_own_kernel_and_cannot_reach_the_othe
             assert crash["outcome"] == "duplicate"  # effect-first killed at effect: 2 receipts
             assert crash["run_dir"].startswith(f"/tmp/labkit-runs-{uid}/")
             assert "01_the_commit_window.ipynb" in crash["lessons"]
+            kernel = crash["kernel"]  # its sockets in the participant's home, not on 127.0.0.1
+            assert kernel["transport"] == "ipc", kernel
+            assert kernel["ip"].startswith(f"{pwd.getpwnam(person.name).pw_dir}/"), kernel
         owner, other = kernels
         held = owner.run("from labkit.hub import probe\nprint(probe.hold())")
         assert held.error is None, held.text

@@ -44,6 +44,10 @@ def configure(c, settings: Settings | None = None) -> None:
 
     c.JupyterHub.spawner_class = "localprocess"
     c.Spawner.cmd = [str(BIN / "jupyterhub-singleuser")]
+    # Kernels on Unix sockets in the participant's own runtime folder, not on 127.0.0.1 ports:
+    # with 30 servers picking free ports at once, two kernels took the same one and one died
+    # (jupyter_client frees a port before its kernel binds it); and no other user sees them.
+    c.Spawner.args = ["--KernelManager.transport=ipc"]
     c.Spawner.ip = "127.0.0.1"
     c.Spawner.notebook_dir = "~"
     c.Spawner.default_url = "/lab/tree/notebooks/00_start_here.ipynb"

@@ -6,6 +6,7 @@ JupyterHub starts it itself (ConfigurableHTTPProxy); it lives in `.hub/proxy/` (
 
 from __future__ import annotations
 
+import fcntl
 import json
 import shutil
 import subprocess
@@ -29,16 +30,25 @@ def installed_version() -> str | None:
 
 
 def install() -> Path:
-    """configurable-http-proxy at VERSION in .hub/proxy (npm, once); the path of its command."""
+    """configurable-http-proxy at VERSION in .hub/proxy (npm, once); the path of its command.
+    Two hubs starting at once (the tests, on several cores) install it once: a lock."""
     if installed_version() == VERSION and COMMAND.exists():
         return COMMAND
+    FOLDER.mkdir(parents=True, exist_ok=True)
+    with open(FOLDER.parent / "proxy.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if installed_version() == VERSION and COMMAND.exists():
+            return COMMAND
+        return npm_install()
+
+
+def npm_install() -> Path:
     npm = shutil.which("npm")
     if npm is None:
         raise LabError(
             "the hub's proxy (configurable-http-proxy) comes from npm: install Node.js 18 or"
             " newer with npm (Debian: apt-get install nodejs npm), then run this again"
         )
-    FOLDER.mkdir(parents=True, exist_ok=True)
     package = f"configurable-http-proxy@{VERSION}"
     print(f"Installing {package} into {FOLDER} ...", flush=True)
     subprocess.run(
