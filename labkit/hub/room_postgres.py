@@ -42,11 +42,16 @@ class RoomPostgres:
         self.admin_url = ""
 
     def start(self) -> RoomPostgres:
-        # its socket is named for the port too: the admin's way in, as root, never the room's
-        self.admin_url = f"{self.server.start()}&port={self.port}"
-        with connect(self.admin_url) as admin:
-            for database in ("postgres", "template1"):
-                admin.execute(revoke_connect(database))
+        """Start it and close its own databases to PUBLIC; stopped and removed on a failure."""
+        try:
+            # its socket is named for the port too: the admin's way in (root's), not the room's
+            self.admin_url = f"{self.server.start()}&port={self.port}"
+            with connect(self.admin_url) as admin:
+                for database in ("postgres", "template1"):
+                    admin.execute(revoke_connect(database))
+        except BaseException:
+            self.stop()
+            raise
         return self
 
     @property
