@@ -13,7 +13,7 @@ from pathlib import Path
 from labkit.bench.postgres.programs import ENV_URL
 from labkit.hub import participants, passwords
 from labkit.hub.proxy import COMMAND
-from labkit.hub.services import services
+from labkit.hub.services import room_environment, services
 from labkit.hub.settings import ENV, Settings, load
 
 BIN = Path(sys.prefix) / "bin"  # the lab's .venv: the hub runs from it, so do the servers
@@ -53,6 +53,7 @@ def configure(c, settings: Settings | None = None) -> None:
     c.Spawner.default_url = "/lab/tree/notebooks/00_start_here.ipynb"
     c.Spawner.environment = {
         "PATH": f"{BIN}:/usr/local/bin:/usr/bin:/bin",
+        **room_environment(settings),
         **settings.environment,
     }
     c.Spawner.start_timeout = START_TIMEOUT

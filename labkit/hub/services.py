@@ -10,6 +10,19 @@ import sys
 from labkit.hub.settings import Settings
 
 CULLER_SCOPES = ["list:users", "read:users:activity", "read:servers", "delete:servers"]
+ROOM = "room"
+ROOM_ACCESS = f"access:services!service={ROOM}"
+SERVER_SCOPES = ["users:activity!user", "access:servers!server"]  # JupyterHub's own default
+
+
+def room_port(settings: Settings) -> int:
+    """The room's port on 127.0.0.1: beside the proxy's (port) and its API's (port + 1)."""
+    return settings.port + 2
+
+
+def room_environment(settings: Settings) -> dict[str, str]:
+    """For every participant's server: where their kernel finds the room (labkit/room/client.py)."""
+    return {"LABKIT_ROOM_URL": f"http://127.0.0.1:{room_port(settings)}/services/{ROOM}/"}
 
 
 def services(settings: Settings) -> tuple[list[dict], list[dict]]:
@@ -27,4 +40,17 @@ def services(settings: Settings) -> tuple[list[dict], list[dict]]:
         **as_nobody,
     }
     culler_role = {"name": "idle-culler", "scopes": CULLER_SCOPES, "services": ["idle-culler"]}
-    return [culler], [culler_role]
+    room = {
+        "name": ROOM,
+        "url": f"http://127.0.0.1:{room_port(settings)}",
+        "command": [sys.executable, "-m", "labkit.room"],
+        "oauth_no_confirm": True,
+        "environment": {"LABKIT_ROOM_INSTRUCTORS": settings.instructor},
+        **as_nobody,
+    }
+    # everyone of the room may reach the room (and nothing else through it); a kernel's own
+    # token ($JUPYTERHUB_API_TOKEN, the `server` role) gets that one scope more than by default
+    people = [*settings.participants, settings.instructor]
+    room_role = {"name": "room-member", "scopes": [ROOM_ACCESS], "users": people}
+    server_role = {"name": "server", "scopes": [*SERVER_SCOPES, ROOM_ACCESS]}
+    return [culler, room], [culler_role, room_role, server_role]

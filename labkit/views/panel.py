@@ -25,6 +25,7 @@ from labkit.studies.commit_window.runs import RunResult, run
 from labkit.studies.commit_window.spec import KILL_MODES
 from labkit.views.background import BackgroundJob, error_html
 from labkit.views.controls import pick_one, run_button
+from labkit.views.room_hook import RoomHook, room_defaults
 from labkit.views.tables import before_after_html, outcome_badge, row_marks, table_html
 from labkit.views.timeline import TimelineFigure
 
@@ -134,6 +135,8 @@ class CrashPanel(widgets.VBox):
     ) -> None:
         self.result: RunResult | None = None
         self.error: Exception | None = None
+        order, kill_at, kill_mode = room_defaults(order, kill_at, kill_mode)
+        self.room = RoomHook()  # under the workshop hub only: the prediction to the room
         self.order = pick_one(say("panel.order"), ORDERS, order)
         self.kill_at = widgets.Dropdown(description=say("panel.kill_at"))
         self.kill_mode = widgets.ToggleButtons(
@@ -155,7 +158,7 @@ class CrashPanel(widgets.VBox):
         )
         controls = widgets.HBox([self.order, self.kill_at, self.run_button])
         feedback = [self.status, self.job.row, self.error_line]
-        super().__init__([controls, self.kill_mode, *feedback, *body])
+        super().__init__([controls, self.kill_mode, *self.room.widgets, *feedback, *body])
         self.add_class("labkit-crash-panel")
         self.outcome.add_class("labkit-outcome")
 
@@ -173,10 +176,12 @@ class CrashPanel(widgets.VBox):
             else say("panel.killing_at", point=f"<b>{kill_at}</b>", mode=mode)
         )
         running = say("panel.running", order=f"<b>{order}</b>", kill=kill)
+        self.room.before_run(order, kill_at, mode)
         self.job.start(running, lambda _report: run(order, kill_at, mode), self.show)
 
     def show(self, result: RunResult) -> None:
         self.result = result
+        self.room.after_run(result.outcome)
         s = result.summary()
         self.status.value = say(
             "panel.done",

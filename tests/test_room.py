@@ -1,0 +1,260 @@
+"""The instructor's view of the room, on a real hub: three participants (system users; one runs
+the crash panel in her own kernel, the others answer through the REST API with their own
+tokens), the instructor pushing the crash point and reading the room, in a real browser too.
+
+Checked: predictions and outcomes arrive and count right, the pushed crash point is a
+participant's panel's default, a participant reads only their own answers and never the room,
+and outside the hub a panel opens no connection at all."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import socket
+from pathlib import Path
+
+import pytest
+
+from labkit.hub import participants, passwords
+from labkit.hub.client import Participant, Refused, call
+from labkit.hub.kernel import RemoteKernel
+from labkit.hub.services import ROOM_ACCESS
+from labkit.hub.settings import Settings
+from labkit.hub.start import start, stop
+
+CHROMIUM = "/usr/bin/chromium"
+
+
+def on_a_hub(test):
+    """A test on the module's hub: as root (it makes system users), with npm (its proxy)."""
+    for mark in (
+        pytest.mark.skipif(os.geteuid() != 0, reason="the hub makes system users: root only"),
+        pytest.mark.skipif(not shutil.which("npm"), reason="the hub's proxy comes from npm"),
+        pytest.mark.timeout(900),
+    ):
+        test = mark(test)
+    return test
+
+
+PUSHED = {"order": "checkpoint_first", "kill_at": "checkpoint", "kill_mode": "exit"}
+PUSHED_POINT = "checkpoint_first/checkpoint/exit"
+
+PANEL_IN_THE_KERNEL = """
+import json, os
+from labkit.hub.client import call
+from labkit.views.panel import CrashPanel
+panel = CrashPanel()
+default = [panel.order.value, panel.kill_at.value, panel.kill_mode.value]
+panel.room.picker.value = "duplicate"
+panel.click()
+panel.job.wait(300)
+me = call("GET", os.environ["JUPYTERHUB_API_URL"] + "/user",
+          token=os.environ["JUPYTERHUB_API_TOKEN"])[1]
+print(json.dumps({"default": default, "outcome": panel.result.outcome,
+                  "note": panel.room.note.value, "scopes": sorted(me["scopes"])}))
+"""
+
+
+def free_port_block() -> int:
+    """A port p with p, p + 1 (the proxy's API) and p + 2 (the room) free on 127.0.0.1."""
+    for _ in range(50):
+        with socket.socket() as probe:
+            probe.bind(("127.0.0.1", 0))
+            port = probe.getsockname()[1]
+        try:
+            held = []
+            for p in (port, port + 1, port + 2):
+                s = socket.socket()
+                held.append(s)
+                s.bind(("127.0.0.1", p))
+            return port
+        except OSError:
+            continue
+        finally:
+            for s in held:
+                s.close()
+    raise RuntimeError("no three free ports in a row")
+
+
+@pytest.fixture(scope="module")
+def hub(tmp_path_factory):
+    prefix = f"roomt{os.getpid() % 100000}-"
+    names = participants.names(3, prefix)
+    participants.create(names)
+    port = free_port_block()
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        hub_port = s.getsockname()[1]
+    settings = Settings(
+        tmp_path_factory.mktemp("hub"), tuple(names), participants.instructor(prefix),
+        port, hub_port, port + 1,
+    )  # fmt: skip
+    process = None
+    try:
+        process = start(settings)
+        yield settings
+    finally:
+        if process is not None:
+            stop(process)
+        participants.remove(names)
+
+
+@pytest.fixture(scope="module")
+def people(hub):
+    """(instructor, a, b, c), each logged in through the REST API with their own token."""
+    a, b, c = (Participant(hub.url, name) for name in hub.participants)
+    for person in (a, b, c):
+        person.log_in(passwords.participants_password(hub.folder))
+    instructor = Participant(hub.url, hub.instructor)
+    instructor.log_in(passwords.instructor_password(hub.folder))
+    return instructor, a, b, c
+
+
+def room(hub, method: str, path: str, person: Participant | None, body: object = None):
+    token = person.token if person else ""
+    return call(method, f"{hub.url}/services/room/{path}", body, token=token)[1]
+
+
+def refused(hub, method: str, path: str, person: Participant | None, body: object = None):
+    with pytest.raises(Refused) as no:
+        room(hub, method, path, person, body)
+    return no.value.status
+
+
+@on_a_hub
+def test_the_room_counts_predictions_and_outcomes_and_the_pushed_point_is_the_default(hub, people):
+    instructor, a, b, c = people
+    assert room(hub, "POST", "api/next", instructor, PUSHED) == PUSHED
+    a.start_server()
+    kernel = RemoteKernel(a.server_url, a.token)
+    try:
+        ran = kernel.run(PANEL_IN_THE_KERNEL)
+    finally:
+        kernel.close()
+        a.stop_server()
+    assert ran.error is None, ran.text
+    seen = json.loads(ran.text.strip().splitlines()[-1])
+    assert seen["default"] == list(PUSHED.values())  # the instructor's point, not the panel's
+    assert seen["outcome"] == "lost"  # checkpoint_first killed at checkpoint: the receipt lost
+    others = [s for s in seen["scopes"] if s != ROOM_ACCESS]
+    assert ROOM_ACCESS in seen["scopes"]  # the kernel's token reaches the room ...
+    assert sorted(s.split("!")[0] for s in others) == [  # ... and nothing more of the user's
+        "access:servers", "read:users:activity", "read:users:groups", "read:users:name",
+        "users:activity",
+    ]  # fmt: skip
+    assert all(s.endswith((f"={a.name}", f"={a.name}/")) for s in others)
+    room(hub, "POST", "api/predictions", b, {**PUSHED, "answer": "lost"})
+    room(hub, "POST", "api/outcomes", b, {**PUSHED, "answer": "lost"})
+    room(hub, "POST", "api/predictions", c, {**PUSHED, "answer": "duplicate"})
+    room(hub, "POST", "api/predictions", c, {**PUSHED, "answer": "lost"})  # the last word counts
+    view = room(hub, "GET", "api/room", instructor)
+    assert view["next"] == PUSHED
+    (point,) = view["points"]
+    assert point["point"] == PUSHED_POINT
+    assert point["predicted"] == {"duplicate": 1, "lost": 2}  # a: duplicate; b, c: lost
+    assert point["happened"] == {"lost": 2}  # a's kernel and b's report
+    assert room(hub, "GET", "api/mine", b)["next"] == PUSHED
+
+
+@on_a_hub
+def test_a_participant_reads_only_their_own_answers_and_never_the_room(hub, people):
+    instructor, a, b, _ = people
+    point = {"order": "effect_first", "kill_at": "effect", "kill_mode": "sigkill"}
+    room(hub, "POST", "api/predictions", a, {**point, "answer": "consistent"})
+    room(hub, "POST", "api/predictions", b, {**point, "answer": "duplicate"})
+    mine = room(hub, "GET", "api/mine", b)
+    assert mine["predictions"]["effect_first/effect/sigkill"] == "duplicate"
+    assert "consistent" not in json.dumps(mine)  # nothing of a's in b's answers
+    assert refused(hub, "GET", "api/room", b) == 403
+    assert refused(hub, "POST", "api/next", b, point) == 403
+    assert refused(hub, "GET", "", b) == 403  # the page too, token or not
+    for path in ("api/room", "api/mine"):
+        assert refused(hub, "GET", path, None) == 403  # no token: nobody
+    assert room(hub, "GET", "api/room", instructor)["next"] != point
+
+
+@on_a_hub
+@pytest.mark.parametrize(
+    ("body", "line"),
+    [
+        ({**PUSHED, "answer": "maybe"}, "unknown prediction 'maybe'; choose one of: consistent"),
+        ({**PUSHED, "kill_at": "nowhere", "answer": "lost"}, "unknown kill point for "),
+        ({"order": "sideways", "answer": "lost"}, "unknown order 'sideways'; choose one of:"),
+    ],
+)
+def test_bad_answers_are_one_line_naming_the_choices(hub, people, body, line):
+    request_url = f"{hub.url}/services/room/api/predictions"
+    import urllib.error
+    import urllib.request
+
+    headers = {"Authorization": f"token {people[1].token}"}
+    asked = urllib.request.Request(request_url, json.dumps(body).encode(), headers)
+    with pytest.raises(urllib.error.HTTPError) as no:
+        urllib.request.urlopen(asked, timeout=30)
+    assert no.value.code == 400
+    assert json.load(no.value)["error"].startswith(line)
+
+
+def test_outside_the_hub_a_panel_opens_no_connection(monkeypatch):
+    from labkit.room import client
+    from labkit.views.panel import CrashPanel
+
+    for name in ("JUPYTERHUB_API_TOKEN", "JUPYTERHUB_USER"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv(client.URL, "http://127.0.0.1:9/services/room/")
+
+    def no_network(*args: object) -> None:
+        raise AssertionError("a connection outside the hub")
+
+    monkeypatch.setattr(socket.socket, "connect", no_network)
+    panel = CrashPanel()
+    assert panel.room.widgets == [] and client.room_url() is None
+    assert not client.predict(PUSHED, "lost") and client.pushed_point() is None
+    panel.room.before_run("effect_first", "effect", "exit")
+    panel.room.after_run("duplicate")
+
+
+@on_a_hub
+@pytest.mark.skipif(not Path(CHROMIUM).exists(), reason="needs Debian's chromium")
+def test_the_instructors_page_shows_the_room_live_in_a_real_browser(hub, people):
+    from playwright.sync_api import expect, sync_playwright
+
+    from tests.test_browser import CHROMIUM_ARGS
+
+    instructor, a, b, c = people
+    point = {"order": "atomic", "kill_at": "committed", "kill_mode": "exit"}
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        page = browser.new_page()
+        page.goto(f"{hub.url}/hub/login")
+        page.fill("input[name=username]", hub.instructor)
+        page.fill("input[name=password]", passwords.instructor_password(hub.folder))
+        page.click("#login_submit")
+        page.wait_for_url("**/hub/**")
+        page.goto(f"{hub.url}/services/room/?lang=zh")  # through the hub's OAuth
+        expect(page.locator("h1")).to_have_text("课堂")
+        page.evaluate("window.notReloaded = true")
+        row = page.locator('tr[data-point="atomic/committed/exit"]')
+        expect(row).to_have_count(0)
+        room(hub, "POST", "api/predictions", a, {**point, "answer": "consistent"})
+        room(hub, "POST", "api/predictions", b, {**point, "answer": "consistent"})
+        room(hub, "POST", "api/predictions", c, {**point, "answer": "lost"})
+        expect(row.locator('[data-predicted="consistent"] .count')).to_have_text("2")
+        expect(row.locator('[data-predicted="lost"] .count')).to_have_text("1")
+        expect(row.locator('[data-predicted="lost"] .word')).to_have_text("丢失")
+        room(hub, "POST", "api/outcomes", a, {**point, "answer": "consistent"})
+        expect(row.locator('[data-happened="consistent"] .count')).to_have_text("1")
+        room(hub, "POST", "api/predictions", c, {**point, "answer": "consistent"})
+        expect(row.locator('[data-predicted="consistent"] .count')).to_have_text("3")
+        expect(row.locator('[data-predicted="lost"]')).to_have_count(0)
+        page.select_option("#order", "idempotent")
+        page.select_option("#kill_at", "effect")
+        page.select_option("#kill_mode", "sigkill")
+        page.click("#push")
+        expect(page.locator("#pushed")).to_have_text("已推送")
+        expect(page.locator("#next")).to_have_text("idempotent / effect / sigkill")
+        assert page.evaluate("window.notReloaded") is True  # live, never reloaded
+        browser.close()
+    pushed = room(hub, "GET", "api/mine", c)["next"]
+    assert pushed == {"order": "idempotent", "kill_at": "effect", "kill_mode": "sigkill"}
