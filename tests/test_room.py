@@ -19,7 +19,7 @@ import pytest
 from labkit.hub import participants, passwords
 from labkit.hub.client import Participant, Refused, call
 from labkit.hub.kernel import RemoteKernel
-from labkit.hub.services import ROOM_ACCESS
+from labkit.hub.services import ROOM_ACCESS, room_port
 from labkit.hub.settings import Settings
 from labkit.hub.start import start, stop
 
@@ -172,6 +172,24 @@ def test_a_participant_reads_only_their_own_answers_and_never_the_room(hub, peop
     for path in ("api/room", "api/mine"):
         assert refused(hub, "GET", path, None) == 403  # no token: nobody
     assert room(hub, "GET", "api/room", instructor)["next"] != point
+
+
+def listening(port: int) -> list[str]:
+    """The local addresses listening on TCP `port` (/proc/net/tcp and tcp6, hex as there)."""
+    found = []
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        for line in Path(table).read_text().splitlines()[1:]:
+            local, state = line.split()[1], line.split()[3]
+            address, hex_port = local.split(":")
+            if state == "0A" and int(hex_port, 16) == port:  # 0A: LISTEN
+                found.append(address)
+    return found
+
+
+@on_a_hub
+def test_the_room_listens_on_127_0_0_1_only(hub, people):
+    assert room(hub, "GET", "api/mine", people[1]) is not None  # it is up
+    assert listening(room_port(hub)) == ["0100007F"]  # 127.0.0.1, and no other address
 
 
 @on_a_hub
