@@ -174,6 +174,28 @@ def test_a_participant_reads_only_their_own_answers_and_never_the_room(hub, peop
     assert room(hub, "GET", "api/room", instructor)["next"] != point
 
 
+@on_a_hub
+def test_the_page_speaks_the_instructors_language_and_refuses_an_unknown_one(hub, people):
+    import urllib.error
+    import urllib.request
+
+    def page(query: str, accept: str) -> tuple[int, str]:
+        headers = {"Authorization": f"token {people[0].token}", "Accept-Language": accept}
+        asked = urllib.request.Request(f"{hub.url}/services/room/{query}", headers=headers)
+        try:
+            with urllib.request.urlopen(asked, timeout=30) as answer:
+                return answer.status, answer.read().decode()
+        except urllib.error.HTTPError as error:
+            return error.code, error.read().decode()
+
+    assert "<h1>课堂</h1>" in page("", "zh-CN,zh;q=0.9,en;q=0.8")[1]
+    assert "<h1>The room</h1>" in page("", "fr-FR,en;q=0.5")[1]
+    assert "<h1>The room</h1>" in page("?lang=en", "zh-CN")[1]
+    status, said = page("?lang=fr", "en")
+    assert status == 400
+    assert json.loads(said)["error"] == "unknown lang 'fr'; choose one of: en, zh"
+
+
 def listening(port: int) -> list[str]:
     """The local addresses listening on TCP `port` (/proc/net/tcp and tcp6, hex as there)."""
     found = []

@@ -105,15 +105,24 @@ class Next(RoomHandler):
 
 
 class Page(RoomHandler):
-    """The instructor's page, in ?lang= (the service's LABKIT_LANGUAGE by default)."""
+    """The instructor's page, in ?lang=, else in the browser's language."""
 
     def prepare(self) -> None:  # no user yet: to the hub's login, then back here
         pass
 
+    def browsers(self) -> str:
+        """The first of the catalogue's languages the browser asks for (Accept-Language),
+        else the service's own (LABKIT_LANGUAGE)."""
+        for asked in self.request.headers.get("Accept-Language", "").split(","):
+            code = asked.split(";")[0].strip().split("-")[0].lower()
+            if code in LANGUAGES:
+                return code
+        return language()
+
     @web.authenticated
     def get(self) -> None:
         try:
-            code = check_choice("lang", self.get_argument("lang", language()), LANGUAGES)
+            code = check_choice("lang", self.get_argument("lang", self.browsers()), LANGUAGES)
         except LabError as error:
             raise web.HTTPError(400, str(error)) from None
         self.set_header("Content-Type", "text/html; charset=utf-8")
