@@ -114,7 +114,7 @@ def workshop(count: int, lessons: list[int], room_postgres: bool = False) -> dic
             urls = {name: room.admit(name) for name in names}
             others["room postgres"] = lambda: process_tree(room.pid) if room.pid else []
         settings = Settings(
-            folder, tuple(names), participants.instructor(prefix), *free_ports(3),
+            folder, tuple(names), participants.instructor(prefix), *free_ports(4),
             postgres_urls=urls,
         )  # fmt: skip
         hub = start(settings)

@@ -50,10 +50,10 @@ def hub(tmp_path_factory):
     prefix = f"hubt{os.getpid() % 100000}-"
     names = participants.names(2, prefix)
     participants.create(names)
-    port, hub_port, api_port = free_ports(3)
+    port, hub_port, api_port, room_port = free_ports(4)
     settings = Settings(
         tmp_path_factory.mktemp("hub"), tuple(names), participants.instructor(prefix),
-        port, hub_port, api_port,
+        port, hub_port, api_port, room_port,
     )  # fmt: skip
     uids = [pwd.getpwnam(n).pw_uid for n in names]
     process = None

@@ -19,8 +19,8 @@ import pytest
 from labkit.hub import participants, passwords
 from labkit.hub.client import Participant, Refused, call
 from labkit.hub.kernel import RemoteKernel
-from labkit.hub.services import ROOM_ACCESS, room_port
-from labkit.hub.settings import Settings
+from labkit.hub.services import ROOM_ACCESS
+from labkit.hub.settings import Settings, free_ports
 from labkit.hub.start import start, stop
 
 CHROMIUM = "/usr/bin/chromium"
@@ -56,39 +56,15 @@ print(json.dumps({"default": default, "outcome": panel.result.outcome,
 """
 
 
-def free_port_block() -> int:
-    """A port p with p, p + 1 (the proxy's API) and p + 2 (the room) free on 127.0.0.1."""
-    for _ in range(50):
-        with socket.socket() as probe:
-            probe.bind(("127.0.0.1", 0))
-            port = probe.getsockname()[1]
-        try:
-            held = []
-            for p in (port, port + 1, port + 2):
-                s = socket.socket()
-                held.append(s)
-                s.bind(("127.0.0.1", p))
-            return port
-        except OSError:
-            continue
-        finally:
-            for s in held:
-                s.close()
-    raise RuntimeError("no three free ports in a row")
-
-
 @pytest.fixture(scope="module")
 def hub(tmp_path_factory):
     prefix = f"roomt{os.getpid() % 100000}-"
     names = participants.names(3, prefix)
     participants.create(names)
-    port = free_port_block()
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        hub_port = s.getsockname()[1]
+    port, hub_port, api_port, room_port = free_ports(4)
     settings = Settings(
         tmp_path_factory.mktemp("hub"), tuple(names), participants.instructor(prefix),
-        port, hub_port, port + 1,
+        port, hub_port, api_port, room_port,
     )  # fmt: skip
     process = None
     try:
@@ -211,7 +187,7 @@ def listening(port: int) -> list[str]:
 @on_a_hub
 def test_the_room_listens_on_127_0_0_1_only(hub, people):
     assert room(hub, "GET", "api/mine", people[1]) is not None  # it is up
-    assert listening(room_port(hub)) == ["0100007F"]  # 127.0.0.1, and no other address
+    assert listening(hub.room_port) == ["0100007F"]  # 127.0.0.1, and no other address
 
 
 @on_a_hub

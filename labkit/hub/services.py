@@ -15,14 +15,9 @@ ROOM_ACCESS = f"access:services!service={ROOM}"
 SERVER_SCOPES = ["users:activity!user", "access:servers!server"]  # JupyterHub's own default
 
 
-def room_port(settings: Settings) -> int:
-    """The room's port on 127.0.0.1: beside the proxy's (port) and its API's (port + 1)."""
-    return settings.port + 2
-
-
 def room_environment(settings: Settings) -> dict[str, str]:
     """For every participant's server: where their kernel finds the room (labkit/room/client.py)."""
-    return {"LABKIT_ROOM_URL": f"http://127.0.0.1:{room_port(settings)}/services/{ROOM}/"}
+    return {"LABKIT_ROOM_URL": f"http://127.0.0.1:{settings.room_port}/services/{ROOM}/"}
 
 
 def services(settings: Settings) -> tuple[list[dict], list[dict]]:
@@ -42,7 +37,7 @@ def services(settings: Settings) -> tuple[list[dict], list[dict]]:
     culler_role = {"name": "idle-culler", "scopes": CULLER_SCOPES, "services": ["idle-culler"]}
     room = {
         "name": ROOM,
-        "url": f"http://127.0.0.1:{room_port(settings)}",
+        "url": f"http://127.0.0.1:{settings.room_port}",
         "command": [sys.executable, "-m", "labkit.room"],
         "oauth_no_confirm": True,
         "environment": {"LABKIT_ROOM_INSTRUCTORS": settings.instructor},

@@ -24,6 +24,7 @@ class Settings:
     port: int = 8000  # where participants connect (the proxy), on 127.0.0.1
     hub_port: int = 8081  # the hub's own API, on 127.0.0.1, for the proxy and the servers
     proxy_api_port: int = 8001  # the proxy's routes API, on 127.0.0.1, token-protected
+    room_port: int = 8002  # the instructor's room (labkit/room), on 127.0.0.1, behind the proxy
     cull_after: int = 3600  # seconds a server may sit idle before the culler stops it
     environment: dict[str, str] = field(default_factory=dict)  # more for every server
     postgres_urls: dict[str, str] = field(default_factory=dict)  # the room's Postgres, by name

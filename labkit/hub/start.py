@@ -140,7 +140,7 @@ def run(options: argparse.Namespace) -> None:
         raise LabError(f"--port must be 1 to {65535 - 81}, not {options.port}")
     settings = Settings(
         FOLDER, tuple(names), instructor, options.port, options.port + 81, options.port + 1,
-        options.cull_after,
+        options.port + 2, options.cull_after,
     )  # fmt: skip
     process = start(settings)
     signal.signal(signal.SIGTERM, ended)  # stopped by a service manager: the same as Ctrl-C
@@ -149,6 +149,7 @@ def run(options: argparse.Namespace) -> None:
         f" {names[-1]}).\n"
         f"  participants' password: {passwords.participants_password(settings.folder)}\n"
         f"  instructor: {instructor}, password in {settings.folder / passwords.INSTRUCTOR}\n"
+        f"  the room (the instructor's view): {settings.url}/services/room/\n"
         f"  both kept (mode 0600) in {settings.folder}; its log: {settings.folder / 'hub.log'}\n"
         "Ctrl-C stops the hub and every participant's server.",
         flush=True,
