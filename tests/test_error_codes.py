@@ -11,6 +11,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from labkit.language import catalogue
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -129,3 +131,76 @@ def test_a_missing_run_folder_is_one_chinese_line(tmp_path):
     done = labkit(tmp_path, "show", str(missing), language="en")
     said = f"labkit: error: {missing} is not there; give a run folder, one that holds *.db files"
     assert (done.returncode, done.stderr.splitlines()) == (2, [said])
+
+
+CHECKS = ("check_instance", "check_items", "check_record")
+
+
+def expected_codes(tree: ast.AST) -> list[object]:
+    """What a module passes as `expected` to the check_* helpers (the 4th argument): the
+    string, or the string a module-level name holds; anything else as its source text. The
+    retries views pass it through `checked(result, keys, made_by)`: "<made_by>_result"."""
+    names = {
+        target.id: node.value.value
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Assign) and isinstance(node.value, ast.Constant)
+        for target in node.targets
+        if isinstance(target, ast.Name)
+    }
+    given = [call.args[3] for name in CHECKS for call in calls(tree, name) if len(call.args) > 3]
+    found: list[object] = []
+    for node in given:
+        if isinstance(node, ast.Constant):
+            found.append(node.value)
+        elif isinstance(node, ast.Name) and node.id in names:
+            found.append(names[node.id])
+        elif ast.unparse(node) != "f'{made_by}_result'":
+            found.append(ast.unparse(node))
+    found += [f"{c.args[2].value}_result" for c in calls(tree, "checked") if len(c.args) > 2]
+    return found
+
+
+def test_every_expected_is_a_code_with_words_in_both_catalogues():
+    given = [code for tree in sources().values() for code in expected_codes(tree)]
+    assert len(given) > 50 and {"outbox_results", "run_drain_result"} <= set(given), given
+    for language in ("en", "zh"):
+        words = catalogue(language)
+        missing = sorted({str(c) for c in given if f"cli.expected.{c}" not in words})
+        assert missing == [], f"{language}: no cli.expected.<code> for {missing}"
+
+
+def test_a_wrong_result_is_said_in_chinese_and_in_english(monkeypatch):
+    import labkit.language
+    from labkit.bench.errors import LabError
+    from labkit.cli.common import error_line
+    from labkit.views.outbox import format_outbox_sweep
+
+    with pytest.raises(LabError) as caught:
+        format_outbox_sweep([None])
+    english = "results must be a list of OutboxResult, not [None]"
+    assert (str(caught.value), error_line(caught.value)) == (english, english)
+    monkeypatch.setattr(labkit.language, "_chosen", ["zh"])
+    assert error_line(caught.value) == "results 必须是 OutboxResult 的列表，而不是 [None]"
+
+
+def test_a_step_session_out_of_turn_names_the_process_in_chinese(
+    tmp_path, monkeypatch, no_leftover_workers
+):
+    import labkit.language
+    from labkit.bench.errors import LabError
+    from labkit.cli.common import error_line
+    from labkit.studies.commit_window.stepping import StepSession
+
+    with StepSession("effect_first", out=tmp_path / "run") as session:
+        with pytest.raises(LabError) as paused:
+            session.recover()
+        session.kill()
+        with pytest.raises(LabError) as killed:
+            session.proceed()
+    assert str(paused.value).startswith("cannot recover: the worker is still paused at 'start'")
+    monkeypatch.setattr(labkit.language, "_chosen", ["zh"])
+    said = [error_line(paused.value), error_line(killed.value)]
+    assert said == [
+        "无法恢复：worker 进程仍停在 'start'；请先在那里 kill() 它，或 proceed() 到结束",
+        "无法执行 proceed：worker 进程已在 'start' 被强杀；接下来请 recover()",
+    ]

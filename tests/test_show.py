@@ -173,7 +173,7 @@ def a_run(tmp_path_factory):
         (lambda r: durability.show_pitfall("nope", {}), "unknown pitfall 'nope'; choose one of"),
         (
             lambda r: durability.show_pitfall("unknown_thread", {}),
-            "report must be what run_pitfall.'unknown_thread'. returns, not {}",
+            "report must be what run_pitfall returns, not {}",
         ),
         (
             lambda r: interrupt_resume.show_interrupt({}),

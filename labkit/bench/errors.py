@@ -31,6 +31,7 @@ __all__ = [
     "check_record",
     "described",
     "refusal",
+    "worded",
 ]
 
 
@@ -50,11 +51,28 @@ class LabError(ValueError):
 
 def refusal(code: str, **fields: object) -> LabError:
     """A LabError said by its code: its English text is the catalogue's cli.error.<code> with
-    `fields`, so the command line says the same in the reader's language. (The catalogue is
-    loaded here, on a refusal, never at import: workers do not load it.)"""
+    `fields` (codes among them in words: `worded`), so the command line says the same in the
+    reader's language. (The catalogue is loaded here, on a refusal, never at import: workers do
+    not load it.)"""
     from labkit.language import catalogue
 
-    return LabError(catalogue("en")[f"cli.error.{code}"].format(**fields), code, **fields)
+    english = catalogue("en")
+    return LabError(english[f"cli.error.{code}"].format(**worded(fields, english)), code, **fields)
+
+
+WORDED = {"what": "noun", "who": "who", "expected": "expected"}  # field: its catalogue table
+
+
+def worded(fields: dict, messages: dict[str, str]) -> dict:
+    """`fields` with the codes a reader sees said in `messages`' words: `what` ("write order")
+    by cli.noun, `who` ("worker") by cli.who, `expected` ("outbox_results") by cli.expected; a
+    value with no word there stays as given."""
+    said = dict(fields)
+    for field, table in WORDED.items():
+        if field in said:
+            code = str(said[field]).replace(" ", "_")
+            said[field] = messages.get(f"cli.{table}.{code}", said[field])
+    return said
 
 
 class RunFailed(RuntimeError):
@@ -148,21 +166,24 @@ def described(value: object) -> str:
 
 
 def check_instance(what: str, value: T, kind: type | tuple[type, ...], expected: str) -> T:
-    """`value` if it is a `kind`, else one line: "result must be <expected>, not None"."""
+    """`value` if it is a `kind`, else one line: "result must be <expected>, not None"
+    (`expected`: a code of the catalogue's cli.expected, "outbox_result")."""
     if not isinstance(value, kind):
         raise refusal("expected", what=what, expected=expected, value=described(value))
     return value
 
 
 def check_items(what: str, values: object, kind: type, expected: str) -> list:
-    """A list (or tuple) whose every item is a `kind`, such as the results of a sweep."""
+    """A list (or tuple) whose every item is a `kind`, such as the results of a sweep
+    (`expected`: a cli.expected code, "outbox_results")."""
     if not isinstance(values, list | tuple) or not all(isinstance(v, kind) for v in values):
         raise refusal("expected", what=what, expected=expected, value=described(values))
     return list(values)
 
 
 def check_record(what: str, value: object, keys: Iterable[str], expected: str) -> dict:
-    """A dict that has every one of `keys`, such as the figures a run returns as a dict."""
+    """A dict that has every one of `keys`, such as the figures a run returns as a dict
+    (`expected`: a cli.expected code, "interrupt_result")."""
     if not isinstance(value, dict) or not set(keys) <= value.keys():
         raise refusal("expected", what=what, expected=expected, value=described(value))
     return value

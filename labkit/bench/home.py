@@ -63,7 +63,7 @@ def runs_home(room_for: str = "") -> Path:
     """The folder that holds every run made without an explicit `out`: made (mode 0700) if
     missing, and used only if it is a real folder of the caller's that others cannot write.
     `room_for` names a folder about to be made in it: refused first if it would be too deep."""
-    check_instance("room_for", room_for, str, "the name of a folder to be made there (a str)")
+    check_instance("room_for", room_for, str, "folder_name")
     home = temp_dir() / f"labkit-runs-{os.getuid()}"
     if room_for:
         check_room(home / room_for, "the temp directory", home.parent)

@@ -12,7 +12,7 @@ import sys
 from collections.abc import Callable, Iterable
 from typing import TextIO
 
-from labkit.bench.errors import LabError, check_int, refusal
+from labkit.bench.errors import LabError, check_int, refusal, worded
 from labkit.language import catalogue, language, say
 from labkit.views.terminal import fit
 
@@ -35,14 +35,12 @@ __all__ = [
 
 def error_line(error: LabError) -> str:
     """A bad input's one line in the reader's language: a LabError with a code is said from the
-    catalogue (its `what`, "write order", named by the catalogue's noun for it when it has one);
-    one without a code keeps its English text."""
+    catalogue (its `what`, `who` and `expected`, "write order", "worker", "outbox_results",
+    in the catalogue's words for them when it has some: errors.worded); one without a code
+    keeps its English text."""
     if error.code is None:
         return str(error)
-    fields = dict(error.fields)
-    nouns = catalogue(language())
-    what = str(fields.get("what", ""))
-    fields["what"] = nouns.get(f"cli.noun.{what.replace(' ', '_')}", what)
+    fields = worded(error.fields, catalogue(language()))
     code = f"{error.code}_of" if fields.get("of") else error.code
     return say(f"cli.error.{code}", **fields)
 

@@ -30,9 +30,9 @@ __all__ = [
     "show_tool_run",
 ]
 
-RESULT = "a RunResult (what lk.run returns)"
-RESULTS = "a list of RunResult (what lk.sweep returns)"
-SNAPSHOT = "a Snapshot (such as result.after)"
+RESULT = "run_result"  # codes of cli.expected: what a view was meant to be given
+RESULTS = "run_results"
+SNAPSHOT = "snapshot"
 
 
 def show_html(html: str) -> None:
@@ -50,8 +50,8 @@ def show_orders() -> None:
 
 def show_deliveries(answers: Sequence, held: Snapshot) -> None:
     """A receiver's answers, then the receipts it holds."""
-    check_items("answers", answers, Delivery, "the answers deliver_all returns first")
-    check_instance("held", held, Snapshot, "the Snapshot deliver_all returns second")
+    check_items("answers", answers, Delivery, "delivered_answers")
+    check_instance("held", held, Snapshot, "delivered_snapshot")
     show_html(tables.deliveries_html(answers) + tables.snapshot_html(held))
 
 
@@ -86,7 +86,7 @@ def show_sweep(results: Sequence[RunResult]) -> None:
 
 def show_tool_run(result: ToolRun) -> None:
     """A tool step's run (run_tool_step): the outcome, the files before and after recovery."""
-    check_instance("result", result, ToolRun, "a ToolRun (what run_tool_step returns)")
+    check_instance("result", result, ToolRun, "tool_run")
     show_html(tables.tool_run_html(result))
 
 

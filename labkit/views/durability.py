@@ -194,7 +194,7 @@ def clean_runs_line(ms: int, runs: Mapping[str, Mapping]) -> str:
 
 def show_trials(trials: Sequence[Trial]) -> None:
     """The distribution plot (for more than one trial), then the table of every trial."""
-    check_items("trials", trials, Trial, "a list of Trial (what run_trials returns)")
+    check_items("trials", trials, Trial, "trials")
     if len(trials) > 1:
         display(Image(figure_png(distribution_figure(trials))))
     display(HTML(trials_html(trials)))
@@ -202,20 +202,20 @@ def show_trials(trials: Sequence[Trial]) -> None:
 
 def show_checkpoints(described: dict) -> None:
     """The checkpoint file as `describe_checkpoints` decoded it."""
-    check_record("described", described, DESCRIBED, "what describe_checkpoints returns")
+    check_record("described", described, DESCRIBED, "described_checkpoints")
     display(HTML(checkpoints_html(described)))
 
 
 def show_pitfall(name: str, report: dict) -> None:
     """One pitfall as `run_pitfall(name)` reproduced it today."""
     check_choice("pitfall", name, PITFALLS)
-    check_record("report", report, PITFALL_REPORT, f"what run_pitfall({name!r}) returns")
+    check_record("report", report, PITFALL_REPORT, "pitfall_report")
     display(HTML(pitfall_html(name, report)))
 
 
 def show_study_figures(rows: Sequence[tuple[str, str, str]]) -> None:
     """Study 004's figures beside today's (the rows `beside_today` computes)."""
-    check_items("rows", rows, tuple, "the rows beside_today returns")
+    check_items("rows", rows, tuple, "beside_today_rows")
     header = headers("durability.study_figures", ("figure", "reported", "today"))
     display(HTML(grid_html(header, rows)))
 
@@ -225,7 +225,7 @@ LIBRARY_FACTS = ("version", "literal_at", "default", "default_at", "definitions"
 
 def show_library_facts(facts: dict) -> None:
     """What the installed LangGraph says about durability, each with the file and line it is in."""
-    check_record("facts", facts, LIBRARY_FACTS, "what durability_in_library returns")
+    check_record("facts", facts, LIBRARY_FACTS, "library_facts")
 
     def code(text: str) -> str:
         return f"<code>{escape(text)}</code>"

@@ -38,7 +38,7 @@ INTERRUPT_KEYS = (  # the figures of run_interrupt's result that the views read
     *("key", "layout", "cross_process", "kill_at", "node_calls", "before_resume"),
     *("after_resume", "receipts", "exits", "tickets"),
 )
-RESULT = "what run_interrupt returns (a dict of its figures)"
+RESULT = "interrupt_result"  # a code of cli.expected
 ANSWER_COLUMNS = ("tenant", "key", "body", "ticket_id", "answer")
 # How the resuming process resumed (the worker's words): the one that is not code, and the
 # words between two steps of it.
@@ -118,7 +118,7 @@ def show_interrupt(result: dict) -> None:
 
 def show_interrupt_table(results: Sequence[dict]) -> None:
     """Study 001's table, one line per run."""
-    for result in check_items("results", results, dict, "a list of what run_interrupt returns"):
+    for result in check_items("results", results, dict, "interrupt_results"):
         check_record("each result", result, INTERRUPT_KEYS, RESULT)
     display(HTML(table_html(results)))
 
@@ -146,8 +146,8 @@ def ticket_answers_html(answers: Sequence[TicketAnswer], tickets: Sequence[Seque
 
 def show_ticket_answers(answers: Sequence[TicketAnswer], tickets: Sequence[Sequence]) -> None:
     """The two things ask_ticket_service returns: its answers, and the tickets it holds."""
-    check_items("answers", answers, TicketAnswer, "the answers ask_ticket_service returns first")
-    check_items("tickets", tickets, list, "the ticket rows ask_ticket_service returns second")
+    check_items("answers", answers, TicketAnswer, "ticket_answers")
+    check_items("tickets", tickets, list, "ticket_rows")
     display(HTML(ticket_answers_html(answers, tickets)))
 
 

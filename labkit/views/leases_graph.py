@@ -10,7 +10,7 @@ from labkit.language import say
 from labkit.views import show_html
 from labkit.views.leases_words import outcome_html, outcome_text
 
-GRAPH_RESULT = "the dict run_graph_race returns"
+GRAPH_RESULT = "graph_race"  # a code of cli.expected
 
 
 def short(checkpoint: dict) -> str:

@@ -48,7 +48,7 @@ __all__ = [
 
 RACE_COLUMNS = ("w1", "w2", "applied", "refused", "document")  # what one race did
 CLAIM_COLUMNS = ("method", "pause", "lease", *RACE_COLUMNS)  # and under which schedule
-RESULTS = "a list of ClaimResult (what sweep_claims returns)"
+RESULTS = "claim_results"  # a code of cli.expected
 
 
 def worker_text(report: dict, exit_code: int | None = None) -> str:

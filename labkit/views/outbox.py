@@ -54,7 +54,7 @@ OUTBOX_COLUMNS = (  # the table's columns; each header is outbox.toml's [columns
 
 
 def checked(result: object) -> OutboxResult:
-    return check_instance("result", result, OutboxResult, "an OutboxResult (from run_outbox)")
+    return check_instance("result", result, OutboxResult, "outbox_result")
 
 
 def outbox_headers() -> list[str]:
@@ -120,7 +120,7 @@ def legend_lines() -> list[str]:
 
 def format_outbox_sweep(results: Sequence[OutboxResult]) -> str:
     """Every run of a sweep, one line each, and what each outcome word means."""
-    results = check_items("results", results, OutboxResult, "a list of OutboxResult")
+    results = check_items("results", results, OutboxResult, "outbox_results")
     table = format_grid(outbox_headers(), outbox_rows(results))
     return f"{table}\n\n{say('outbox.view.outcomes')}\n" + "\n".join(legend_lines())
 
@@ -166,7 +166,7 @@ def outbox_html(result: OutboxResult) -> str:
 
 def outbox_sweep_html(results: Sequence[OutboxResult]) -> str:
     """The sweep as a table; the outcome cell carries its word, and the words are explained."""
-    results = check_items("results", results, OutboxResult, "a list of OutboxResult")
+    results = check_items("results", results, OutboxResult, "outbox_results")
     words = [f"{outcome_word(r.outcome)}{failure_note(r.failure)}" for r in results]
     table = grid_html(outbox_headers(), outbox_rows(results), words)
     legend = "".join(f"<li>{outcome_word(w)} {escape(m)}</li>" for w, m in OUTBOX_OUTCOMES.items())
@@ -212,7 +212,7 @@ def outcomes_text() -> str:
 
 def outbox_outcome_counts(results: Sequence[OutboxResult]) -> str:
     """How many runs of a sweep ended each way, per consumer, in the reader's words."""
-    results = check_items("results", results, OutboxResult, "a list of OutboxResult")
+    results = check_items("results", results, OutboxResult, "outbox_results")
     consumers = dict.fromkeys(r.spec.consumer for r in results)
     return "\n".join(
         f"{consumer}: "

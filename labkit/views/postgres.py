@@ -72,9 +72,9 @@ __all__ = [
 # Where the client's last transaction stands at each crash point (postgres_panel.toml, whose
 # panel shows the chosen one; crash_points_text lists them all)
 CRASH_MEANINGS = Messages("postgres_panel.crash_point", CRASH_POINTS)
-WINDOWS = "a list of WindowResult (what run_window or window_sweep returns)"
-RACES = "a list of RaceResult (what run_race returns)"
-CRASHES = "a list of CrashResult (what run_crash or crash_sweep returns)"
+WINDOWS = "window_results"  # codes of cli.expected
+RACES = "race_results"
+CRASHES = "crash_results"
 # What runs.what_it_did says a worker of the race did, and the key of its words.
 DID = {
     "retried after a serialization failure": "retried",
@@ -223,5 +223,5 @@ def show_timeline(result: WindowResult) -> None:
 
     from labkit.views.timeline import TimelineFigure
 
-    check_instance("result", result, WindowResult, "a WindowResult (what run_window returns)")
+    check_instance("result", result, WindowResult, "window_result")
     display(Image(TimelineFigure(result.events).png(None)))

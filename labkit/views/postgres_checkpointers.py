@@ -18,7 +18,7 @@ if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
 STUDY_MS = 250  # study 004's stand-in for "a network checkpointer (Postgres or a hosted service)"
-TRIALS = "a list of Trial (what checkpointer_matrix returns)"
+TRIALS = "checkpointer_trials"  # a code of cli.expected
 
 
 def stub_versus_text(median_ms: float) -> str:
@@ -62,7 +62,7 @@ def matrix_rows(trials: Sequence[Trial]) -> list[tuple]:
 def latency_rows(latencies: Mapping[str, Sequence[float]]) -> list[tuple]:
     """Per checkpointer: how many put() calls, their median, 90th percentile and maximum, and
     how the median compares with the study's 250 ms."""
-    check_instance("latencies", latencies, Mapping, "a dict of name: put() times in ms")
+    check_instance("latencies", latencies, Mapping, "put_latencies")
     rows = []
     for name, times in latencies.items():
         ordered = sorted(times)
@@ -101,7 +101,7 @@ def latency_figure(latencies: Mapping[str, Sequence[float]]) -> Figure:
     as a line: where the real distribution sits against the stand-in."""
     from labkit.views.figures import new_figure
 
-    check_instance("latencies", latencies, Mapping, "a dict of name: put() times in ms")
+    check_instance("latencies", latencies, Mapping, "put_latencies")
     fig = new_figure((8, 0.7 * len(latencies) + 1.4))
     ax = fig.subplots()
     for y, times in enumerate(latencies.values()):

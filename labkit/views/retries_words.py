@@ -60,7 +60,7 @@ def short(key: str | None) -> str:
 
 
 def checked(result: object, keys: Sequence[str], made_by: str) -> Mapping:
-    return check_record("result", result, keys, f"what {made_by} returns")
+    return check_record("result", result, keys, f"{made_by}_result")
 
 
 def show(html: str) -> None:

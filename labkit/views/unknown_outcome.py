@@ -44,7 +44,7 @@ COLOURS = {  # Okabe-Ito, as every outcome of the lab; the word always goes with
     "orphan": "#E69F00",  # orange
     "unresolved": "#000000",
 }
-RESULTS = "a list of CallResult (what sweep_calls returns)"
+RESULTS = "call_results"  # a code of cli.expected
 
 
 def faults_and_strategies() -> str:
@@ -215,5 +215,5 @@ class CallPanel(widgets.VBox):
 
 def call_outcome_counts(results: Sequence[CallResult]) -> str:
     """How many calls of a sweep ended each way, in the reader's words."""
-    results = check_items("results", results, CallResult, "a list of CallResult")
+    results = check_items("results", results, CallResult, RESULTS)
     return counted(call_outcome_name(r.outcome) for r in results)

@@ -29,7 +29,7 @@ def given_url(url: str | None = None) -> str | None:
     chosen = (os.environ.get(ENV_URL) or None) if url is None else url
     if chosen is None:
         return None
-    check_instance("postgres_url", chosen, str, "a URL such as postgresql://user@host/db")
+    check_instance("postgres_url", chosen, str, "postgres_url")
     try:
         scheme = urllib.parse.urlsplit(chosen).scheme
     except ValueError:  # a malformed host, such as an unclosed [

@@ -148,7 +148,7 @@ def recover(spec: RunSpec, run_dir: Path, first: WorkerReport) -> RunResult:
 @holds_run_dirs
 def execute(spec: RunSpec) -> RunResult:
     """Run the spec from fresh files to a classified outcome, and keep it all in the run folder."""
-    check_instance("spec", spec, RunSpec, "a RunSpec, such as RunSpec('atomic', 'committed')")
+    check_instance("spec", spec, RunSpec, "run_spec")
     run_dir = prepare_run(spec)
     with failing_run(run_dir):
         first = first_worker(spec, run_dir)

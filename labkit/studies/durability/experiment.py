@@ -219,7 +219,7 @@ def checkpointer_matrix(
     modes = check_choices("durability mode", modes, DURABILITY_MODES)
     check_choice("kill moment", kill_moment, KILL_MOMENTS)  # even if no graph here uses it
     setups = CHECKPOINTER_SETUPS if setups is None else setups
-    check_instance("setups", setups, dict, "a dict of name: (checkpointer, slow_ms)")
+    check_instance("setups", setups, dict, "setups")
     moment = {g: kill_moment if g == "parallel" else "target_starts" for g in graphs}
     specs = [
         DurabilitySpec(g, m, slow_ms, moment[g], checkpointer=saver)
@@ -240,7 +240,7 @@ def clean_run(
 ) -> dict:
     """One clean run (no kill) of the spec's graph: {"seconds": wall time measured inside the
     worker, "checkpoints": how many it saved, "put_ms": how long each put() took}."""
-    check_instance("spec", spec, DurabilitySpec, "a DurabilitySpec")
+    check_instance("spec", spec, DurabilitySpec, "durability_spec")
     check_run_dir(check_folder("out", out), "durability-clean-")
     url = given_url(postgres_url)
     return server.call(
@@ -264,7 +264,7 @@ def put_latencies(
     runs = check_int("runs", runs, 1, MAX_PUT_RUNS)
     stub_runs = runs if stub_runs is None else check_int("stub_runs", stub_runs, 1, MAX_PUT_RUNS)
     setups = CHECKPOINTER_SETUPS if setups is None else setups
-    check_instance("setups", setups, dict, "a dict of name: (checkpointer, slow_ms)")
+    check_instance("setups", setups, dict, "setups")
     specs = {
         name: DurabilitySpec("linear", "sync", ms, checkpointer=saver)
         for name, (saver, ms) in setups.items()
@@ -282,7 +282,7 @@ def put_latencies(
 def describe_checkpoints(trial: Trial, at_kill: bool = True) -> dict:
     """The trial's `checkpoints` and `writes`, decoded through LangGraph's API in a worker:
     as the kill left them (a copy taken before recovery), or as recovery left them."""
-    check_instance("trial", trial, Trial, "a Trial, one of those run_trials returns")
+    check_instance("trial", trial, Trial, "trial")
     check_bool("at_kill", at_kill)
     if trial.spec.checkpointer != "sqlite":
         raise refusal("checkpoints_in_postgres", folder=str(trial.run_dir))

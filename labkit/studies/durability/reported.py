@@ -56,8 +56,8 @@ def beside_today(
     figures. `matrix`: the 24-kill matrix; `slow`: parallel trials on the 250 ms put();
     `clean`: {0: {mode: clean_run(...)}, 250: {...}} for the three modes; `mistyped`:
     what run_pitfall("mistyped_durability") returned."""
-    check_items("matrix", matrix, Trial, "the trials durability_matrix returns")
-    check_items("slow", slow, Trial, "the trials of the 250 ms checkpointer")
+    check_items("matrix", matrix, Trial, "matrix_trials")
+    check_items("slow", slow, Trial, "slow_trials")
     if not (isinstance(clean, dict) and {0, 250} <= set(clean)):
         raise refusal("clean_form")
     parallel = [t for t in matrix if t.spec.graph == "parallel"]

@@ -28,7 +28,7 @@ class ExplorerStepSession(PausedWorker):
     """One replay of an explored step, paused at each crash point in turn."""
 
     def __init__(self, exploration: Exploration, out: Path | str | None = None) -> None:
-        check_instance("exploration", exploration, Exploration, "what explore() returned")
+        check_instance("exploration", exploration, Exploration, "exploration")
         if exploration.kind != "step":
             raise LabError("step mode replays a step; a graph's workers run in the trial server")
         super().__init__(new_run_dir(out, "explore-step-"))

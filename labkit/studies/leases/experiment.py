@@ -267,7 +267,7 @@ def run_claim(
 @holds_run_dirs
 def execute_claim(spec: ClaimSpec, stop_at: str | None = None) -> ClaimResult:
     """One race from a spec (its own new folder, or `spec.out`)."""
-    check_instance("spec", spec, ClaimSpec, "a ClaimSpec")
+    check_instance("spec", spec, ClaimSpec, "claim_spec")
     run_dir = new_run_dir(spec.out, prefix="leases-")
     return run_race(replace(spec, out=run_dir), run_dir, stop_at)
 
@@ -319,4 +319,4 @@ def whole_numbers(what: str, values: Iterable[int], low: int) -> list[int]:
 
 
 def check_result(result: object) -> ClaimResult:
-    return check_instance("result", result, ClaimResult, "a ClaimResult (what run_claim returns)")
+    return check_instance("result", result, ClaimResult, "claim_result")

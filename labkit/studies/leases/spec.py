@@ -58,7 +58,7 @@ class ClaimSpec:
         check_bool("same_name", self.same_name)
         check_int("writes", self.writes, 1, MAX_WRITES)
         for what in ("claim_source", "receive_source"):
-            check_instance(what, getattr(self, what), str | None, "source text or None")
+            check_instance(what, getattr(self, what), str | None, "source_or_none")
         if self.claim_source and self.method not in LEASED:
             raise refusal("claim_needs_lease", methods=", ".join(LEASED))
 

@@ -104,7 +104,7 @@ class OutboxSpec:
         check_choice("consumer", self.consumer, (*CONSUMERS, YOURS))
         if (self.consumer == YOURS) != (self.consumer_source is not None):
             raise refusal("custom_consumer", value=repr(YOURS))
-        check_instance("consumer_source", self.consumer_source, str | None, "source text or None")
+        check_instance("consumer_source", self.consumer_source, str | None, "source_or_none")
         if not self.after_readers_commit:
             check_choice("kill point", self.kill_at, OUTBOX_KILL_POINTS)
         check_folder("out", self.out)
@@ -287,7 +287,7 @@ def conclude(spec: OutboxSpec, run_dir: Path, first: dict[str, WorkerReport]) ->
 @holds_run_dirs
 def execute_outbox(spec: OutboxSpec) -> OutboxResult:
     """Producer, relay (one of them killed at the spec's point), recovery: the files read back."""
-    check_instance("spec", spec, OutboxSpec, "an OutboxSpec, such as OutboxSpec('dedupe')")
+    check_instance("spec", spec, OutboxSpec, "outbox_spec")
     run_dir = prepare_outbox(spec)
     with failing_run(run_dir):
         first = {stage: run_stage(spec, run_dir, stage) for stage in STAGES[:2]}

@@ -340,4 +340,4 @@ def run_specs(
 
 
 def check_result(result: object) -> CallResult:
-    return check_instance("result", result, CallResult, "a CallResult (what run_call returns)")
+    return check_instance("result", result, CallResult, "call_result")
