@@ -43,6 +43,13 @@ def test_both_catalogues_have_the_same_files_keys_and_fields():
     assert {k: fields(v) for k, v in chinese.items()} == {k: fields(v) for k, v in english.items()}
 
 
+def test_every_key_is_a_code_not_a_sentence():
+    """A key is what code passes (`retries.ended.terminated_by_sigterm`), never the English it
+    once printed ("terminated by SIGTERM"): such a key ties the code to a wording."""
+    sentences = [key for key in catalogue("en") if not re.fullmatch(r"[\w.+-]+", key)]
+    assert sentences == []
+
+
 def test_every_chinese_message_is_chinese_where_its_english_has_words():
     english, chinese = catalogue("en"), catalogue("zh")
     untranslated = [

@@ -61,7 +61,7 @@ def test_a_key_from_the_order_charges_once_whatever_the_attempts(tmp_path):
     result = lab.run_retry("default", "order", "reset", fail_times=2, out=tmp_path / "run")
     orders = by_order(result)
     assert [o["attempts"] for o in orders.values()] == [3, 3]
-    assert [o["outcome"] for o in orders.values()] == ["charged once", "charged once"]
+    assert [o["outcome"] for o in orders.values()] == ["charged_once", "charged_once"]
     assert charge_rows(result["run_dir"]) == [(1, "order-1"), (2, "order-2")]
 
 
@@ -72,7 +72,7 @@ def test_node_attempt_in_the_key_charges_per_attempt_and_alone_mixes_orders(tmp_
     alone = lab.run_retry("default", "attempt_only", out=tmp_path / "b")
     orders = by_order(alone)
     assert orders["order-1"]["outcome"] == "duplicate"  # keys "1" and "2"
-    assert orders["order-2"]["outcome"] == "never charged"  # it got order-1's charges back
+    assert orders["order-2"]["outcome"] == "never_charged"  # it got order-1's charges back
     assert orders["order-2"]["receipt"] == orders["order-1"]["receipt"]
     assert len(charge_rows(alone["run_dir"])) == 2
 
@@ -80,7 +80,7 @@ def test_node_attempt_in_the_key_charges_per_attempt_and_alone_mixes_orders(tmp_
 def test_the_default_policy_leaves_a_charged_order_failed_after_a_timeout_error(tmp_path):
     orders = by_order(lab.run_retry("default", "order", "timeout", orders=1, out=tmp_path / "r"))
     assert orders["order-1"]["attempts"] == 1
-    assert orders["order-1"]["outcome"] == "charged, run failed"
+    assert orders["order-1"]["outcome"] == "charged_run_failed"
     assert orders["order-1"]["error"].startswith("TimeoutError")
 
 
@@ -96,7 +96,7 @@ def test_a_timed_out_async_attempt_had_charged_and_its_retry_charges_again(tmp_p
     fresh = by_order(lab.run_retry("default", "uuid4", asynchronous=True, out=tmp_path / "u"))
     assert [o["new_charges"] for o in fresh.values()] == [2, 2]
     keyed = lab.run_retry("transient", "order", asynchronous=True, orders=1, out=tmp_path / "k")
-    assert by_order(keyed)["order-1"]["outcome"] == "charged once"
+    assert by_order(keyed)["order-1"]["outcome"] == "charged_once"
     unretried = lab.run_retry("none", "order", asynchronous=True, orders=1, out=tmp_path / "n")
     assert by_order(unretried)["order-1"]["error"].startswith("NodeTimeoutError")
 
@@ -131,8 +131,8 @@ def test_a_drained_run_saves_b_and_resumes_at_c(tmp_path, signal):
     ("options", "ended", "exit_code"),
     [
         ({"signal": "kill"}, "killed", -9),
-        ({"signal": "term", "grace": 0.02}, "killed after the grace period", -9),
-        ({"signal": "term", "drain_safe": False}, "terminated by SIGTERM", -15),
+        ({"signal": "term", "grace": 0.02}, "killed_after_grace", -9),
+        ({"signal": "term", "drain_safe": False}, "terminated_by_sigterm", -15),
     ],
 )
 def test_a_run_stopped_without_a_drain_runs_b_again(tmp_path, options, ended, exit_code):

@@ -17,14 +17,14 @@ DRAIN_COLUMNS = ("stopped_by", "first_process", "checkpoints", "first_ran", "res
 FIRST_COLUMNS = ("mode", "trials", "saved_nothing", "input", "input_loop", "runs_lost", "took")
 FUNCTIONAL_COLUMNS = ("process", "where", "ledger_line", "order_reference")
 SAVED = ("nothing", "input", "input+loop")
-# How runs.stop_while_b_works says the first process ended (its words, as codes).
-ENDED = ("no stop", "killed", "killed after the grace period", "exited", "terminated by SIGTERM")
+# How runs.stop_while_b_works says the first process ended (codes; "exited 3" is no code).
+ENDED = ("no_stop", "killed", "killed_after_grace", "exited", "terminated_by_sigterm")
 # The palette's outcome each word is drawn in (and always written beside it).
 ORDER_COLOURS = {
-    "charged once": "consistent",
+    "charged_once": "consistent",
     "duplicate": "duplicate",
-    "never charged": "lost",
-    "charged, run failed": "unfinished",
+    "never_charged": "lost",
+    "charged_run_failed": "unfinished",
     "declined": "neutral",
     "failed": "failed",
 }

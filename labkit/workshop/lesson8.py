@@ -58,7 +58,7 @@ def what_went_wrong(failure: str, result: dict) -> str | None:
     """Why this scenario's run is wrong for a shop, or None: each order charged once (or, for a
     declined card, tried once and not charged)."""
     when = say("lesson8.charge_once.when", failure=say(f"retries.failure.{failure}"))
-    orders = sorted(result["orders"], key=lambda o: o["outcome"] != "never charged")
+    orders = sorted(result["orders"], key=lambda o: o["outcome"] != "never_charged")
     for order in orders:  # a charge that is another order's first: its key is the bug
         name, outcome = order["order"], order["outcome"]
         if failure == "declined":
@@ -69,7 +69,7 @@ def what_went_wrong(failure: str, result: dict) -> str | None:
                     order=name,
                     attempts=order["attempts"],
                 )
-        elif outcome == "never charged":
+        elif outcome == "never_charged":
             return say(
                 "lesson8.charge_once.not_its_own",
                 when=when,
@@ -85,7 +85,7 @@ def what_went_wrong(failure: str, result: dict) -> str | None:
                 charges=order["new_charges"],
                 keys=", ".join(order["keys"]),
             )
-        elif outcome == "charged, run failed":
+        elif outcome == "charged_run_failed":
             return say(
                 "lesson8.charge_once.run_failed", when=when, order=name, error=order["error"]
             )
@@ -138,11 +138,11 @@ def drained_wrongly(result: dict) -> str | None:
     first, resume = (" ".join(result["ran"][p]) or nothing for p in ("first", "resume"))
     ran = say("lesson8.drain_safe.ran", first=first, resume=resume)
     ended, twice = result["ended"], say("checks.words.and").join(result["rerun_nodes"])
-    if ended == "terminated by SIGTERM":
+    if ended == "terminated_by_sigterm":
         return say("lesson8.drain_safe.terminated", ran=ran, twice=twice)
-    if ended == "killed after the grace period":
+    if ended == "killed_after_grace":
         return say("lesson8.drain_safe.killed", grace=GRACE, ran=ran, twice=twice)
-    if ended == "no stop":
+    if ended == "no_stop":
         return say("lesson8.drain_safe.no_stop", ran=ran)
     if result["rerun_nodes"]:
         return say("lesson8.drain_safe.exited_early", ran=ran, twice=twice)

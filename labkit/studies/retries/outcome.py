@@ -10,10 +10,10 @@ __all__ = ["ORDER_OUTCOMES", "order_outcome"]
 
 # An order's words (codes: the views show them in the reader's language, with their meanings).
 ORDER_OUTCOMES = (
-    "charged once",
+    "charged_once",
     "duplicate",
-    "charged, run failed",
-    "never charged",
+    "charged_run_failed",
+    "never_charged",
     "declined",
     "failed",
 )
@@ -24,7 +24,7 @@ def order_outcome(new_charges: int, receipt: int | None, error: str | None) -> s
     if new_charges > 1:
         return "duplicate"
     if new_charges == 1:
-        return "charged, run failed" if error else "charged once"
+        return "charged_run_failed" if error else "charged_once"
     if error:
         return "declined" if error.startswith("CardDeclined") else "failed"
-    return "never charged" if receipt is not None else "failed"
+    return "never_charged" if receipt is not None else "failed"

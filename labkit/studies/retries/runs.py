@@ -143,7 +143,7 @@ def stop_while_b_works(first: WorkerProcess, spec: DrainSpec) -> str:
     """Stop the first process inside b as the spec says; how it ended, in one word."""
     point = first.wait_for_pause()
     if point is None:  # it ended, or timed out, before b: the report says why
-        return "no stop"
+        return "no_stop"
     if spec.signal == "kill":
         first.kill()
         return "killed"
@@ -155,9 +155,9 @@ def stop_while_b_works(first: WorkerProcess, spec: DrainSpec) -> str:
             first.proc.wait(timeout=spec.grace)
         except subprocess.TimeoutExpired:
             first.kill()  # the grace period is over: what an orchestrator does next
-            return "killed after the grace period"
+            return "killed_after_grace"
     code = first.wait()
-    return {0: "exited", -signal.SIGTERM: "terminated by SIGTERM"}.get(code, f"exited {code}")
+    return {0: "exited", -signal.SIGTERM: "terminated_by_sigterm"}.get(code, f"exited {code}")
 
 
 def own_failure(worker: WorkerReport) -> str | None:
