@@ -189,3 +189,31 @@ def test_lesson_6s_timeline_names_the_method_and_outcome_in_chinese(chinese):
     drawn = figure_text(claim_figure(lk.run_claim("lease", pause_ms=300, lease_ms=200)))
     assert "lease：丢失更新" in drawn and "worker 进程 1" in drawn, drawn
     assert_no_english(drawn, ["leases"], ("leases.name.",))
+
+
+def test_lesson_8s_first_checkpoint_figure_speaks_chinese(chinese):
+    from labkit.studies.retries.experiment import first_checkpoint_modes
+    from labkit.views.first_checkpoint import first_checkpoint_figure
+
+    results = first_checkpoint_modes(("async", "exit"), trials=4)
+    drawn = figure_text(first_checkpoint_figure(results))
+    assert "丢失" in drawn and "检查点" in drawn, drawn
+    words = ("retries.saved.", "retries.ended.", "commit_window.name.", "text.process.")
+    assert_no_english(drawn, ["retries"], words)
+
+
+def test_lesson_9s_explorer_timelines_speak_chinese(chinese):
+    from matplotlib.figure import Figure
+
+    from labkit.views.explorer import explored, with_last_commits
+
+    step = lk.explore("labkit.studies.commit_window.worker:effect_first")
+    graph = lk.explore("labkit.studies.explorer.lab:linear", kind="graph")
+    points = explored(step) + explored(graph)
+    assert any(p.outcome == "duplicate" for p in points)
+    figures = [TimelineFigure(with_last_commits(read_trace(p.run_dir))).fig for p in points]
+    assert all(isinstance(f, Figure) for f in figures)
+    drawn = "\n".join(figure_text(f) for f in figures)
+    assert "崩溃点" in drawn and "恢复 worker 进程" in drawn, drawn
+    words = ("timeline.", "explorer.outcome.", "text.process.", "panel.role.")
+    assert_no_english(drawn, ["timeline", "explorer"], words)
