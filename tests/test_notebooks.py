@@ -17,18 +17,11 @@ FOLDER = Path(__file__).parent.parent / "notebooks"
 ZH_ALLOWED = {
     "02_closing_the_window.ipynb": ("done/receipts", "unknown"),  # control.db · pending's state
     "04_durability_under_sigkill.ipynb": ("graph",),  # LangGraph's own docstring, quoted
-    # the four strategies' dict of codes (r.outcome, r.status) shown as Python shows it;
     # history.jsonl's process and caller.db's status as the files hold them
-    "05_the_unknown_outcome.ipynb": (
-        *("duplicate", "orphan", "unknown-resolved", "failed", "recovery", "reconcile"),
-        "unknown",
-    ),
+    "05_the_unknown_outcome.ipynb": ("recovery", "reconcile", "unknown", "failed"),
     "06_two_workers_one_task.ipynb": ("failed",),  # the outcome codes listed with their meaning
-    # the sweep's dict of codes as Python shows it; Postgres's log, psycopg's error, pg_stat's
-    # "active: COMMIT"
-    "07_real_postgres.ipynb": (
-        *("consistent", "duplicate", "lost", "failed", "recovery", "COMMIT", "put_writes"),
-    ),
+    # Postgres's log, psycopg's error, pg_stat's "active: COMMIT"
+    "07_real_postgres.ipynb": ("recovery", "COMMIT", "put_writes"),
     "08_retries_and_drains.ipynb": ("sync node",),  # LangGraph's error for a sync node, quoted
 }
 NOTEBOOKS = sorted(p for p in FOLDER.rglob("*.ipynb") if ".ipynb_checkpoints" not in p.parts)

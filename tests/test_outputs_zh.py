@@ -41,6 +41,7 @@ from labkit.views.unknown_outcome import (
     call_outcome_counts,
     call_sweep_html,
     strategies_html,
+    strategy_outcomes,
     timeline_figure,
 )
 from labkit.workshop import lesson2
@@ -73,7 +74,9 @@ def test_lesson_5s_calls_badges_columns_and_timeline_speak_chinese(calls, chines
     assert_no_english(format_call(gave_up), ["text"], CALL_WORDS, allowed=CALLER_DB)
     both = "\n".join([strategies_html(calls), call_sweep_html(calls), format_call_sweep(calls)])
     both += "\n" + call_outcome_counts(calls)  # a sweep's counts, as the lesson prints them
+    both += "\n" + strategy_outcomes(calls)  # each strategy's line, as the lesson prints it
     assert "孤儿 1、重复 1" in both
+    assert "give_up：1 张工单，意图失败：孤儿" in both and "new_key：2 张工单" in both, both
     assert "创建：未知 → 创建成功：#2" in both and ">重复</span>" in both
     assert_no_english(both, ["unknown_outcome", "text"], CALL_WORDS)
     drawn = figure_text(timeline_figure(gave_up))
@@ -170,7 +173,11 @@ def test_lesson_4s_legend_and_the_mistyped_durabilitys_columns_speak_chinese(chi
 
 
 def test_lesson_7s_timeline_names_its_sessions_in_chinese(chinese):
+    from labkit.views.postgres import window_outcomes
+
     result = run_window("effect_first", "effect")
+    said = window_outcomes([result])
+    assert said == "effect_first 在 effect 被强杀：重复", said
     drawn = figure_text(TimelineFigure(result.events).fig)
     assert "业务会话" in drawn and "检查点会话" in drawn
     assert_no_english(drawn, ["timeline"], ("timeline.",))

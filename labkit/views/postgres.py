@@ -66,6 +66,7 @@ __all__ = [
     "show_windows",
     "stub_versus_text",
     "window_orders_text",
+    "window_outcomes",
     "window_rows",
 ]
 
@@ -123,6 +124,15 @@ def window_rows(results: Sequence[WindowResult]) -> list[tuple]:
 def outcome_cell(result: WindowResult | RaceResult) -> str:
     """A run's outcome in the reader's language, or why it failed (as it is)."""
     return result.failure or outcome_name(result.outcome)
+
+
+def window_outcomes(results: Sequence[WindowResult]) -> str:
+    """Each run of a sweep as a line, "effect_first killed at between: duplicate", in the
+    reader's words: the runs the prose below the table names, one by one."""
+    return "\n".join(
+        say("postgres.lines.run_outcome", order=o, kill_at=k, outcome=outcome)
+        for o, k, _, _, outcome in window_rows(results)
+    )
 
 
 def did_words(did: str) -> str:

@@ -35,6 +35,7 @@ __all__ = [
     "show_call_timeline",
     "show_calls",
     "strategies_html",
+    "strategy_outcomes",
     "timeline_figure",
 ]
 
@@ -217,3 +218,18 @@ def call_outcome_counts(results: Sequence[CallResult]) -> str:
     """How many calls of a sweep ended each way, in the reader's words."""
     results = check_items("results", results, CallResult, RESULTS)
     return counted(call_outcome_name(r.outcome) for r in results)
+
+
+def strategy_outcomes(results: Sequence[CallResult]) -> str:
+    """Each call a line, "new_key: 2 tickets, intent done: duplicate", in the reader's words:
+    what the prose below the table reads of each strategy."""
+    return "\n".join(
+        say(
+            "unknown_outcome.view.strategy_outcome",
+            strategy=r.spec.strategy,
+            tickets=tickets_text(len(r.tickets)),
+            status=call_status(r.status),
+            outcome=call_outcome_name(r.outcome),
+        )
+        for r in check_items("results", results, CallResult, RESULTS)
+    )
