@@ -25,6 +25,12 @@ QUOTED = re.compile(r"“[^”]*”|「[^」]*」")
 CODE_SPAN = re.compile(r"`[^`\n]+`")
 FIELD = r"(?<!\{)\{[^{}]*\}(?!\})"  # a str.format field, not a {{ brace }}
 TIGHT = re.compile(f"{HAN}{LATIN}|{LATIN}{HAN}")
+# a half-width quote or bracket is Latin text's: "保存 'pending'", "put() 耗时", "先把 (id) 记下"
+QUOTE = re.compile(f"{HAN}['\"]{LATIN}|{LATIN}['\"]{HAN}")
+BRACKET = re.compile(f"{HAN}[(\\[]|[)\\]]{HAN}")
+# no space beside full-width punctuation ("<b>恢复前</b>（done=0）"), but a table's pipe
+FULL_WIDTH_SPACED = re.compile(r"[^\s|\0] [（），。；：、！？]|[（，。；：、！？] [^\s|\0]")
+LINK = re.compile(r"\[([^\]\n]*)\]\([^)\s]*\)")  # a markdown link: its brackets are syntax
 PERCENT = re.compile(r"\d %")
 SPACED_FIELD = re.compile(f"{HAN} {FIELD}|{FIELD} {HAN}")
 # the studies' own names for their figures, as a reader of the study finds them
@@ -45,7 +51,8 @@ def faults(text: str, *, fields: bool = False) -> list[str]:
         if CJK.search(beside):
             found.append(text[max(span.start() - 3, 0) : span.end() + 3])
     text = CODE_SPAN.sub("\0", text)
-    for rule in (TIGHT, PERCENT):
+    text = LINK.sub("\0\\1\0", text)
+    for rule in (TIGHT, PERCENT, QUOTE, BRACKET, FULL_WIDTH_SPACED):
         found += [text[max(m.start() - 6, 0) : m.end() + 6] for m in rule.finditer(text)]
     return found
 
@@ -74,7 +81,11 @@ def test_the_rule_finds_each_kind_of_fault():
     assert faults("在`effect`之后") and faults("占 58 %")
     assert faults("在 {point} 强杀", fields=True) and faults("{count} 条回执", fields=True)
     assert faults("正在<b>commit</b>强杀") and faults("在 <b>{point}</b> 强杀", fields=True)
+    assert faults("保存'pending'") and faults("put()耗时") and faults("先把(id) 记下")
+    assert faults("<b>恢复前</b> （done=0）") and faults("恢复前 ：") and faults("（ 见")
     assert not faults("有 2 条回执，写入 effect.db，在 `effect` 之后，占 58%")
+    assert not faults("保存 'pending'，put() 耗时，先把 (id) 记下，<b>恢复前</b>（done=0）")
+    assert not faults("见[讲师指南](GUIDE.md)里 | （认领之后） |")
     assert not faults("在{point}强杀，{count}条回执（{what}）", fields=True)
 
 
@@ -114,3 +125,24 @@ def test_say_spaces_a_latin_value_and_not_a_chinese_one(key, fields, shown):
         assert say(key, **fields) == shown
     finally:
         set_language("en")
+
+
+def test_a_views_own_space_is_left_out_beside_full_width_punctuation():
+    from types import SimpleNamespace
+
+    from labkit.language.spacing import apart
+    from labkit.views.tables import stage_html
+
+    held = SimpleNamespace(done=0, receipts=1)
+    assert stage_html("before_recovery", held) == (
+        "<p><b>Before recovery</b> (done=0, receipts=1)</p>"
+    )
+    set_language("zh")
+    try:
+        shown = stage_html("before_recovery", held)
+    finally:
+        set_language("en")
+    assert shown == "<p><b>恢复前</b>（done=0，receipts=1）</p>" and not faults(shown)
+    assert (
+        apart("<b>之后</b>", "a") == "<b>之后</b> a" and apart("a，", "<i>b</i>") == "a，<i>b</i>"
+    )

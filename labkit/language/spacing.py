@@ -17,7 +17,7 @@ from collections.abc import Iterable
 from functools import cache
 from string import Formatter
 
-__all__ = ["CJK", "INLINE", "fill", "joined"]
+__all__ = ["CJK", "INLINE", "apart", "fill", "joined"]
 
 CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")  # a Chinese character
 LATIN = re.compile(r"[A-Za-z0-9]")
@@ -81,3 +81,19 @@ def spaced(pieces: list[tuple[str, bool]]) -> str:
 def latin_edge(char: str, also: str) -> bool:
     """Does a value's first (or last) character read as Latin beside Chinese?"""
     return bool(char) and (bool(LATIN.match(char)) or char in also)
+
+
+FULL_WIDTH = (
+    "（），。；：、！？"  # Chinese punctuation: it carries its own room, no space beside it
+)
+
+
+def apart(left: str, right: str) -> str:
+    """Two pieces of a line a view puts side by side, "<b>Before recovery</b> (done=0, ...)":
+    one space between them, none where either side is full-width punctuation, as Chinese sets
+    "<b>恢复前</b>（done=0，...）". Inline tags at the join are looked through."""
+    tail = left[-TAIL:]
+    last = tail[: TAGS_AT_END.search(tail).start()][-1:]
+    first = right[TAGS_AT_START.match(right).end() :][:1]
+    tight = (last and last in FULL_WIDTH) or (first and first in FULL_WIDTH)
+    return f"{left}{right}" if tight else f"{left} {right}"

@@ -12,6 +12,7 @@ from matplotlib.ticker import MaxNLocator
 
 from labkit.bench.errors import check_choice, check_items, check_record
 from labkit.language import say
+from labkit.language.spacing import apart
 from labkit.studies.durability.experiment import DURABILITY_MODES, Trial
 from labkit.studies.durability.pitfalls import PITFALLS
 from labkit.views.durability_trials import trial_headers, trial_rows
@@ -116,8 +117,9 @@ def checkpoints_html(described: dict) -> str:
     none = [(say("common.nothing"), "", "", "", "")]
 
     history = say("durability.checkpoints.from", call="<code>get_state_history</code>")
+    title = say("durability.checkpoints.title")
     return (
-        f"<p><b>{say('durability.checkpoints.title')}</b> {history}</p>"
+        f"<p>{apart(f'<b>{title}</b>', history)}</p>"
         + grid_html(headers("durability.checkpoints", CHECKPOINT_COLUMNS), checkpoints or none)
         + f"<p><b>{say('durability.checkpoints.writes')}</b> "
         f"{escape(say('durability.checkpoints.decoded'))}</p>"

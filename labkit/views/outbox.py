@@ -13,6 +13,7 @@ from html import escape
 
 from labkit.bench.errors import check_instance, check_items
 from labkit.language import say
+from labkit.language.spacing import apart
 from labkit.studies.commit_window.outcome import outcome_name
 from labkit.studies.outbox.experiment import (
     OUTBOX_KILL_POINTS,
@@ -152,13 +153,14 @@ def outbox_html(result: OutboxResult) -> str:
     said = say("outbox.view.consumer_html", consumer=r.spec.consumer, head=head, what=escape(what))
     exits = escape(process_exits(r.summary()["exits"]))
     folder = say("outbox.view.run_folder_html", folder=escape(str(r.run_dir)))
+    after = f"<b>{say('outbox.view.after')}</b>"
     return (
         f"<div><p>{said}<br>{say('outbox.view.processes_html', exits=exits)}</p>"
         f"<p>{outcome_word(r.outcome)} {escape(OUTBOX_OUTCOMES[r.outcome])}"
         f"{failure_note(r.failure)}</p>"
         f"{grid_html(outbox_headers(), outbox_rows([r]))}"
         f"<p><b>{say('outbox.view.before')}</b></p>{snapshot_html(r.before)}"
-        f"<p><b>{say('outbox.view.after')}</b> {say('outbox.view.after_note')}</p>"
+        f"<p>{apart(after, say('outbox.view.after_note'))}</p>"
         f"{snapshot_html(r.after, r.before)}"
         f"<p style='color:#555'>{folder}</p></div>"
     )

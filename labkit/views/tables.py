@@ -12,6 +12,7 @@ from html import escape
 from labkit.bench.failures import FAILED
 from labkit.bench.snapshot import Snapshot, Table
 from labkit.language import Messages, say
+from labkit.language.spacing import apart
 from labkit.studies.commit_window.orders import NO_KILL, ORDERS, STUDY_000_REPORTED
 from labkit.studies.commit_window.outcome import OUTCOMES, outcome_name, state_word
 from labkit.studies.commit_window.runs import RunResult
@@ -127,7 +128,8 @@ def before_after_html(result: RunResult) -> str:
 def stage_html(stage: str, snapshot: Snapshot) -> str:
     """A stage's heading with what the files held then: "Before recovery (done=0, receipts=1)"."""
     counts = say("tables.counts", done=snapshot.done, receipts=snapshot.receipts)
-    return f"<p><b>{escape(say(f'tables.{stage}'))}</b> {escape(counts)}</p>"
+    heading = f"<b>{escape(say(f'tables.{stage}'))}</b>"
+    return f"<p>{apart(heading, escape(counts))}</p>"
 
 
 def run_folder_html(run_dir: str) -> str:
@@ -333,8 +335,9 @@ def tool_run_html(result: ToolRun) -> str:
     ]
     if result.reconciled is not None:
         note = say("tables.reconciliation_note", word=outcome_word(state_word(result.reconciled)))
+        reconciled = escape(say("tables.after_reconciliation"))
         parts.append(
-            f"<p><b>{escape(say('tables.after_reconciliation'))}</b> {note}</p>"
+            f"<p>{apart(f'<b>{reconciled}</b>', note)}</p>"
             f"{snapshot_html(result.reconciled, result.after, 'reconciliation')}"
         )
     parts.append(run_folder_html(s["run_dir"]))
