@@ -70,8 +70,13 @@ def run_in_order() -> None:
     thread that hands them over, not side by side in LangGraph's background threads (#8039):
     where a kill lands, and what the other tasks did by then, is then the same in every run
     (issue 25, item 13). No window is hidden: a kill between a task's effect and its writes
-    is the crash point at the effect, whatever ran beside it. A checkpoint's own `put` is left
-    to LangGraph (durability "async" saves it beside the next step). In a worker only."""
+    is the crash point at the effect, whatever ran beside it. Under durability "sync" a
+    checkpoint's `put` runs in order too: LangGraph hands the input's checkpoint to a thread
+    and starts the first step beside it, so a kill in that step found it saved in one run and
+    not in the next (lost or duplicate by the machine's load); sync's promise, saved before
+    the next step, is the order kept. Under "async" it is left to LangGraph, beside the next
+    step (each crash state replayed twice, its rows marked when they differ). In a worker
+    only."""
     from langgraph.pregel._executor import BackgroundExecutor
 
     real_submit = BackgroundExecutor.submit
@@ -79,8 +84,11 @@ def run_in_order() -> None:
         return
 
     def submit(executor: BackgroundExecutor, fn: Callable, *args: object, **kwargs: object):  # noqa: ANN202
-        if fn.__name__ == "run_with_retry" or (
-            isinstance(getattr(fn, "__self__", None), Recorded) and fn.__name__ == "put_writes"
+        owner = getattr(fn, "__self__", None)
+        if (
+            fn.__name__ == "run_with_retry"
+            or (isinstance(owner, Recorded) and fn.__name__ == "put_writes")
+            or (fn.__name__ == "_checkpointer_put_after_previous" and owner.durability == "sync")
         ):
             return done(fn, *args, **{k: v for k, v in kwargs.items() if not k.startswith("__")})
         return real_submit(executor, fn, *args, **kwargs)
