@@ -103,7 +103,7 @@ def test_writes_left_unwatched_are_said_in_chinese_from_their_codes(chinese):
     assert "effect.db 处于 WAL 模式" in summary and "a.db 和 b.db 的 2 次提交被同时看到" in summary
     assert_no_english(summary)
     set_language("en")
-    assert "effect.db in WAL mode: its commits do not show in the file" in found.summary()
+    assert "effect.db in WAL mode, beside a -wal file that holds no WAL" in found.summary()
     assert "2 commits to a.db and b.db seen at once" in found.summary()
 
 

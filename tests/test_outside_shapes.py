@@ -10,6 +10,7 @@ depends on the clock.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import sqlite3
 import subprocess
@@ -23,15 +24,6 @@ from labkit.studies.explorer.replay import explore
 
 SHAPES = Path(__file__).parent / "outside" / "shapes"
 APPROVE, AMOUNT = {"action": "approve"}, {"amount": 7}
-
-
-WAL = pytest.mark.xfail(
-    strict=True,
-    reason="WAL-mode commits are no crash points: bench/commit_watch.py reads the change "
-    "counter of the file only, and a WAL commit reaches the -wal file. Counting commit frames "
-    "there is about 40 lines, but lessons 2 and 9's judges refuse a WAL step by design today "
-    "(tests/wrong_answers.py: 'the effect file in WAL mode'): left to the explorer's owners",
-)
 
 
 def target(module: str, name: str) -> str:
@@ -210,21 +202,14 @@ def test_executemany_in_autocommit_is_a_crash_point_a_row_and_keyed_is_green():
     assert keyed.green and len(keyed.points) == len(found.points), keyed.summary()
 
 
-def test_a_wal_database_is_never_green_and_is_named_unwatched():
-    """`PRAGMA journal_mode=WAL` (as web-app guides advise): the commits go to
-    app.sqlite-wal, where the commit watch cannot count them. Until it can, the explorer must
-    not call it green, and says which file."""
-    found = shape("wal_sqlite", "graph")
-    assert not found.green
-    assert [w["files"] for w in found.unwatched if w["reason"] == "wal"] == [["app.sqlite"]]
-
-
-@WAL
 def test_a_wal_database_has_each_commit_found_in_its_wal_file():
-    """The true matrix: the payment is repeated by a crash after its insert, the shipping
-    UPDATE (to a value) never is."""
+    """`PRAGMA journal_mode=WAL` (as web-app guides advise): the commits go to
+    app.sqlite-wal. The true matrix: the payment is repeated by a crash after its insert, the
+    shipping UPDATE (to a value) never is; each CREATE TABLE is a commit at its own line."""
     found = shape("wal_sqlite", "graph")
-    assert not found.unwatched, found.unwatched
+    assert not found.unwatched and not found.green, found.unwatched
+    created = [p.where for p in found.points if p.op == "commit"][:2]
+    assert created == [at("wal_sqlite", "payments(order_id"), at("wal_sqlite", "orders(id")]
     assert failing(found) == {
         ("commit", "app.sqlite", at("wal_sqlite", "INSERT INTO payments")): "duplicate",
         ("commit", "app.sqlite", at("wal_sqlite", "INSERT OR IGNORE INTO orders")): "duplicate",
@@ -362,11 +347,10 @@ def test_a_lines_dates_times_and_uuids_are_not_compared_but_its_words_are():
     assert record.fields["row"] == '{"at": null, "to": "bo"}', record
 
 
-@WAL
-def test_the_commit_watch_counts_wal_commits_across_a_checkpoint(tmp_path):
-    """In WAL mode a commit is a commit frame in the -wal file; a checkpoint copies pages
-    back to the file and may start the -wal again (a new salt): no commit, and the commits
-    after it are counted from the start."""
+@contextlib.contextmanager
+def watched(tmp_path, files=None):
+    """A commit watch on `tmp_path` and what it reported (commits by file name, trace
+    events as pairs), with the process's connections watched until the test ends."""
     import _sqlite3
 
     from labkit.bench.commit_watch import CommitWatch
@@ -376,11 +360,31 @@ def test_the_commit_watch_counts_wal_commits_across_a_checkpoint(tmp_path):
             seen.append((name, fields))
 
     seen: list = []
-    watch = CommitWatch(str(tmp_path), None, lambda file: seen.append(file), Trace())
+    watch = CommitWatch(str(tmp_path), files, seen.append, Trace())
     modules = (sqlite3, sqlite3.dbapi2, _sqlite3)  # what watch_process changes: put back after
     real = [(module.connect, module.Connection) for module in modules]
     watch.watch_process()
     try:
+        yield watch, seen
+    finally:
+        for module, (connect, connection) in zip(modules, real, strict=True):
+            module.connect, module.Connection = connect, connection
+
+
+def test_the_commit_watch_counts_wal_commits_across_checkpoints(tmp_path):
+    """In WAL mode a commit is a commit frame in the -wal file; a checkpoint copies pages
+    back to the file and may start the -wal again (a new salt): no commit, whether asked
+    for (TRUNCATE, RESTART), run by SQLite at 1000 pages, or by the last close; the commits
+    after it are counted from the start. Frames there before the watch are no commits."""
+    (tmp_path / "old.db").write_bytes(b"")
+    old = sqlite3.connect(tmp_path / "old.db", isolation_level=None)
+    old.execute("PRAGMA journal_mode=WAL").fetchall()
+    old.execute("CREATE TABLE t(x)")  # a frame in old.db-wal, left open
+    with watched(tmp_path) as (watch, seen):
+        db = sqlite3.connect(tmp_path / "old.db", isolation_level=None)
+        db.execute("INSERT INTO t VALUES(1)")
+        assert seen == ["old.db"]
+        seen.clear()
         db = sqlite3.connect(tmp_path / "app.sqlite", isolation_level=None)
         db.execute("PRAGMA journal_mode=WAL").fetchall()
         for statement in (
@@ -392,10 +396,35 @@ def test_the_commit_watch_counts_wal_commits_across_a_checkpoint(tmp_path):
         assert seen == ["app.sqlite"] * 3
         db.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchall()
         db.execute("INSERT INTO t VALUES(3)")
+        db.execute("PRAGMA wal_checkpoint(RESTART)").fetchall()
         db.execute("UPDATE t SET x = x + 1")
+        assert seen == ["app.sqlite"] * 5, seen
+        big = "x" * 4000  # a page each: 1100 pages pass the autocheckpoint's 1000
+        db.execute(
+            "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 1100) "
+            "INSERT INTO t SELECT ? FROM n",
+            (big,),
+        )
+        db.execute("INSERT INTO t VALUES(4)")  # the WAL starts again: a new salt
         db.close()
         watch.observe()
-    finally:
-        for module, (connect, connection) in zip(modules, real, strict=True):
-            module.connect, module.Connection = connect, connection
-    assert seen == ["app.sqlite"] * 5, seen
+        assert seen == ["app.sqlite"] * 7, seen
+        db = sqlite3.connect(tmp_path / "app.sqlite", isolation_level=None)
+        db.execute("INSERT INTO t VALUES(5)")
+        db.close()
+        watch.observe()
+    assert seen == ["app.sqlite"] * 8, seen
+
+
+def test_a_wal_file_the_watch_cannot_read_is_named_unwatched(tmp_path):
+    """A `-wal` file that holds no WAL (not SQLite's, torn): its commits cannot be counted,
+    so the file is named unwatched, once, for the explorer never to call the run green."""
+    db = sqlite3.connect(tmp_path / "app.sqlite", isolation_level=None)
+    db.execute("PRAGMA journal_mode=WAL").fetchall()
+    db.execute("CREATE TABLE t(x)")
+    db.close()
+    with watched(tmp_path, ["app.sqlite"]) as (watch, seen):
+        (tmp_path / "app.sqlite-wal").write_bytes(b"not a WAL" * 10)
+        watch.observe()
+        watch.observe()
+    assert seen == [("unwatched", {"files": ["app.sqlite"], "reason": "wal"})], seen

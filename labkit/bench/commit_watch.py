@@ -28,15 +28,18 @@ class CommitWatch:
     with or without `with` blocks, whatever trace callback the reader set.
 
     It watches the files, not the connections: a commit that changes a SQLite file in
-    rollback-journal mode adds one to the change counter in the file's header. The files are
+    rollback-journal mode adds one to the change counter in the file's header; in WAL mode it
+    appends a commit frame to the `-wal` file beside it (`wal_commits`). The files are
     read before every statement of every connection this process opens (`watch_process` has
     SQLite's trace callback call `before_statement`) and once when the step returns, so the kill
     point after a commit comes before anything else can reach a file. What it cannot crash
     apart goes into the trace as "unwatched", for the judge to refuse: two commits seen at
     once (made where no statement is traced, or in two threads), a change the counter did not
-    count (an exclusive lock, a write that is not SQLite's), a file in WAL mode (its commits
-    do not reach the file). One transaction over an ATTACHed file commits both files in one
-    statement: one commit, if nothing else ran before the call that committed it returned.
+    count (an exclusive lock, a write that is not SQLite's), a `-wal` file it cannot read.
+    A checkpoint (`wal_checkpoint`, the one SQLite runs at 1000 pages, the last close) copies
+    committed pages back into the file: no commit. One transaction over an ATTACHed file
+    commits both files in one statement: one commit, if nothing else ran before the call that
+    committed it returned.
     """
 
     def __init__(
@@ -61,6 +64,9 @@ class CommitWatch:
         self._alone = lambda: threading.active_count() == 1
         self._files = {name: read_file(path) for name, path in self._paths.items()}
         self._wal_seen: set[str] = set()
+        # a WAL file's position: its salt and commit frames (`wal_position`), None unreadable
+        self._wals: dict[str, tuple[bytes, int] | None] = {}
+        self.wal_commits()  # the frames a WAL held before the watch are no commits of the run
         self._committing: ConnectionState | None = None  # its COMMIT was the latest statement
         self._ran = True  # a statement may have run since the files were last read
         self.opened: Callable[[object], None] | None = None  # told each database a connection opens
@@ -94,15 +100,12 @@ class CommitWatch:
             if self._discover:
                 self.drop_other_files()
             self._committing, self._ran = None, False
-            for name, data in self._files.items():
-                if data[18:19] == b"\2" and name not in self._wal_seen:  # read version 2: WAL
-                    self._wal_seen.add(name)
-                    self._trace.event("unwatched", files=[name], reason="wal")
             commits = {
                 name: commits_between(before[name], data)
                 for name, data in self._files.items()
-                if data != before[name]
+                if data != before[name] and not in_wal_mode(data)
             }
+            commits.update(self.wal_commits())
             if not commits:
                 return
             if set(commits.values()) == {1} and (len(commits) == 1 or one_statement):
@@ -111,6 +114,24 @@ class CommitWatch:
                 self._trace.event("unwatched", files=list(commits), reason="uncounted")
             else:
                 self._trace.event("unwatched", files=list(commits), commits=sum(commits.values()))
+
+    def wal_commits(self) -> dict[str, int | None]:
+        """The commits made to each file in WAL mode since the last look: they reach its
+        `-wal` file, not the file (whose pages a checkpoint copies back later, no commit),
+        one commit frame each. A `-wal` file it cannot read goes into the trace, once."""
+        found = {}
+        for name, data in self._files.items():
+            if not in_wal_mode(data):
+                continue
+            now = wal_position(read_file(self._paths[name] + "-wal"))
+            before, self._wals[name] = self._wals.get(name, (b"", 0)), now
+            if now is None:
+                if name not in self._wal_seen:
+                    self._wal_seen.add(name)
+                    self._trace.event("unwatched", files=[name], reason="wal")
+            elif before is not None and now != before:  # the same salt: frames added
+                found[name] = now[1] - before[1] if now[0] == before[0] else now[1]
+        return {name: count for name, count in found.items() if count}
 
     def ignore(self, name: str) -> None:
         """Leave a file of the folder alone (a checkpointer's, whose commits are its own points)."""
@@ -230,6 +251,7 @@ COMMIT = re.compile(r"\s*(COMMIT|END|RELEASE)\b", re.IGNORECASE)
 FACTORY_ARGUMENT = 5  # sqlite3.connect(database, timeout, detect_types, isolation_level,
 # check_same_thread, factory, ...): the position of `factory`
 HEADER = b"SQLite format 3\0"
+WAL_HEADER, WAL_FRAME = 32, 24  # the sizes of a -wal file's header and of a frame's header
 NOT_DATABASES = ("-journal", "-wal", "-shm", ".jsonl")  # a database's companions, the traces
 
 
@@ -244,6 +266,28 @@ def read_file(path: str, size: int | None = None) -> bytes:
         return os.pread(fd, os.fstat(fd).st_size if size is None else size, 0)
     finally:
         os.close(fd)
+
+
+def in_wal_mode(data: bytes) -> bool:
+    """Whether a SQLite file's header says WAL mode (its read version, byte 18, is 2)."""
+    return data[18:19] == b"\2"
+
+
+def wal_position(wal: bytes) -> tuple[bytes, int] | None:
+    """A `-wal` file's salt and how many commit frames it holds under that salt (a frame
+    whose "database size after commit" is not 0); (b"", 0) for no file, None for one that is
+    no WAL. A checkpoint that starts the file again gives it a new salt: frames of the old
+    salt left behind are no longer the WAL's."""
+    if not wal:
+        return b"", 0
+    if len(wal) < WAL_HEADER or wal[:4] not in (b"\x37\x7f\x06\x82", b"\x37\x7f\x06\x83"):
+        return None
+    page, salt = int.from_bytes(wal[8:12], "big"), wal[16:24]
+    commits, frame = 0, WAL_HEADER
+    while frame + WAL_FRAME + page <= len(wal) and wal[frame + 8 : frame + 16] == salt:
+        commits += wal[frame + 4 : frame + 8] != b"\0\0\0\0"
+        frame += WAL_FRAME + page
+    return salt, commits
 
 
 def commits_between(old: bytes, new: bytes) -> int | None:
