@@ -21,6 +21,7 @@ import pytest
 
 from labkit.bench.errors import LabError, RunFailed
 from labkit.studies.explorer.replay import explore
+from labkit.studies.explorer.report import Exploration, failed_words
 
 SHAPES = Path(__file__).parent / "outside" / "shapes"
 APPROVE, AMOUNT = {"action": "approve"}, {"amount": 7}
@@ -299,6 +300,11 @@ def test_a_tool_that_calls_an_http_service_is_never_green_and_not_replayed(
     found = json.loads(done.stdout)
     assert found["outside"] == [f"tcp://127.0.0.1:{ticket_service.port}"], found["outside"]
     assert len(ticket_service.tickets("shop")) == 1  # no replay called it again
+    # its own words: the explorer cannot see the service's state; run it inside, or a fake
+    assert found["points"][0]["failed"]["code"] == "run_network", found["points"][0]
+    summary = Exploration.from_json(found).summary()
+    assert "ticket_service()" in summary and "relative paths" not in summary, summary
+    assert "connected to" in failed_words(found["points"][0]["failed"])
 
 
 def test_the_command_line_refuses_a_store_in_memory_in_one_line_and_passes_a_keyed_graph(

@@ -3,8 +3,10 @@ HTTP API (requests, httpx, urllib) makes its effect in another process's files, 
 crash state of the run holds and no replay can take back. The explorer cannot tell a read
 from a write over a socket, so every TCP connection the reader's code opens is noted as
 "outside" (`tcp://host:port`): the exploration fails rather than call the service again at
-every crash point and then say green. The run's own ticket service (`ticket_service()`,
-whose tickets are in the run folder) is the run's. Worker-side: standard library only.
+every crash point and then say green, and says so in words of its own (the explorer cannot
+see a remote service's state; run the service inside the exploration, or pass a fake). The
+run's own ticket service (`ticket_service()`, whose tickets are in the run folder) is the
+run's. Worker-side: standard library only.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from labkit.studies.explorer import services
+from labkit.studies.explorer.report import SERVICE
 
 if TYPE_CHECKING:
     from labkit.studies.explorer.record import CrashPoints
@@ -32,7 +35,7 @@ def watch_network(points: CrashPoints) -> None:
         @functools.wraps(connect)
         def connecting(sock: socket.socket, address: object) -> object:
             if sock.family in NETWORK and isinstance(address, tuple) and not runs_own(address):
-                points.note_outside(f"tcp://{address[0]}:{address[1]}")
+                points.note_outside(f"{SERVICE}{address[0]}:{address[1]}")
             return connect(sock, address)
 
         return connecting

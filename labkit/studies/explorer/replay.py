@@ -37,6 +37,7 @@ from labkit.studies.explorer.postgres_runs import RunSchemas
 from labkit.studies.explorer.replays import (
     CHECKER_RAISED,
     INTERRUPTED,
+    NETWORK,
     OUTSIDE,
     RUN_OUTSIDE,
     exploration_row,
@@ -230,7 +231,7 @@ def explore_with(
         {
             file
             for row in rows
-            if row.failed and row.failed["code"] == OUTSIDE
+            if row.failed and row.failed["code"] in (OUTSIDE, NETWORK[OUTSIDE])
             for file in row.failed["files"]
         }
         - set(exploration.outside)

@@ -23,7 +23,7 @@ from labkit.bench.restart import FRESH
 from labkit.bench.trace import Trace, read_trace
 from labkit.studies.explorer.postgres_runs import RunSchemas
 from labkit.studies.explorer.record import point_folder, point_name
-from labkit.studies.explorer.report import PointResult
+from labkit.studies.explorer.report import SERVICE, PointResult
 from labkit.studies.explorer.spec import ExploreSpec
 
 __all__ = ["CHECKER_RAISED", "ENTRY", "INTERRUPTED", "exploration_row", "replayed", "run_workers"]
@@ -33,6 +33,8 @@ SIGKILLED = -9
 CHECKER_RAISED, INTERRUPTED = "checker_raised", "interrupted"  # why an exploration stopped
 OUTSIDE = "recovery_outside"  # why a recovery is not judged: it wrote outside its run folder
 RUN_OUTSIDE = "run_outside"  # why the run without a crash is not: the same
+# ... or it connected to a service over the network, whose state no crash state holds
+NETWORK = {OUTSIDE: "recovery_network", RUN_OUTSIDE: "run_network"}
 WROTE_OUTSIDE = {OUTSIDE: "the recovery", RUN_OUTSIDE: "the run without a crash"}
 AFTER = "after-"  # a copy of a crash state, for the recovery after one more restart
 LANES = 4  # crash states explored side by side: two per core of a workshop laptop, so that
@@ -251,7 +253,12 @@ def judged(row: PointResult, report: dict, outside: str = OUTSIDE) -> None:
     (the checker raised, or the run wrote outside the run folder: `outside` says which)."""
     if report.get("outside"):
         files = tuple(report["outside"])  # paths, as detected: the views join them
+        services = tuple(f for f in files if f.startswith(SERVICE))
         row.outcome = FAILED
+        if services:  # the stronger reason: a remote state it cannot see, let alone judge
+            line = f"{WROTE_OUTSIDE[outside]} connected to {', '.join(services)}"
+            failed(row, line, NETWORK[outside], files=files, services=services)
+            return
         line = f"{WROTE_OUTSIDE[outside]} wrote outside its run folder: {', '.join(files)}"
         failed(row, line, outside, files=files)
         return

@@ -21,6 +21,7 @@ __all__ = [
     "EXPLORED_FILE",
     "Exploration",
     "PointResult",
+    "SERVICE",
     "complaint_words",
     "crash_after",
     "detail_words",
@@ -41,6 +42,7 @@ __all__ = [
 EXPLORED_FILE = "explored.jsonl"  # one line per crash point as it is explored
 NO_CRASH = "no crash"  # the label of the run without a crash (a key in notebooks' dicts)
 FILES_TOGETHER = " and "  # a commit seen in two files at once: "a.db and b.db"
+SERVICE = "tcp://"  # an "outside" entry that is a network connection, not a file
 
 
 @dataclass
@@ -147,9 +149,13 @@ class Exploration:
         unseen = say("explorer.report.unseen", writes=unseen) if self.unwatched else ""
         why = failed_words(self.stopped_by) if self.stopped_by else self.stopped
         stopped = say("explorer.report.stopped", why=why) if self.stopped else ""
-        if self.outside:
-            files = say("explorer.report.comma").join(self.outside)
-            unseen += say("explorer.report.outside", files=files)
+        files = [f for f in self.outside if not f.startswith(SERVICE)]
+        services = [f for f in self.outside if f.startswith(SERVICE)]
+        if files:
+            unseen += say("explorer.report.outside", files=say("explorer.report.comma").join(files))
+        if services:
+            services_said = say("explorer.report.comma").join(services)
+            unseen += say("explorer.report.network", services=services_said)
         if self.replaced:
             postgres = "_postgres" if self.replaced["postgres"] else ""
             unseen += say(f"explorer.report.on_sqlite{postgres}", saver=self.replaced["saver"])
