@@ -173,8 +173,21 @@ def test_a_subgraphs_own_effect_is_repeated_only_before_its_own_node_is_saved(na
             at("subgraph_effect", 'open("confirmations.txt"'),
         ): "duplicate",
     }, found.summary()
-    saved = [p for p in found.points if p.detail == "writes of node book_hotel"]
-    assert [p.outcome for p in saved] == ["consistent"], found.summary()
+    inner = {"graph": "hotel", "called": "book_trip"}[name]  # the subgraph's namespace
+    saved = [p for p in found.points if p.detail.startswith("writes of node book_hotel")]
+    assert [(p.detail, p.where, p.outcome) for p in saved] == [
+        (
+            f"writes of node book_hotel in subgraph {inner}",
+            at("subgraph_effect", "def book_"),
+            "consistent",
+        )
+    ], found.summary()
+    checkpoints = [p.detail for p in found.points if p.op == "put"]
+    assert checkpoints.count("checkpoint of step -1 (input)") == 1, checkpoints
+    assert f"checkpoint of step -1 (input) in subgraph {inner}" in checkpoints, checkpoints
+    starts = [p.where for p in found.points if p.detail.startswith("writes of node __start__")]
+    # LangGraph's own node: no line of LangGraph's (called: the reader's `hotel.invoke`)
+    assert starts == [None, None if name == "graph" else at("subgraph_effect", "    hotel.invoke(")]
     if name == "graph":
         with pytest.raises(RunFailed, match="KeyError: 'ordr'"):
             shape("raises", "in_subgraph")  # a node of a subgraph that raises fails the run

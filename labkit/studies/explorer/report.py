@@ -247,8 +247,11 @@ def detail_words(point: PointResult) -> str:
     from labkit.language import say
 
     if point.said:
-        fields = {k: v for k, v in point.said.items() if k != "code"}
-        return say(f"explorer.detail.{point.said['code']}", **fields)
+        fields = {k: v for k, v in point.said.items() if k not in ("code", "ns")}
+        what = say(f"explorer.detail.{point.said['code']}", **fields)
+        if point.said.get("ns"):  # a subgraph's save: which one
+            return say("explorer.detail.in_subgraph", what=what, ns=point.said["ns"])
+        return what
     return say("explorer.detail.together").join(point.detail.split(FILES_TOGETHER))
 
 

@@ -41,7 +41,7 @@ class Recorded:
         if self.points is not None:
             step, source = metadata.get("step"), metadata.get("source")
             said = {"code": "checkpoint", "step": step, "source": source}
-            what = f"checkpoint of step {step} ({source})"
+            what, said = in_subgraph(f"checkpoint of step {step} ({source})", said, config)
             self.points.hit("put", what, hold=self.lock, said=said)  # no other save lands meanwhile
         return saved
 
@@ -49,6 +49,7 @@ class Recorded:
         super().put_writes(config, writes, task_id, task_path)
         if self.points is not None:
             what, where, said = self.whose(task_id, task_path)
+            what, said = in_subgraph(what, said, config)
             self.points.hit("put_writes", what, where, hold=self.lock, said=said)
 
     # A graph run with `ainvoke` calls these: the same saves, in the event loop's own thread.
@@ -75,13 +76,25 @@ class Recorded:
         name, where = self.tasks.get(task_id, (task_path.rpartition(", ")[2], None))
         if task_path.startswith(PUSH) and name not in self.nodes:
             return f"writes of task {name}", where, {"code": "task_writes", "name": name}
-        if name:
+        if name:  # a subgraph's node is no node of the graph: where its task's function is
+            inner = None if name.startswith("__") else where  # __start__: LangGraph's, not theirs
             return (
                 f"writes of node {name}",
-                self.nodes.get(name),
+                self.nodes.get(name) or inner,
                 {"code": "node_writes", "name": name},
             )
         return "writes of the resume answer", None, {"code": "resume_writes"}
+
+
+def in_subgraph(what: str, said: dict, config: dict) -> tuple[str, dict]:
+    """A save of a subgraph's (its config's `checkpoint_ns` is not empty: "hotel:<id>", or
+    "outer:<id>|inner:<id>" nested) says which: the namespace's node names, outermost first,
+    in words and as the code's `ns` field; the graph's own saves are left as they are."""
+    namespace = (config or {}).get("configurable", {}).get("checkpoint_ns", "")
+    if not namespace:
+        return what, said
+    ns = "/".join(part.partition(":")[0] for part in namespace.split("|"))
+    return f"{what} in subgraph {ns}", {**said, "ns": ns}
 
 
 class RecordedSaver(Recorded, SqliteSaver):
