@@ -193,6 +193,22 @@ def test_a_subgraphs_own_effect_is_repeated_only_before_its_own_node_is_saved(na
             shape("raises", "in_subgraph")  # a node of a subgraph that raises fails the run
 
 
+@pytest.mark.parametrize("name", ["in_subgraph", "in_async"])
+def test_a_node_that_fails_in_the_run_without_a_crash_exits_1_sync_or_async(name, tmp_path):
+    """A node's error (sync, or `async def` run with `ainvoke`) is a failed exploration, as
+    a red matrix is (status 1), said in one line at the reader's line: not bad input (2)."""
+    done = subprocess.run(
+        [sys.executable, "-m", "labkit", "explore", target("raises", name), "--kind", "graph"]
+        + ["--restart-at", "now", "--out", str(tmp_path / "x")],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 1, done.stderr
+    assert done.stderr.count("\n") == 1 and "KeyError: 'ordr' (raises.py, line 21)" in done.stderr
+    assert done.stderr.startswith("labkit: error: your code failed"), done.stderr  # not a crash
+
+
 def test_async_nodes_with_aiosqlite_executemany_and_a_plain_file_write():
     """Async graph: aiosqlite's `executemany` in one transaction (one commit, placed where
     the node awaits it), then a line appended from a coroutine."""

@@ -79,6 +79,11 @@ class RunFailed(RuntimeError):
     """The parent could not go on with a run (a full disk, most often): no outcome exists."""
 
 
+class CodeFailed(RunFailed):
+    """The reader's code failed in a run without a crash (a node, sync or async, a step): no
+    outcome exists, and the input was no fault: the command line's status is 1, not 2."""
+
+
 def check_choice(what: str, value: str, choices: Iterable[str], of: str = "") -> str:
     """Return `value` if it is one of `choices`, else raise a LabError that lists them (`of`:
     whose choices they are, "kill point" of "effect_first")."""

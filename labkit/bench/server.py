@@ -30,7 +30,7 @@ from collections.abc import Callable
 from typing import TextIO
 
 from labkit.bench import launcher, spares
-from labkit.bench.errors import LabError, RunFailed, refusal
+from labkit.bench.errors import CodeFailed, LabError, RunFailed, refusal
 from labkit.bench.folders import holds_run_dirs, runs_home, temp_dir
 from labkit.bench.leftovers import become_subreaper
 from labkit.bench.portable import die_with
@@ -72,8 +72,13 @@ class ServerError(RuntimeError):
 
 
 # Errors the server passes back as themselves (by name): the caller's bad input (LabError),
-# a run that could not go on (RunFailed). Any other error is the server's: a ServerError.
-CALLERS_ERRORS: dict[str, type[Exception]] = {"LabError": LabError, "RunFailed": RunFailed}
+# a run that could not go on (RunFailed), the reader's code that failed in it (CodeFailed).
+# Any other error is the server's: a ServerError.
+CALLERS_ERRORS: dict[str, type[Exception]] = {
+    "LabError": LabError,
+    "RunFailed": RunFailed,
+    "CodeFailed": CodeFailed,
+}
 LITTLE_ROOM = 1 << 20  # bytes: a temp directory with less free than this is full for a warm-up
 TAIL = 1 << 16  # bytes of the server's stderr read back for its last line
 

@@ -6,13 +6,15 @@
     labkit explore my_flow:run --kind callable       # run(checkpointer, resume): yours to recover
 
 The module is read from the current folder by its file alone (that folder joins no import
-path), and only in the explorer's workers. A Ctrl-C prints what was explored (status 130).
+path), and only in the explorer's workers. Status 0: green; 1: not green, or your code failed in
+the run without a crash (one line); 2: bad input; a Ctrl-C prints what was explored (130).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import sys
 
 from labkit.cli.common import out_option, print_json, progress_bar
 from labkit.language import say
@@ -106,6 +108,7 @@ def seconds(text: str) -> float:
 
 
 def cmd_explore(args: argparse.Namespace) -> int:
+    from labkit.bench.errors import CodeFailed
     from labkit.studies.explorer.replay import explore
 
     bar, advance = progress_bar("crash_states", "state")
@@ -128,6 +131,10 @@ def cmd_explore(args: argparse.Namespace) -> int:
             path=args.path,
             postgres=args.postgres,
         )
+    except CodeFailed as error:  # the reader's code failed, not their input: as a red matrix
+        bar.close()
+        print(say("cli.error.line", error=error), file=sys.stderr)
+        return 1
     finally:
         bar.close()
     if args.json:

@@ -27,7 +27,7 @@ from dataclasses import asdict
 from pathlib import Path
 
 from labkit.bench import server
-from labkit.bench.errors import LabError, RunFailed, check_choice, check_folder, check_function
+from labkit.bench.errors import CodeFailed, LabError, check_choice, check_folder, check_function
 from labkit.bench.failures import worker_failure
 from labkit.bench.folders import keep_json, new_run_dir, release_run_dir
 from labkit.bench.launcher import read_report
@@ -277,7 +277,7 @@ def recording(folder: Path, spec: ExploreSpec, schemas: RunSchemas) -> dict:
     if ended.exit_code != 0 or ended.timed_out:
         why = worker_failure(ended) or f"it exited {ended.exit_code}"
         if not outside:  # else the server refused it a write outside: said as such, not green
-            raise RunFailed(f"your code failed in the run without a crash: {why}; see {run_dir}")
+            raise CodeFailed(f"your code failed in the run without a crash: {why}; see {run_dir}")
         report, trace = {"state": {}}, []  # no crash state to explore: its writes go elsewhere
     points = [
         {k: e[k] for k in ("n", "op", "detail", "nth", "where", "said", "state") if k in e}

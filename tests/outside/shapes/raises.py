@@ -1,6 +1,7 @@
 """Shape: graphs whose run fails by itself, as a new user's often does: `in_subgraph`, a
 node of a subgraph raises KeyError after its side effect (a typo in a state key); `in_task`,
-an `@entrypoint`'s `@task` raises. The exploration must fail, not come out green."""
+an `@entrypoint`'s `@task` raises; `in_async`, an `async def` node raises (the graph run with
+`ainvoke`). The exploration must fail, not come out green."""
 
 import sqlite3
 from typing import TypedDict
@@ -35,3 +36,10 @@ def in_task(order: str) -> str:
 
 
 INPUT = {"order": "o-7"}
+
+
+async def write_and_fail_async(state: State) -> dict:
+    return write_and_fail(state)
+
+
+in_async = StateGraph(State).add_node(write_and_fail_async).add_edge(START, "write_and_fail_async")
