@@ -26,11 +26,6 @@ WITHOUT_CODE = {
     "labkit/cli/outbox.py": 1,
     "labkit/cli/unknown_outcome.py": 2,
     "labkit/bench/folders.py": 10,
-    "labkit/studies/explorer/replay.py": 2,
-    "labkit/studies/explorer/services.py": 1,
-    "labkit/studies/explorer/spec.py": 7,
-    "labkit/studies/explorer/stepping.py": 2,
-    "labkit/studies/explorer/target.py": 5,
 }
 
 

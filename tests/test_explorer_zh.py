@@ -107,6 +107,24 @@ def test_writes_left_unwatched_are_said_in_chinese_from_their_codes(chinese):
     assert "2 commits to a.db and b.db seen at once" in found.summary()
 
 
+def test_the_explorers_refusals_are_said_in_chinese_from_their_codes(tmp_path, chinese):
+    """Bad input, found in the kernel (a target's form) or by the worker that loads it (a
+    name the module does not define, not a function): one line from cli.error, in Chinese."""
+    from labkit.bench.errors import LabError
+    from labkit.cli.common import error_line
+
+    (tmp_path / "mod.py").write_text("X = 1\n")
+    said = {}
+    for target in ("nope", f"{tmp_path}/mod.py:nope", f"{tmp_path}/mod.py:X"):
+        with pytest.raises(LabError) as raised:
+            explore(target, out=tmp_path / f"out-{len(said)}")
+        said[raised.value.code] = error_line(raised.value)
+    assert list(said) == ["explore_target_form", "explore_no_name", "explore_not_function"]
+    assert said["explore_no_name"] == f"目标 '{tmp_path}/mod.py:nope'：模块里没有定义 'nope'"
+    assert said["explore_not_function"].endswith("不是函数（它的类型是 'int'）")
+    assert_no_english(said["explore_target_form"].replace("'module:callable'", ""))
+
+
 def test_lesson_9s_verdict_on_a_uuid4_key_speaks_chinese(chinese):
     answer, _ = WRONG["lesson9.green_matrix"]["a uuid4 key"]
     verdict = lesson9.green_matrix.check(answer)

@@ -47,9 +47,12 @@ class InOrder(Answers):
     def __call__(self, interrupt: Interrupt) -> object:
         n = self.numbers.get(interrupt.id, max(self.numbers.values(), default=-1) + 1)
         if n >= len(self.given):
+            fields = {"n": n + 1, "value": repr(interrupt.value), "given": len(self.given)}
             raise BadTarget(
                 f"the graph asked for answer {n + 1} ({interrupt.value!r}); "
-                f"resumes gives {len(self.given)}: give one per interrupt, in order"
+                f"resumes gives {len(self.given)}: give one per interrupt, in order",
+                "explore_resumes_short",
+                **fields,
             )
         self.numbers[interrupt.id] = n
         self.trace.note(ANSWERED, interrupt=interrupt.id, n=n)  # before the answer is given

@@ -40,7 +40,7 @@ from labkit.studies.explorer.checker import CHECKPOINT_FILE
 from labkit.studies.explorer.record import CrashPoints
 from labkit.studies.explorer.running import config_of, run_to_end
 from labkit.studies.explorer.savers import Recorded, note_replaced
-from labkit.studies.explorer.target import BadTarget, load, named
+from labkit.studies.explorer.target import BadTarget, load, named, said_as
 
 __all__ = ["open_saver", "recover", "run_first"]
 
@@ -168,7 +168,10 @@ def the_graph(job: dict) -> ReaderGraph:
     if not isinstance(graph, Pregel):  # a compiled StateGraph, or an @entrypoint's workflow
         raise BadTarget(
             f"{named(job['target'])} is not a LangGraph graph, nor a function of no arguments "
-            f"that returns one (it is of type {type(graph).__name__!r})"
+            f"that returns one (it is of type {type(graph).__name__!r})",
+            "explore_not_graph",
+            **said_as(job["target"]),
+            kind=repr(type(graph).__name__),
         )
     make_context = said.get("context", module.get("context"))
     context = make_context(job["run_dir"]) if callable(make_context) else None
@@ -200,13 +203,17 @@ def refuse_a_memory_saver(graph: CompiledStateGraph, job: dict) -> None:
             f"{named(job['target'])} is compiled with an InMemorySaver, which loses every save "
             "when the process dies: every crash point would lose the run; compile it (or "
             "decorate its @entrypoint) without a checkpointer (each run then gets a SqliteSaver "
-            "of its own) to explore its windows"
+            "of its own) to explore its windows",
+            "explore_memory_saver",
+            **said_as(job["target"]),
         )
     if isinstance(getattr(graph, "store", None), InMemoryStore):
         raise BadTarget(
             f"{named(job['target'])} is compiled with an InMemoryStore, which loses every item "
             "put in it when the process dies, and whose items the explorer cannot read: keep "
-            "the nodes' lasting data in files of the run folder (a SQLite file) to explore it"
+            "the nodes' lasting data in files of the run folder (a SQLite file) to explore it",
+            "explore_memory_store",
+            **said_as(job["target"]),
         )
 
 

@@ -27,7 +27,14 @@ from dataclasses import asdict
 from pathlib import Path
 
 from labkit.bench import server
-from labkit.bench.errors import CodeFailed, LabError, check_choice, check_folder, check_function
+from labkit.bench.errors import (
+    CodeFailed,
+    LabError,
+    check_choice,
+    check_folder,
+    check_function,
+    refusal,
+)
 from labkit.bench.failures import worker_failure
 from labkit.bench.folders import keep_json, new_run_dir, release_run_dir
 from labkit.bench.launcher import read_report
@@ -101,7 +108,7 @@ def explore(
     A Ctrl-C, or a checker that raises, ends the exploration early: what was explored comes
     back all the same, with `stopped` saying why."""
     if not isinstance(one_file, bool):
-        raise LabError(f"one_file must be True or False, not {one_file!r}")
+        raise refusal("bool", what="one_file", value=repr(one_file))
     spec = ExploreSpec(
         on_import_path(name_target(target), path),
         kind,
@@ -271,7 +278,7 @@ def recording(folder: Path, spec: ExploreSpec, schemas: RunSchemas) -> dict:
     ended = run_workers({0: run_dir}, "record", {0: job}, spec)[0]
     report = read_report(run_dir, "record")
     if "bad_target" in report:  # a name that names no code of its kind: checked by loading it
-        raise LabError(report["bad_target"])
+        raise LabError(report["bad_target"], report["code"], **report["fields"])
     trace = read_trace(run_dir)
     outside = [e["file"] for e in trace if e["event"] == "outside"]
     if ended.exit_code != 0 or ended.timed_out:

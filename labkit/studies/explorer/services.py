@@ -78,9 +78,9 @@ def ticket_service(timeout: float = 5.0) -> TicketService:
     """Lesson 5's ticket service for your step (`create(op_key, title)`, `lookup(op_key)`):
     started on first use, in a process of its own that serves this run's folder."""
     if "run_dir" not in _here:
-        from labkit.bench.errors import LabError  # here: a worker never pays for pathlib
+        from labkit.bench.errors import refusal  # here: a worker never pays for pathlib
 
-        raise LabError("ticket_service() runs in a step the crash explorer runs (lk.explore)")
+        raise refusal("explore_ticket_service")
     if _here["service"] is None:
         from labkit.studies.unknown_outcome.caller import TicketService
 

@@ -11,10 +11,10 @@ from dataclasses import asdict, dataclass
 
 from labkit.bench.errors import (
     MAX_TIMEOUT,
-    LabError,
     check_choice,
     check_choices,
     check_number,
+    refusal,
 )
 from labkit.bench.restart import RESTARTS
 from labkit.studies.explorer.record import KILL_MODES
@@ -78,24 +78,18 @@ def check_restarts(restarts: object) -> tuple[str, ...]:
 def check_resume(resume: object, resume_by: dict | None, resumes: object = None) -> None:
     """One way to answer interrupts, and values that can travel to the workers (JSON)."""
     if sum(way is not None for way in (resume, resume_by, resumes)) > 1:
-        raise LabError(
-            "give one of resume (a value), resume_by (a function) or resumes (answers in "
-            "order), not two"
-        )
+        raise refusal("explore_resume_ways")
     if resumes is not None and (not isinstance(resumes, list) or not resumes):
-        raise LabError(
-            "resumes must be a list of answers in order, one per interrupt the run meets, "
-            f"such as [{{'action': 'approve'}}, 'ana@example.com']; not {resumes!r}"
-        )
-    for name, given in (("resume", resume), *(("an answer of resumes", a) for a in resumes or ())):
+        raise refusal("explore_resumes_list", value=repr(resumes))
+    for code, given in (
+        ("resume", resume),
+        *(("resumes", a) for a in resumes or ()),
+    ):  # of the codes:
         try:
             json.dumps(given)
         except (TypeError, ValueError):
-            raise LabError(
-                f"{name} must be a JSON value (a dict, list, str, number, True, False), "
-                f"not {type(given).__name__}; to answer by the payload, name a function: "
-                "resume_by='module:function'"
-            ) from None
+            kind = type(given).__name__
+            raise refusal(f"explore_{code}_json", kind=kind) from None
 
 
 def check_postgres(postgres: object, kind: str) -> None:
@@ -103,14 +97,11 @@ def check_postgres(postgres: object, kind: str) -> None:
     if postgres is None:
         return
     if kind == "step":
-        raise LabError("postgres is for a graph or a callable; a step keeps its files")
+        raise refusal("explore_postgres_step")
     if postgres != "lab" and not str(postgres).startswith(("postgresql://", "postgres://")):
         from labkit.bench.postgres import redacted  # a password in it is not repeated
 
-        raise LabError(
-            f"postgres must be 'lab' (labkit's own server) or a URL that starts with "
-            f"postgresql://, not {redacted(str(postgres))!r}"
-        )
+        raise refusal("explore_postgres_url", value=repr(redacted(str(postgres))))
 
 
 def check_config(config: object) -> None:
@@ -118,11 +109,8 @@ def check_config(config: object) -> None:
     if config is None:
         return
     if not isinstance(config, dict) or not isinstance(config.get("configurable", {}), dict):
-        raise LabError(
-            "config must be a dict such as {'configurable': {'passenger_id': '3442 587242'}}, "
-            f"not {config!r}"
-        )
+        raise refusal("explore_config_dict", value=repr(config))
     try:
         json.dumps(config)
     except (TypeError, ValueError):
-        raise LabError(f"config must hold JSON values only, not {config!r}") from None
+        raise refusal("explore_config_json", value=repr(config)) from None

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from labkit.bench.errors import LabError, check_instance
+from labkit.bench.errors import check_instance, refusal
 from labkit.bench.folders import new_run_dir
 from labkit.bench.launcher import WorkerProcess, WorkerReport, read_report
 from labkit.bench.stepping import PausedWorker
@@ -30,7 +30,7 @@ class ExplorerStepSession(PausedWorker):
     def __init__(self, exploration: Exploration, out: Path | str | None = None) -> None:
         check_instance("exploration", exploration, Exploration, "exploration")
         if exploration.kind != "step":
-            raise LabError("step mode replays a step; a graph's workers run in the trial server")
+            raise refusal("explore_step_mode")
         super().__init__(new_run_dir(out, "explore-step-"))
         self.spec = ExploreSpec(**exploration.spec)
         self.points = [p for p in exploration.points if p.n is not None]
@@ -48,7 +48,7 @@ class ExplorerStepSession(PausedWorker):
     def run_to(self, n: int) -> None:
         """Go on to crash point `n` (pausing nowhere before it)."""
         if n not in {p.n for p in self.points}:
-            raise LabError(f"there is no crash point {n}; choose one of 1 to {len(self.points)}")
+            raise refusal("explore_no_point", n=n, last=len(self.points))
         while not self.finished and self.point.n < n:
             self.proceed()
 

@@ -42,7 +42,12 @@ DOTTED = re.compile(r"[A-Za-z_]\w*(\.[A-Za-z_]\w*)*\Z")
 
 class BadTarget(Exception):
     """A target or checker that names no code of the kind it must (no such module, no such
-    name in it, not a function): the caller's bad input, found only where the code is loaded."""
+    name in it, not a function): the caller's bad input, found only where the code is loaded.
+    Its `code` and `fields` are cli.error's, for the kernel's LabError (workers say English)."""
+
+    def __init__(self, message: str, code: str, **fields: object) -> None:
+        super().__init__(message)
+        self.code, self.fields = code, fields
 
 
 def name_target(text: object, what: str = "target", folder: str | None = None) -> dict:
@@ -51,24 +56,21 @@ def name_target(text: object, what: str = "target", folder: str | None = None) -
     in one line, before anything starts; the module itself is first read by a worker."""
     from pathlib import Path
 
-    from labkit.bench.errors import LabError, described
+    from labkit.bench.errors import described, refusal
 
     if not isinstance(text, str) or text.count(":") != 1:
-        raise LabError(
-            f"{what} must be 'module:callable' (e.g. my_graph:graph or "
-            f"labkit.studies.commit_window.worker:effect_first), not {described(text)}"
-        )
+        raise refusal("explore_target_form", what=what, value=described(text))
     module, name = text.split(":")
     if not DOTTED.match(name):
-        raise LabError(f"{what} {text!r}: {name!r} is not a name in the module")
+        raise refusal("explore_target_name", what=what, text=repr(text), name=repr(name))
     folder = Path.cwd() if folder is None else Path(folder)
     if module.endswith(".py"):
         path = (folder / module).resolve()
         if not path.is_file():
-            raise LabError(f"{what} {text!r}: there is no file {path}")
+            raise refusal("explore_no_file", what=what, text=repr(text), path=str(path))
         return {"path": str(path), "name": name, "label": text, "what": what}
     if not DOTTED.match(module):
-        raise LabError(f"{what} {text!r}: {module!r} is neither a module name nor a .py file")
+        raise refusal("explore_not_module", what=what, text=repr(text), module=repr(module))
     mine = folder.joinpath(*module.split(".")).with_suffix(".py")
     if mine.is_file():
         return {"path": str(mine.resolve()), "name": name, "label": text, "what": what}
@@ -80,12 +82,12 @@ def on_import_path(target: dict, folder: object) -> dict:
     path; none by default, so a `json.py` beside the reader's module stays unread."""
     from pathlib import Path
 
-    from labkit.bench.errors import LabError
+    from labkit.bench.errors import refusal
 
     if folder is None:
         return target
     if not isinstance(folder, (str, Path)) or not Path(folder).is_dir():
-        raise LabError(f"path must be a folder for the import path, such as '.', not {folder!r}")
+        raise refusal("explore_path", value=repr(folder))
     return {**target, "import_path": str(Path(folder).resolve())}
 
 
@@ -115,7 +117,9 @@ def load(target: dict, namespace: dict | None = None) -> tuple[object, str, dict
         names, file = vars(module), module.__file__
     found = names.get(target["name"])
     if found is None:
-        raise BadTarget(f"{named(target)}: the module defines no {target['name']!r}")
+        name = repr(target["name"])
+        said = f"{named(target)}: the module defines no {name}"
+        raise BadTarget(said, "explore_no_name", **said_as(target), name=name)
     return found, file, names
 
 
@@ -126,12 +130,14 @@ def load_function(target: dict, namespace: dict | None = None) -> tuple[object, 
         raise BadTarget(
             f"{named(target)} is a LangGraph graph, or a function of no arguments that builds "
             "one: explore it as a graph (--kind graph, or kind='graph'); a step is "
-            "step(control, effect, gate), a callable run(checkpointer, resume)"
+            "step(control, effect, gate), a callable run(checkpointer, resume)",
+            "explore_is_a_graph",
+            **said_as(target),
         )
     if not callable(found):
-        raise BadTarget(
-            f"{named(target)} is not a function (it is of type {type(found).__name__!r})"
-        )
+        kind = repr(type(found).__name__)
+        said = f"{named(target)} is not a function (it is of type {kind})"
+        raise BadTarget(said, "explore_not_function", **said_as(target), kind=kind)
     return found, file, names
 
 
@@ -152,6 +158,11 @@ def named(target: dict) -> str:
     return f"{target.get('what', 'target')} {target['label']!r}"
 
 
+def said_as(target: dict) -> dict:
+    """`named`'s two parts, as a refusal's fields (`what`: a noun the catalogue says)."""
+    return {"what": target.get("what", "target"), "text": repr(target["label"])}
+
+
 def import_target(target: dict) -> object:
     """The target's module: by its file alone (the reader's folder stays off the path), or by
     name from labkit's path. A module imported by file is registered under its own name, so
@@ -165,10 +176,10 @@ def import_target(target: dict) -> object:
         except ModuleNotFoundError as error:
             if error.name is None or not target["module"].startswith(error.name):
                 raise  # the module itself imports one that is missing: the reader's error
-            raise BadTarget(
-                f"{named(target)}: no module {target['module']!r}: neither a file of your "
-                "folder nor a module labkit can import"
-            ) from None
+            module = repr(target["module"])
+            said = f"{named(target)}: no module {module}: neither a file of your folder nor a "
+            said += "module labkit can import"
+            raise BadTarget(said, "explore_no_module", **said_as(target), module=module) from None
     path = target["path"]
     name = os.path.splitext(os.path.basename(path))[0]
     spec = importlib.util.spec_from_file_location(name, path)

@@ -73,7 +73,7 @@ def run(job: dict) -> None:
         else:
             run_from_the_start(job, world, trace, loaded)
     except BadTarget as error:  # the caller's bad input, not the reader's code failing
-        report(job, bad_target=str(error))
+        report(job, bad_target=str(error), code=error.code, fields=error.fields)
         raise
     trace.note("exit", code=0)
 
