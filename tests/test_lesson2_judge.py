@@ -186,18 +186,23 @@ def test_a_commit_it_never_saw_is_refused_with_the_run_that_shows_it():
     assert a_run_folder(verdict.run_dir), verdict.run_dir
 
 
-def test_a_step_that_raises_when_run_again_is_not_the_same_and_says_its_error(tmp_path):
-    """Its third run (the run without a crash, the recovery of `start`, then the run to be
-    killed after commit 1) raises before that commit: not killed there, it failed."""
-    runs = tmp_path / "runs"
-    again = (
+def counted_step(runs: Path, raise_at: int) -> str:
+    """A safe step that counts its runs in `runs` and raises in run number `raise_at` (from
+    0), before its first commit (line 7)."""
+    return (
         "def my_step(control, effect, gate):\n"
         f"    with open({str(runs)!r}, 'a+') as runs:\n"
         "        runs.seek(0)\n        count = len(runs.read())\n        runs.write('x')\n"
-        "    if count == 2:\n        raise ValueError('run again')\n"
+        f"    if count == {raise_at}:\n        raise ValueError('run again')\n"
         "    with effect:\n        effect.add_receipt_once(KEY, PAYLOAD)\n"
         "    with control:\n        control.mark_done()\n"
     )
+
+
+def test_a_step_that_raises_when_run_again_is_not_the_same_and_says_its_error(tmp_path):
+    """Its third run (the run without a crash, the recovery of `start`, then the run to be
+    killed after commit 1) raises before that commit: not killed there, it failed."""
+    again = counted_step(tmp_path / "runs", raise_at=2)
     verdict = lesson2.safe_step.check(again)
     assert verdict.status == "incorrect", str(verdict)
     assert verdict.message.startswith("killed at `after commit 1 (effect.db)`"), verdict.message
@@ -205,3 +210,34 @@ def test_a_step_that_raises_when_run_again_is_not_the_same_and_says_its_error(tm
         ": your code raised ValueError: run again, at line 7: raise ValueError('run again');"
         " a step must commit the same way every run"
     ), verdict.message
+
+
+def test_a_recovery_that_raises_is_refused_with_its_run(tmp_path):
+    """Its second run is the recovery of the kill at `start`: it raises there."""
+    runs = tmp_path / "runs"
+    verdict = lesson2.safe_step.check(counted_step(runs, raise_at=1))
+    assert verdict.message == (
+        "killed at `start`, when the files held done=0 and 0 receipts (unfinished), the"
+        " recovery failed: your code raised ValueError: run again, at line 7: raise"
+        " ValueError('run again'). A retry must get the receipt back, not an error"
+    ), verdict.message
+    assert a_run_folder(verdict.run_dir), verdict.run_dir
+
+
+def test_an_unsafe_step_is_refused_with_the_run_that_lost_or_doubled(tmp_path):
+    unsafe = lesson2.bug_hunt.starter.replace("job-17:save-report:", "job-17:report:")
+    verdict = lesson2.bug_hunt.check(unsafe)  # every retry's key is new: a second receipt
+    assert verdict.message.startswith("killed at `after commit 1 (effect.db)`"), verdict.message
+    assert verdict.message.endswith("your step is not safe to replay"), verdict.message
+    assert a_run_folder(verdict.run_dir), verdict.run_dir
+
+
+def test_a_safe_step_is_correct_naming_every_point_it_was_killed_at():
+    safe = lesson2.safe_step.starter.replace("add_receipt(", "add_receipt_once(")
+    verdict = lesson2.safe_step.check(safe)
+    assert (verdict.status, verdict.message) == (
+        "correct",
+        "done=1 and one receipt after a kill at every one of the 3 points your step passed:"
+        " start, after commit 1 (effect.db), after commit 2 (control.db)",
+    )
+    assert a_run_folder(verdict.run_dir), verdict.run_dir
