@@ -65,6 +65,32 @@ def test_the_receiver_contract(tmp_path):
     assert len(tickets.rows()) == 3
 
 
+def test_a_ticket_holds_its_canonical_payload_and_is_found_by_tenant_and_key(tmp_path):
+    tickets = Tickets(tmp_path)
+    passed: list[str] = []
+    first = tickets.create("team-A", "op-1", "A", {"b": 1, "a": "é"}, gate=passed.append)
+    assert passed == ["read"]  # between its look-up and its insert
+    assert tickets.rows() == [(first, "team-A", "op-1", '{"a": "é", "b": 1, "title": "A"}')]
+    assert tickets.create("team-A", "op-1", "A", {"a": "é", "b": 1}) == first  # any order
+    assert (tickets.find("team-A", "op-1"), tickets.find("team-B", "op-1")) == (first, None)
+    assert tickets.find("team-A", "op-2") is None
+    second = tickets.create("team-A", "op-2", "B")
+    assert (second, tickets.find("team-A", "op-2")) == (2, 2)
+
+
+def test_a_payload_conflict_says_what_is_held_and_what_was_sent(tmp_path):
+    tickets = Tickets(tmp_path)
+    tickets.create("team-A", "op-1", "A")
+    with pytest.raises(PayloadConflict) as refused:
+        tickets.create("team-A", "op-1", "B")
+    held, sent = '{"title": "A"}', '{"title": "B"}'
+    assert (str(refused.value), refused.value.held, refused.value.sent) == (
+        f"team-A/op-1 already holds {held}, not {sent}",
+        held,
+        sent,
+    )
+
+
 def test_two_processes_racing_with_one_key_leave_one_ticket(tmp_path):
     """The interleaving that makes two tickets, forced with the gate: the first racer stops
     between its look-up and its insert ("read"), the second is let go then. With BEGIN
@@ -101,7 +127,10 @@ def test_two_processes_racing_with_one_key_leave_one_ticket(tmp_path):
         for racer in racers:
             racer.close()
     ids = {racer.report().stdout.strip() for racer in racers}
-    assert len(ids) == 1 and len(Tickets(tmp_path).rows()) == 1
+    assert ids == {"1"} and Tickets(tmp_path).rows() == [
+        (1, "team-A", "op-race", '{"title": "same"}')
+    ]
+    assert reached(tmp_path, "racer2", "read", within=0.1)  # its trace names it: the check saw
 
 
 def test_lesson_3_runs_the_race_and_the_second_process_gets_the_first_ticket(tmp_path):
