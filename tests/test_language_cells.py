@@ -224,10 +224,10 @@ def test_a_long_cells_progress_is_a_line_every_few_trials_and_at_the_last(capsys
 
 def test_lesson_8_in_chinese(chinese):
     assert handler_runs_text("defaults", 1, 0, 1) == "defaults：处理函数运行了 1 + 0 次，退款 1 笔"
-    assert lost_runs_text("sync", 0, 200) == "sync：已接受的 200 次运行中丢失 0 次（0 %）"
+    assert lost_runs_text("sync", 0, 200) == "sync：已接受的 200 次运行中丢失 0 次（0%）"
     stopped = {"trials": 20, "most": 200, "margin": 0.1, "interval": [0.8389, 1.0]}
     assert stop_text("exit", stopped) == (
-        "exit：20 次试验后停止（至多 200 次）：丢失比例的 95 % 区间为 84–100 %，在 ±10 个百分点之内"
+        "exit：20 次试验后停止（至多 200 次）：丢失比例的 95% 区间为 84–100%，在 ±10 个百分点之内"
     )
 
 
