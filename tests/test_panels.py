@@ -228,6 +228,7 @@ def test_stop_during_a_sweep_kills_and_reaps_every_worker():
 
     panel = SweepPanel()
     panel.modes.value = ("exit", "sigkill")
+    before = set(launcher._LIVE)  # another test of this process may hold a paused worker
     panel.click()
     wait_until(lambda: panel.progress.value >= 2)
     panel.job.stop_button.click()
@@ -237,7 +238,7 @@ def test_stop_during_a_sweep_kills_and_reaps_every_worker():
     assert panel.status.value.startswith("Stopped after")
     assert "killed and reaped" in panel.status.value
     assert panel.progress.value < 24 and panel.progress.bar_style == "warning"
-    assert running_workers() == [] and not launcher._LIVE
+    assert running_workers() == [] and launcher._LIVE <= before  # none of the sweep's is left
     assert panel.results == [] and not panel.run_button.disabled
     # the matrix holds the runs that finished (one may have ended as Stop was clicked), said
     # partial: never the previous sweep's, nor a whole one
