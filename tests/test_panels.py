@@ -238,7 +238,7 @@ def test_stop_during_a_sweep_kills_and_reaps_every_worker():
     assert panel.status.value.startswith("Stopped after")
     assert "killed and reaped" in panel.status.value
     assert panel.progress.value < 24 and panel.progress.bar_style == "warning"
-    assert running_workers() == [] and launcher._LIVE <= before  # none of the sweep's is left
+    assert running_workers() == [] and not launcher._LIVE - before  # none of the sweep's left
     assert panel.results == [] and not panel.run_button.disabled
     # the matrix holds the runs that finished (one may have ended as Stop was clicked), said
     # partial: never the previous sweep's, nor a whole one
