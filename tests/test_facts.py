@@ -8,8 +8,9 @@ from pathlib import Path
 
 import pytest
 
+from labkit.bench.errors import LabError
 from labkit.language import catalogue
-from labkit.views.facts import facts_line
+from labkit.views.facts import facts_line, progress_lines
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -22,6 +23,14 @@ def test_labels_in_order_and_values_as_python_prints_them():
 def test_in_chinese_the_labels_and_known_words_follow(chinese):
     line = facts_line(first_worker_exit=-9, same_files_as_exit_91=False)
     assert line == "第一个 worker 的退出码：-9 ｜ 文件与 os._exit(91) 时相同：否"
+
+
+def test_a_progress_line_counts_steps_or_trials_in_the_readers_words(capsys, chinese):
+    progress_lines(counting="steps")(2, 3)
+    progress_lines()(4, 4)
+    assert capsys.readouterr().out.splitlines() == ["已完成的步骤：2/3", "已完成的试验：4/4"]
+    with pytest.raises(LabError, match="unknown counting 'runs'; choose one of: trials, steps"):
+        progress_lines(counting="runs")
 
 
 def test_a_label_the_catalogue_lacks_is_a_key_error_naming_it():

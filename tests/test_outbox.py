@@ -322,7 +322,14 @@ def test_the_graph_node_runs_twice_and_the_message_takes_effect_once(
 ):
     from labkit import run_outbox_graph
 
-    result = run_outbox_graph(consumer, out=tmp_path / "run")
+    steps = []  # as each step ends: the node's runs so far, and whether the relay delivered
+
+    def progress(done, total, _item):
+        trace = (tmp_path / "run" / "trace.jsonl").read_text()
+        steps.append((done, total, len(ledger_lines(tmp_path / "run")), '"deliver"' in trace))
+
+    result = run_outbox_graph(consumer, out=tmp_path / "run", progress=progress)
+    assert steps == [(1, 3, 1, False), (2, 3, 2, False), (3, 3, 2, True)]
     lines = ledger_lines(tmp_path / "run")
     # the replay: the node ran in the killed worker and again in the resuming one
     assert [line["node"] for line in lines] == ["place_order", "place_order"]

@@ -159,6 +159,16 @@ def test_the_database_crashes_mid_commit(tmp_path, no_leftover_workers):
         assert len(result.killed) > 3
         assert any(line.startswith("redo done") for line in result.recovery_log), point
     assert not list((tmp_path / "crashes").glob("*/postgres/data"))  # 40 MB each: removed
+    # side by side: every server was ready before the first was killed (their logs' clocks)
+    logs = [(tmp_path / "crashes" / p / "postgres" / "server.log").read_text() for p in expected]
+    first_ready = [log_time(log, "ready to accept connections") for log in logs]
+    first_replay = [log_time(log, "database system was interrupted") for log in logs]
+    assert max(first_ready) < min(first_replay), (first_ready, first_replay)
+
+
+def log_time(log: str, words: str) -> str:
+    """The timestamp of the first line of a server's log that says `words`."""
+    return next(line[:23] for line in log.splitlines() if words in line)
 
 
 def test_study_004_on_postgres_saver_counts_its_rows_and_times_its_puts(tmp_path):

@@ -15,10 +15,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from labkit.bench.errors import check_choice
 from labkit.language import catalogue, language, say
 from labkit.studies.commit_window.outcome import outcome_name
 
 __all__ = ["facts_line", "print_facts", "progress_lines"]
+
+COUNTING = ("trials", "steps")  # what a progress line counts
 
 
 def facts_line(**values: object) -> str:
@@ -35,13 +38,15 @@ def print_facts(**values: object) -> None:
     print(facts_line(**values))
 
 
-def progress_lines(every: int = 1) -> Callable[[int, int, object], None]:
+def progress_lines(every: int = 1, counting: str = "trials") -> Callable[[int, int, object], None]:
     """A `progress` for a cell that runs many trials: "trials done: 5/20" every `every` trials
-    and at the last, so that a long cell shows it is working (and the kernel's stop stops it)."""
+    and at the last, so that a long cell shows it is working (and the kernel's stop stops it).
+    `counting="steps"` says "steps done" instead, for one run of several slow steps."""
+    label = f"{check_choice('counting', counting, COUNTING)}_done"
 
     def line(done: int, total: int, _item: object = None) -> None:
         if done % every == 0 or done == total:
-            print_facts(trials_done=f"{done}/{total}")
+            print_facts(**{label: f"{done}/{total}"})
 
     return line
 

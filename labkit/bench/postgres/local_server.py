@@ -66,6 +66,7 @@ class LocalServer:
         self.process: subprocess.Popen | None = None
         self.socket_folder: Path | None = None
         self.url = ""
+        self._log_start = 0
 
     @property
     def pid(self) -> int | None:
@@ -75,6 +76,12 @@ class LocalServer:
     def start(self) -> str:
         """Initialise the data folder (once), start the server, wait until it is ready; return
         its URL. A failure stops whatever started and raises one LabError line."""
+        self.launch()
+        return self.wait_until_ready()
+
+    def launch(self) -> None:
+        """`start` up to the server's process, without waiting for it to be ready: several
+        servers then start side by side (`wait_until_ready` on each)."""
         if not (self.data / "PG_VERSION").exists():
             if self.copied:
                 self.copy_template()
@@ -82,7 +89,15 @@ class LocalServer:
                 self.initdb()
         self.socket_folder = self.socket_folder or self.make_socket_folder()
         try:
-            self.launch_server()
+            self._log_start = self.launch_server()
+        except BaseException:
+            self.forget_socket_folder()
+            raise
+
+    def wait_until_ready(self) -> str:
+        """Wait until the launched server accepts connections; its URL."""
+        try:
+            self.wait_for_server(self._log_start)
         except BaseException:
             self.forget_socket_folder()
             raise
@@ -180,7 +195,7 @@ class LocalServer:
         if folder is not None and folder != self.data:
             shutil.rmtree(folder, ignore_errors=True)
 
-    def launch_server(self) -> None:
+    def launch_server(self) -> int:
         options = {
             "listen_addresses": "",  # no TCP at all: the socket is the only way in
             "unix_socket_directories": str(self.socket_folder),
@@ -200,6 +215,9 @@ class LocalServer:
             self.process = launch(program, stdout=log, stderr=subprocess.STDOUT)
         finally:
             os.close(log)
+        return log_start
+
+    def wait_for_server(self, log_start: int) -> None:
         started = time.monotonic()
         while not self.ready():
             if self.process.poll() is not None or time.monotonic() - started > START_TIMEOUT:

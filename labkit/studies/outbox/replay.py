@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import sqlite3
+from collections.abc import Callable
 from pathlib import Path
 
 from labkit.bench import server
@@ -58,19 +59,24 @@ def graph_stage(spec: OutboxSpec, run_dir: Path, role: str, entry: str) -> Worke
     return worker.report()
 
 
-def run_here(consumer: str, timeout: float, out: str | None = None) -> dict:
-    """In the trial server: graph (killed), resume (node replayed), relay; the figures."""
+def run_here(
+    consumer: str, timeout: float, out: str | None = None, progress: Callable | None = None
+) -> dict:
+    """In the trial server: graph (killed), resume (node replayed), relay; the figures.
+    `progress(done, 3, None)` as each of the three ends."""
     spec = OutboxSpec(consumer, out=check_folder("out", out), timeout=timeout)
+    step = progress or (lambda done, total, item: None)
     run_dir = prepare_outbox(spec)
     with failing_run(run_dir):
         with contextlib.closing(sqlite3.connect(run_dir / BUSINESS_FILE)) as db:
             db.execute(ONE_ORDER_PER_KEY)
-        stages = {
-            "graph": graph_stage(spec, run_dir, "graph", "first_process"),
-            "resume": graph_stage(spec, run_dir, "resume", "resume_process"),
-        }
+        stages = {"graph": graph_stage(spec, run_dir, "graph", "first_process")}
+        step(1, 3, None)
+        stages["resume"] = graph_stage(spec, run_dir, "resume", "resume_process")
+        step(2, 3, None)
         before = take_snapshot(run_dir, FILES)  # what the graph left for the relay
         stages["relay"] = run_stage(spec, run_dir, "relay")
+        step(3, 3, None)
         after = take_snapshot(run_dir, FILES)
         workers = with_consumers(run_dir, stages)
         plans = ((w, GRAPH_KILL_POINT if role == "graph" else None) for role, w in workers.items())
@@ -98,15 +104,20 @@ def run_here(consumer: str, timeout: float, out: str | None = None) -> dict:
 
 
 def run_outbox_graph(
-    consumer: str = "plain", out: Path | str | None = None, timeout: float = 10.0
+    consumer: str = "plain",
+    out: Path | str | None = None,
+    timeout: float = 10.0,
+    progress: Callable[[int, int, object], None] | None = None,
 ) -> dict:
     """Kill the graph after its node committed the order and its outbox row, resume it in a
     fresh process (the node runs again, writing nothing new), relay: the figures as a dict
-    (node_runs and the ledger, the counts before the relay and after, deliveries, outcome)."""
+    (node_runs and the ledger, the counts before the relay and after, deliveries, outcome).
+    `progress(done, 3, None)` as each of the three steps ends."""
     spec = OutboxSpec(consumer, out=check_folder("out", out), timeout=timeout)  # bad input here
     where = None if spec.out is None else str(spec.out)
     return server.call(
         "labkit.studies.outbox.replay:run_here",
+        progress,
         consumer=consumer,
         timeout=timeout,
         out=where,

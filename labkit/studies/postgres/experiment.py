@@ -7,6 +7,7 @@ the reader names a server of theirs (`postgres_url=`, or $LABKIT_POSTGRES_URL).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 from labkit.bench import server
@@ -14,7 +15,6 @@ from labkit.bench.errors import check_folder
 from labkit.bench.folders import check_run_dir
 from labkit.bench.postgres import given_url
 from labkit.studies.postgres.spec import (
-    CRASH_POINTS,
     CrashResult,
     CrashSpec,
     RaceResult,
@@ -26,6 +26,7 @@ from labkit.studies.postgres.spec import (
 __all__ = ["crash_sweep", "run_crash", "run_race", "run_window", "server_guard", "window_sweep"]
 
 RUNS = "labkit.studies.postgres.runs"
+CRASHES = "labkit.studies.postgres.crashes"
 
 
 def checked_out(out: Path | str | None, prefix: str, deepest: str = "") -> str | None:
@@ -87,19 +88,26 @@ def run_crash(point: str = "commit_in_flight", out: Path | str | None = None) ->
     restart it, and read what survived. Always labkit's own server: it is killed."""
     spec = CrashSpec(point)
     result = server.call(
-        f"{RUNS}:run_crash", spec=spec.to_json(), out=checked_out(out, "pg-crash-")
+        f"{CRASHES}:run_crash", spec=spec.to_json(), out=checked_out(out, "pg-crash-")
     )
     return CrashResult.from_json(result)
 
 
-def crash_sweep(out: Path | str | None = None) -> list[CrashResult]:
-    """The crash at each of its four points, each in its own folder under `out`."""
-    root = check_folder("out", out)
-    if root is not None:
-        check_run_dir(root, "", deepest="commit_in_flight")
-    return [run_crash(point, root / point if root else None) for point in CRASH_POINTS]
+def crash_sweep(
+    out: Path | str | None = None, progress: Callable[[int, int, object], None] | None = None
+) -> list[CrashResult]:
+    """The crash at each of its four points, each in its own folder under `out`, the four
+    servers side by side (none is a race: each is its own); `progress(done, total, None)` as
+    each crash is read back."""
+    results = server.call(
+        f"{CRASHES}:crash_sweep",
+        progress,
+        out=checked_out(out, "pg-crash-sweep-", "commit_in_flight"),
+    )
+    return [CrashResult.from_json(r) for r in results]
 
 
-def server_guard() -> dict:
-    """Read from labkit's own server what keeps another user of the machine out of it."""
-    return server.call(f"{RUNS}:server_guard")
+def server_guard(progress: Callable[[int, int, object], None] | None = None) -> dict:
+    """Read from labkit's own server what keeps another user of the machine out of it (it
+    starts on first use); `progress(done, 3, None)` as each step ends (`runs.server_guard`)."""
+    return server.call(f"{RUNS}:server_guard", progress)

@@ -2,31 +2,27 @@
 
 Every run gets a schema of its own on the server (labkit's own, or the reader's URL), its
 workers are forked from the trial server, and what a run claims is read back from Postgres
-through a new connection: committed rows only. The crash run starts a server of its own in the
-run's folder, since it SIGKILLs it; its data folder is removed afterwards (40 MB), its log kept.
+through a new connection: committed rows only. The database crashes: `studies.postgres.crashes`.
 """
 
 from __future__ import annotations
 
 import os
 import pwd
-import re
-import shutil
 import stat
 import time
+from collections.abc import Callable
 from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
 from labkit.bench.failures import FAILED, failing_run, first_failure
 from labkit.bench.folders import keep_json, new_run_dir
-from labkit.bench.launcher import WorkerProcess, read_report
-from labkit.bench.postgres import LocalServer, connect, new_schema, redacted, shared_url
+from labkit.bench.launcher import WorkerProcess
+from labkit.bench.postgres import connect, new_schema, redacted, shared_url
 from labkit.bench.trace import read_trace
 from labkit.studies.postgres.spec import (
     NO_KILL,
     WINDOW_ORDERS,
-    CrashResult,
-    CrashSpec,
     RaceResult,
     RaceSpec,
     WindowResult,
@@ -34,29 +30,15 @@ from labkit.studies.postgres.spec import (
     outcome_of,
 )
 from labkit.studies.postgres.stores import (
-    CRASH_TABLES,
-    HOLD_LOCK,
-    LOCAL_COMMIT,
     WINDOW_TABLES,
     counts,
 )
 
-__all__ = ["run_crash", "run_race", "run_window", "server_guard", "window_sweep"]
+__all__ = ["run_race", "run_window", "server_guard", "window_sweep"]
 
 WORKERS = "labkit.studies.postgres.workers"
 TIMEOUT = 30.0  # seconds for any worker: a step takes milliseconds
 SEEN_TIMEOUT = 10.0  # seconds to wait for Postgres to show a worker where the run needs it
-NO_STANDBY = "labkit_no_standby"  # a synchronous standby that never connects: commits wait
-RECOVERY_LINES = (  # how the restarted server tells its WAL replay
-    "database system was interrupted",
-    "database system was not properly shut down",
-    "redo starts",
-    "redo done",
-    "database system is ready",
-)
-LOG_PREFIX = re.compile(
-    r"^\S+ \S+ \S+ \[\d+\] LOG:\s+"
-)  # "2026-12-01 13:18:20.945 UTC [23840] LOG:  "
 
 
 def worker(run_dir: Path, role: str, entry: str, job: dict, **plan: object) -> WorkerProcess:
@@ -193,120 +175,17 @@ def what_it_did(run_dir: Path, role: str) -> str:
     return ", then ".join(words) or "did nothing"
 
 
-# --- the database crashes: the server SIGKILLed under a commit
-
-
-EXPECTED = {  # what pg_stat_activity shows for the client at each point
-    "before_commit": {"state": "idle in transaction"},
-    "commit_in_flight": {"query": "COMMIT", "wait_event_type": "Lock", "wait_event": "advisory"},
-    "commit_flushed": {"query": "COMMIT", "wait_event": "SyncRep"},
-    "after_commit": {"state": "idle", "query": "COMMIT"},
-}
-
-
-def run_crash(spec: dict, out: str | None = None) -> CrashResult:
-    """The client commits order-1 and order-2, then order-3 up to the crash point; Postgres
-    must show it there (pg_stat_activity: the gate's proof); then every process of the server
-    is SIGKILLed at once. The server restarts on the same files, replays its WAL, and a new
-    connection reads which orders survived."""
-    spec = CrashSpec(**spec)
-    run_dir = new_run_dir(out, prefix="pg-crash-")
-    folder = run_dir / "postgres"
-    folder.mkdir()
-    server = LocalServer(folder, {"synchronous_standby_names": NO_STANDBY}, copied=True)
-    try:
-        with failing_run(run_dir):
-            return crash_and_restart(spec, run_dir, server)
-    finally:
-        server.stop()
-        shutil.rmtree(folder / "data", ignore_errors=True)
-
-
-def crash_and_restart(spec: CrashSpec, run_dir: Path, server: LocalServer) -> CrashResult:
-    url = server.start()
-    with connect(url, options=LOCAL_COMMIT) as admin:
-        admin.execute(CRASH_TABLES)
-    watcher = connect(
-        url, options=LOCAL_COMMIT
-    )  # holds the trigger's lock; sees the client in pg_stat_activity
-    if spec.point == "commit_in_flight":
-        watcher.execute("SELECT pg_advisory_lock(%s)", (HOLD_LOCK,))
-    job = {"point": spec.point, "postgres_url": url}
-    pauses = ("before_commit", "after_commit")
-    with worker(run_dir, "client", "crash_client", job, pause_at=pauses) as client:
-        reached = client.wait_for_pause() == "before_commit"
-        if reached and spec.point != "before_commit":
-            client.resume()
-            if spec.point == "after_commit":
-                reached = client.wait_for_pause() == "after_commit"
-        seen = seen_at(watcher, EXPECTED[spec.point]) if reached else {}
-        killed = server.crash() if seen else []
-        watcher.close()
-        if client.paused_at:  # it goes on: a COMMIT to a dead server, or its end
-            client.resume()
-        client.wait()
-    log_start = server.log.stat().st_size
-    started = time.monotonic()
-    url = server.start()
-    restart_seconds = time.monotonic() - started
-    with connect(url) as conn:
-        survived = [row[0] for row in conn.execute("SELECT label FROM orders ORDER BY id")]
-    failure = first_failure([(client.report(), None)])
-    if not seen and not failure:
-        failure = f"Postgres never showed the client at {spec.point!r}: the server was not killed"
-    saw = read_report(run_dir, "client").get("saw", {})
-    result = CrashResult(
-        spec=spec,
-        run_dir=str(run_dir),
-        committed_before=[label for label, word in saw.items() if word == "committed"][:2],
-        in_flight="order-3",
-        seen_in_flight=seen,
-        client_saw=saw.get("order-3", "no reply: it was paused when the server died"),
-        killed=killed,
-        survived=survived,
-        recovery_log=recovery_lines(server.log, log_start),
-        restart_seconds=round(restart_seconds, 3),
-        failure=failure,
-    )
-    keep_json(run_dir, results=result.to_json())
-    return result
-
-
-def seen_at(conn: object, expected: dict) -> dict:
-    """The client's row in pg_stat_activity once it matches `expected`; {} if it never does."""
-    deadline = time.monotonic() + SEEN_TIMEOUT
-    while time.monotonic() < deadline:
-        row = conn.execute(
-            "SELECT state, query, wait_event_type, wait_event FROM pg_stat_activity"
-            " WHERE application_name = 'labkit-client'"
-        ).fetchone()
-        if row:
-            found = dict(zip(("state", "query", "wait_event_type", "wait_event"), row, strict=True))
-            found["query"] = (found["query"] or "").strip()
-            if all(found[key] == value for key, value in expected.items()):
-                return found
-        time.sleep(0.005)
-    return {}
-
-
-def recovery_lines(log: Path, start: int) -> list[str]:
-    """The restarted server's own words about its recovery, timestamps and pids left out."""
-    with open(log, "rb") as lines:
-        lines.seek(start)
-        text = lines.read().decode(errors="replace")
-    said = [
-        LOG_PREFIX.sub("", line).split(" system usage:")[0].strip() for line in text.splitlines()
-    ]
-    return [line for line in said if line.startswith(RECOVERY_LINES)]
-
-
-def server_guard() -> dict:
+def server_guard(progress: Callable | None = None) -> dict:
     """What keeps another user of this machine out of labkit's own server, read from the
     server itself: where it listens, how every connection authenticates, whom it runs as, and
-    what a client that knows everything but the password is told."""
+    what a client that knows everything but the password is told. `progress(done, 3, None)`:
+    the trial server up, labkit's own server up (made and started on first use), all read."""
     import psycopg
 
+    step = progress or (lambda done, total, item: None)
+    step(1, 3, None)
     url = shared_url()
+    step(2, 3, None)
     with connect(url) as conn:
         listens = conn.execute("SHOW listen_addresses").fetchone()[0]
         socket_mode = conn.execute("SHOW unix_socket_permissions").fetchone()[0]
@@ -320,7 +199,7 @@ def server_guard() -> dict:
         without = "connected"
     except psycopg.OperationalError as error:
         without = str(error).strip().splitlines()[0].rsplit(": ", 1)[-1]
-    return {
+    guard = {
         "network": listens or None,
         "socket_mode": socket_mode,
         "auth": [method for (method,) in methods],
@@ -329,3 +208,5 @@ def server_guard() -> dict:
         "password_file_mode": f"{stat.S_IMODE(password_file.stat().st_mode):04o}",
         "without_password": without,
     }
+    step(3, 3, None)
+    return guard
