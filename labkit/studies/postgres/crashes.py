@@ -2,7 +2,7 @@
 commit, restarted on its files, and what survived read back.
 
 A crash starts a Postgres server of its own in the run's folder (it is killed); its data folder
-is removed afterwards (40 MB), its log kept. A sweep crashes four servers side by side: no
+is removed afterwards (30 MB), its log kept. A sweep crashes four servers side by side: no
 outcome is a race (each server is its own, and the kill waits until Postgres shows the client
 at its point), so the servers start together and stop together. They restart one at a time,
 each alone, so that the restart time a crash reports is its own WAL replay.
