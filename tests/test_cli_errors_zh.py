@@ -17,8 +17,8 @@ import pytest
 
 from labkit.bench import home
 from labkit.bench.errors import LabError
-from labkit.cli.common import error_line
 from labkit.language import set_language
+from labkit.language.refusals import error_line
 
 TMPDIR = "请把 TMPDIR 设为你自己的一个目录"
 

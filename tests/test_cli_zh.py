@@ -120,7 +120,7 @@ def test_a_bad_input_found_in_the_trial_server_is_said_in_chinese_too(chinese):
     command line says it in the reader's language, as it says one raised in its own process."""
     from labkit.bench import server
     from labkit.bench.errors import LabError
-    from labkit.cli.common import error_line
+    from labkit.language.refusals import error_line
 
     asked = {"what": "kill point", "value": "zzz", "choices": ["start", "none"], "of": "x"}
     with pytest.raises(LabError) as raised:

@@ -169,7 +169,7 @@ def test_every_expected_is_a_code_with_words_in_both_catalogues():
 def test_a_wrong_result_is_said_in_chinese_and_in_english(monkeypatch):
     import labkit.language
     from labkit.bench.errors import LabError
-    from labkit.cli.common import error_line
+    from labkit.language.refusals import error_line
     from labkit.views.outbox import format_outbox_sweep
 
     with pytest.raises(LabError) as caught:
@@ -180,12 +180,29 @@ def test_a_wrong_result_is_said_in_chinese_and_in_english(monkeypatch):
     assert error_line(caught.value) == "results 必须是 OutboxResult 的列表，而不是 [None]"
 
 
+def test_a_panels_error_line_says_a_refusal_in_the_readers_language(monkeypatch):
+    """A panel shows a refusal (a bad value given to its study) in the lesson's language, as
+    the command line does; an error without a code keeps its own words."""
+    import labkit.language
+    from labkit.bench.errors import LabError
+    from labkit.views.background import error_html
+    from labkit.views.outbox import format_outbox_sweep
+
+    with pytest.raises(LabError) as caught:
+        format_outbox_sweep([None])
+    monkeypatch.setattr(labkit.language, "_chosen", ["zh"])
+    said = error_html(caught.value)
+    assert "results 必须是 OutboxResult 的列表，而不是 [None]" in said, said
+    assert "must be" not in said and said.startswith('<span style="color:#D55E00"><b>LabError:')
+    assert "disk full" in error_html(OSError("disk full"))
+
+
 def test_a_step_session_out_of_turn_names_the_process_in_chinese(
     tmp_path, monkeypatch, no_leftover_workers
 ):
     import labkit.language
     from labkit.bench.errors import LabError
-    from labkit.cli.common import error_line
+    from labkit.language.refusals import error_line
     from labkit.studies.commit_window.stepping import StepSession
 
     with StepSession("effect_first", out=tmp_path / "run") as session:

@@ -111,7 +111,7 @@ def test_the_explorers_refusals_are_said_in_chinese_from_their_codes(tmp_path, c
     """Bad input, found in the kernel (a target's form) or by the worker that loads it (a
     name the module does not define, not a function): one line from cli.error, in Chinese."""
     from labkit.bench.errors import LabError
-    from labkit.cli.common import error_line
+    from labkit.language.refusals import error_line
 
     (tmp_path / "mod.py").write_text("X = 1\n")
     said = {}

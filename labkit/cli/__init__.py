@@ -38,8 +38,9 @@ try:  # a Ctrl-C while Python loads labkit (its first tenth of a second) is one 
         retries,
         unknown_outcome,
     )
-    from labkit.cli.common import Parser, error_line
+    from labkit.cli.common import Parser
     from labkit.language import language, say
+    from labkit.language.refusals import error_line
 except (KeyboardInterrupt, RuntimeError) as error:
     if not is_ctrl_c(error):
         raise

@@ -12,15 +12,15 @@ import sys
 from collections.abc import Callable, Iterable
 from typing import TextIO
 
-from labkit.bench.errors import LabError, check_int, refusal, worded
-from labkit.language import catalogue, language, say
+from labkit.bench.errors import LabError, check_int, refusal
+from labkit.language import say
+from labkit.language.refusals import error_line
 from labkit.views.terminal import fit
 
 __all__ = [
     "Command",
     "bad_value",
     "echo",
-    "error_line",
     "step_keys",
     "Parser",
     "leave_out",
@@ -31,18 +31,6 @@ __all__ = [
     "step_through",
     "whole_number",
 ]
-
-
-def error_line(error: LabError) -> str:
-    """A bad input's one line in the reader's language: a LabError with a code is said from the
-    catalogue (its `what`, `who` and `expected`, "write order", "worker", "outbox_results",
-    in the catalogue's words for them when it has some: errors.worded); one without a code
-    keeps its English text."""
-    if error.code is None:
-        return str(error)
-    fields = worded(error.fields, catalogue(language()))
-    code = f"{error.code}_of" if fields.get("of") else error.code
-    return say(f"cli.error.{code}", **fields)
 
 
 def bad_value(code: str, **fields: object) -> argparse.ArgumentTypeError:

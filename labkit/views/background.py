@@ -55,7 +55,9 @@ from typing import Protocol, TypeVar
 
 import ipywidgets as widgets
 
+from labkit.bench.errors import LabError
 from labkit.language import say
+from labkit.language.refusals import error_line
 
 __all__ = ["BackgroundJob", "Report", "Stopped", "error_html"]
 
@@ -76,11 +78,10 @@ class Panel(Protocol):
 
 
 def error_html(error: BaseException) -> str:
-    """An exception as a panel's one error line."""
-    return (
-        f'<span style="color:#D55E00"><b>{type(error).__name__}:</b> '
-        f"{html.escape(str(error))}</span>"
-    )
+    """An exception as a panel's one error line; a refusal (a LabError with a code) in the
+    reader's language, as the command line says it."""
+    said = error_line(error) if isinstance(error, LabError) else str(error)
+    return f'<span style="color:#D55E00"><b>{type(error).__name__}:</b> {html.escape(said)}</span>'
 
 
 _queue: queue.SimpleQueue[BackgroundJob] = queue.SimpleQueue()
