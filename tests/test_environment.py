@@ -68,6 +68,16 @@ def lessons_imports() -> set[str]:
     return imported - written - set(sys.stdlib_module_names)
 
 
+# Modules that Binder's image never runs: the CLI's entry, pytest's plugin, and the workshop
+# room's service, which runs only under the hub (JupyterHub is in the development part).
+NOT_IN_BINDER = (
+    "labkit.__main__",
+    "labkit.pytest_plugin",
+    "labkit.room.__main__",
+    "labkit.room.app",
+)
+
+
 def test_binders_environment_alone_runs_every_lesson_import_and_holds_no_test_tool(tmp_path):
     """A new environment of Binder's pins only (as repo2docker builds it, labkit installed as
     its postBuild does): every labkit module and everything the notebooks import loads, and
@@ -82,7 +92,7 @@ def test_binders_environment_alone_runs_every_lesson_import_and_holds_no_test_to
     probe = f"""
 import importlib, importlib.util, json, pkgutil, labkit
 for module in pkgutil.walk_packages(labkit.__path__, "labkit."):
-    if module.name not in ("labkit.__main__", "labkit.pytest_plugin"):  # the CLI; pytest's
+    if module.name not in {NOT_IN_BINDER!r}:
         importlib.import_module(module.name)
 for name in {sorted(lessons_imports())!r}:
     importlib.import_module(name)

@@ -37,7 +37,8 @@ def test_two_participants_run_lesson_1_at_once_each_right_and_walled_off(tmp_pat
         assert lesson["right"] and lesson["errors"] == []
         assert lesson["found"]["effect_first@effect"] == "duplicate"
         assert lesson["cpu_s"] > 0 and 0 < lesson["p50_s"] <= lesson["p95_s"]
-        assert 50 < person["peak_pss_mb"] < 2000 and person["peak_processes"] >= 3
+        # the peak is a sample: the server and the kernel always, the workers when one ran then
+        assert 50 < person["peak_pss_mb"] < 2000 and person["peak_processes"] >= 2
         assert person["at_peak_mb"]["server"] > 0 and person["at_peak_mb"]["kernel"] > 0
         doors = person["doors"]
         assert len(doors) >= 6 and "reached" not in doors.values(), doors

@@ -196,7 +196,7 @@ def test_lesson_8s_tables_and_sentences_in_chinese(chinese):
     assert "在任何 task 之外" in replay and "（两者不同）" in replay and "引用号不同" in replay
     table = lab.default_retry_table()
     retried = views.format_retry_table(table) + views.retry_table_html(table)
-    assert "会重试" in retried and "RetryPolicy()是否重试" in retried
+    assert "会重试" in retried and "RetryPolicy() 是否重试" in retried
     assert_views_chinese(text, page, said, stopped, replay, retried)
 
 
@@ -227,14 +227,15 @@ def test_lesson_8s_first_checkpoint_panel_and_figure_in_chinese(chinese):
 
 def test_the_english_edition_of_lesson_8s_choices_is_the_specs_own():
     """spec.py keeps its choices' English (lesson 8's checks quote it); the catalogue's English
-    edition says the same, and names every word an order's outcome and a stop can be."""
+    edition says the same, and has a word and a meaning for every code an order's outcome can
+    be, and a word for every stop."""
     from labkit.studies.retries.outcome import ORDER_OUTCOMES
     from labkit.studies.retries.spec import DRAIN_SIGNALS, FAILURES, KEYS, POLICIES
 
     english = catalogue("en")
     for part, choices in (("policy", POLICIES), ("key", KEYS), ("failure", FAILURES)):
         assert {name: english[f"retries.{part}.{name}"] for name in choices} == choices
-    assert all(english[f"retries.order_word.{word}"] == word for word in ORDER_OUTCOMES)
+    assert all(f"retries.order_word.{code}" in english for code in ORDER_OUTCOMES)
     assert all(f"retries.order_meaning.{word}" in english for word in ORDER_OUTCOMES)
     assert all(f"retries.signal.{name}" in english for name in DRAIN_SIGNALS)
 
@@ -261,7 +262,7 @@ def test_lesson_7s_tables_and_latency_figure_in_chinese(chinese, displayed):
     shown = html_of(displayed)
     assert ">重复</span>" in shown and "第二个 worker 进程等待于" in shown
     assert ">写入了回执和 done=1</td>" in shown  # what each worker of the race did
-    assert "个检查点，重跑：" in shown and "put()调用次数" in shown and "快" in shown
+    assert "个检查点，重跑：" in shown and "put() 调用次数" in shown and "快" in shown
     assert_views_chinese(text, shown)
     figure = views.latency_figure({"postgres": trials[0].put_ms})
     assert figure.axes[0].get_legend().get_texts()[0].get_text() == "研究 004 的替身：250 ms"

@@ -120,8 +120,21 @@ def test_a_step_that_removes_its_files_left_no_receipt_and_done_0():
 
 
 def test_writes_it_cannot_crash_apart_are_refused_with_the_explorations_folder():
-    wal = WRONG["lesson9.green_matrix"]["the effect file in WAL mode"][0]
-    verdict = green_matrix.check(wal)
+    two_at_once = step(  # one COMMIT over two files, in a thread: no point can fall between
+        "import sqlite3, threading\n"
+        "def both():\n"
+        "    db = sqlite3.connect('effect.db', isolation_level=None)\n"
+        "    db.execute(\"ATTACH 'control.db' AS c\")\n"
+        "    db.execute('BEGIN')\n"
+        "    db.execute('CREATE TABLE IF NOT EXISTS log(x)')\n"
+        "    db.execute('CREATE TABLE IF NOT EXISTS c.log(x)')\n"
+        "    db.execute('COMMIT')\n"
+        "worker = threading.Thread(target=both)\nworker.start()\nworker.join()\n"
+        "with effect:\n    effect.add_receipt_once(KEY, PAYLOAD)\n"
+        "with control:\n    control.mark_done()",
+        "report_step",
+    )
+    verdict = green_matrix.check(two_at_once)
     assert verdict.status == "incorrect", str(verdict)
     assert verdict.message.startswith("the explorer could not crash your commits apart: "), (
         verdict.message
