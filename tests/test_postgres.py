@@ -438,3 +438,32 @@ def test_a_graph_whose_nodes_write_to_postgres_is_explored_in_a_schema_per_run(
     with postgres.connect(own_server.url) as conn:
         left = conn.execute("SELECT nspname FROM pg_namespace WHERE nspname LIKE 'labkit_%'")
         assert left.fetchall() == []
+
+
+def test_a_race_watches_its_own_second_worker_not_another_runs_on_the_same_server(
+    own_server, tmp_path
+):
+    """Two races on one server (tests side by side, or two readers' notebooks): a run that took
+    another run's waiting second for its own let its first go on too soon, and lesson 7's
+    judge passed a wrong step (CI, under load). A stranger named as a second waits here on a
+    lock the whole time; the race still reports where its own second waited."""
+    import threading
+
+    holder = postgres.connect(own_server.url, autocommit=False)
+    holder.execute("CREATE TABLE IF NOT EXISTS decoy(n int)")
+    holder.commit()
+    holder.execute("LOCK TABLE decoy")  # held until the rollback below
+    # named as every run's second was named before: "labkit-second", whatever its run
+    stranger = postgres.connect(own_server.url, application_name="labkit-second")
+    waiting = threading.Thread(target=stranger.execute, args=("SELECT 'stranger' FROM decoy",))
+    waiting.start()
+    try:
+        race = experiment.run_race(postgres_url=own_server.url, out=tmp_path / "race")
+    finally:
+        holder.rollback()
+        waiting.join(10)
+        stranger.close()
+        holder.close()
+    waited = race.reports["second_waited_at"]
+    assert race.failure is None and "stranger" not in waited and "FOR UPDATE" in waited, waited
+    assert race.receipts == 1

@@ -29,10 +29,7 @@ from labkit.studies.postgres.spec import (
     WindowSpec,
     outcome_of,
 )
-from labkit.studies.postgres.stores import (
-    WINDOW_TABLES,
-    counts,
-)
+from labkit.studies.postgres.stores import WINDOW_TABLES, activity_name, counts
 
 __all__ = ["run_race", "run_window", "server_guard", "window_sweep"]
 
@@ -118,7 +115,7 @@ def run_race(spec: dict, out: str | None = None, postgres_url: str | None = None
         with worker(run_dir, "first", "run_step", job, pause_at=(hold,)) as first:
             held = first.wait_for_pause() == hold
             with worker(run_dir, "second", "run_step", job) as second:
-                waited_on = wait_for_second(url, run_dir) if held else None
+                waited_on = wait_for_second(url, run_dir, schema) if held else None
                 if held:
                     first.resume()
                 first.wait()
@@ -146,15 +143,17 @@ def run_race(spec: dict, out: str | None = None, postgres_url: str | None = None
         return result
 
 
-def wait_for_second(url: str, run_dir: Path) -> str | None:
-    """The statement the second worker waits at on a row lock, as Postgres shows it; None if it
-    ended without waiting (nothing stopped it)."""
+def wait_for_second(url: str, run_dir: Path, schema: str) -> str | None:
+    """The statement the second worker of this run (its `schema`) waits at on a row lock, as
+    Postgres shows it; None if it ended without waiting (nothing stopped it). Another run's
+    second on the same server is not this one's (tests race side by side on one server)."""
     deadline = time.monotonic() + SEEN_TIMEOUT
     with connect(url) as conn:
         while time.monotonic() < deadline:
             row = conn.execute(
-                "SELECT query FROM pg_stat_activity WHERE application_name = 'labkit-second'"
-                " AND wait_event_type = 'Lock'"
+                "SELECT query FROM pg_stat_activity WHERE application_name = %s"
+                " AND wait_event_type = 'Lock'",
+                (activity_name("second", schema),),
             ).fetchone()
             if row:
                 return row[0].strip()

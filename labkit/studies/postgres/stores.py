@@ -24,6 +24,7 @@ __all__ = [
     "PAYLOAD",
     "WINDOW_TABLES",
     "Session",
+    "activity_name",
     "counts",
 ]
 
@@ -51,6 +52,12 @@ HOLD_LOCK = 7  # the advisory lock the parent holds while a commit is to wait in
 WRITTEN = re.compile(r"^\s*(?:INSERT\s+INTO|UPDATE|DELETE\s+FROM)\s+(\w+)", re.IGNORECASE)
 
 
+def activity_name(role: str, schema: str) -> str:
+    """A worker's name in pg_stat_activity: its role and its run's schema, so that a run
+    watching its second worker never takes another run's on the same server for it."""
+    return f"labkit-{role} {schema}"
+
+
 class Session:
     """One Postgres connection of a worker, on the run's schema; `with session.transaction():`
     is one traced transaction. `lane` names it on the timeline (business, checkpoints, ...)."""
@@ -60,7 +67,9 @@ class Session:
     ) -> None:
         self.lane, self.trace, self.isolation = lane, trace, isolation
         self.conn = connect(
-            job["postgres_url"], job["schema"], application_name=f"labkit-{job['role']}"
+            job["postgres_url"],
+            job["schema"],
+            application_name=activity_name(job["role"], job["schema"]),
         )
         self._writes: list[dict] = []
 
