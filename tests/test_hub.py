@@ -21,7 +21,7 @@ from labkit.hub.client import Participant, Refused, call
 from labkit.hub.kernel import RemoteKernel
 from labkit.hub.room_postgres import RoomPostgres
 from labkit.hub.settings import Settings, free_ports
-from labkit.hub.start import start, stop
+from tests.hubs import hub_of
 
 pytestmark = [
     pytest.mark.skipif(os.geteuid() != 0, reason="the hub makes system users: root only"),
@@ -47,32 +47,24 @@ def last_json(text: str) -> dict:
 @pytest.fixture(scope="module")
 def hub(tmp_path_factory):
     """A hub of two participants (users made for it, removed after with all they left)."""
+    left: dict[int, list[int]] = {}
+
+    def their_processes_end(_: Settings) -> None:
+        deadline = time.monotonic() + 30
+        while any(map(participants.processes_of, uids)) and time.monotonic() < deadline:
+            time.sleep(0.2)
+        left.update({uid: participants.processes_of(uid) for uid in uids})
+
     prefix = f"hubt{os.getpid() % 100000}-"
-    names = participants.names(2, prefix)
-    participants.create(names)
-    port, hub_port, api_port, room_port = free_ports(4)
-    settings = Settings(
-        tmp_path_factory.mktemp("hub"), tuple(names), participants.instructor(prefix),
-        port, hub_port, api_port, room_port,
-    )  # fmt: skip
-    uids = [pwd.getpwnam(n).pw_uid for n in names]
-    process = None
+    names, uids = participants.names(2, prefix), []
     try:
-        process = start(settings)
-        yield settings
+        with hub_of(tmp_path_factory.mktemp("hub"), prefix, 2, their_processes_end) as settings:
+            uids += [pwd.getpwnam(n).pw_uid for n in names]
+            yield settings
     finally:
-        if process is not None:
-            stop(process)
-            assert process.returncode is not None
-            deadline = time.monotonic() + 30
-            while any(map(participants.processes_of, uids)) and time.monotonic() < deadline:
-                time.sleep(0.2)
-            left = {uid: participants.processes_of(uid) for uid in uids}
-        participants.remove(names)
         assert not any(n in {u.pw_name for u in pwd.getpwall()} for n in names)
         assert not any(os.path.exists(f"/tmp/labkit-runs-{uid}") for uid in uids)
-        if process is not None:
-            assert left == {uid: [] for uid in uids}  # the hub stopped everything it started
+    assert left == {uid: [] for uid in uids}  # the hub stopped everything it started
 
 
 def test_the_rest_api_lets_in_the_workshop_password_only(hub):

@@ -16,12 +16,11 @@ from pathlib import Path
 
 import pytest
 
-from labkit.hub import participants, passwords
+from labkit.hub import passwords
 from labkit.hub.client import Participant, Refused, call
 from labkit.hub.kernel import RemoteKernel
 from labkit.hub.services import ROOM_ACCESS
-from labkit.hub.settings import Settings, free_ports
-from labkit.hub.start import start, stop
+from tests.hubs import hub_of
 
 CHROMIUM = "/usr/bin/chromium"
 
@@ -58,22 +57,8 @@ print(json.dumps({"default": default, "outcome": panel.result.outcome,
 
 @pytest.fixture(scope="module")
 def hub(tmp_path_factory):
-    prefix = f"roomt{os.getpid() % 100000}-"
-    names = participants.names(3, prefix)
-    participants.create(names)
-    port, hub_port, api_port, room_port = free_ports(4)
-    settings = Settings(
-        tmp_path_factory.mktemp("hub"), tuple(names), participants.instructor(prefix),
-        port, hub_port, api_port, room_port,
-    )  # fmt: skip
-    process = None
-    try:
-        process = start(settings)
+    with hub_of(tmp_path_factory.mktemp("hub"), f"roomt{os.getpid() % 100000}-", 3) as settings:
         yield settings
-    finally:
-        if process is not None:
-            stop(process)
-        participants.remove(names)
 
 
 @pytest.fixture(scope="module")
