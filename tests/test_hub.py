@@ -215,5 +215,21 @@ def test_the_rooms_postgres_gives_each_a_database_of_their_own_and_nothing_more(
         info = passfile.stat()
         assert (info.st_uid, oct(info.st_mode & 0o777)) == (pwd.getpwnam(first).pw_uid, "0o600")
         assert "127.0.0.1" in urls[first] and "password" not in urls[first].split("?")[0]
+        # lesson 7's guard cell, as the participant, reads the room's server and starts none
+        guard = "import json; from labkit.studies.postgres.runs import server_guard as g\n"
+        done = subprocess.run(
+            [*participants.as_user(first), sys.executable, "-c", guard + "print(json.dumps(g()))"],
+            capture_output=True, text=True, cwd="/", timeout=120,
+            env={**os.environ, "HOME": pwd.getpwnam(first).pw_dir,
+                 "LABKIT_POSTGRES_URL": urls[first], "PYTHONPATH": str(Path(__file__).parents[1])},
+        )  # fmt: skip
+        assert done.returncode == 0, done.stderr
+        assert last_json(done.stdout) == {
+            "network": "127.0.0.1", "socket_mode": "0700", "auth": ["scram-sha-256"],
+            "runs_as": "nobody", "you": first, "password_file_mode": "0600",
+            "without_password": "no password supplied",
+        }  # fmt: skip
+        runs = Path(f"/tmp/labkit-runs-{pwd.getpwnam(first).pw_uid}")
+        assert not list(runs.glob("postgres-*")) if runs.exists() else True  # no server of theirs
     finally:
         room.stop()

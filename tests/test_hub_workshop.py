@@ -45,3 +45,27 @@ def test_two_participants_run_lesson_1_at_once_each_right_and_walled_off(tmp_pat
     names = [person["name"] for person in room["each"]]
     assert not {u.pw_name for u in pwd.getpwall()} & set(names)  # removed after the run
     assert "2 participants, lessons 1" in done.stdout
+
+
+def test_under_the_hub_lesson_7s_crash_sweep_runs_one_server_at_a_time(monkeypatch, tmp_path):
+    """The hub sets LABKIT_CRASH_SERVERS_AT_ONCE=1 (a participant's peak held four Postgres
+    servers at once); the sweep then crashes them one by one, its progress still 1..4 of 4."""
+    from labkit.hub.config import ONE_SERVER
+    from labkit.studies.postgres import crashes
+
+    batches, said = [], []
+
+    def crashed(specs, folders, step):  # the servers' part, left out: what each batch holds
+        batches.append(len(specs))
+        step(len(specs), len(specs), None)
+        return [spec.point for spec in specs]
+
+    monkeypatch.setattr(crashes, "crashes", crashed)
+    [(name, value)] = ONE_SERVER.items()
+    monkeypatch.setenv(name, value)
+    done = crashes.crash_sweep(str(tmp_path / "sweep"), lambda n, total, item: said.append(n))
+    assert batches == [1, 1, 1, 1] and said == [1, 2, 3, 4] and len(done) == 4
+    monkeypatch.delenv(crashes.AT_ONCE)
+    batches.clear()
+    crashes.crash_sweep(str(tmp_path / "together"), lambda n, total, item: None)
+    assert batches == [4]  # elsewhere, side by side as before

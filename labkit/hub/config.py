@@ -18,6 +18,18 @@ from labkit.hub.settings import ENV, Settings, load
 
 BIN = Path(sys.prefix) / "bin"  # the lab's .venv: the hub runs from it, so do the servers
 START_TIMEOUT = 180  # seconds a server may take to start (a room starting at once, 2 cores)
+# A participant's server without what a workshop never uses: the language-server extension
+# (no language server is installed) and the extension manager's PyPI queries (nobody installs
+# an extension in a participant's server).
+LEANER = ['--ServerApp.jpserver_extensions={"jupyter_lsp": False}',
+          "--LabApp.extension_manager=readonly"]  # fmt: skip
+# glibc's malloc keeps an arena per thread that allocates, up to 8 per core; a Jupyter server
+# and a kernel run a dozen threads each: two arenas hold what they need.
+MALLOC = {"MALLOC_ARENA_MAX": "2"}
+# Lesson 7's crash sweep one server at a time (studies/postgres/crashes.py): four side by side
+# were 60 MB of a participant's 340 MB peak, for seconds saved.
+ONE_SERVER = {"LABKIT_CRASH_SERVERS_AT_ONCE": "1"}
+KERNELS = Path(__file__).with_name("jupyter")
 
 
 def configure(c, settings: Settings | None = None) -> None:
@@ -47,12 +59,15 @@ def configure(c, settings: Settings | None = None) -> None:
     # Kernels on Unix sockets in the participant's own runtime folder, not on 127.0.0.1 ports:
     # with 30 servers picking free ports at once, two kernels took the same one and one died
     # (jupyter_client frees a port before its kernel binds it); and no other user sees them.
-    c.Spawner.args = ["--KernelManager.transport=ipc"]
+    c.Spawner.args = ["--KernelManager.transport=ipc", *LEANER]
     c.Spawner.ip = "127.0.0.1"
     c.Spawner.notebook_dir = "~"
     c.Spawner.default_url = "/lab/tree/notebooks/00_start_here.ipynb"
     c.Spawner.environment = {
         "PATH": f"{BIN}:/usr/local/bin:/usr/bin:/bin",
+        **MALLOC,
+        **ONE_SERVER,
+        "JUPYTER_PATH": str(KERNELS),  # its python3 kernel: lean_kernel, without a debugger
         **room_environment(settings),
         **settings.environment,
     }

@@ -4,13 +4,16 @@ inside it), and nothing on anyone else's.
 
 Least privilege: the roles may log in and nothing more (no superuser, no CREATEDB, no
 CREATEROLE, no replication); each database belongs to its participant's role alone, and
-PUBLIC loses CONNECT on every database, so a role reaches only its own. Every identifier and
-the passwords go through psycopg.sql. The server listens on 127.0.0.1 only, scram-sha-256 for
-every connection; a participant's password is in a file in their home (0600, theirs), which
-their URL names: the URL itself holds no secret.
+PUBLIC loses CONNECT on every database, so a role reaches only its own. One thing more: in
+their own database a role may read the server's pg_hba rules (lesson 7's guard cell shows how
+the server lets people in, read from the server itself), and nothing else of the server's.
+Every identifier and the passwords go through psycopg.sql. The server listens on 127.0.0.1
+only, scram-sha-256 for every connection; a participant's password is in a file in their home
+(0600, theirs), which their URL names: the URL itself holds no secret.
 
-Lesson 7's server crashes (`crash_sweep`) still start a server of the participant's own for
-a moment: that server is killed on purpose, and the room's must not be.
+Lesson 7's guard cell and its runs use the room's server; its server crashes (`crash_sweep`)
+still start a server of the participant's own for a moment: that server is killed on purpose,
+and the room's must not be.
 """
 
 from __future__ import annotations
@@ -74,6 +77,13 @@ class RoomPostgres:
             admin.execute(sql.SQL("CREATE DATABASE {} OWNER {}").format(role, role))
             admin.execute(revoke_connect(name))
             admin.execute(sql.SQL("GRANT CONNECT ON DATABASE {} TO {}").format(role, role))
+        with connect(f"{self.admin_url}&dbname={quote(name)}") as theirs:
+            # lesson 7's guard cell reads, as the participant, how the server lets people in
+            # (its pg_hba rules, closed to all but superusers): that view, in their database
+            theirs.execute(sql.SQL("GRANT SELECT ON pg_hba_file_rules TO {}").format(role))
+            theirs.execute(
+                sql.SQL("GRANT EXECUTE ON FUNCTION pg_hba_file_rules() TO {}").format(role)
+            )
         passfile = f"{pwd.getpwnam(name).pw_dir}/{PASSFILE}"
         write_private(name, passfile, f"127.0.0.1:{self.port}:*:{name}:{password}\n")
         return f"postgresql://{quote(name)}@127.0.0.1:{self.port}/{quote(name)}?passfile={passfile}"

@@ -79,7 +79,7 @@ def part(pid: int) -> str:
         return PARTS[3]
     if "jupyterhub-singleuser" in words:
         return PARTS[0]
-    if "ipykernel" in words:
+    if "ipykernel" in words or "lean_kernel" in words:
         return PARTS[1]
     return PARTS[2] if "postgres" in words.split("\0")[0] else PARTS[3]
 

@@ -2,7 +2,8 @@
 commit, restarted on its files, and what survived read back.
 
 A crash starts a Postgres server of its own in the run's folder (it is killed); its data folder
-is removed afterwards (30 MB), its log kept. A sweep crashes four servers side by side: no
+is removed afterwards (30 MB), its log kept. A sweep crashes four servers side by side (or
+fewer at a time: `servers_at_once`, under the workshop hub one): no
 outcome is a race (each server is its own, and the kill waits until Postgres shows the client
 at its point), so the servers start together and stop together. They restart one at a time,
 each alone, so that the restart time a crash reports is its own WAL replay.
@@ -10,6 +11,7 @@ each alone, so that the restart time a crash reports is its own WAL replay.
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
 import signal
@@ -28,6 +30,7 @@ from labkit.studies.postgres.stores import CRASH_TABLES, HOLD_LOCK, LOCAL_COMMIT
 
 __all__ = ["crash_sweep", "run_crash"]
 
+AT_ONCE = "LABKIT_CRASH_SERVERS_AT_ONCE"
 NO_STANDBY = "labkit_no_standby"  # a synchronous standby that never connects: commits wait
 RECOVERY_LINES = (  # how the restarted server tells its WAL replay
     "database system was interrupted",
@@ -64,7 +67,21 @@ def crash_sweep(out: str | None = None, progress: Callable | None = None) -> lis
     folders = [root / spec.point for spec in specs]
     for folder in folders:
         folder.mkdir()
-    return crashes(specs, folders, progress)
+    at_once = servers_at_once(len(specs))
+    results: list[CrashResult] = []
+    for first in range(0, len(specs), at_once):
+        done = len(results)
+        step = progress and (lambda n, total, item, done=done: progress(done + n, len(specs), item))
+        results += crashes(specs[first : first + at_once], folders[first : first + at_once], step)
+    return results
+
+
+def servers_at_once(count: int) -> int:
+    """How many of a sweep's servers run side by side: all `count`, or fewer where
+    $LABKIT_CRASH_SERVERS_AT_ONCE says so (the workshop hub says 1: a room's memory counts more
+    than a sweep's seconds; four servers together were 60 MB of a participant's peak)."""
+    said = os.environ.get(AT_ONCE, "")
+    return min(count, int(said)) if said.isdigit() and int(said) > 0 else count
 
 
 def crashes(

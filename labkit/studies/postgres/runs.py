@@ -13,13 +13,14 @@ import stat
 import time
 from collections.abc import Callable
 from pathlib import Path
-from urllib.parse import parse_qs, urlsplit
+from urllib.parse import parse_qs, urlencode, urlsplit
 
 from labkit.bench.failures import FAILED, failing_run, first_failure
 from labkit.bench.folders import keep_json, new_run_dir
 from labkit.bench.launcher import WorkerProcess
-from labkit.bench.postgres import connect, new_schema, redacted, shared_url
+from labkit.bench.postgres import connect, given_url, new_schema, redacted, shared_url
 from labkit.bench.trace import read_trace
+from labkit.hub.room_postgres import PASSFILE as ROOM_PASSFILE
 from labkit.studies.postgres.spec import (
     NO_KILL,
     WINDOW_ORDERS,
@@ -175,15 +176,17 @@ def what_it_did(run_dir: Path, role: str) -> str:
 
 
 def server_guard(progress: Callable | None = None) -> dict:
-    """What keeps another user of this machine out of labkit's own server, read from the
-    server itself: where it listens, how every connection authenticates, whom it runs as, and
-    what a client that knows everything but the password is told. `progress(done, 3, None)`:
-    the trial server up, labkit's own server up (made and started on first use), all read."""
+    """What keeps another user of this machine out of the server lesson 7 runs on, read from
+    the server itself: where it listens, how every connection authenticates, whom it runs as,
+    and what a client that knows everything but the password is told. The server is labkit's
+    own (made and started on first use), or, under the workshop hub, the room's shared one
+    (`room_url`): no server of the participant's own is started for the question.
+    `progress(done, 3, None)`: the trial server up, the server up, all read."""
     import psycopg
 
     step = progress or (lambda done, total, item: None)
     step(1, 3, None)
-    url = shared_url()
+    url = room_url() or shared_url()
     step(2, 3, None)
     with connect(url) as conn:
         listens = conn.execute("SHOW listen_addresses").fetchone()[0]
@@ -191,10 +194,11 @@ def server_guard(progress: Callable | None = None) -> dict:
         methods = conn.execute(
             "SELECT DISTINCT auth_method FROM pg_hba_file_rules ORDER BY auth_method"
         ).fetchall()
-        data = Path(conn.execute("SHOW data_directory").fetchone()[0])
-    password_file = Path(parse_qs(urlsplit(url).query)["passfile"][0])
+        runs_as = server_user(conn)
+    query = parse_qs(urlsplit(url).query)
+    password_file = Path(query["passfile"][0])
     try:
-        psycopg.connect(url.split("&passfile=")[0], connect_timeout=10).close()
+        psycopg.connect(without_passfile(url), connect_timeout=10).close()
         without = "connected"
     except psycopg.OperationalError as error:
         without = str(error).strip().splitlines()[0].rsplit(": ", 1)[-1]
@@ -202,10 +206,40 @@ def server_guard(progress: Callable | None = None) -> dict:
         "network": listens or None,
         "socket_mode": socket_mode,
         "auth": [method for (method,) in methods],
-        "runs_as": pwd.getpwuid(data.stat().st_uid).pw_name,
+        "runs_as": runs_as,
         "you": pwd.getpwuid(os.getuid()).pw_name,
         "password_file_mode": f"{stat.S_IMODE(password_file.stat().st_mode):04o}",
         "without_password": without,
     }
     step(3, 3, None)
     return guard
+
+
+def room_url() -> str | None:
+    """The room's shared server, when the workshop hub gave this participant one
+    ($LABKIT_POSTGRES_URL naming the room's password file), else None."""
+    url = given_url()
+    if not url:
+        return None
+    passfile = parse_qs(urlsplit(url).query).get("passfile", [""])[0]
+    return url if Path(passfile).name == ROOM_PASSFILE else None
+
+
+def server_user(conn) -> str:
+    """Whom the server runs as: the owner of its data folder (labkit's own server), or, where
+    a participant's role may not read that setting (the room's), of the backend serving us."""
+    import psycopg
+
+    try:
+        data = Path(conn.execute("SHOW data_directory").fetchone()[0])
+        return pwd.getpwuid(data.stat().st_uid).pw_name
+    except psycopg.errors.InsufficientPrivilege:
+        pid = conn.execute("SELECT pg_backend_pid()").fetchone()[0]
+        return pwd.getpwuid(Path(f"/proc/{pid}").stat().st_uid).pw_name
+
+
+def without_passfile(url: str) -> str:
+    """The URL with its password file left out: everything a stranger could know."""
+    parts = urlsplit(url)
+    query = [(k, v) for k, vs in parse_qs(parts.query).items() for v in vs if k != "passfile"]
+    return parts._replace(query=urlencode(query, safe="/")).geturl()
