@@ -26,6 +26,7 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+from labkit.bench.errors import refusal
 from labkit.hub import participants, passwords
 from labkit.hub.client import Participant
 from labkit.hub.room_postgres import RoomPostgres
@@ -100,6 +101,10 @@ def cross_check(kernels: list) -> list[dict]:
             for r in ran]  # fmt: skip
 
 
+def settings_room_folder(folder: Path) -> Path:
+    return Settings(folder, (), "").room_folder
+
+
 def workshop(count: int, lessons: list[int], room_postgres: bool = False) -> dict:
     prefix = f"bench{os.getpid() % 100000}-"
     names = participants.names(count, prefix)
@@ -169,6 +174,7 @@ def workshop(count: int, lessons: list[int], room_postgres: bool = False) -> dic
             room.stop()
         participants.remove(names)
         shutil.rmtree(folder, ignore_errors=True)
+        shutil.rmtree(settings_room_folder(folder), ignore_errors=True)
 
 
 def report(result: dict) -> str:
@@ -224,7 +230,7 @@ def main() -> None:
     if not 1 <= options.participants <= participants.MAX_PARTICIPANTS:
         parser.error(f"--participants must be 1 to {participants.MAX_PARTICIPANTS}")
     if os.geteuid() != 0:
-        sys.exit(f"bench_workshop: {participants.NEEDS_ROOT}")
+        sys.exit(f"bench_workshop: {refusal('hub_needs_root')}")
     result = workshop(options.participants, lessons, options.room_postgres)
     print(report(result))
     if options.json:

@@ -1,8 +1,12 @@
 """A real hub for a test module: participants made as system users for it, its ports free
-ones, and, whatever happens, the hub stopped and the users removed with all they left."""
+ones, its folders in a fresh one under /tmp (the room's user, nobody, passes through it to
+the room's own folder), and, whatever happens, the hub stopped, the users removed with all
+they left, the folders removed."""
 
 from __future__ import annotations
 
+import shutil
+import tempfile
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -14,13 +18,17 @@ from labkit.hub.start import start, stop
 
 @contextmanager
 def hub_of(
-    folder: Path, prefix: str, count: int, after_stop: Callable[[Settings], None] | None = None
+    prefix: str, count: int, after_stop: Callable[[Settings], None] | None = None
 ) -> Iterator[Settings]:
     """A hub of `count` participants (`prefix`1..); `after_stop` looks at what is left once
     the hub has stopped, before the users are removed."""
     names = participants.names(count, prefix)
     participants.create(names)
-    settings = Settings(folder, tuple(names), participants.instructor(prefix), *free_ports(4))
+    base = Path(tempfile.mkdtemp(prefix="labkit-hub-test-"))
+    base.chmod(0o711)  # passed through, never listed
+    settings = Settings(
+        base / "state", tuple(names), participants.instructor(prefix), *free_ports(4)
+    )
     process = None
     try:
         process = start(settings)
@@ -32,3 +40,4 @@ def hub_of(
             if after_stop is not None:
                 after_stop(settings)
         participants.remove(names)
+        shutil.rmtree(base, ignore_errors=True)

@@ -45,7 +45,7 @@ def last_json(text: str) -> dict:
 
 
 @pytest.fixture(scope="module")
-def hub(tmp_path_factory):
+def hub():
     """A hub of two participants (users made for it, removed after with all they left)."""
     left: dict[int, list[int]] = {}
 
@@ -58,7 +58,7 @@ def hub(tmp_path_factory):
     prefix = f"hubt{os.getpid() % 100000}-"
     names, uids = participants.names(2, prefix), []
     try:
-        with hub_of(tmp_path_factory.mktemp("hub"), prefix, 2, their_processes_end) as settings:
+        with hub_of(prefix, 2, their_processes_end) as settings:
             uids += [pwd.getpwnam(n).pw_uid for n in names]
             yield settings
     finally:
@@ -159,15 +159,20 @@ def test_bad_input_is_one_line_and_status_2(arguments, line):
     assert done.stderr.startswith(line) and len(done.stderr.splitlines()) == 1
 
 
-def test_without_root_it_says_what_to_run():
+@pytest.mark.parametrize("language", ["en", "zh"])
+def test_without_root_it_says_what_to_run_in_the_readers_language(language):
+    from labkit.language import catalogue
+
     done = subprocess.run(
         ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
          sys.executable, "-m", "labkit.hub", "--participants", "2"],
         capture_output=True, text=True, cwd="/",
-        env={**os.environ, "PYTHONPATH": str(Path(__file__).parents[1])},
+        env={**os.environ, "PYTHONPATH": str(Path(__file__).parents[1]),
+             "LABKIT_LANGUAGE": language},
     )  # fmt: skip
     assert done.returncode == 2
-    assert done.stderr == f"hub: {participants.NEEDS_ROOT}\n"
+    assert done.stderr == f"hub: {catalogue(language)['cli.error.hub_needs_root']}\n"
+    assert ("只有 root" in done.stderr) == (language == "zh")
 
 
 ROOM_ATTEMPTS = """

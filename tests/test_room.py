@@ -56,8 +56,8 @@ print(json.dumps({"default": default, "outcome": panel.result.outcome,
 
 
 @pytest.fixture(scope="module")
-def hub(tmp_path_factory):
-    with hub_of(tmp_path_factory.mktemp("hub"), f"roomt{os.getpid() % 100000}-", 3) as settings:
+def hub():
+    with hub_of(f"roomt{os.getpid() % 100000}-", 3) as settings:
         yield settings
 
 
@@ -83,17 +83,22 @@ def refused(hub, method: str, path: str, person: Participant | None, body: objec
     return no.value.status
 
 
+def in_their_kernel(person: Participant, code: str):
+    """`code` run in a kernel of the person's own server (started for it, stopped after)."""
+    person.start_server()
+    kernel = RemoteKernel(person.server_url, person.token)
+    try:
+        return kernel.run(code)
+    finally:
+        kernel.close()
+        person.stop_server()
+
+
 @on_a_hub
 def test_the_room_counts_predictions_and_outcomes_and_the_pushed_point_is_the_default(hub, people):
     instructor, a, b, c = people
     assert room(hub, "POST", "api/next", instructor, PUSHED) == PUSHED
-    a.start_server()
-    kernel = RemoteKernel(a.server_url, a.token)
-    try:
-        ran = kernel.run(PANEL_IN_THE_KERNEL)
-    finally:
-        kernel.close()
-        a.stop_server()
+    ran = in_their_kernel(a, PANEL_IN_THE_KERNEL)
     assert ran.error is None, ran.text
     seen = json.loads(ran.text.strip().splitlines()[-1])
     assert seen["default"] == list(PUSHED.values())  # the instructor's point, not the panel's
@@ -249,6 +254,15 @@ def test_the_instructors_page_shows_the_room_live_in_a_real_browser(hub, people)
         room(hub, "POST", "api/predictions", c, {**point, "answer": "consistent"})
         expect(row.locator('[data-predicted="consistent"] .count')).to_have_text("3")
         expect(row.locator('[data-predicted="lost"]')).to_have_count(0)
+        probe = {"exercise": "lesson3.predict_kills", "answers": {"paused": "1"}}
+        room(hub, "POST", "api/exercises", a, probe)
+        room(hub, "POST", "api/exercises", b, probe)
+        room(hub, "POST", "api/exercises", c, {**probe, "answers": {"paused": "2"}})
+        cell = page.locator('tr[data-case="lesson3.predict_kills|paused"]')
+        expect(cell.locator('[data-answer="1"] .count')).to_have_text("2")
+        expect(cell.locator('[data-answer="2"] .count')).to_have_text("1")
+        markup = {**probe, "answers": {"paused": "<b>1</b>"}}
+        assert refused(hub, "POST", "api/exercises", c, markup) == 400  # words, never markup
         page.select_option("#order", "idempotent")
         page.select_option("#kill_at", "effect")
         page.select_option("#kill_mode", "sigkill")
@@ -259,3 +273,98 @@ def test_the_instructors_page_shows_the_room_live_in_a_real_browser(hub, people)
         browser.close()
     pushed = room(hub, "GET", "api/mine", c)["next"]
     assert pushed == {"order": "idempotent", "kill_at": "effect", "kill_mode": "sigkill"}
+
+
+EXERCISE_IN_THE_KERNEL = """
+import json
+from labkit.workshop.answers import one_of
+from labkit.workshop.checks import Exercise
+from labkit.workshop.predictions import Measured, each, judge_predictions
+measure = each(lambda case: Measured("kept", "", None))
+judge = lambda given: judge_predictions(given, ["early", "late"], measure, one_of("kept", "lost"))
+exercise = Exercise("lesson7.room_probe", "none.py", starter="", judge=judge)
+print(json.dumps(exercise.check({"early": "Kept.", "late": "lost"}).status))
+"""
+
+
+def room_process(hub) -> int | None:
+    """This hub's room service's pid (python -m labkit.room, run as nobody), if it runs."""
+    mine = f"LABKIT_ROOM_FOLDER={hub.room_folder}".encode()
+    for entry in Path("/proc").iterdir():
+        try:
+            ours = entry.name.isdigit() and b"labkit.room" in (entry / "cmdline").read_bytes()
+            if ours and mine in (entry / "environ").read_bytes().split(b"\0"):
+                return int(entry.name)
+        except OSError:
+            continue
+    return None
+
+
+@on_a_hub
+def test_an_exercises_predictions_reach_the_room_and_outlive_its_restart(hub, people):
+    import signal
+    import time
+
+    instructor, _, b, _ = people
+    ran = in_their_kernel(b, EXERCISE_IN_THE_KERNEL)
+    assert ran.error is None and json.loads(ran.text.strip().splitlines()[-1]) == "incorrect"
+    sent = {"lesson7.room_probe|early": "kept", "lesson7.room_probe|late": "lost"}
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:  # sent from a thread of its own: never waited for
+        mine = room(hub, "GET", "api/mine", b)["exercises"]
+        if sent.items() <= mine.items():
+            break
+        time.sleep(0.2)
+    assert sent.items() <= mine.items()
+    before = room(hub, "GET", "api/room", instructor)
+    assert {"exercise": "lesson7.room_probe", "case": "late", "predicted": {"lost": 1}} in before[
+        "exercises"
+    ]
+    database = hub.room_folder / "room.sqlite"
+    assert oct(hub.room_folder.stat().st_mode & 0o777) == "0o700"
+    assert oct(database.stat().st_mode & 0o777) == "0o600"
+    first = room_process(hub)
+    os.kill(first, signal.SIGKILL)  # the hub starts it again (it polls its services)
+    deadline = time.monotonic() + 120
+    after = None
+    while after is None and time.monotonic() < deadline:
+        try:
+            after = room(hub, "GET", "api/room", instructor)
+        except (Refused, OSError):
+            time.sleep(0.5)
+    assert room_process(hub) not in (None, first)
+    assert after == before  # every answer, the pushed point and the version, as they were
+
+
+def test_a_room_that_does_not_answer_never_holds_a_check_up(monkeypatch):
+    import time
+
+    from labkit.room import client
+
+    silent = socket.socket()
+    silent.bind(("127.0.0.1", 0))
+    silent.listen()  # accepts the connection, never answers
+    monkeypatch.setenv("JUPYTERHUB_API_TOKEN", "t")
+    monkeypatch.setenv("JUPYTERHUB_USER", "someone")
+    monkeypatch.setenv(client.URL, f"http://127.0.0.1:{silent.getsockname()[1]}/services/room/")
+    namespace: dict = {}
+    began = time.monotonic()
+    exec(EXERCISE_IN_THE_KERNEL.replace("print(", "status = ("), namespace)
+    assert namespace["status"] == '"incorrect"' and time.monotonic() - began < 1.0
+    silent.close()
+
+
+def test_the_rooms_answers_are_kept_owner_only_and_read_back(tmp_path):
+    from labkit.room.store import Room, exercise_case
+
+    path = tmp_path / "room" / "room.sqlite"
+    kept = Room(path)
+    kept.predict("a", PUSHED_POINT, "lost")
+    kept.report("a", PUSHED_POINT, "lost")
+    kept.exercise("a", exercise_case("lesson3.predict_kills", "paused"), 1)
+    kept.push(PUSHED_POINT)
+    assert oct(path.parent.stat().st_mode & 0o777) == "0o700"
+    assert oct(path.stat().st_mode & 0o777) == "0o600"
+    again = Room(path)
+    assert again.view() == kept.view() and again.mine("a") == kept.mine("a")
+    assert again.mine("a")["exercises"] == {"lesson3.predict_kills|paused": "1"}

@@ -9,7 +9,7 @@ import time
 import urllib.error
 import urllib.request
 
-from labkit.bench.errors import LabError
+from labkit.bench.errors import LabError, refusal
 
 READY_TIMEOUT = 300.0  # seconds, for a room whose servers all start at once on two cores
 REQUEST_TIMEOUT = 180.0  # seconds: a kernel's start through a busy room's hub
@@ -19,7 +19,8 @@ class Refused(LabError):
     """The hub said no (a wrong password, a name not on the list): its HTTP status."""
 
     def __init__(self, status: int, what: str) -> None:
-        super().__init__(f"the hub refused {what}: HTTP {status}")
+        said = refusal("hub_refused", request=what, status=status)
+        super().__init__(str(said), said.code, **said.fields)
         self.status = status
 
 
@@ -73,7 +74,7 @@ class Participant:
             if server.get("ready"):
                 return time.monotonic() - began
             time.sleep(0.5)
-        raise LabError(f"{self.name}'s server was not ready in {timeout:.0f} s")
+        raise refusal("hub_server_not_ready", name=self.name, seconds=f"{timeout:.0f}")
 
     def stop_server(self) -> None:
         call("DELETE", f"{self.api}/server", token=self.token)

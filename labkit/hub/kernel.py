@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from tornado.httpclient import HTTPRequest
 from tornado.websocket import websocket_connect
 
-from labkit.bench.errors import LabError
+from labkit.bench.errors import LabError, refusal
 from labkit.hub.client import call
 
 CELL_TIMEOUT = 600.0
@@ -69,7 +69,7 @@ class RemoteKernel:
         while not (idle and replied):
             raw = await self.socket.read_message()
             if raw is None:
-                raise LabError("the kernel's websocket closed")
+                raise refusal("hub_kernel_closed")
             if isinstance(raw, bytes):  # a binary frame (widgets' buffers): not a reply
                 continue
             reply = json.loads(raw)

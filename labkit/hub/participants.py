@@ -17,17 +17,12 @@ import subprocess
 import time
 from pathlib import Path
 
-from labkit.bench.errors import LabError
+from labkit.bench.errors import refusal
 
 PREFIX = "workshop-"
 LESSONS = Path(__file__).resolve().parents[2] / "notebooks"
 MAX_PARTICIPANTS = 300
 NAME = re.compile(r"[a-z_][a-z0-9_-]{0,20}")  # what useradd takes, short enough for a suffix
-NEEDS_ROOT = (
-    "the hub runs each participant's server as their own system user, which only root can"
-    " make and start: run `sudo python3 tasks.py hub --participants N`; alone on this"
-    " machine, `python3 tasks.py lab` needs no root"
-)
 
 
 def names(count: int, prefix: str = PREFIX) -> list[str]:
@@ -41,10 +36,7 @@ def instructor(prefix: str = PREFIX) -> str:
 
 def check_prefix(prefix: str) -> str:
     if not NAME.fullmatch(prefix):
-        raise LabError(
-            f"--prefix must be lowercase letters, digits, _ or - (a letter first, at most 21),"
-            f" not {prefix!r}"
-        )
+        raise refusal("hub_prefix", value=repr(prefix))
     return prefix
 
 
@@ -57,7 +49,7 @@ def existing(prefix: str = PREFIX) -> list[str]:
 
 def need_root() -> None:
     if os.geteuid() != 0:
-        raise LabError(NEEDS_ROOT)
+        raise refusal("hub_needs_root")
 
 
 def create(users: list[str]) -> list[str]:

@@ -12,7 +12,7 @@ import shutil
 import subprocess
 from pathlib import Path
 
-from labkit.bench.errors import LabError
+from labkit.bench.errors import refusal
 
 VERSION = "5.3.0"
 ROOT = Path(__file__).resolve().parents[2]
@@ -45,10 +45,7 @@ def install() -> Path:
 def npm_install() -> Path:
     npm = shutil.which("npm")
     if npm is None:
-        raise LabError(
-            "the hub's proxy (configurable-http-proxy) comes from npm: install Node.js 18 or"
-            " newer with npm (Debian: apt-get install nodejs npm), then run this again"
-        )
+        raise refusal("hub_no_npm")
     package = f"configurable-http-proxy@{VERSION}"
     print(f"Installing {package} into {FOLDER} ...", flush=True)
     subprocess.run(
@@ -56,5 +53,5 @@ def npm_install() -> Path:
         check=True,
     )
     if installed_version() != VERSION:
-        raise LabError(f"npm did not install {package} into {FOLDER}")
+        raise refusal("hub_npm_failed", package=package, folder=str(FOLDER))
     return COMMAND

@@ -5,14 +5,35 @@ another service (the instructor's room, issue 30 part 4) adds itself to.
 from __future__ import annotations
 
 import os
+import pwd
 import sys
+from pathlib import Path
 
+from labkit.bench.errors import refusal
 from labkit.hub.settings import Settings
 
 CULLER_SCOPES = ["list:users", "read:users:activity", "read:servers", "delete:servers"]
 ROOM = "room"
 ROOM_ACCESS = f"access:services!service={ROOM}"
 SERVER_SCOPES = ["users:activity!user", "access:servers!server"]  # JupyterHub's own default
+
+
+def room_folder(settings: Settings) -> Path:
+    """The room's own folder, beside the hub's (which is root's alone): made 0700 and owned by
+    the room's user (nobody under a root hub), where its answers survive a restart. Its user
+    must reach it: every folder above it open to others for passing through."""
+    folder = settings.room_folder
+    folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+    if folder.is_symlink():
+        raise refusal("room_folder_link", folder=str(folder))
+    if os.geteuid() == 0:
+        nobody = pwd.getpwnam("nobody")
+        os.chown(folder, nobody.pw_uid, nobody.pw_gid)
+        closed = [p for p in folder.parents if not p.stat().st_mode & 0o001]
+        if closed:
+            raise refusal("room_folder_closed", folder=str(folder), closed=str(closed[0]))
+    folder.chmod(0o700)
+    return folder
 
 
 def room_environment(settings: Settings) -> dict[str, str]:
@@ -40,7 +61,10 @@ def services(settings: Settings) -> tuple[list[dict], list[dict]]:
         "url": f"http://127.0.0.1:{settings.room_port}",
         "command": [sys.executable, "-m", "labkit.room"],
         "oauth_no_confirm": True,
-        "environment": {"LABKIT_ROOM_INSTRUCTORS": settings.instructor},
+        "environment": {
+            "LABKIT_ROOM_INSTRUCTORS": settings.instructor,
+            "LABKIT_ROOM_FOLDER": str(settings.room_folder),
+        },
         **as_nobody,
     }
     # everyone of the room may reach the room (and nothing else through it); a kernel's own

@@ -30,6 +30,11 @@ class Settings:
     postgres_urls: dict[str, str] = field(default_factory=dict)  # the room's Postgres, by name
 
     @property
+    def room_folder(self) -> Path:
+        """The room's own folder, beside the hub's (hub/services.py makes it)."""
+        return self.folder.parent / f"{self.folder.name}-room"
+
+    @property
     def url(self) -> str:
         return f"http://127.0.0.1:{self.port}"
 

@@ -10,7 +10,7 @@ import statistics
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from labkit.bench.errors import LabError
+from labkit.bench.errors import refusal
 from labkit.hub.client import Participant
 from labkit.hub.kernel import RemoteKernel
 from labkit.hub.usage import cpu_seconds, pids_by_uid
@@ -91,5 +91,5 @@ def attend(person: Participant, uid: int, lessons: list[int]) -> tuple[RemoteKer
     there = kernel.run("import os\nos.chdir(os.path.expanduser('~/notebooks'))")
     if there.error:
         kernel.close()
-        raise LabError(f"{person.name} has no lessons in their home: {there.error}")
+        raise refusal("hub_no_lessons", name=person.name, error=there.error)
     return kernel, [run_lesson(kernel, uid, lesson) for lesson in lessons]

@@ -18,9 +18,11 @@ import time
 import urllib.request
 from pathlib import Path
 
-from labkit.bench.errors import LabError
+from labkit.bench.errors import LabError, refusal
 from labkit.hub import participants, passwords, proxy
+from labkit.hub.services import room_folder
 from labkit.hub.settings import ENV, FILE, Settings
+from labkit.language.refusals import error_line
 
 ROOT = Path(__file__).resolve().parents[2]
 CONFIG = Path(__file__).with_name("jupyterhub_config.py")
@@ -33,6 +35,7 @@ def start(settings: Settings) -> subprocess.Popen:
     folder). Returns its process once its API answers."""
     proxy.install()
     settings.save()
+    room_folder(settings)
     passwords.participants_password(settings.folder)
     passwords.instructor_password(settings.folder)
     log = open(settings.folder / "hub.log", "ab")  # noqa: SIM115 (the hub's, for its life)
@@ -63,7 +66,7 @@ def wait_until_up(settings: Settings, process: subprocess.Popen) -> None:
     deadline = time.monotonic() + UP_TIMEOUT
     while time.monotonic() < deadline:
         if process.poll() is not None:
-            raise LabError(f"the hub ended ({process.returncode}); see {settings.folder}/hub.log")
+            raise refusal("hub_ended", status=process.returncode, log=log_of(settings))
         with (
             contextlib.suppress(OSError, ValueError),
             urllib.request.urlopen(f"{settings.url}/hub/api/", timeout=5) as answer,
@@ -71,7 +74,11 @@ def wait_until_up(settings: Settings, process: subprocess.Popen) -> None:
             if "version" in json.load(answer):
                 return
         time.sleep(0.3)
-    raise LabError(f"the hub did not answer in {UP_TIMEOUT:.0f} s; see {settings.folder}/hub.log")
+    raise refusal("hub_no_answer", seconds=f"{UP_TIMEOUT:.0f}", log=log_of(settings))
+
+
+def log_of(settings: Settings) -> str:
+    return str(settings.folder / "hub.log")
 
 
 def stop(process: subprocess.Popen, grace: float = 30.0) -> None:
@@ -115,7 +122,7 @@ def main(argv: list[str]) -> None:
     try:
         run(options)
     except LabError as error:
-        print(f"hub: {error}", file=sys.stderr)
+        print(f"hub: {error_line(error)}", file=sys.stderr)
         sys.exit(2)
 
 
@@ -129,15 +136,13 @@ def run(options: argparse.Namespace) -> None:
     count = options.participants
     if count is not None:
         if not 1 <= count <= participants.MAX_PARTICIPANTS:
-            raise LabError(
-                f"--participants must be 1 to {participants.MAX_PARTICIPANTS}, not {count}"
-            )
+            raise refusal("hub_participants", last=participants.MAX_PARTICIPANTS, value=count)
         participants.create([*participants.names(count, prefix), instructor])
     names = participants.existing(prefix)
     if not names:
-        raise LabError(f"no participants yet: make them with --participants N (users {prefix}1..N)")
+        raise refusal("hub_no_participants", prefix=prefix)
     if not 1 <= options.port <= 65535 - 81:
-        raise LabError(f"--port must be 1 to {65535 - 81}, not {options.port}")
+        raise refusal("hub_port", last=65535 - 81, value=options.port)
     settings = Settings(
         FOLDER, tuple(names), instructor, options.port, options.port + 81, options.port + 1,
         options.port + 2, options.cull_after,

@@ -14,18 +14,22 @@ import asyncio
 import html
 import json
 import os
+from pathlib import Path
 from urllib.parse import urlsplit
 
 from jupyterhub.services.auth import HubOAuthCallbackHandler, HubOAuthenticated
 from jupyterhub.utils import url_path_join
 from tornado import web
 
-from labkit.bench.errors import LabError, check_choice
+from labkit.bench.errors import LabError, check_choice, refusal
 from labkit.language import LANGUAGES, catalogue, language
 from labkit.room.page import room_page
-from labkit.room.store import Room, crash_point
+from labkit.room.store import Room, crash_point, exercise_case
 
 INSTRUCTORS = "LABKIT_ROOM_INSTRUCTORS"  # comma-separated names: the hub's admins
+FOLDER = "LABKIT_ROOM_FOLDER"  # the room's own folder (0700): its answers survive a restart
+DATABASE = "room.sqlite"
+MAX_CASES = 40  # an exercise's cases in one post (lesson 2's checklist has 15)
 
 
 class RoomHandler(HubOAuthenticated, web.RequestHandler):
@@ -85,6 +89,24 @@ class Answers(RoomHandler):
         self.finish({"point": point, "answer": body["answer"]})
 
 
+class Exercises(RoomHandler):
+    """A participant's predictions for an exercise's cases, sent by its check before the
+    lab runs them: {"exercise": "lesson7.predict_crash", "answers": {case: answer}}."""
+
+    def post(self) -> None:
+        body = self.body()
+        answers = body.get("answers")
+        if not isinstance(answers, dict) or not 1 <= len(answers) <= MAX_CASES:
+            raise web.HTTPError(400, f"answers must map 1 to {MAX_CASES} cases to an answer")
+        try:
+            cases = {exercise_case(body.get("exercise"), k): v for k, v in answers.items()}
+            for case, answer in cases.items():
+                self.room.exercise(self.name, case, answer)
+        except LabError as error:
+            raise web.HTTPError(400, str(error)) from None
+        self.finish({"exercise": body["exercise"], "cases": len(cases)})
+
+
 class Mine(RoomHandler):
     def get(self) -> None:
         self.finish(self.room.mine(self.name))
@@ -134,7 +156,8 @@ class Page(RoomHandler):
         self.finish(room_page(code, token.decode() if isinstance(token, bytes) else token))
 
 
-def application(prefix: str, instructors: set[str]) -> web.Application:
+def application(prefix: str, instructors: set[str], folder: Path | None = None) -> web.Application:
+    """The room's routes under `prefix`; its answers kept in `folder` (else in memory)."""
     route = lambda path: url_path_join(prefix, path)  # noqa: E731
     return web.Application(
         [
@@ -142,12 +165,13 @@ def application(prefix: str, instructors: set[str]) -> web.Application:
             (route("oauth_callback"), HubOAuthCallbackHandler),
             (route("api/predictions"), Answers, {"record": "predict"}),
             (route("api/outcomes"), Answers, {"record": "report"}),
+            (route("api/exercises"), Exercises),
             (route("api/mine"), Mine),
             (route("api/room"), View),
             (route("api/next"), Next),
         ],
         cookie_secret=os.urandom(32),
-        room=Room(),
+        room=Room(folder / DATABASE if folder else None),
         instructors=instructors,
     )
 
@@ -156,9 +180,10 @@ async def serve() -> None:
     """Listen where the hub said ($JUPYTERHUB_SERVICE_URL, 127.0.0.1) until stopped."""
     where = urlsplit(os.environ["JUPYTERHUB_SERVICE_URL"])
     if where.hostname != "127.0.0.1":
-        raise LabError(f"the room listens on 127.0.0.1 only, not {where.hostname}")
+        raise refusal("room_not_local", host=where.hostname)
     instructors = {n for n in os.environ.get(INSTRUCTORS, "").split(",") if n}
-    app = application(os.environ["JUPYTERHUB_SERVICE_PREFIX"], instructors)
+    folder = Path(os.environ[FOLDER]) if os.environ.get(FOLDER) else None
+    app = application(os.environ["JUPYTERHUB_SERVICE_PREFIX"], instructors, folder)
     app.listen(where.port, "127.0.0.1", xheaders=False)
     await asyncio.Event().wait()
 

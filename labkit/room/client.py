@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+import threading
 import urllib.error
 import urllib.request
 
@@ -59,3 +60,15 @@ def pushed_point() -> dict | None:
     """The crash point the instructor pushed ({order, kill_at, kill_mode}), or None."""
     answer = call("api/mine")
     return answer.get("next") if answer else None
+
+
+def predict_exercise(exercise: str, answers: dict[str, object]) -> threading.Thread | None:
+    """Send this participant's predictions for an exercise's cases ({case: answer, as its
+    form read it}), in a thread of its own: the check that calls it never waits for the room.
+    None (and nothing sent) when not under the hub."""
+    if room_url() is None or not answers:
+        return None
+    body = {"exercise": exercise, "answers": {str(k): str(v) for k, v in answers.items()}}
+    sending = threading.Thread(target=call, args=("api/exercises", body), daemon=True)
+    sending.start()
+    return sending

@@ -14,7 +14,7 @@ from labkit.studies.commit_window.orders import NO_KILL, ORDERS
 from labkit.studies.commit_window.spec import KILL_MODES
 
 WORDS = ("title", "intro", "next", "none_pushed", "push", "pushed", "point", "predicted",
-         "happened", "nobody_yet")  # fmt: skip
+         "happened", "nobody_yet", "exercises", "exercise", "case")  # fmt: skip
 POLL_MS = 1000
 
 SCRIPT = """
@@ -33,6 +33,17 @@ function bars(counts, kind) {
     `<span class="fill" style="width:${12 * counts[o]}px"></span>` +
     `<span class="count">${counts[o]}</span></div>`).join("");
 }
+function esc(text) {  // a participant's words, never markup
+  const span = document.createElement("span");
+  span.textContent = text;
+  return span.innerHTML.replace(/"/g, "&quot;");
+}
+function answers(counts) {
+  return Object.keys(counts).sort().map(a =>
+    `<div class="bar" data-answer="${esc(a)}"><span class="word">${esc(a)}</span>` +
+    `<span class="fill" style="width:${12 * counts[a]}px"></span>` +
+    `<span class="count">${counts[a]}</span></div>`).join("");
+}
 let version = -1;
 async function poll() {
   try {
@@ -48,6 +59,9 @@ async function poll() {
         `<td>${bars(p.happened, "happened")}</td></tr>`);
       document.getElementById("rows").innerHTML = rows.join("") ||
         `<tr><td colspan="3">${W.nobody_yet}</td></tr>`;
+      document.getElementById("exercise_rows").innerHTML = room.exercises.map(e =>
+        `<tr data-case="${esc(e.exercise)}|${esc(e.case)}"><td><code>${esc(e.exercise)}</code>` +
+        `</td><td><code>${esc(e.case)}</code></td><td>${answers(e.predicted)}</td></tr>`).join("");
       document.body.dataset.version = version;
     }
   } finally { setTimeout(poll, POLL_MS); }
@@ -101,6 +115,9 @@ def room_page(code: str, xsrf: str) -> str:
 <button id="push">{t["push"]}</button> <span id="pushed"></span></p>
 <table><thead><tr><th>{t["point"]}</th><th>{t["predicted"]}</th><th>{t["happened"]}</th></tr>
 </thead><tbody id="rows"></tbody></table>
+<h2>{t["exercises"]}</h2>
+<table><thead><tr><th>{t["exercise"]}</th><th>{t["case"]}</th><th>{t["predicted"]}</th></tr>
+</thead><tbody id="exercise_rows"></tbody></table>
 <script type="application/json" id="words">{blob}</script>
 <script>{SCRIPT.replace("POLL_MS", "W.poll_ms")}</script>
 </body></html>"""

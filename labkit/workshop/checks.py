@@ -35,7 +35,7 @@ from labkit.workshop.answers import (
     read_whole_number,
     word,
 )
-from labkit.workshop.predictions import Measure, Measured, each, judge_predictions
+from labkit.workshop.predictions import Measure, Measured, checking, each, judge_predictions
 from labkit.workshop.reader_code import (
     check_worker,
     code_error,
@@ -126,7 +126,8 @@ class Exercise:
         if self.untouched(answer):
             return Verdict("not attempted", say("checks.check.not_attempted", name=self.name))
         try:
-            return self.judge(answer)
+            with checking(self.name):  # its predictions, if any, go to the workshop's room
+                return self.judge(answer)
         except ReaderCodeError as error:
             return Verdict("error", say("checks.check.mend_it", error=error), error.run_dir)
         except UnmetExpectation as error:

@@ -5,14 +5,31 @@ judge."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+import contextlib
+from collections.abc import Callable, Iterable, Iterator
+from contextvars import ContextVar
 from typing import NamedTuple
 
 from labkit.language import say
+from labkit.room import client as room
 from labkit.workshop.answers import Form, case_name, is_open
 from labkit.workshop.verdicts import Verdict, also_in, no_verdict
 
-__all__ = ["Measure", "Measured", "each", "judge_predictions"]
+__all__ = ["Measure", "Measured", "checking", "each", "judge_predictions"]
+
+# The exercise being checked (Exercise.check sets it): its predictions go to the workshop's
+# room, under the hub only, by that name.
+EXERCISE: ContextVar[str | None] = ContextVar("exercise", default=None)
+
+
+@contextlib.contextmanager
+def checking(name: str) -> Iterator[None]:
+    """While the exercise `name` judges an answer."""
+    token = EXERCISE.set(name)
+    try:
+        yield
+    finally:
+        EXERCISE.reset(token)
 
 
 class Measured(NamedTuple):
@@ -64,6 +81,8 @@ def judge_predictions(
             "incorrect",
             say("checks.predictions.misread", form=form.says, answers=", ".join(misread)),
         )
+    if EXERCISE.get():  # to the room before anything runs (under the hub only; never waited for)
+        room.predict_exercise(EXERCISE.get(), said)
     actual = measure(answered)
     failed = next((k for k in answered if actual[k].failure), None)
     if failed:
