@@ -68,11 +68,13 @@ class RoomPostgres:
         password = secrets.token_hex(24)
         role = sql.Identifier(name)
         with connect(self.admin_url) as admin:
+            # the server is given a verifier, never the password: no log it keeps holds it
+            verifier = admin.pgconn.encrypt_password(password.encode(), name.encode()).decode()
             admin.execute(
                 sql.SQL(
                     "CREATE ROLE {} LOGIN PASSWORD {} NOSUPERUSER NOCREATEDB NOCREATEROLE"
                     " NOREPLICATION NOBYPASSRLS CONNECTION LIMIT 40"
-                ).format(role, sql.Literal(password))
+                ).format(role, sql.Literal(verifier))
             )
             admin.execute(sql.SQL("CREATE DATABASE {} OWNER {}").format(role, role))
             admin.execute(revoke_connect(name))
