@@ -6,6 +6,8 @@ import statistics
 import time
 from collections.abc import Callable
 
+CALL = " (call)"  # the wall time of an action that times itself, around its call
+
 
 def interleaved_medians(
     rounds: int,
@@ -16,18 +18,22 @@ def interleaved_medians(
     turns (`name: (action, calls per round)`). A shared machine's speed drifts by tens of
     percent within minutes; taking turns makes the drift slow every action alike, so the
     ratio of two actions measured in the same round is steadier than either figure. An action
-    named in `timed_inside` returns its own time in seconds (measured where it ran), and that
-    is taken instead of the wall time of the call."""
+    named in `timed_inside` returns its own time in seconds (measured where it ran): that is
+    its figure, and the wall time of the same calls is kept too, as `name + CALL`, so that it
+    can be compared with another action timed around its call."""
     medians: dict[str, list[float]] = {name: [] for name in actions}
+    medians.update({name + CALL: [] for name in timed_inside})
     for _ in range(rounds):
         for name, (action, calls) in actions.items():
-            timings = []
+            timings, walls = [], []
             for _ in range(calls):
                 started = time.perf_counter()
                 seconds = action()
-                wall = time.perf_counter() - started
-                timings.append(seconds if name in timed_inside else wall)
+                walls.append(time.perf_counter() - started)
+                timings.append(seconds if name in timed_inside else walls[-1])
             medians[name].append(statistics.median(timings))
+            if name in timed_inside:
+                medians[name + CALL].append(statistics.median(walls))
     return medians
 
 
