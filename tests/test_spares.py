@@ -92,3 +92,61 @@ def test_the_trial_servers_spares_hold_neither_its_reply_pipe_nor_its_requests()
         assert not held & pipes
     server.stop()
     assert all(exited(pid) for pid in spares)
+
+
+def test_a_worker_killed_without_waiting_for_its_teardown_writes_nothing_more_and_is_reaped(
+    tmp_path,
+):
+    """`kill(reap=False)` returns once every thread of the worker has stopped (`freeze`): a
+    thread that was writing writes nothing more; the kill is in the trace once, the worker is
+    left to its teardown, and `close` reaps it."""
+    seen = run_python(
+        f"""
+        import json, os, threading, time
+        from pathlib import Path
+        from labkit.bench import launcher
+        from labkit.bench.gate import Gate
+        from labkit.bench.trace import Trace, read_trace
+
+        def writes_beside_a_pause(job):
+            out = os.open(os.path.join(job["run_dir"], "grows"), os.O_WRONLY | os.O_CREAT)
+            def write():
+                while True:
+                    os.write(out, b"x")
+            threading.Thread(target=write, daemon=True).start()
+            Gate(Trace(job["run_dir"], job["role"]), job)("paused")
+
+        launcher.FORKING_ALLOWED = True
+        run = Path({str(tmp_path)!r})
+        worker = launcher.WorkerProcess(
+            run, "w", "__main__:writes_beside_a_pause", {{}}, pause_at=("paused",),
+            start_mode="fork",
+        )
+        with worker:
+            assert worker.wait_for_pause() == "paused"
+            time.sleep(0.05)  # the thread writes meanwhile
+            frozen = worker.proc.freeze()  # what kill(reap=False) does before its SIGKILL
+            size = os.path.getsize(run / "grows")
+            time.sleep(0.2)
+            grew = os.path.getsize(run / "grows") - size
+            worker.kill(reap=False)
+            pid = worker.proc.pid
+            unreaped = Path(f"/proc/{{pid}}").exists()
+        kills = [e for e in read_trace(run) if e["event"] == "kill"]
+        print(json.dumps({{
+            "grew": grew, "unreaped_before_close": unreaped, "kills": len(kills),
+            "gone": not Path(f"/proc/{{pid}}").exists(), "code": worker.proc.returncode,
+            "frozen": frozen,
+            "killed_at": worker.killed_at,
+        }}))
+        """
+    )
+    assert seen == {
+        "grew": 0,
+        "unreaped_before_close": True,
+        "kills": 1,
+        "gone": True,
+        "code": -9,
+        "killed_at": "paused",
+        "frozen": True,
+    }

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import select
+import signal
 import subprocess
 import time
 
@@ -20,6 +21,7 @@ class ForkedChild:
     def __init__(self, pid: int) -> None:
         self.pid = pid
         self.returncode: int | None = None
+        self.frozen = False
         self._pidfd = pidfd_or_none(pid)
 
     def poll(self) -> int | None:
@@ -30,6 +32,28 @@ class ForkedChild:
                 if self._pidfd is not None:
                     os.close(self._pidfd)
         return self.returncode
+
+    def freeze(self) -> bool:
+        """SIGSTOP its process group and wait until every thread of the worker has stopped:
+        from then on it changes no file, as after a SIGKILL, but it has not been torn down
+        yet (the few milliseconds of a process mapping all of LangGraph). False if it had
+        exited instead (it is reaped then)."""
+        if self.returncode is not None:
+            return False
+        if self.frozen:  # its stop was reported once: a second wait would never return
+            return True
+        try:
+            os.killpg(self.pid, signal.SIGSTOP)
+        except ProcessLookupError:  # not a group of its own
+            os.kill(self.pid, signal.SIGSTOP)
+        _, status = os.waitpid(self.pid, os.WUNTRACED)  # the whole group stop has completed
+        if os.WIFSTOPPED(status):
+            self.frozen = True
+            return True
+        self.returncode = os.waitstatus_to_exitcode(status)
+        if self._pidfd is not None:
+            os.close(self._pidfd)
+        return False
 
     def send_signal(self, sig: int) -> None:
         if self.returncode is None:

@@ -131,6 +131,7 @@ class WorkerProcess:
         self.paused_at: str | None = None
         self.killed_at: str | None = None
         self.timed_out = False
+        self.kill_sent = False
         self.left: list[str] = []
         self._lock = threading.Lock()
 
@@ -227,28 +228,43 @@ class WorkerProcess:
             os.write(self._resume, b"continue\n")
         self.paused_at = None
 
-    def kill(self) -> None:
-        """SIGKILL the worker where it stands, reap it, and note the kill in the trace."""
+    def kill(self, reap: bool = True) -> None:
+        """SIGKILL the worker where it stands, note the kill in the trace, and reap it.
+
+        `reap=False` (a forked worker): return once every thread of it has stopped (SIGSTOP
+        first, `ForkedChild.freeze`), its files as the kill leaves them, and let the kernel
+        tear it down while the caller goes on; `close` (or `kill()`) reaps it."""
         with self._lock:
             if self.proc is None or self.proc.returncode is not None:
                 return
+            if not self.kill_sent:
+                frozen = not reap and isinstance(self.proc, ForkedChild) and self.proc.freeze()
+                self._sigkill()
+                if frozen:
+                    return
+            self.proc.wait()
+            self._reaped(killed=True)
+
+    def _sigkill(self) -> None:
+        """Send SIGKILL (unless it has exited: a frozen worker that had, is reaped already)
+        and note it in the trace: after this, the worker runs no more of its code."""
+        if self.proc.returncode is None:
             try:  # the worker and all of its group: a retry's fork (bench.restart) too
                 os.killpg(self.proc.pid, signal.SIGKILL)
             except ProcessLookupError:  # not a group of its own
                 self.proc.send_signal(signal.SIGKILL)
-            self.proc.wait()
-            self._reaped(killed=True)
-            self.killed_at = self.paused_at
-            trace = Trace(self.run_dir, self.role)
-            trace.event(
-                "kill",
-                pid=self.proc.pid,
-                by=os.getpid(),
-                point=self.killed_at,
-                mode="sigkill",
-                timed_out=self.timed_out,
-            )
-            trace.close()
+        self.kill_sent = True
+        self.killed_at = self.paused_at
+        trace = Trace(self.run_dir, self.role)
+        trace.event(
+            "kill",
+            pid=self.proc.pid,
+            by=os.getpid(),
+            point=self.killed_at,
+            mode="sigkill",
+            timed_out=self.timed_out,
+        )
+        trace.close()
 
     def finish(self, kill_at: str | None = None) -> int:
         """Let the worker run to its end, SIGKILL it if it stops at `kill_at`, reap it, and

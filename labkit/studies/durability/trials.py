@@ -148,18 +148,22 @@ def kill_and_recover(spec: DurabilitySpec, run_dir: Path, saver: dict) -> Run:
     with worker(spec, run_dir, "first", "first_run", saver, pause_at=(point,)) as first:
         while (stopped_at := (yield first)) is not None:  # as WorkerProcess.finish(point)
             if stopped_at == point:
-                first.kill()
+                # SQLite: the files are as the kill left them once every thread has stopped;
+                # the killed worker is torn down beside the recovery, and reaped at the end
+                # of this block. Postgres: reaped first, its connection closed.
+                first.kill(reap=bool(saver))
                 break
             first.resume()
-        first.wait()
-    as_killed = keep_as_killed(run_dir)
-    in_postgres = postgres_counts(**saver) if saver else None
-    with worker(spec, run_dir, "recovery", "recover", saver) as recovery:
-        checkpoints, writes, orphans = in_postgres or checkpoint_counts(as_killed)
-        at_kill = read_ledger(as_killed)
-        while (yield recovery) is not None:  # a pause nobody planned for: let it go on
-            recovery.resume()
-        recovery.wait()
+        else:
+            first.wait()
+        as_killed = keep_as_killed(run_dir)
+        in_postgres = postgres_counts(**saver) if saver else None
+        with worker(spec, run_dir, "recovery", "recover", saver) as recovery:
+            checkpoints, writes, orphans = in_postgres or checkpoint_counts(as_killed)
+            at_kill = read_ledger(as_killed)
+            while (yield recovery) is not None:  # a pause nobody planned for: let it go on
+                recovery.resume()
+            recovery.wait()
     recovered = read_report(run_dir, "recovery")
     lines = read_ledger(run_dir)
     phases = {(ln["node"], ln["phase"]) for ln in at_kill}
