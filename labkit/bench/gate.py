@@ -33,7 +33,7 @@ class Gate:
         self(f"after commit {self.commits} ({file})")
 
     def __call__(self, point: str) -> None:
-        self.trace.event("point", point=point)
+        self.trace.note("point", point=point)  # written: a kill cannot take it back
         if point == self.exit_at:
             self.trace.event("kill", point=point, mode="exit", code=EXIT_CODE)
             os._exit(EXIT_CODE)  # no finally, no close: the files stay as they are right now

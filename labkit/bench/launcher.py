@@ -256,7 +256,7 @@ class WorkerProcess:
         self.kill_sent = True
         self.killed_at = self.paused_at
         trace = Trace(self.run_dir, self.role)
-        trace.event(
+        trace.note(  # not fsynced: the lab's own line, which no kill of a worker can lose
             "kill",
             pid=self.proc.pid,
             by=os.getpid(),

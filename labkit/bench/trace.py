@@ -1,8 +1,11 @@
-"""The trace: one JSON line per event, fsynced before the worker takes its next step.
+"""The trace: one JSON line per event, written (`note`; `event` fsyncs it too) before the
+worker takes its next step. A written line survives a SIGKILL of its writer (the kernel has
+it); an fsync guards against a power cut only, which no run here makes: the points and kills
+of every run are noted, without the fsync that would put a disk's wait on a trial's path.
 
 Every line carries `t_ns` (CLOCK_MONOTONIC, shared by all processes on the machine) and the
 writer's `pid`, so that the events of the first worker, the parent and the recovery worker
-can be laid on one timeline afterwards. A line that is on disk happened; a kill can only cut
+can be laid on one timeline afterwards. A line that is written happened; a kill can only cut
 off events that had not been written yet.
 """
 
