@@ -37,7 +37,7 @@ from labkit.bench.errors import check_choice
 from labkit.bench.forked_child import ForkedChild
 from labkit.bench.gate import EXIT_CODE
 from labkit.bench.leftovers import children, end_leftovers
-from labkit.bench.portable import pidfd_or_none
+from labkit.bench.portable import LINUX, pidfd_or_none
 from labkit.bench.python_command import FRESH_MAIN, LABKIT_ROOT, WORKER_PATH, isolated_python
 from labkit.bench.trace import Trace
 from labkit.bench.worker_report import WorkerReport, read_report
@@ -238,7 +238,11 @@ class WorkerProcess:
             if self.proc is None or self.proc.returncode is not None:
                 return
             if not self.kill_sent:
-                frozen = not reap and isinstance(self.proc, ForkedChild) and self.proc.freeze()
+                # Only where a worker dies with the server even stopped (PR_SET_PDEATHSIG):
+                # elsewhere its watch is a timer, which a stopped process never runs.
+                frozen = (
+                    not reap and LINUX and isinstance(self.proc, ForkedChild) and self.proc.freeze()
+                )
                 self._sigkill()
                 if frozen:
                     return
