@@ -205,6 +205,10 @@ GUARDS = {
         f"labkit/studies/{study}/outcome.py": ["tests/test_mutants_outcomes.py"]
         for study in ("leases", "retries", "unknown_outcome")
     },
+    # lessons 6 to 8: their judges against stand-in runs (each exercise test of theirs runs real
+    # races, crashes or a real Postgres: minutes a mutant); the real checks stay in
+    # test_exercises.py
+    "labkit/workshop/lesson6.py": ["tests/test_lesson6_judge.py"],
 }
 # Tests that cannot pass under mutmut, whatever the mutant: a worker imports mutmut's
 # trampolines, not only the standard library.
