@@ -203,7 +203,7 @@ GUARDS = {
     # the outcome words of the other studies (commit_window's is above)
     **{
         f"labkit/studies/{study}/outcome.py": ["tests/test_mutants_outcomes.py"]
-        for study in ("leases", "retries", "unknown_outcome")
+        for study in ("leases", "retries", "unknown_outcome", "outbox", "postgres")
     },
     # lessons 6 to 8: their judges against stand-in runs (each exercise test of theirs runs real
     # races, crashes or a real Postgres: minutes a mutant); the real checks stay in

@@ -18,6 +18,10 @@ from labkit.studies.leases import stores
 from labkit.studies.leases.outcome import OUTCOMES as LEASE_OUTCOMES
 from labkit.studies.leases.outcome import classify as lease_word
 from labkit.studies.leases.outcome import race_counts
+from labkit.studies.outbox import stores as outbox_stores
+from labkit.studies.outbox.outcome import OUTBOX_OUTCOMES, outbox_counts, outbox_state_word
+from labkit.studies.postgres.outcome import OUTCOMES as POSTGRES_OUTCOMES
+from labkit.studies.postgres.outcome import outcome_of
 from labkit.studies.retries.outcome import ORDER_OUTCOMES, order_outcome
 from labkit.studies.unknown_outcome.outcome import JEPSEN_TYPES, jepsen_ops
 from labkit.studies.unknown_outcome.outcome import OUTCOMES as CALL_OUTCOMES
@@ -336,3 +340,74 @@ def test_each_invoke_is_one_op_completed_by_its_own_process_only():
             "end_ns": None,
         },
     ]
+
+
+# --- lesson 5's outbox ------------------------------------------------------------------------
+
+
+def outbox_files(run_dir, orders: int, messages: dict[str, int], sent=(), stray: int = 0):
+    """The outbox's two files (their own schemas) with `orders` business rows, an outbox row
+    per message (marked sent if named in `sent`) and that many effects of it at the consumer,
+    each taken into the inbox once; `stray` effects of a message no outbox holds."""
+    outbox_stores.create_files(run_dir)
+    with contextlib.closing(sqlite3.connect(run_dir / outbox_stores.BUSINESS_FILE)) as db, db:
+        for n in range(orders):
+            db.execute("INSERT INTO orders(order_key, item) VALUES(?, 'mug')", (f"o{n}",))
+        for message in messages:
+            db.execute(
+                "INSERT INTO outbox(message_id, payload, sent) VALUES(?, 'p', ?)",
+                (message, int(message in sent)),
+            )
+    with contextlib.closing(sqlite3.connect(run_dir / outbox_stores.CONSUMER_FILE)) as db, db:
+        effects = [*(m for m, times in messages.items() for _ in range(times)), *["zz"] * stray]
+        for message in effects:
+            db.execute("INSERT INTO effects(message_id, payload) VALUES(?, 'p')", (message,))
+        for message in sorted(set(effects)):
+            db.execute("INSERT INTO inbox(subscriber, message_id) VALUES('s', ?)", (message,))
+    return take_snapshot(run_dir, outbox_stores.FILES)
+
+
+@pytest.mark.parametrize(
+    ("orders", "messages", "stray", "word"),
+    [
+        (0, {}, 0, "nothing"),
+        (0, {}, 2, "nothing"),  # effects of no message of this outbox
+        (1, {}, 0, "lost"),  # an order without its message
+        (1, {"m1": 0}, 0, "lost"),
+        (1, {"m1": 1}, 0, "consistent"),
+        (1, {"m1": 1}, 2, "consistent"),
+        (1, {"m1": 2}, 0, "duplicate"),
+        (2, {"m1": 1, "m2": 0}, 0, "lost"),
+        (2, {"m1": 1, "m2": 3}, 0, "duplicate"),
+        (2, {"m1": 2, "m2": 0}, 0, "duplicate"),  # a duplicate is said before a loss
+    ],
+)
+def test_the_outbox_word_goes_message_by_message(tmp_path, orders, messages, stray, word):
+    assert outbox_state_word(outbox_files(tmp_path, orders, messages, stray=stray)) == word
+
+
+def test_the_outbox_counts_are_the_rows_of_each_table(tmp_path):
+    after = outbox_files(tmp_path, 2, {"m1": 1, "m2": 2, "m3": 0}, sent=("m1", "m2"), stray=1)
+    assert outbox_counts(after) == {"orders": 2, "outbox": 3, "sent": 2, "effects": 4, "inbox": 3}
+    assert list(OUTBOX_OUTCOMES) == ["consistent", "duplicate", "lost", "nothing", "failed"]
+    assert OUTBOX_OUTCOMES["nothing"]
+
+
+# --- lesson 7's commit window on Postgres ----------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("done", "receipts", "word"),
+    [
+        (1, 1, "consistent"),
+        (1, 0, "lost"),
+        (0, 1, "lost"),
+        (0, 0, "lost"),
+        (1, 2, "duplicate"),
+        (0, 3, "duplicate"),
+    ],
+)
+def test_a_postgres_runs_word_comes_from_done_and_its_receipts(done, receipts, word):
+    assert outcome_of(done, receipts) == word
+    assert outcome_of(done=done, receipts=receipts) == word  # as runs.py calls it
+    assert POSTGRES_OUTCOMES == ("consistent", "duplicate", "lost")

@@ -11,7 +11,6 @@ folder (the files, the trace, each process's output, before.json, after.json, re
 from __future__ import annotations
 
 import re
-from collections import Counter
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -33,6 +32,7 @@ from labkit.bench.launcher import WorkerProcess, WorkerReport, read_report
 from labkit.bench.snapshot import Snapshot, take_snapshot
 from labkit.bench.trace import Trace, read_trace
 from labkit.language import Messages
+from labkit.studies.outbox.outcome import OUTBOX_OUTCOMES, outbox_counts, outbox_state_word
 from labkit.studies.outbox.stores import FILES, create_files
 
 __all__ = [
@@ -71,9 +71,6 @@ class KillPoints(Messages):
 
 
 OUTBOX_KILL_POINTS = KillPoints("outbox.kill_points", DIES)
-OUTBOX_OUTCOMES = Messages(
-    "outbox.outcomes", ("consistent", "duplicate", "lost", "nothing", FAILED)
-)
 STAGES = ("producer", "relay", "recovery")  # the processes the runner starts, in turn
 ENTRIES = {
     "producer": "labkit.studies.outbox.producer:produce",
@@ -147,30 +144,6 @@ class OutboxSpec:
                 else {}
             ),
         }
-
-
-def outbox_counts(snapshot: Snapshot) -> dict[str, int]:
-    """The few numbers a reader compares: orders, outbox rows and how many are marked sent,
-    effects at the consumer, inbox rows."""
-    outbox = snapshot.table("outbox").rows
-    return {
-        "orders": len(snapshot.table("orders").rows),
-        "outbox": len(outbox),
-        "sent": sum(row[3] for row in outbox),
-        "effects": len(snapshot.table("effects").rows),
-        "inbox": len(snapshot.table("inbox").rows),
-    }
-
-
-def outbox_state_word(snapshot: Snapshot) -> str:
-    """The word for what the files hold (see OUTBOX_OUTCOMES), message by message."""
-    effects = Counter(row[1] for row in snapshot.table("effects").rows)
-    messages = [row[1] for row in snapshot.table("outbox").rows]
-    if any(effects[m] > 1 for m in messages):
-        return "duplicate"
-    if any(effects[m] == 0 for m in messages) or not messages and snapshot.table("orders").rows:
-        return "lost"
-    return "consistent" if messages else "nothing"
 
 
 def snapshot_json(snapshot: Snapshot) -> dict:

@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 
 from labkit.bench.errors import check_choice, described, refusal
+from labkit.studies.postgres.outcome import OUTCOMES, outcome_of
 
 __all__ = [
     "CRASH_POINTS",
@@ -42,15 +43,6 @@ WINDOW_ORDERS = {
 LOCKS = ("none", "for_update", "serializable")
 # Where the client's last transaction stands when the server is SIGKILLed.
 CRASH_POINTS = ("before_commit", "commit_in_flight", "commit_flushed", "after_commit")
-OUTCOMES = ("consistent", "duplicate", "lost")
-
-
-def outcome_of(done: int, receipts: int) -> str:
-    """The run's word: one receipt and done=1 is consistent; two receipts a duplicate; done=1
-    with no receipt a lost effect. (done=0 after recovery cannot happen: recovery finishes.)"""
-    if receipts > 1:
-        return "duplicate"
-    return "consistent" if receipts == 1 and done == 1 else "lost"
 
 
 @dataclass(frozen=True)
