@@ -385,12 +385,12 @@ def test_the_labs_own_line_failing_after_serve_says_what_the_lab_expects(monkeyp
     )
 
 
-def test_a_serve_that_printed_its_error_and_never_ended_is_told_it_timed_out(monkeypatch):
-    """Its traceback went through serve: the verdict is the timeout, not the lab's line."""
-    stderr = (
-        'Traceback (most recent call last):\n  File "<your serve>", line 2, in serve\n'
-        "NodeFailed: a\n"
-    )
+@pytest.mark.parametrize("frame", ['File "<your serve>", line 2, in serve', 'File "x.py", line 9'])
+def test_a_serve_that_printed_an_error_and_never_ended_is_told_it_timed_out(monkeypatch, frame):
+    """Whichever lines its traceback went through: the verdict is the timeout (a traceback
+    without a frame of serve's was read as the lab's own line failing after serve returned,
+    though serve never returned)."""
+    stderr = f"Traceback (most recent call last):\n  {frame}\nNodeFailed: a\n"
     endless = drain("exited", None, timed_out=True, stderr=stderr)
     Orchestrator(monkeypatch, drain(), endless)
     verdict = lesson8.drain_safe.check(SERVE)

@@ -80,7 +80,7 @@ def check_worker(
     error = worker_error(worker, source, reader_file, planned)
     if error is None:
         return
-    if lab_line_raised(worker, reader_file):
+    if not worker.timed_out and lab_line_raised(worker, reader_file):  # a timeout is a timeout
         last = worker.stderr.strip().splitlines()[-1]
         said = say("checks.code.lab_expects", expects=say(expects), error=last)
         raise UnmetExpectation(said, str(run_dir))
