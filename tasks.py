@@ -209,6 +209,7 @@ GUARDS = {
     # races, crashes or a real Postgres: minutes a mutant); the real checks stay in
     # test_exercises.py
     "labkit/workshop/lesson6.py": ["tests/test_lesson6_judge.py"],
+    "labkit/workshop/lesson7.py": ["tests/test_lesson7_judge.py"],
     "labkit/workshop/lesson8.py": ["tests/test_lesson8_judge.py"],
 }
 # Tests that cannot pass under mutmut, whatever the mutant: a worker imports mutmut's

@@ -1,0 +1,327 @@
+"""Lesson 7's judges say exactly what each run on Postgres showed (issue 33: the mutants
+mutmut left in workshop/lesson7.py): the crash points a prediction runs and what each run's
+story tells, the kill points of a step in the order its clean run passed them, what each
+recovery left, the race's receipts, and a transaction Postgres rolled back, to the word.
+
+The runs here are stand-ins for `run_crash`, `run_window` and `run_race`, their results the
+study's own dataclasses with the rows a real run of that kind leaves: tests/test_postgres*.py
+runs the real ones on the lab's Postgres, and tests/test_exercises.py checks each exercise.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from labkit.studies.postgres.spec import (
+    NO_KILL,
+    CrashResult,
+    CrashSpec,
+    RaceResult,
+    RaceSpec,
+    WindowResult,
+    WindowSpec,
+    outcome_of,
+)
+from labkit.workshop import lesson7
+
+STEP = (
+    "def step(db):\n"
+    "    with db.transaction():\n"
+    '        db.execute("UPDATE progress SET done=1 WHERE id=1")\n'
+)
+
+
+def crash(point: str, survived: bool, **more: object) -> CrashResult:
+    """A server crash whose third order survived or not."""
+    return CrashResult(
+        CrashSpec(point),
+        f"/runs/{point}",
+        ["order-1", "order-2"],
+        "order-3",
+        more.pop("seen", {"state": "active", "wait_event": "WALWrite"}),
+        more.pop("saw", "committed"),
+        [101, 102],
+        ["order-1", "order-2", *(["order-3"] if survived else [])],
+        [],
+        1.5,
+        **more,
+    )
+
+
+class Server:
+    """run_crash's stand-in: whether order-3 survives at each point; keeps the points run."""
+
+    def __init__(self, monkeypatch, kept: set[str], **more: object) -> None:
+        self.kept, self.more, self.asked = kept, more, []
+        monkeypatch.setattr(lesson7, "run_crash", self.run)
+
+    def run(self, point: str) -> CrashResult:
+        self.asked.append(point)
+        return crash(point, point in self.kept, **self.more.get(point, {}))
+
+
+RIGHT = {
+    "before_commit": "lost",
+    "commit_in_flight": "lost",
+    "commit_flushed": "kept",
+    "after_commit": "kept",
+}
+
+
+def test_right_predictions_run_each_crash_point_once(monkeypatch):
+    server = Server(monkeypatch, {"commit_flushed", "after_commit"})
+    verdict = lesson7.predict_crash.check(RIGHT)
+    assert server.asked == ["before_commit", "commit_in_flight", "commit_flushed", "after_commit"]
+    assert (verdict.status, verdict.message) == ("correct", "every prediction matches a real run")
+    assert verdict.run_dir == "/runs/before_commit"
+
+
+def test_a_wrong_prediction_tells_what_postgres_showed_the_client_and_what_commit_returned(
+    monkeypatch,
+):
+    seen = {"seen": {"state": "active", "wait_event": "WalSync"}, "saw": "an error"}
+    Server(monkeypatch, {"commit_flushed"}, before_commit=seen)
+    partly = {"before_commit": "kept", "commit_flushed": "Kept."}
+    verdict = lesson7.predict_crash.check(partly)
+    assert (verdict.status, verdict.run_dir) == ("incorrect", "/runs/before_commit")
+    assert verdict.message == (
+        "1 of your 2 predictions match real runs; not these:\n"
+        "before_commit: you said 'kept', the real run gave 'lost' (Postgres showed the client"
+        " active (WalSync); its COMMIT returned an error)\n"
+        "Still open: commit_in_flight, after_commit."
+    )
+
+
+def test_a_crash_run_that_failed_gives_no_verdict(monkeypatch):
+    Server(monkeypatch, set(), before_commit={"failure": "the server did not restart"})
+    verdict = lesson7.predict_crash.check(RIGHT)
+    assert (verdict.status, verdict.run_dir) == ("no verdict", "/runs/before_commit")
+    assert verdict.message == (
+        "the real run of before_commit failed (the server did not restart), so it says"
+        " nothing about your answer: check again"
+    )
+
+
+# --- one_transaction --------------------------------------------------------------------------
+
+
+def point(name: str, role: str = "first", event: str = "point") -> dict:
+    return {"role": role, "event": event, "point": name}
+
+
+def window(kill_at: str, before: tuple[int, int], after: tuple[int, int], **more) -> WindowResult:
+    """A commit-window run: (done, receipts) at the kill and after recovery."""
+    outcome = more.pop("outcome", outcome_of(*after))
+    return WindowResult(
+        WindowSpec(kill_at=kill_at, step_source=STEP),
+        f"/runs/{kill_at}",
+        "s1",
+        {"done": before[0], "receipts": before[1]},
+        {"done": after[0], "receipts": after[1]},
+        outcome,
+        more.pop("first_exit", -9),
+        0,
+        **more,
+    )
+
+
+CLEAN_EVENTS = [
+    point("before_commit 1"),
+    point("after_commit 1"),
+    point("before_commit 9", role="recovery"),
+    point("after_commit 1", event="start"),
+]
+
+
+def race(receipts: int = 1, waited: str | None = "SELECT ... FOR UPDATE", **more) -> RaceResult:
+    return RaceResult(
+        RaceSpec(step_source=STEP),
+        "/runs/race",
+        "s2",
+        waited is not None,
+        {"first": {"wrote": True}, "second": {"skipped": True}, "second_waited_at": waited},
+        receipts,
+        1,
+        "consistent" if receipts == 1 else "duplicate",
+        **more,
+    )
+
+
+class Postgres:
+    """run_window's and run_race's stand-in: the clean run, each killed one, then the race."""
+
+    def __init__(self, monkeypatch, clean: WindowResult, killed: dict, the_race: RaceResult):
+        self.clean, self.killed, self.race, self.asked = clean, killed, the_race, []
+        monkeypatch.setattr(lesson7, "run_window", self.window)
+        monkeypatch.setattr(lesson7, "run_race", self.run_race)
+
+    def window(self, kill_at: str, step_source: str) -> WindowResult:
+        self.asked.append((kill_at, step_source))
+        return self.clean if kill_at == NO_KILL else self.killed[kill_at]
+
+    def run_race(self, step_source: str) -> RaceResult:
+        self.asked.append(("race", step_source))
+        return self.race
+
+
+def recovered(*points: str) -> dict:
+    return {p: window(p, (1, 1), (1, 1)) for p in points}
+
+
+def test_a_right_step_is_killed_at_each_point_its_clean_run_passed_then_raced(monkeypatch):
+    clean = window(NO_KILL, (1, 1), (1, 1), events=CLEAN_EVENTS, first_exit=0)
+    killed = recovered("before_commit 1", "after_commit 1")
+    db = Postgres(monkeypatch, clean, killed, race())
+    verdict = lesson7.one_transaction.check(STEP)
+    assert db.asked == [
+        ("none", STEP),
+        ("before_commit 1", STEP),
+        ("after_commit 1", STEP),
+        ("race", STEP),
+    ]
+    assert (verdict.status, verdict.run_dir) == ("correct", "/runs/none")
+    assert verdict.message == (
+        "killed at each of 2 points, recovery left one receipt and done=1; two at once left one"
+        " receipt (the second waited at 'SELECT ... FOR UPDATE')"
+    )
+
+
+def test_a_step_that_made_no_transaction_is_told_so_and_nothing_more_runs(monkeypatch):
+    clean = window(NO_KILL, (0, 0), (0, 0), events=[point("x", role="recovery")])
+    db = Postgres(monkeypatch, clean, {}, race())
+    verdict = lesson7.one_transaction.check(STEP)
+    assert db.asked == [("none", STEP)]
+    assert (verdict.status, verdict.message, verdict.run_dir) == (
+        "incorrect",
+        "your step made no transaction: nothing was written",
+        None,
+    )
+
+
+@pytest.mark.parametrize(
+    ("after", "outcome"),
+    [((1, 0), "lost"), ((1, 2), "duplicate")],
+)
+def test_a_kill_that_recovered_wrong_says_what_the_files_held_at_the_kill_and_after(
+    monkeypatch, after, outcome
+):
+    clean = window(NO_KILL, (1, 1), (1, 1), events=CLEAN_EVENTS)
+    killed = {
+        "before_commit 1": window("before_commit 1", (1, 1), (1, 1)),
+        "after_commit 1": window("after_commit 1", (0, 1), after),
+    }
+    db = Postgres(monkeypatch, clean, killed, race())
+    verdict = lesson7.one_transaction.check(STEP)
+    assert len(db.asked) == 3  # no race after a wrong recovery
+    assert (verdict.status, verdict.run_dir) == ("incorrect", "/runs/after_commit 1")
+    assert verdict.message == (
+        f"killed at 'after_commit 1' (done=0, 1 receipts at the kill), a fresh worker recovered"
+        f" to done={after[0]} and {after[1]} receipts: {outcome}"
+    )
+
+
+@pytest.mark.parametrize(
+    ("waited", "says"), [("UPDATE progress", "'UPDATE progress'"), (None, "'nothing'")]
+)
+def test_two_receipts_from_the_race_say_where_the_second_waited(monkeypatch, waited, says):
+    clean = window(NO_KILL, (1, 1), (1, 1), events=CLEAN_EVENTS[:1])
+    Postgres(monkeypatch, clean, recovered("before_commit 1"), race(2, waited))
+    verdict = lesson7.one_transaction.check(STEP)
+    assert (verdict.status, verdict.run_dir) == ("incorrect", "/runs/race")
+    assert verdict.message == (
+        "every kill recovered, but two workers running the step at once left 2 receipts: the"
+        f" second read done=0 while the first had not committed, and then waited at {says}."
+        " In SQLite BEGIN IMMEDIATE stops it at the start; what does it in Postgres?"
+    )
+
+
+def failing_in(monkeypatch, where: str, failure: str) -> None:
+    """A step killed at one point whose run `where` (clean, killed, race) failed so."""
+    failed = {where: {"failure": failure}}
+    clean = window(NO_KILL, (1, 1), (1, 1), events=CLEAN_EVENTS[:1], **failed.get("clean", {}))
+    killed = window("before_commit 1", (1, 1), (1, 1), **failed.get("killed", {}))
+    Postgres(monkeypatch, clean, {"before_commit 1": killed}, race(**failed.get("race", {})))
+
+
+RUN_DIRS = {"clean": "/runs/none", "killed": "/runs/before_commit 1", "race": "/runs/race"}
+ROLLED_BACK = (
+    "first worker exited 1: psycopg.errors.SerializationFailure: could not serialize access"
+    " due to concurrent update"
+)
+
+
+@pytest.mark.parametrize(
+    ("where", "run"),
+    [
+        ("clean", "a run without a kill"),
+        ("killed", "the run killed at 'before_commit 1'"),
+        ("race", "the run of two workers at once"),
+    ],
+)
+def test_a_transaction_rolled_back_and_not_run_again_needs_a_retry(monkeypatch, where, run):
+    failing_in(monkeypatch, where, ROLLED_BACK)
+    verdict = lesson7.one_transaction.check(STEP)
+    assert verdict.status == "incorrect"
+    assert verdict.run_dir == RUN_DIRS[where]
+    assert verdict.message == (
+        f"in {run}, Postgres rolled a transaction back (psycopg.errors.SerializationFailure:"
+        " could not serialize access due to concurrent update) and your step did not run it"
+        " again: under SERIALIZABLE (and REPEATABLE READ) Postgres refuses a transaction whose"
+        " reads another one made stale, so a step that runs at that level needs a retry (catch"
+        " psycopg.errors.SerializationFailure and run the whole transaction again)"
+    )
+
+
+def test_the_steps_own_error_is_shown_at_its_line_with_its_run(monkeypatch):
+    error = "first worker exited 1: NameError: name 'KYE' is not defined (<your step>, line 3)"
+    clean = window(NO_KILL, (0, 0), (0, 0), failure=error)
+    Postgres(monkeypatch, clean, {}, race())
+    verdict = lesson7.one_transaction.check(STEP)
+    assert (verdict.status, verdict.run_dir) == ("error", "/runs/none")
+    assert verdict.message.startswith(
+        "your code raised NameError: name 'KYE' is not defined, at line 3:"
+        ' db.execute("UPDATE progress SET done=1 WHERE id=1")'
+    )
+
+
+def test_an_sql_error_with_no_line_of_theirs_is_their_error_without_a_line(monkeypatch):
+    error = 'first worker exited 1: psycopg.errors.UndefinedTable: relation "x" does not exist'
+    clean = window(NO_KILL, (0, 0), (0, 0), failure=error)
+    Postgres(monkeypatch, clean, {}, race())
+    verdict = lesson7.one_transaction.check(STEP)
+    assert (verdict.status, verdict.message) == (
+        "error",
+        'your code raised psycopg.errors.UndefinedTable: relation "x" does not exist\n'
+        "Mend it and check again.",
+    )
+
+
+@pytest.mark.parametrize(
+    ("where", "run"),
+    [
+        ("clean", "a run without a kill"),
+        ("killed", "the run killed at 'before_commit 1'"),
+        ("race", "the run of two workers at once"),
+    ],
+)
+def test_a_run_that_failed_by_itself_gives_no_verdict_naming_it(monkeypatch, where, run):
+    failing_in(monkeypatch, where, "the recovery worker timed out")
+    verdict = lesson7.one_transaction.check(STEP)
+    assert verdict.status == "no verdict"
+    assert verdict.run_dir == RUN_DIRS[where]
+    assert verdict.message == (
+        f"{run} failed (the recovery worker timed out), so it says nothing about your answer:"
+        " check again"
+    )
+
+
+@pytest.mark.parametrize("where", ["killed", "race"])
+def test_the_steps_own_error_in_a_killed_run_or_the_race_is_shown_at_its_line(monkeypatch, where):
+    error = "second worker exited 1: ZeroDivisionError: division by zero (<your step>, line 2)"
+    failing_in(monkeypatch, where, error)
+    verdict = lesson7.one_transaction.check(STEP)
+    assert (verdict.status, verdict.run_dir) == ("error", RUN_DIRS[where])
+    assert verdict.message == (
+        "your code raised ZeroDivisionError: division by zero, at line 2: with"
+        " db.transaction():\nMend it and check again."
+    )
