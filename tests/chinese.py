@@ -21,6 +21,7 @@ __all__ = [
     "assert_chinese",
     "assert_lesson_chinese",
     "assert_no_english",
+    "assert_no_python",
     "english_pieces",
     "english_words",
     "shown_by",
@@ -97,6 +98,21 @@ def assert_no_english(
         and re.search(rf"(?<![A-Za-z0-9_.]){re.escape(w)}(?![A-Za-z0-9_.])", text, re.IGNORECASE)
     ]
     assert left == [], f"English left: {left}\nin: {text[:3000]}"
+
+
+# Python's own way of printing a value, where a reader's sentence should be: a dict, a list of
+# tuples or rows, a Counter, None/True/False (issue 27, item 4)
+PYTHON = re.compile(r"\{'|\[\(|\[\['|Counter\(|(?<![\w.`])(?:None|True|False)(?![\w`(])")
+
+
+def assert_no_python(shown: str, allowed: Iterable[str] = ()) -> None:
+    """No value in `shown` as Python prints it (PYTHON), but the pieces `allowed` (code the
+    lesson quotes, a library's own words)."""
+    text = html.unescape(shown)
+    for piece in allowed:
+        text = text.replace(piece, "")
+    left = [m.group(0) for m in PYTHON.finditer(text)]
+    assert left == [], f"Python left: {left}\nin: {text[:3000]}"
 
 
 # The words a lesson's outputs must not show in English: outcome words and process names

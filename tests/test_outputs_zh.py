@@ -9,7 +9,7 @@ from __future__ import annotations
 import html
 
 import pytest
-from chinese import assert_no_english
+from chinese import assert_no_english, assert_no_python
 
 import labkit as lk
 from labkit.bench.trace import read_trace
@@ -224,3 +224,26 @@ def test_lesson_9s_explorer_timelines_speak_chinese(chinese):
     assert "崩溃点" in drawn and "恢复 worker 进程" in drawn, drawn
     words = ("timeline.", "explorer.outcome.", "text.process.", "panel.role.")
     assert_no_english(drawn, ["timeline", "explorer"], words)
+
+
+def test_lesson_6s_cells_say_each_worker_and_the_outcome_not_a_dict(chinese):
+    from labkit.views.leases import claim_html, format_claim
+    from labkit.views.leases_lines import race_line, renewals_line, sweep_counts
+
+    both = lk.run_claim("select_then_update", pause_ms=300, lease_ms=200)
+    short = lk.run_claim("lease_with_fence", pause_ms=100, lease_ms=200)
+    by_name = lk.run_claim("renew_by_name", pause_ms=300, lease_ms=200)
+    lines = [race_line(both), race_line(short), renewals_line(by_name)]
+    lines.append(sweep_counts([both, short, by_name]))
+    shown = "\n".join(lines)
+    assert lines[0].startswith("w1：令牌 33，写入已应用，已完成 ｜ w2：令牌 33"), lines[0]
+    assert lines[0].endswith("结果：两个都执行了"), lines[0]
+    assert "w2：认领被拒" in lines[1] and lines[1].endswith("结果：唯一赢家"), lines[1]
+    assert "w1 在 300 毫秒按名字续约：找到带它名字的行" in lines[2], lines[2]
+    assert "select_then_update  两个都执行了（1 次）" in lines[3], lines[3]
+    assert_no_python(shown)
+    assert_no_english(shown, ["leases", "facts"], ("leases.name.",))
+    # the task's lease_until holds no value under select_then_update: SQL's NULL, not None
+    tables = claim_html(both) + format_claim(both)
+    assert ">NULL<" in tables and "  NULL" in tables
+    assert_no_python(tables)

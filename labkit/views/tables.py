@@ -27,6 +27,7 @@ __all__ = [
     "outcome_word",
     "run_html",
     "snapshot_html",
+    "sql_value",
     "study_table_html",
     "sweep_html",
     "tool_run_html",
@@ -36,6 +37,12 @@ __all__ = [
 TOOL_OUTCOMES = Messages("tables.tool_outcome", ("unknown", "lost"))
 MARKS = {"added": "#FFF1C9", "changed": "#DCEEFB"}  # pale yellow, pale blue backgrounds
 CELL = "padding:2px 8px;border:1px solid #ccc;text-align:left;font-family:monospace"
+SQL_NULL = "NULL"  # a column with no value, as SQL names it (Python would print None)
+
+
+def sql_value(value: object) -> str:
+    """A value a file holds, as a reader of SQL writes it: NULL for no value."""
+    return SQL_NULL if value is None else str(value)
 
 
 def outcome_word(outcome: str, word: str | None = None) -> str:
@@ -83,7 +90,7 @@ def table_html(title: str, table: Table, marks: Sequence[str] = (), by: str = "r
     marks = list(marks) if marked else [""] * len(table.rows)
 
     def cells(values: Sequence[object], tag: str = "td") -> str:
-        return "".join(f'<{tag} style="{CELL}">{escape(str(v))}</{tag}>' for v in values)
+        return "".join(f'<{tag} style="{CELL}">{escape(sql_value(v))}</{tag}>' for v in values)
 
     note = [""] if marked else []
     body = (
