@@ -247,3 +247,22 @@ def test_lesson_6s_cells_say_each_worker_and_the_outcome_not_a_dict(chinese):
     tables = claim_html(both) + format_claim(both)
     assert ">NULL<" in tables and "  NULL" in tables
     assert_no_python(tables)
+
+
+SERVE_EXITS_3 = """
+def serve(graph, inputs, config):
+    import os, signal
+    signal.signal(signal.SIGTERM, lambda *_: os._exit(3))
+    return graph.invoke(inputs, config)
+"""
+
+
+def test_lesson_8s_drain_says_how_a_process_exited_with_its_status_as_a_number(chinese):
+    from labkit.studies.retries.experiment import run_drain
+    from labkit.views.retries_resumed import drain_rows
+
+    result = run_drain("term", work_ms=100, serve_source=SERVE_EXITS_3)
+    assert (result["ended"], result["first_exit"]) == ("exited", 3)  # a code and a number
+    [row] = drain_rows([result])
+    assert row[1] == "已退出（3）", row
+    assert_no_english(" ".join(map(str, row)), ["retries"], ("retries.ended.",))

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from labkit.bench.errors import check_record
+from labkit.bench.errors import check_choice, check_record
 from labkit.language import say
 from labkit.views.tables import headers
 
@@ -17,8 +17,8 @@ DRAIN_COLUMNS = ("stopped_by", "first_process", "checkpoints", "first_ran", "res
 FIRST_COLUMNS = ("mode", "trials", "saved_nothing", "input", "input_loop", "runs_lost", "took")
 FUNCTIONAL_COLUMNS = ("process", "where", "ledger_line", "order_reference")
 SAVED = ("nothing", "input", "input+loop")
-# How runs.stop_while_b_works says the first process ended (codes; "exited 3" is no code).
-ENDED = ("no_stop", "killed", "killed_after_grace", "exited", "terminated_by_sigterm")
+# How runs.stop_while_b_works says the first process ended (codes; its status is first_exit).
+ENDED = ("no_stop", "killed", "killed_after_grace", "exited", "terminated_by_sigterm", "signalled")
 # The palette's outcome each word is drawn in (and always written beside it).
 ORDER_COLOURS = {
     "charged_once": "consistent",
@@ -42,8 +42,8 @@ def order_word(outcome: str) -> str:
 
 
 def ended_word(ended: str) -> str:
-    """How the first process ended, in words ("exited 3" has no other words: shown as is)."""
-    return say(f"retries.ended.{ended}") if ended in ENDED else ended
+    """How the first process ended (one of ENDED), in words."""
+    return say(f"retries.ended.{check_choice('ended', ended, ENDED)}")
 
 
 def saved_word(saved: str) -> str:

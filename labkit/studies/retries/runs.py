@@ -140,7 +140,8 @@ def run_handler(spec: dict, out: str | None = None) -> dict:
 
 
 def stop_while_b_works(first: WorkerProcess, spec: DrainSpec) -> str:
-    """Stop the first process inside b as the spec says; how it ended, in one word."""
+    """Stop the first process inside b as the spec says; how it ended, as a code (a view
+    says it in words, beside the exit status)."""
     point = first.wait_for_pause()
     if point is None:  # it ended, or timed out, before b: the report says why
         return "no_stop"
@@ -157,7 +158,9 @@ def stop_while_b_works(first: WorkerProcess, spec: DrainSpec) -> str:
             first.kill()  # the grace period is over: what an orchestrator does next
             return "killed_after_grace"
     code = first.wait()
-    return {0: "exited", -signal.SIGTERM: "terminated_by_sigterm"}.get(code, f"exited {code}")
+    if code == -signal.SIGTERM:
+        return "terminated_by_sigterm"
+    return "exited" if code >= 0 else "signalled"  # the status is the result's first_exit
 
 
 def own_failure(worker: WorkerReport) -> str | None:
