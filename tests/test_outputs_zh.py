@@ -266,3 +266,26 @@ def test_lesson_8s_drain_says_how_a_process_exited_with_its_status_as_a_number(c
     [row] = drain_rows([result])
     assert row[1] == "已退出（3）", row
     assert_no_english(" ".join(map(str, row)), ["retries"], ("retries.ended.",))
+
+
+def test_lesson_9s_cells_say_points_and_verdicts_in_chinese_not_as_dicts(chinese):
+    from labkit.views.explorer import ExplorerPanel
+    from labkit.views.explorer_lines import outcome_counts, points_text, verdicts_text
+    from labkit.views.facts import facts_line
+
+    step = lk.explore("labkit.studies.commit_window.worker:effect_first")
+    atomic = lk.explore("labkit.studies.commit_window.worker:atomic", one_file=True)
+    lines = [
+        verdicts_text({"effect_first": step, "atomic": atomic}),
+        points_text(step.points, where=True),
+        outcome_counts(step.points),
+        facts_line(matrix_green=atomic.green),
+        "\n".join(label for label, _ in ExplorerPanel(step).pick.options),
+    ]
+    shown = "\n".join(lines)
+    assert lines[0] == "effect_first：1 重复\natomic：全部一致", lines[0]
+    assert "1：提交 effect.db（worker.py:23）→ 重复" in lines[1], lines[1]
+    assert lines[2] == "一致（2 个）、重复（1 个）" and lines[3] == "矩阵全绿：是", lines[2:4]
+    assert "1：提交 effect.db → 重复" in lines[4], lines[4]  # the panel's menu, said alike
+    assert_no_python(shown)
+    assert_no_english(shown, ["explorer", "facts"], ("explorer.outcome.", "explorer.verb."))

@@ -22,8 +22,9 @@ __all__ = ["CJK", "INLINE", "apart", "fill", "joined"]
 CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")  # a Chinese character
 LATIN = re.compile(r"[A-Za-z0-9]")
 # what a value may begin or end with that reads as Latin text beside Chinese: a quoted repr,
-# a path, an issue number, a code span, a tuple, JSON, an option (--sweep), HTML-escaped text
-OPENS, CLOSES = "'\"`/#([{-+~$.&", "'\"`/)]}%;"  # &quot; ends in ;
+# a path, an issue number, a code span, a tuple, JSON, an option (--sweep), HTML-escaped text,
+# a dunder name (__start__)
+OPENS, CLOSES = "'\"`/#([{-+~$.&_", "'\"`/)]}%;_"  # &quot; ends in ;
 INLINE = r"</?(?:b|i|em|strong|code)>"  # a tag that leaves its text in the line
 TAGS_AT_END, TAGS_AT_START = re.compile(f"(?:{INLINE})*$"), re.compile(f"^(?:{INLINE})*")
 TAIL = 100

@@ -27,6 +27,7 @@ from labkit.studies.explorer.report import (
     what_is_wrong,
 )
 from labkit.studies.explorer.stepping import ExplorerStepSession
+from labkit.views.explorer_lines import point_line
 from labkit.views.palette import outcome_colour
 from labkit.views.panel import shows_errors
 from labkit.views.timeline import TimelineFigure
@@ -96,10 +97,7 @@ class ExplorerPanel(widgets.VBox):
         self.exploration = exploration
         self.session: ExplorerStepSession | None = None
         self.error: Exception | None = None
-        choices = [
-            (f"{point_label(p)}: {crash_after(p)} → {outcome_word(p.outcome)}", p.n)
-            for p in explored(exploration)
-        ]
+        choices = [(point_line(p), p.n) for p in explored(exploration)]
         failing = [n for _, n in choices if exploration.point(n).outcome != "consistent"]
         self.pick = widgets.Dropdown(
             options=choices,

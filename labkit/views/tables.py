@@ -266,7 +266,7 @@ def grid_html(
     lines = []
     for n, row in enumerate(rows):
         texts = row if last_cells is None else row[:-1]
-        cells = "".join(f'<td style="{CELL}">{escape(str(v))}</td>' for v in texts)
+        cells = "".join(f'<td style="{CELL}">{escape(sql_value(v))}</td>' for v in texts)
         if last_cells is not None:
             cells += f'<td style="{CELL}">{last_cells[n]}</td>'
         lines.append(f"<tr>{cells}</tr>")
