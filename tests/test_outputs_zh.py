@@ -289,3 +289,23 @@ def test_lesson_9s_cells_say_points_and_verdicts_in_chinese_not_as_dicts(chinese
     assert "1：提交 effect.db → 重复" in lines[4], lines[4]  # the panel's menu, said alike
     assert_no_python(shown)
     assert_no_english(shown, ["explorer", "facts"], ("explorer.outcome.", "explorer.verb."))
+
+
+def test_lesson_3s_run_says_its_outcome_and_how_it_resumed_from_codes(chinese):
+    from labkit.views.interrupt_resume import interrupt_html
+    from labkit.views.interrupt_text import format_interrupt
+
+    crashed = lk.run_interrupt("fresh", "combined", cross_process=True, kill_at="after_create")
+    paused = lk.run_interrupt("fresh", "combined", cross_process=True)
+    assert crashed["outcome"] == "duplicate"  # a code, no longer "3 tickets"
+    assert crashed["resume"]["resumed_how"] == ["invoke(None)", "Command(resume=True)"]
+    shown = html.unescape(interrupt_html(crashed) + interrupt_html(paused))
+    assert "invoke(None)，然后 Command(resume=True)" in shown, shown
+    assert "待处理的中断<code>（无）</code>" in shown  # none pending after the crash
+    assert "{'ticket_id': 1, 'stage': 'receipt_review'}</code>" in shown  # the value, as given
+    assert '["{' not in shown  # not a list of its repr
+    text = format_interrupt(crashed)
+    assert text.startswith(f"结果：{crashed['after_resume']} 张工单"), text
+    words = ("interrupt_resume.", "commit_window.name.")
+    columns = ("tenant",)  # tickets.db's column, named as the file names it
+    assert_no_english(shown + text, ["interrupt_resume", "text"], words, allowed=columns)

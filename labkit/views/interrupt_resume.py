@@ -11,7 +11,7 @@ from IPython.display import HTML, display
 from labkit.bench.errors import check_items, check_record
 from labkit.bench.failures import FAILED
 from labkit.language import joined, say
-from labkit.studies.interrupt_resume.contract import TicketAnswer
+from labkit.studies.interrupt_resume.contract import NOTHING_SAVED, TicketAnswer
 from labkit.studies.interrupt_resume.experiment import (
     INTERRUPT_KILL_POINTS,
     KEY_STRATEGIES,
@@ -21,7 +21,7 @@ from labkit.studies.interrupt_resume.experiment import (
 from labkit.views.background import BackgroundJob
 from labkit.views.controls import run_button
 from labkit.views.durability import checkpoints_html
-from labkit.views.interrupt_text import interrupt_columns, interrupt_rows
+from labkit.views.interrupt_text import interrupt_columns, interrupt_rows, outcome_words
 from labkit.views.tables import grid_html, headers, outcome_badge, outcome_word
 
 __all__ = [
@@ -40,25 +40,20 @@ INTERRUPT_KEYS = (  # the figures of run_interrupt's result that the views read
 )
 RESULT = "interrupt_result"  # a code of cli.expected
 ANSWER_COLUMNS = ("tenant", "key", "body", "ticket_id", "answer")
-# How the resuming process resumed (the worker's words): the one that is not code, and the
-# words between two steps of it.
-NOTHING_SAVED = "nothing saved to resume"
-THEN = ", then "
 
 
 def verdict(result: dict) -> str:
     """One ticket is the consistent outcome; more are duplicates; a failed process, no outcome."""
     if result.get("failure"):
         return outcome_badge(FAILED, result["failure"])
-    if result["after_resume"] == 1:
-        return outcome_word("consistent", say("interrupt_resume.one_ticket"))
-    return outcome_word("duplicate", say("interrupt_resume.tickets", count=result["after_resume"]))
+    return outcome_word(result["outcome"], outcome_words(result))  # consistent or duplicate
 
 
-def resumed_how(how: str) -> str:
-    """How the resuming process resumed: its calls as code, the rest in the reader's words."""
+def resumed_how(how: list[str]) -> str:
+    """How the resuming process resumed (the worker's list): its calls as code, joined by the
+    reader's "then"; NOTHING_SAVED, a code, in the reader's words."""
     nothing_saved = say("interrupt_resume.nothing_saved")
-    steps = [nothing_saved if step == NOTHING_SAVED else step for step in how.split(THEN)]
+    steps = [nothing_saved if step == NOTHING_SAVED else step for step in how]
     return joined(say("interrupt_resume.then"), steps)
 
 
@@ -92,10 +87,13 @@ def interrupt_html(result: dict) -> str:
     resume = result.get("recover") or result.get("resume") or {}
     if resume.get("found"):
         found = resume["found"]
+        # each pending interrupt's value as the graph gave it, not a list of their reprs
+        interrupts = say("facts.list_separator").join(found["interrupts"])
+        interrupts = interrupts or say("common.nothing")
         said = say(
             "interrupt_resume.resumed",
             next=f"<code>next={found['next']}</code>",
-            interrupts=f"<code>{escape(str(found['interrupts']))}</code>",
+            interrupts=f"<code>{escape(interrupts)}</code>",
             how=f"<code>{escape(resumed_how(resume['resumed_how']))}</code>",
         )
         parts.append(f"<p>{said}</p>")

@@ -5,11 +5,13 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
+from labkit.bench.failures import FAILED
 from labkit.language import say
+from labkit.studies.commit_window.outcome import outcome_name
 from labkit.views.tables import headers
 from labkit.views.text import format_grid, process_exits
 
-__all__ = ["format_interrupt", "interrupt_columns", "interrupt_rows"]
+__all__ = ["format_interrupt", "interrupt_columns", "interrupt_rows", "outcome_words"]
 
 
 def interrupt_columns() -> list[str]:
@@ -42,12 +44,22 @@ def interrupt_rows(results: Sequence[Mapping]) -> list[tuple]:
     ]
 
 
+def outcome_words(result: Mapping) -> str:
+    """A run's outcome as the reader reads it: one ticket, or how many (the study's rule: one
+    request, one ticket), or that it failed; the result holds a code ("duplicate")."""
+    if result.get("failure"):
+        return outcome_name(FAILED).upper()
+    if result["after_resume"] == 1:
+        return say("interrupt_resume.one_ticket")
+    return say("interrupt_resume.tickets", count=result["after_resume"])
+
+
 def format_interrupt(result: Mapping) -> str:
     """One run of study 001: its row of the study's table, the tickets, the run folder."""
     tickets = result["tickets"] or [(say("tables.no_rows"), "", "", "")]
     return "\n".join(
         [
-            say("text.outcome", outcome=result["outcome"].upper()),
+            say("text.outcome", outcome=outcome_words(result)),
             *([say("text.why", failure=result["failure"])] if result.get("failure") else []),
             "",
             format_grid(interrupt_columns(), interrupt_rows([result])),

@@ -25,6 +25,7 @@ from labkit.bench.tickets import TICKETS_FILE, PayloadConflict, Tickets
 __all__ = [
     "ENTRY_FILE",
     "FIRST_INPUT",
+    "NOTHING_SAVED",
     "TENANT",
     "TicketAnswer",
     "ask_ticket_service",
@@ -36,6 +37,9 @@ ENTRY_FILE = "entry.db"
 KEY_FILE = "<your operation_key>"  # the reader's key function, as its errors name it
 FIRST_INPUT = {"operation_id": "request-42/create-ticket/v1", "title": "Printer offline"}
 TENANT = "team-A"  # the study's tenant; the graphs' node creates every ticket under it
+# How a resuming process resumed (its report's resumed_how): a list of its calls, as code
+# ("invoke(None)"), or this code when the file held nothing to resume; a view says it in words.
+NOTHING_SAVED = "nothing_saved"
 
 
 def key_function(job: dict) -> Callable[[dict], str]:

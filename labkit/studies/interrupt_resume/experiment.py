@@ -112,7 +112,7 @@ def run_here(spec: dict, out: str | None = None) -> dict:
     reports = {role: read_report(run_dir, role) for role in workers}
     receipts = [ln["ticket_id"] for ln in read_ledger(run_dir) if ln["phase"] == "ticket"]
     tickets = ticket_rows(run_dir)
-    count = "one ticket" if len(tickets) == 1 else f"{len(tickets)} tickets"
+    count = "consistent" if len(tickets) == 1 else "duplicate"  # one request, one ticket
     result = {
         **asdict(spec),
         "node_calls": len(receipts),

@@ -25,7 +25,12 @@ from labkit.bench.gate import Gate, report
 from labkit.bench.ledger import Ledger
 from labkit.bench.tickets import Tickets
 from labkit.bench.trace import Trace
-from labkit.studies.interrupt_resume.contract import FIRST_INPUT, TENANT, key_function
+from labkit.studies.interrupt_resume.contract import (
+    FIRST_INPUT,
+    NOTHING_SAVED,
+    TENANT,
+    key_function,
+)
 
 __all__ = ["first_process", "resume_process", "same_process"]
 
@@ -165,16 +170,16 @@ def resume_process(job: dict) -> None:
     found = {"next": list(seen.next), "interrupts": [repr(i.value) for i in seen.interrupts]}
     checkpoints = checkpoint_report(graph, saver, CONFIG)
     if not seen.next and not seen.values:
-        report(job, found=found, checkpoints=checkpoints, resumed_how="nothing saved to resume")
+        report(job, found=found, checkpoints=checkpoints, resumed_how=[NOTHING_SAVED])
         return
     answer = Command(resume=job["approval"])
     if seen.interrupts:
-        result, how = resume_with(answer), f"Command(resume={job['approval']})"
+        result, how = resume_with(answer), [f"Command(resume={job['approval']})"]
     else:  # killed before an interrupt was saved: run again from the last checkpoint
-        result, how = resume_with(None), "invoke(None)"
+        result, how = resume_with(None), ["invoke(None)"]
         if "__interrupt__" in result:  # it reached the interrupt this time: the reviewer says yes
             result = resume_with(answer)
-            how += f", then Command(resume={job['approval']})"
+            how.append(f"Command(resume={job['approval']})")
     report(
         job,
         found=found,
