@@ -102,7 +102,7 @@ def assert_no_english(
 
 # Python's own way of printing a value, where a reader's sentence should be: a dict, a list of
 # tuples or rows, a Counter, None/True/False (issue 27, item 4)
-PYTHON = re.compile(r"\{'|\[\(|\[\['|Counter\(|(?<![\w.`=])(?:None|True|False)(?![\w`(])")
+PYTHON = re.compile(r"\{'|\[\(|\[\['|Counter\(|(?<![\w.`=(])(?:None|True|False)(?![\w`(])")
 
 
 def assert_no_python(shown: str, allowed: Iterable[str] = ()) -> None:

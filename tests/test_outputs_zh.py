@@ -72,6 +72,8 @@ def test_lesson_5s_calls_badges_columns_and_timeline_speak_chinese(calls, chines
     assert ">孤儿</span>" in shown
     assert_no_english(shown, ["unknown_outcome"], CALL_WORDS, allowed=CALLER_DB)
     assert_no_english(format_call(gave_up), ["text"], CALL_WORDS, allowed=CALLER_DB)
+    # history.jsonl's value for a call without an answer: no value (NULL), not Python's None
+    assert_no_python(format_call(gave_up) + shown)
     both = "\n".join([strategies_html(calls), call_sweep_html(calls), format_call_sweep(calls)])
     both += "\n" + call_outcome_counts(calls)  # a sweep's counts, as the lesson prints them
     both += "\n" + strategy_outcomes(calls)  # each strategy's line, as the lesson prints it

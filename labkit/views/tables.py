@@ -18,6 +18,7 @@ from labkit.studies.commit_window.outcome import OUTCOMES, outcome_name, state_w
 from labkit.studies.commit_window.runs import RunResult
 from labkit.studies.commit_window.tool_runs import ToolRun
 from labkit.views.palette import outcome_colour
+from labkit.views.terminal import sql_value
 
 __all__ = [
     "headers",
@@ -37,12 +38,6 @@ __all__ = [
 TOOL_OUTCOMES = Messages("tables.tool_outcome", ("unknown", "lost"))
 MARKS = {"added": "#FFF1C9", "changed": "#DCEEFB"}  # pale yellow, pale blue backgrounds
 CELL = "padding:2px 8px;border:1px solid #ccc;text-align:left;font-family:monospace"
-SQL_NULL = "NULL"  # a column with no value, as SQL names it (Python would print None)
-
-
-def sql_value(value: object) -> str:
-    """A value a file holds, as a reader of SQL writes it: NULL for no value."""
-    return SQL_NULL if value is None else str(value)
 
 
 def outcome_word(outcome: str, word: str | None = None) -> str:

@@ -17,7 +17,7 @@ from collections.abc import Sequence
 
 from labkit.language import display_width, padded
 
-__all__ = ["WIDTH", "fit", "format_grid", "wrap"]
+__all__ = ["SQL_NULL", "WIDTH", "fit", "format_grid", "sql_value", "wrap"]
 
 WIDTH = 100  # a terminal's columns: no line of a table goes past them
 GAP = "  "  # between two columns
@@ -25,13 +25,19 @@ NARROWEST = 4  # a column narrower than this says nothing: its words break inste
 PATH = re.compile(r"(?<![\w.])/[^\s/]+/")  # an absolute path: "/tmp/labkit-runs-0/..."
 # Where a line may break: before a word (with the spaces before it), or at a wide character.
 PIECES = re.compile(r" *[^ \u1100-\uffff]+| *[\u1100-\uffff]| +")
+SQL_NULL = "NULL"  # a cell with no value, as SQL names it (Python would print None)
+
+
+def sql_value(value: object) -> str:
+    """A cell's value as a reader of tables writes it: NULL for no value."""
+    return SQL_NULL if value is None else str(value)
 
 
 def format_grid(header: Sequence[str], rows: Sequence[Sequence[object]]) -> str:
     """Left-aligned columns, wide enough for their longest cell (by display width, so that
     Chinese cells line up too), wrapped within their cells when the table would be wider than
     WIDTH."""
-    cells = [[str(c) for c in header]] + [[str(c) for c in row] for row in rows]
+    cells = [[str(c) for c in header]] + [[sql_value(c) for c in row] for row in rows]
     widths = [max(display_width(row[i]) for row in cells) for i in range(len(header))]
     room = WIDTH - len(GAP) * (len(header) - 1)
     if sum(widths) > room:

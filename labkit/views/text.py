@@ -12,7 +12,7 @@ from labkit.studies.commit_window.orders import NO_KILL
 from labkit.studies.commit_window.outcome import OUTCOMES, outcome_name, outcome_text
 from labkit.studies.commit_window.runs import RunResult
 from labkit.studies.commit_window.tool_runs import ToolRun, tool_counts
-from labkit.views.tables import headers, mark_note, row_marks, sql_value
+from labkit.views.tables import headers, mark_note, row_marks
 from labkit.views.terminal import format_grid
 
 __all__ = [
@@ -39,7 +39,7 @@ def format_snapshot(
     parts = []
     for file, tables in snapshot.files.items():
         for name, table in tables.items():
-            header, rows = list(table.columns), [list(map(sql_value, row)) for row in table.rows]
+            header, rows = list(table.columns), [list(row) for row in table.rows]
             before = earlier.files.get(file, {}).get(name) if earlier else None
             marks = row_marks(before, table) if earlier else []
             if any(marks):
