@@ -311,3 +311,17 @@ def test_lesson_3s_run_says_its_outcome_and_how_it_resumed_from_codes(chinese):
     words = ("interrupt_resume.", "commit_window.name.")
     columns = ("tenant",)  # tickets.db's column, named as the file names it
     assert_no_english(shown + text, ["interrupt_resume", "text"], words, allowed=columns)
+
+
+def test_lesson_7s_race_says_what_each_worker_did_from_codes(chinese):
+    from labkit.studies.postgres.experiment import run_race
+    from labkit.studies.postgres.spec import NO_REPLY
+    from labkit.views.postgres import race_rows, saw_words
+
+    race = run_race("serializable")
+    assert race.reports["second"] == ["retried", "skipped"]  # codes, not an English sentence
+    [row] = race_rows([race])
+    shown = " ".join(map(str, row))
+    assert "遇到序列化失败后重试，然后跳过：done 已经是 1" in shown, shown
+    assert saw_words(NO_REPLY) == "没有应答：服务器死掉时它正处于暂停"
+    assert_no_english(shown, ["postgres"], ("postgres.did.",), allowed=("serializable",))

@@ -128,17 +128,17 @@ def test_the_commit_window_on_postgres(tmp_path, order, kill_at, before, after, 
 @pytest.mark.parametrize(
     ("lock", "receipts", "waited_at", "second"),
     [
-        ("none", 2, "UPDATE progress", "wrote a receipt and done=1"),
-        ("for_update", 1, "SELECT done FROM progress WHERE id=1 FOR UPDATE", "skipped"),
-        ("serializable", 1, "UPDATE progress", "retried after a serialization failure, then skip"),
+        ("none", 2, "UPDATE progress", ["wrote"]),
+        ("for_update", 1, "SELECT done FROM progress WHERE id=1 FOR UPDATE", ["skipped"]),
+        ("serializable", 1, "UPDATE progress", ["retried", "skipped"]),
     ],
 )
 def test_what_replaces_begin_immediate(tmp_path, lock, receipts, waited_at, second):
     result = experiment.run_race(lock, out=tmp_path / "race")
     assert result.receipts == receipts and result.done == 1 and result.failure is None
     assert result.second_waited and result.reports["second_waited_at"].startswith(waited_at)
-    assert result.reports["first"] == "wrote a receipt and done=1"
-    assert result.reports["second"].startswith(second)
+    assert result.reports["first"] == ["wrote"]  # codes, in order (views say them)
+    assert result.reports["second"] == second
 
 
 def test_the_database_crashes_mid_commit(tmp_path, no_leftover_workers):

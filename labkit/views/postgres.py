@@ -13,12 +13,13 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from html import escape
 
-from labkit.bench.errors import check_instance, check_items
+from labkit.bench.errors import check_choice, check_instance, check_items
 from labkit.language import Messages, say
 from labkit.studies.commit_window.outcome import outcome_name
 from labkit.studies.postgres.spec import (
     CRASH_POINTS,
     LOCKS,
+    NO_REPLY,
     WINDOW_ORDERS,
     CrashResult,
     RaceResult,
@@ -76,18 +77,9 @@ CRASH_MEANINGS = Messages("postgres_panel.crash_point", CRASH_POINTS)
 WINDOWS = "window_results"  # codes of cli.expected
 RACES = "race_results"
 CRASHES = "crash_results"
-# What runs.what_it_did says a worker of the race did, and the key of its words.
-DID = {
-    "retried after a serialization failure": "retried",
-    "skipped: done=1 already": "skipped",
-    "wrote a receipt and done=1": "wrote",
-    "did nothing": "nothing",
-}
-THEN = ", then "  # between two things a worker did
-SAW = {  # what the client's COMMIT returned, as runs.py and the client worker say it
-    "committed": "committed",
-    "no reply: it was paused when the server died": "no_reply",
-}
+# What runs.what_it_did says a worker of the race did: codes, each a key of postgres.toml [did].
+DID = ("retried", "skipped", "wrote", "nothing")
+SAW = ("committed", NO_REPLY)  # what the client's COMMIT returned, as codes
 ERROR = "error: "  # the client's COMMIT failed: Postgres's own message follows
 
 
@@ -135,19 +127,17 @@ def window_outcomes(results: Sequence[WindowResult]) -> str:
     )
 
 
-def did_words(did: str) -> str:
-    """What a worker of the race did, in the reader's language (a reader's step's own words,
-    or its error, as it said them)."""
-    parts = did.split(THEN)
-    if not all(part in DID for part in parts):
-        return did
-    return say("postgres.did.then").join(say(f"postgres.did.{DID[part]}") for part in parts)
+def did_words(did: Sequence[str]) -> str:
+    """What a worker of the race did (runs.what_it_did's codes, in order), in the reader's
+    language."""
+    codes = [check_choice("what a worker did", code, DID) for code in did]
+    return say("postgres.did.then").join(say(f"postgres.did.{code}") for code in codes)
 
 
 def saw_words(saw: str) -> str:
     """What the client's COMMIT returned, in the reader's language (Postgres's error as is)."""
     if saw in SAW:
-        return say(f"postgres.saw.{SAW[saw]}")
+        return say(f"postgres.saw.{saw}")
     if saw.startswith(ERROR):
         return say("postgres.saw.error", error=saw.removeprefix(ERROR))
     return saw

@@ -22,6 +22,7 @@ from labkit.studies.postgres.spec import (
     RaceResult,
     WindowResult,
 )
+from labkit.views.postgres import saw_words
 from labkit.workshop.checks import (
     Exercise,
     Measured,
@@ -48,7 +49,7 @@ def measure_crash(point: str) -> Measured:
         "lesson7.predict_crash.story",
         state=seen.get("state"),
         wait_event=seen.get("wait_event"),
-        saw=result.client_saw,
+        saw=saw_words(result.client_saw),  # a code, or Postgres's error: in words
     )
     value = "kept" if result.in_flight_survived else "lost"
     return Measured(value, story, result.run_dir, result.failure)

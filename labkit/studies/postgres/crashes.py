@@ -25,7 +25,7 @@ from labkit.bench.folders import keep_json, new_run_dir
 from labkit.bench.launcher import read_report
 from labkit.bench.postgres import LocalServer, connect
 from labkit.studies.postgres.runs import SEEN_TIMEOUT, worker
-from labkit.studies.postgres.spec import CRASH_POINTS, CrashResult, CrashSpec
+from labkit.studies.postgres.spec import CRASH_POINTS, NO_REPLY, CrashResult, CrashSpec
 from labkit.studies.postgres.stores import CRASH_TABLES, HOLD_LOCK, LOCAL_COMMIT
 
 __all__ = ["crash_sweep", "run_crash"]
@@ -179,7 +179,7 @@ def restart_and_read(
         committed_before=[label for label, word in saw.items() if word == "committed"][:2],
         in_flight="order-3",
         seen_in_flight=seen,
-        client_saw=saw.get("order-3", "no reply: it was paused when the server died"),
+        client_saw=saw.get("order-3", NO_REPLY),
         killed=killed,
         survived=survived,
         recovery_log=recovery_lines(server.log, log_start),

@@ -164,15 +164,17 @@ def wait_for_second(url: str, run_dir: Path, schema: str) -> str | None:
     return None
 
 
-def what_it_did(run_dir: Path, role: str) -> str:
-    """A worker's step in a few words, from its trace: wrote, skipped, retried and wrote..."""
+def what_it_did(run_dir: Path, role: str) -> list[str]:
+    """A worker's step as codes, in order, from its trace: "retried" (a serialization failure)
+    for each retry, then "skipped" (done=1 already) or "wrote" (a receipt and done=1); or
+    ["nothing"]. A view says them in the reader's words (postgres.toml's [did])."""
     mine = [e for e in read_trace(run_dir) if e["role"] == role]
-    words = ["retried after a serialization failure" for e in mine if e["event"] == "retry"]
+    did = ["retried" for e in mine if e["event"] == "retry"]
     if any(e["event"] == "skip" for e in mine):
-        words.append("skipped: done=1 already")
+        did.append("skipped")
     elif any(e["event"] == "commit" and e.get("writes") for e in mine):
-        words.append("wrote a receipt and done=1")
-    return ", then ".join(words) or "did nothing"
+        did.append("wrote")
+    return did or ["nothing"]
 
 
 def server_guard(progress: Callable | None = None) -> dict:

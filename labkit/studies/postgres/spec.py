@@ -17,6 +17,7 @@ __all__ = [
     "CRASH_POINTS",
     "LEARNER_FILE",
     "LOCKS",
+    "NO_REPLY",
     "NO_KILL",
     "OUTCOMES",
     "WINDOW_ORDERS",
@@ -43,6 +44,7 @@ WINDOW_ORDERS = {
 LOCKS = ("none", "for_update", "serializable")
 # Where the client's last transaction stands when the server is SIGKILLed.
 CRASH_POINTS = ("before_commit", "commit_in_flight", "commit_flushed", "after_commit")
+NO_REPLY = "no_reply"  # what the client saw when it was paused as the server died: no answer
 
 
 @dataclass(frozen=True)
@@ -128,7 +130,7 @@ class RaceResult:
     run_dir: str
     schema: str
     second_waited: bool  # Postgres showed the second blocked on a lock the first held
-    reports: dict  # role → what the worker said it did (wrote, skipped, retried, error)
+    reports: dict  # role → what the worker did, as codes in order (runs.what_it_did)
     receipts: int
     done: int
     outcome: str
@@ -151,7 +153,8 @@ class CrashResult:
     committed_before: list[str]  # orders the client had committed (and heard so) before
     in_flight: str  # the order whose commit was at the crash point
     seen_in_flight: dict  # pg_stat_activity's row for the client at the crash (the gate's proof)
-    client_saw: str  # what the client's COMMIT returned: "committed" or its error
+    # what the client's COMMIT returned: "committed", NO_REPLY, or "error: " and Postgres's words
+    client_saw: str
     killed: list[int]  # the server's processes, SIGKILLed at once
     survived: list[str]  # the orders the restarted server holds
     recovery_log: list[str]  # the restarted server's own lines about its WAL replay
