@@ -325,3 +325,13 @@ def test_lesson_7s_race_says_what_each_worker_did_from_codes(chinese):
     assert "遇到序列化失败后重试，然后跳过：done 已经是 1" in shown, shown
     assert saw_words(NO_REPLY) == "没有应答：服务器死掉时它正处于暂停"
     assert_no_english(shown, ["postgres"], ("postgres.did.",), allowed=("serializable",))
+
+
+def test_lesson_6s_graph_race_names_the_next_nodes_not_a_list(chinese):
+    from labkit.views.leases import format_graph_race
+
+    shown = format_graph_race(lk.run_graph_race("claimed"))
+    assert "r1：已恢复执行，持令牌 33，看到 next=review" in shown, shown
+    assert "下一步 review（中断：" in shown and "下一步无（已结束）" in shown, shown
+    assert "['" not in shown and "[]" not in shown, shown
+    assert_no_english(shown, ["leases"], ("leases.name.",))

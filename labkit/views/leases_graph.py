@@ -36,7 +36,7 @@ def checkpoint_lines(checkpoints: list[dict]) -> list[str]:
                 "leases.graph.checkpoint",
                 step=checkpoint["step"],
                 id=short(checkpoint),
-                next=checkpoint["next"] or say("leases.graph.finished"),
+                next=nodes(checkpoint["next"]) or say("leases.graph.finished"),
                 waits=waits,
                 fork=fork,
             )
@@ -45,6 +45,11 @@ def checkpoint_lines(checkpoints: list[dict]) -> list[str]:
 
     walk(None, 0)
     return lines
+
+
+def nodes(names: list[str]) -> str:
+    """LangGraph's next nodes by name ("review"), not as Python prints the list."""
+    return say("facts.list_separator").join(names)
 
 
 def token_text(fence: int) -> str:
@@ -58,7 +63,8 @@ def resumer_text(role: str, resumer: dict) -> str:
     if resumer.get("ran") is False:
         return say("leases.graph.not_resumed", role=role)
     token = say("leases.graph.with_token", fence=resumer["fence"]) if resumer.get("claimed") else ""
-    return say("leases.graph.resumed", role=role, token=token, next=resumer.get("found_next"))
+    found = nodes(resumer.get("found_next") or []) or say("common.nothing")
+    return say("leases.graph.resumed", role=role, token=token, next=found)
 
 
 def format_graph_race(run: dict) -> str:
