@@ -335,3 +335,29 @@ def test_lesson_6s_graph_race_names_the_next_nodes_not_a_list(chinese):
     assert "下一步 review（中断：" in shown and "下一步无（已结束）" in shown, shown
     assert "['" not in shown and "[]" not in shown, shown
     assert_no_english(shown, ["leases"], ("leases.name.",))
+
+
+@pytest.mark.parametrize(
+    ("command", "said"),
+    [
+        (["interrupt", "--kill-at", "after_create", "--cross-process"], "结果：3 张工单\n"),
+        (["call"], "NULL"),  # history.jsonl's missing value
+    ],
+)
+def test_the_command_line_says_its_outcomes_in_chinese_without_python(tmp_path, command, said):
+    import os
+    import subprocess
+    import sys
+
+    env = {**os.environ, "TMPDIR": str(tmp_path), "LABKIT_LANGUAGE": "zh"}
+    done = subprocess.run(
+        [sys.executable, "-m", "labkit", *command],
+        env=env,
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert (done.returncode, done.stderr) == (0, ""), done.stderr
+    assert said in done.stdout, done.stdout
+    assert_no_python(done.stdout)
