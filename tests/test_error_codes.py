@@ -124,17 +124,37 @@ def test_a_missing_run_folder_is_one_chinese_line(tmp_path):
 CHECKS = ("check_instance", "check_items", "check_record")
 
 
-def expected_codes(tree: ast.AST) -> list[object]:
-    """What a module passes as `expected` to the check_* helpers (the 4th argument): the
-    string, or the string a module-level name holds; anything else as its source text. The
-    retries views pass it through `checked(result, keys, made_by)`: "<made_by>_result"."""
-    names = {
+def constants(tree: ast.AST) -> dict[str, object]:
+    """The module's names bound to a constant."""
+    return {
         target.id: node.value.value
         for node in ast.walk(tree)
         if isinstance(node, ast.Assign) and isinstance(node.value, ast.Constant)
         for target in node.targets
         if isinstance(target, ast.Name)
     }
+
+
+def imported_constants(tree: ast.AST) -> dict[str, object]:
+    """The constants a module imports by name from another labkit module."""
+    found: dict[str, object] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("labkit."):
+            path = ROOT / (node.module.replace(".", "/") + ".py")
+            if path.is_file():
+                theirs = constants(ast.parse(path.read_text(encoding="utf-8")))
+                found |= {
+                    a.asname or a.name: theirs[a.name] for a in node.names if a.name in theirs
+                }
+    return found
+
+
+def expected_codes(tree: ast.AST) -> list[object]:
+    """What a module passes as `expected` to the check_* helpers (the 4th argument): the
+    string, or the string a name holds (the module's own, or one it imports from labkit);
+    anything else as its source text. The retries views pass it through
+    `checked(result, keys, made_by)`: "<made_by>_result"."""
+    names = imported_constants(tree) | constants(tree)
     given = [call.args[3] for name in CHECKS for call in calls(tree, name) if len(call.args) > 3]
     found: list[object] = []
     for node in given:
