@@ -26,6 +26,7 @@ from labkit.bench.launcher import WorkerProcess, read_report
 from labkit.language import say
 from labkit.studies.interrupt_resume.contract import (
     FIRST_INPUT,
+    KEY_FILE,
     TENANT,
     ask_ticket_service,
     key_function,
@@ -42,6 +43,7 @@ from labkit.workshop.checks import (
     judge_predictions,
     no_verdict,
     source_of,
+    worker_code_error,
 )
 
 __all__ = ["operation_key", "predict_kills", "release_gate"]
@@ -95,6 +97,22 @@ def keys_after_restart(source: str, name: str, seconds: float = 15) -> tuple[Pat
     return run_dir, before, after
 
 
+def failed_kill(r: dict, source: str) -> Verdict:
+    """The real kill and resume did not go as planned: the reader's error, at their line, if
+    their key raised in the graph (where the probe's calls did not reach it); else a run that
+    failed by itself (a timeout), which says nothing about the key. Never a count of tickets:
+    those of a resume that never ran."""
+    for role in r["exits"]:
+        stderr = Path(r["run_dir"], f"{role}.stderr")
+        text = stderr.read_text() if stderr.exists() else ""
+        frames = re.findall(rf'File "{re.escape(KEY_FILE)}", line (\d+)', text)
+        if frames:
+            error = text.strip().splitlines()[-1]
+            raise ReaderCodeError(worker_code_error(error, int(frames[-1]), source), r["run_dir"])
+    run = say("lesson3.operation_key.run_after_create")
+    return no_verdict(run, r["failure"], r["run_dir"])
+
+
 def judge_operation_key(answer: Callable | str) -> Verdict:
     """Same request, same key: in one process and after a restart; another request, another
     key; then a real SIGKILL after the ticket was created and a resume in a new process."""
@@ -128,6 +146,8 @@ def judge_operation_key(answer: Callable | str) -> Verdict:
         return Verdict("incorrect", said, str(run_dir))
     renamed = re.sub(rf"\bdef {re.escape(name)}\(", "def operation_key(", source, count=1)
     r = run_interrupt("custom", "combined", True, "after_create", key_source=renamed)
+    if r["failure"]:
+        return failed_kill(r, source)
     if r["after_resume"] != 1:
         said = say(
             "lesson3.operation_key.after_create", tickets=r["after_resume"], receipts=r["receipts"]
