@@ -11,10 +11,12 @@ import json
 import re
 from pathlib import Path
 
+import pytest
 from wrong_answers import WRONG, gate, key
 
 from labkit.bench.launcher import read_report
 from labkit.workshop import lesson3
+from labkit.workshop.checks import ReaderCodeError
 from labkit.workshop.lesson3 import operation_key, predict_kills, release_gate
 
 KEYS, GATES = WRONG["lesson3.operation_key"], WRONG["lesson3.release_gate"]
@@ -244,3 +246,27 @@ def test_a_gate_that_returns_no_bool_or_asks_for_no_scenario_is_refused():
         "your code raised ValueError: no scenario 'tickets'; the scenarios: tickets_after_crash,"
         ' tickets_after_rejection, changed_title, at line 2: return trial("tickets") == 1'
     ), verdict.message
+
+
+def test_a_kill_points_run_that_failed_by_itself_gives_no_verdict(monkeypatch):
+    why = "resume worker timed out after 60 s"
+    ran = {"after_resume": 3, "receipts": [1, 2, 3], "run_dir": "/runs/p", "failure": why}
+    monkeypatch.setattr(lesson3, "run_interrupt", lambda *args, **kwargs: ran)
+    assert lesson3.interrupt_case("paused") == (3, "receipts [1, 2, 3]", "/runs/p", why)
+    verdict = predict_kills.check({"before_create": 3, "after_create": 3, "paused": 3})
+    assert (verdict.status, verdict.run_dir) == ("no verdict", "/runs/p"), str(verdict)
+    assert why in verdict.message
+
+
+def test_a_key_that_does_not_return_in_time_is_told_so_with_its_probes_folder():
+    slow = key("import time\ntime.sleep(30)\nreturn state['operation_id']")
+    with pytest.raises(ReaderCodeError) as raised:
+        lesson3.keys_after_restart(slow, "operation_key", seconds=1)
+    assert str(raised.value) == "your key function did not return within 1 s"
+    assert Path(raised.value.run_dir).name.startswith("key-probe-")
+
+
+def test_a_gate_that_does_not_compile_is_an_error_naming_it():
+    verdict = release_gate.check("def release_gate(trial):\n    return trial(\n")
+    assert verdict.status == "error", str(verdict)
+    assert verdict.message.startswith("your code raised SyntaxError: "), verdict.message
