@@ -270,3 +270,19 @@ def test_a_gate_that_does_not_compile_is_an_error_naming_it():
     verdict = release_gate.check("def release_gate(trial):\n    return trial(\n")
     assert verdict.status == "error", str(verdict)
     assert verdict.message.startswith("your code raised SyntaxError: "), verdict.message
+
+
+def test_a_changed_title_is_refused_under_a_stable_key_and_a_new_ticket_under_another():
+    assert [lesson3.changed_title(*lesson3.CANDIDATES[c][::2]) for c in lesson3.CANDIDATES] == [
+        "new ticket",
+        "refused",
+        "new ticket",
+        "new ticket",
+        "refused",
+    ]
+    verdict = release_gate.check(GATES["zero actions after a rejection is enough"][0])
+    assert (verdict.status, verdict.message) == (
+        "incorrect",
+        "your gate released “fresh UUID, approve then execute”, whose real runs gave:"
+        " tickets_after_crash = 2, tickets_after_rejection = 0, changed_title = 'new ticket'",
+    )
