@@ -286,3 +286,28 @@ def test_a_changed_title_is_refused_under_a_stable_key_and_a_new_ticket_under_an
         "your gate released “fresh UUID, approve then execute”, whose real runs gave:"
         " tickets_after_crash = 2, tickets_after_rejection = 0, changed_title = 'new ticket'",
     )
+
+
+def test_the_restarted_probe_runs_a_day_and_an_hour_later():
+    hours = key("import time\nreturn f\"{state['operation_id']}:{int(time.time() // 3600)}\"")
+    verdict = operation_key.check(hours)
+    before, after = (read_report(Path(verdict.run_dir), r)["keys"] for r in ("before", "after"))
+    assert int(after[1].split(":")[-1][:-1]) - int(before[0].split(":")[-1][:-1]) in (25, 26)
+    assert verdict.message == changed_by_restart(verdict.run_dir, before[0], after[1])
+
+
+def test_a_key_that_raises_or_ends_its_worker_is_an_error_with_the_probes_folder():
+    verdict = operation_key.check(key("return state['operation_idd']"))
+    assert (verdict.status, verdict.message) == (
+        "error",
+        "your code raised KeyError: 'operation_idd', at line 2: return state['operation_idd']"
+        "\nMend it and check again.",
+    )
+    assert Path(verdict.run_dir).name.startswith("key-probe-")
+    verdict = operation_key.check(key("import os, signal\nos.kill(os.getpid(), signal.SIGKILL)"))
+    assert (verdict.status, verdict.message) == (
+        "error",
+        "the before worker ended (exit status -9) before your key function returned: no error"
+        " shown\nMend it and check again.",
+    )
+    assert Path(verdict.run_dir).name.startswith("key-probe-")
