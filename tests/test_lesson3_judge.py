@@ -311,3 +311,18 @@ def test_a_key_that_raises_or_ends_its_worker_is_an_error_with_the_probes_folder
         " shown\nMend it and check again.",
     )
     assert Path(verdict.run_dir).name.startswith("key-probe-")
+
+
+def test_keys_that_change_in_the_first_worker_alone_are_the_ones_shown():
+    counted = key(  # counts in the first worker; the same in the restarted one
+        "import os\n"
+        'with open("calls", "a") as calls:\n'
+        '    calls.write("x")\n'
+        "n = os.path.getsize('calls')\n"
+        "return state['operation_id'] + (f':{n}' if n <= 3 else '')"
+    )
+    verdict = operation_key.check(counted)
+    assert verdict.message == (
+        f"the same request got two keys in one process ('{ONE}:1' and '{ONE}:2'): every resume"
+        " would create a new ticket"
+    )
