@@ -111,6 +111,7 @@ def test_one_key_for_two_requests_and_a_key_that_is_no_string_are_refused():
         "two different requests (request-42 and request-43, same title) both got 'workflow-1':"
         " the second would be merged into the first",
     )
+    assert Path(verdict.run_dir).name.startswith("key-probe-")
     verdict = operation_key.check(KEYS["not a string"][0])
     assert (verdict.status, verdict.message) == (
         "incorrect",
@@ -266,10 +267,16 @@ def test_a_key_that_does_not_return_in_time_is_told_so_with_its_probes_folder():
     assert Path(raised.value.run_dir).name.startswith("key-probe-")
 
 
-def test_a_gate_that_does_not_compile_is_an_error_naming_it():
+def test_a_gate_that_does_not_compile_or_define_itself_is_an_error_naming_it():
     verdict = release_gate.check("def release_gate(trial):\n    return trial(\n")
     assert verdict.status == "error", str(verdict)
     assert verdict.message.startswith("your code raised SyntaxError: "), verdict.message
+    verdict = release_gate.check("def release_gate(trial=undefined_name):\n    return True\n")
+    assert (verdict.status, verdict.message) == (
+        "error",
+        "your code raised NameError: name 'undefined_name' is not defined\nMend it and check"
+        " again.",
+    )
 
 
 def test_a_changed_title_is_refused_under_a_stable_key_and_a_new_ticket_under_another():
@@ -325,4 +332,18 @@ def test_keys_that_change_in_the_first_worker_alone_are_the_ones_shown():
     assert verdict.message == (
         f"the same request got two keys in one process ('{ONE}:1' and '{ONE}:2'): every resume"
         " would create a new ticket"
+    )
+
+
+def test_only_the_answers_own_def_is_renamed_for_the_real_run():
+    shadowed = (  # a helper inside it, under the same name
+        "def settle(state):\n"
+        "    def settle(request):\n"
+        "        return request['operation_id']\n"
+        "    return settle(state)\n"
+    )
+    verdict = operation_key.check(shadowed)
+    assert verdict.status == "correct", str(verdict)
+    assert results(verdict.run_dir)["key_source"] == shadowed.replace(
+        "def settle(state)", "def operation_key(state)"
     )
