@@ -162,10 +162,6 @@ GUARDS = {
         ]
         for n in (3, 4, 5)
     },
-    **{
-        f"labkit/workshop/lesson{n}.py": ["tests/test_exercises.py", "-k", f"lesson{n}"]
-        for n in (6, 7, 8)
-    },
     "labkit/workshop/lesson2.py": [
         "tests/test_lesson2_judge.py",
         "tests/test_exercises.py",
