@@ -96,8 +96,8 @@ def test_the_right_consumer_is_correct_counting_the_commits_it_was_killed_after(
         "correct",
         "each message took effect once: delivered once each, redelivered after the relay was"
         " killed (beside another message with the same payload), and redelivered after the"
-        " consumer was killed right after each commit to consumer.db (1 in all, the last the"
-        " lab's own COMMIT)",
+        " consumer was killed right after each commit to consumer.db in each delivery (2 in all,"
+        " the last of each the lab's own COMMIT)",
     )
     assert kill_of(verdict.run_dir) == "none"  # the clean run's
 
@@ -280,3 +280,20 @@ def test_a_recovery_run_that_failed_by_itself_gives_no_verdict_naming_its_fault(
         " again",
     )
     assert Path(verdict.run_dir).name == "custom.reply_lost"
+
+
+def test_a_consumer_that_commits_apart_only_in_its_second_delivery_is_killed_there():
+    """Every delivery's consumer is killed after each of its commits, not the first's alone: a
+    consumer that commits its inbox row apart only once the inbox holds another message loses
+    the second message's effect when killed between (it was judged correct)."""
+    wrong = "the inbox committed first only once it holds another message (the second delivery)"
+    verdict = idempotent_consumer.check(CONSUMERS[wrong][0])
+    assert verdict.status == "incorrect", str(verdict)
+    assert re.fullmatch(
+        rf"the consumer was killed right after commit 1 \(consumer.db\) of its delivery of"
+        rf" {MSG}, before it answered the relay \(consumer.db then held 1 effect rows and 2"
+        r" inbox rows\), so a fresh relay delivered it again \(3 deliveries in all\);"
+        rf" consumer.db holds 0 effect rows for {MSG}, not 1",
+        verdict.message,
+    ), verdict.message
+    assert kill_of(verdict.run_dir) == "after commit 1 (consumer.db)"

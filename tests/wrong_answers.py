@@ -962,6 +962,15 @@ WRONG: dict[str, dict[str, tuple[object, str]]] = {
             consumer(CONSUMER_INBOX_FIRST),
             "the consumer was killed right after commit 1 (consumer.db) of its delivery of msg-",
         ),
+        "the inbox committed first only once it holds another message (the second delivery)": (
+            consumer(
+                'earlier = db.execute("SELECT count(*) FROM inbox").fetchone()[0]\n'
+                f"{INBOX}\n"
+                'if earlier:\n    db.execute("COMMIT")\n    db.execute("BEGIN IMMEDIATE")\n'
+                f"if new:\n    {EFFECT}"
+            ),
+            "(consumer.db then held 1 effect rows and 2 inbox rows)",
+        ),
         "the inbox committed with db.commit(), then the effect": (
             consumer(CONSUMER_INBOX_FIRST.replace('db.execute("COMMIT")', "db.commit()")),
             "(consumer.db then held 0 effect rows and 1 inbox rows)",

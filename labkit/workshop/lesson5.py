@@ -21,6 +21,7 @@ from labkit.studies.outbox.experiment import (
     YOURS,
     OutboxResult,
     OutboxSpec,
+    consumer_role,
     execute_outbox,
     outbox_counts,
 )
@@ -145,7 +146,6 @@ recover_unknown = Exercise(
 
 # --- the outbox: make the consumer idempotent ----------------------------------------------
 
-FIRST_CONSUMER = "relay-consumer-1"  # the consumer of the first relay's first delivery
 CONSUMER_STARTER = """def consume(db, subscriber, message_id, payload):
     # db: a connection to consumer.db, inside the transaction this delivery commits in.
     # Tables: effects(message_id, payload) and inbox(subscriber, message_id),
@@ -166,13 +166,15 @@ def run_outbox_case(source: str, name: str, **plan: object) -> OutboxResult:
     return result
 
 
-def commit_points(clean: OutboxResult) -> list[str]:
-    """The kill points after each commit the first delivery's consumer made: the reader's own,
-    and the lab's COMMIT of the delivery's transaction, last."""
+def commit_points(clean: OutboxResult) -> list[tuple[int, str]]:
+    """The kill points after each commit each delivery's consumer made, as (delivery, point):
+    the reader's own, and the lab's COMMIT of the delivery's transaction, last. Every
+    delivery's: a consumer may commit one message another way than the other."""
+    deliveries = {consumer_role(n): n for n in range(1, clean.spec.orders + 1)}
     return [
-        e["point"]
+        (deliveries[e["role"]], e["point"])
         for e in clean.trace()
-        if e["role"] == FIRST_CONSUMER and e["event"] == "point"
+        if e["role"] in deliveries and e["event"] == "point"
         if CONSUMER_COMMIT.fullmatch(e["point"])
     ]
 
@@ -192,6 +194,7 @@ def case_said(case: str, result: OutboxResult) -> str:
         f"lesson5.idempotent_consumer.{case}",
         first=first,
         second=second,
+        message=(first, second)[result.spec.killed_delivery - 1],
         deliveries=result.deliveries,
         point=result.spec.kill_at,
         effects=at_kill["effects"],
@@ -232,8 +235,11 @@ def judge_consumer(answer: Callable | str) -> Verdict:
     if wrong is not None:
         return wrong
     points = commit_points(clean)
-    for case, kill_at in [("redelivered", "after_deliver"), *(("killed", p) for p in points)]:
-        result = run_outbox_case(source, name, kill_at=kill_at, one_payload=True)
+    cases = [("redelivered", 1, "after_deliver"), *(("killed", n, p) for n, p in points)]
+    for case, delivery, kill_at in cases:
+        result = run_outbox_case(
+            source, name, kill_at=kill_at, one_payload=True, killed_delivery=delivery
+        )
         wrong = took_effect_once(case, result)
         if wrong is not None:
             return wrong

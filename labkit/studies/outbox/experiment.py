@@ -41,6 +41,7 @@ __all__ = [
     "OUTBOX_OUTCOMES",
     "OutboxResult",
     "OutboxSpec",
+    "consumer_role",
     "execute_outbox",
     "outbox_counts",
     "outbox_state_word",
@@ -84,6 +85,11 @@ YOURS = "yours"  # the consumer is a reader's function (an exercise)
 CONSUMER_COMMIT = re.compile(r"after commit \d+ \(consumer\.db\)")
 
 
+def consumer_role(delivery: int) -> str:
+    """The role of the consumer process of the first relay's `delivery`-th delivery."""
+    return f"relay-consumer-{delivery}"
+
+
 @dataclass(frozen=True)
 class OutboxSpec:
     """One outbox run. Invalid values raise LabError naming the valid choices."""
@@ -96,6 +102,7 @@ class OutboxSpec:
     consumer_source: str | None = None  # a reader's consumer (exercises): consumer "yours"
     consumer_name: str = "consume"  # the function in consumer_source
     one_payload: bool = False  # every message carries the same payload: orders for one thing
+    killed_delivery: int = 1  # whose consumer dies at a reader's commit: the n-th delivery's
 
     def __post_init__(self) -> None:
         check_choice("consumer", self.consumer, (*CONSUMERS, YOURS))
@@ -108,6 +115,7 @@ class OutboxSpec:
         check_number("timeout", self.timeout, 0, MAX_TIMEOUT)
         check_int("orders", self.orders, 1, MAX_ORDERS)
         check_bool("one_payload", self.one_payload)
+        check_int("killed_delivery", self.killed_delivery, 1, self.orders)
 
     @property
     def after_readers_commit(self) -> bool:
@@ -125,9 +133,9 @@ class OutboxSpec:
 
     def kill_for(self, role: str) -> str | None:
         """The kill point if the process of `role` is the one planned to die there: the
-        producer, the first relay (never the recovering one), or the first relay's first
-        consumer."""
-        victim = "relay-consumer-1" if self.dies == "consumer" else self.dies
+        producer, the first relay (never the recovering one), or the consumer of the first
+        relay's `killed_delivery`-th delivery."""
+        victim = consumer_role(self.killed_delivery) if self.dies == "consumer" else self.dies
         return self.kill_at if role == victim else None
 
     def job(self, stage: str) -> dict:
@@ -135,6 +143,7 @@ class OutboxSpec:
         return {
             "dedupe": self.consumer == "dedupe",
             "consumer_kill_at": consumer_kill,
+            "killed_delivery": self.killed_delivery,
             "timeout": self.timeout,
             "orders": self.orders,
             "one_payload": self.one_payload,

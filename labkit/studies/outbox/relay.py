@@ -23,7 +23,8 @@ CONSUMER_ENTRY = "labkit.studies.outbox.consumer:consume"
 
 def deliver(job: dict, number: int, message_id: str, payload: str) -> dict:
     """Hand the message to a fresh consumer process, wait for it, reap it; what it did."""
-    kill_at = job["consumer_kill_at"] if number == 1 else None  # the plan: first delivery only
+    planned = number == job["killed_delivery"]  # the plan: that one delivery's consumer only
+    kill_at = job["consumer_kill_at"] if planned else None
     consumer = WorkerProcess(
         job["run_dir"],
         f"{job['role']}-consumer-{number}",
