@@ -1,11 +1,16 @@
 """Each run explored on a Postgres server has a role of its own, which owns the run's schema
-and may do nothing outside it (issue 25): a write named with another schema is refused in the
-run, without a crash, and the exploration reports it as a write outside, never green."""
+and may do nothing outside it (issue 25): its code logs in as that role, so that no RESET ROLE
+leads back to the lab's user; a write named with another schema is refused in the run,
+without a crash, and the exploration reports it as a write outside, never green. What PUBLIC
+may do on the server (CREATE in public, before Postgres 15) is found after the run, or
+refused at the start."""
 
 from __future__ import annotations
 
+import urllib.parse
 from pathlib import Path
 
+import psycopg
 import pytest
 from psycopg import sql
 
@@ -22,6 +27,8 @@ QUALIFIED = Path(__file__).parent / "outside" / "postgres_qualified.py"
     [
         ("insert_graph", "permission denied for table orders"),
         ("create_graph", "permission denied for schema public"),
+        ("reset_graph", "permission denied for table orders"),
+        ("set_none_graph", "permission denied for table orders"),
     ],
 )
 def test_a_write_outside_the_runs_schema_is_refused_and_reported_as_outside(
@@ -69,3 +76,66 @@ def test_a_user_that_may_not_make_a_schema_and_a_role_is_one_line(own_server, gr
         with postgres.connect(own_server.url) as conn:
             conn.execute("DROP OWNED BY plain_user")
             conn.execute("DROP ROLE plain_user")
+
+
+@pytest.fixture
+def public_may_create(own_server):  # noqa: F811 - the fixture imported above
+    """The server as Postgres before 15 makes it: PUBLIC may CREATE in schema public."""
+    with postgres.connect(own_server.url) as conn:
+        conn.execute("DROP TABLE IF EXISTS public.audit")
+        conn.execute("GRANT CREATE ON SCHEMA public TO PUBLIC")
+    try:
+        yield own_server
+    finally:
+        with postgres.connect(own_server.url) as conn:
+            conn.execute("REVOKE CREATE ON SCHEMA public FROM PUBLIC")
+            conn.execute("DROP TABLE IF EXISTS public.audit")
+
+
+def test_a_table_made_in_public_where_public_may_is_a_write_outside(public_may_create):
+    """The server lets the run's role make public.audit: the lab sees the role owns it after
+    the run, reports the write outside, and drops it with the role."""
+    url = public_may_create.url
+    found = explore(f"{QUALIFIED}:create_graph", "graph", restart_at="now", postgres=url)
+    assert found.outside == ["Postgres database postgres (table public.audit)"], found.summary()
+    assert not found.green and found.point(None).failed["code"] == "run_outside"
+    with postgres.connect(url) as conn:
+        audit = conn.execute("SELECT to_regclass('public.audit')").fetchone()[0]
+        roles = conn.execute(r"SELECT rolname FROM pg_roles WHERE rolname LIKE 'labkit\_%'")
+        assert (audit, roles.fetchall()) == (None, [])
+
+
+def test_a_table_public_may_change_is_refused_in_one_line(own_server):  # noqa: F811
+    """A table outside the run's schema that every role may write: its writes could not be
+    told from anyone's, so the exploration is refused, the table named, nothing left."""
+    with postgres.connect(own_server.url) as conn:
+        conn.execute("CREATE TABLE IF NOT EXISTS public.orders (id text)")
+        conn.execute("GRANT INSERT ON public.orders TO PUBLIC")
+    try:
+        with pytest.raises(LabError, match=r"every role may change public\.orders") as e:
+            explore(f"{QUALIFIED}:insert_graph", "graph", postgres=own_server.url)
+        assert "\n" not in str(e.value)
+    finally:
+        with postgres.connect(own_server.url) as conn:
+            conn.execute("DROP TABLE public.orders")
+            left = conn.execute(r"SELECT rolname FROM pg_roles WHERE rolname LIKE 'labkit\_%'")
+            assert left.fetchall() == []
+
+
+def test_the_runs_code_gets_its_roles_url_only(own_server, tmp_path):  # noqa: F811
+    """The URL a run's code is given names the run's role, not the lab's user, and holds no
+    password: libpq reads it from a file only its owner may read, removed at the end."""
+    from labkit.studies.explorer.postgres_runs import JOB_KEY, RunSchemas
+
+    with RunSchemas(own_server.url) as schemas:
+        run = schemas.job_fields(tmp_path)[JOB_KEY]
+        with psycopg.connect(run["url"]) as conn:
+            conn.execute("RESET ROLE")
+            who = conn.execute("SELECT session_user, current_user").fetchone()
+            path = conn.execute("SHOW search_path").fetchone()[0]
+        passfile = schemas.passfile(run["schema"])
+        mode = Path(passfile).stat().st_mode & 0o777
+    assert who == (run["schema"], run["schema"]) and path == run["schema"]
+    parts = urllib.parse.urlsplit(run["url"])
+    assert (parts.username, parts.password) == (run["schema"], None)
+    assert "passfile=" in run["url"] and mode == 0o600 and not Path(passfile).exists()

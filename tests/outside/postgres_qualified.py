@@ -1,6 +1,8 @@
 """Outside-shaped graphs whose node names its table with a schema, as code written for one
 database often does: `insert` adds the order to `public.orders`, `create` makes
-`public.audit` for it. Explored with a server, both reach outside the run's own schema."""
+`public.audit` for it; `reset` and `set_none` first go back to the session's own role (RESET
+ROLE, SET ROLE NONE), as code that switches roles does, then insert into `public.orders`.
+Explored with a server, all reach outside the run's own schema."""
 
 import os
 from typing import TypedDict
@@ -25,6 +27,24 @@ def create(state: Order) -> dict:
     return {}
 
 
+def as_session_user(statement: str, order: str) -> None:
+    with psycopg.connect(os.environ["DATABASE_URL"]) as conn:
+        conn.execute(statement)
+        conn.execute("INSERT INTO public.orders VALUES (%s)", (order,))
+
+
+def reset(state: Order) -> dict:
+    as_session_user("RESET ROLE", state["order"])
+    return {}
+
+
+def set_none(state: Order) -> dict:
+    as_session_user("SET ROLE NONE", state["order"])
+    return {}
+
+
 insert_graph = StateGraph(Order).add_node(insert).add_edge(START, "insert")
 create_graph = StateGraph(Order).add_node(create).add_edge(START, "create")
+reset_graph = StateGraph(Order).add_node(reset).add_edge(START, "reset")
+set_none_graph = StateGraph(Order).add_node(set_none).add_edge(START, "set_none")
 INPUT = {"order": "order-5"}

@@ -4,6 +4,7 @@ note of whose it is, so that `clean_schemas` drops only what is provably the lab
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import json
 import os
@@ -14,7 +15,7 @@ import urllib.parse
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from labkit.bench.errors import check_instance, refusal
+from labkit.bench.errors import LabError, check_instance, refusal
 from labkit.bench.folders import marker_of
 from labkit.bench.postgres.process_table import process_started
 from labkit.bench.postgres.programs import ENV_URL
@@ -184,21 +185,31 @@ def clean_schemas(url: str, dry_run: bool = False) -> SchemaCleaning:
                 conn.execute(
                     sql.SQL("DROP SCHEMA IF EXISTS {} CASCADE").format(sql.Identifier(name))
                 )
-                drop_run_role(conn, name)
+                drop_run_role(conn, name, url)
             done.dropped.append(name)
     return done
 
 
-def drop_run_role(conn: object, schema: str) -> None:
+def drop_run_role(conn: object, schema: str, url: str | None = None) -> None:
     """The role of the run whose schema this was (the explorer's: named as its schema), if it
-    has one: what it still owns or may do in this database first. A role that owns things in
-    another database stays (DROP ROLE refuses it), and so does the rest of its run's clean-up."""
+    has one: what it still owns or may do first, in this database and (given the server's
+    `url`) in any other it made something in. A role that still owns something stays (DROP ROLE
+    refuses it), and so does the rest of its run's clean-up."""
     import psycopg
     from psycopg import sql
 
     name = sql.Identifier(checked_schema(schema))
     if conn.execute("SELECT 1 FROM pg_roles WHERE rolname = %s", (schema,)).fetchone() is None:
         return
+    elsewhere = conn.execute(
+        "SELECT DISTINCT datname FROM pg_shdepend JOIN pg_database d ON d.oid = dbid"
+        " WHERE refobjid = (SELECT oid FROM pg_roles WHERE rolname = %s)"
+        " AND datname <> current_database()",
+        (schema,),
+    ).fetchall()
+    for (database,) in elsewhere if url else ():
+        with contextlib.suppress(LabError, psycopg.Error), connect(url, dbname=database) as other:
+            other.execute(sql.SQL("DROP OWNED BY {}").format(name))
     try:
         with conn.transaction():
             conn.execute(sql.SQL("DROP OWNED BY {}").format(name))

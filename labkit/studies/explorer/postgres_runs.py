@@ -3,15 +3,17 @@
 Given a server (`explore(..., postgres=URL)`, or "lab" for labkit's own), the exploration makes
 a schema for every run it starts (the run without a crash, and each crash state's run, one per
 restart: a crash state is made again for each, rather than copied, so that every schema's
-sequences are its own) and drops them all at its end. A worker enters its run's schema before
-the reader's code runs: `PGOPTIONS` puts it first and alone on the search path of every
-connection libpq opens without options of its own, as the run's own role, which owns the
-schema and may do nothing outside it (`postgres_roles`), and `DATABASE_URL` names the server,
-for code that reads it. Unqualified names (`CREATE TABLE IF NOT EXISTS orders`, `INSERT INTO
-orders`) then land in the run's schema; a name qualified with another schema is refused by
-the server, and noted as a write outside the run. The schema's tables are part of the run's
-state, as "postgres <database>", rows sorted, generated ids (serial and identity columns,
-numbered by sequences) read as null.
+sequences are its own) and drops them all at its end, with their roles. Each run has a role
+of its own, which owns the schema and may do nothing outside it (`postgres_roles`): the
+worker is given only that role's URL (`DATABASE_URL`, for code that reads it; its password
+in a 0600 file, outside the run folders), never the lab's, and `PGOPTIONS` puts the schema
+first and alone on the search path of every connection libpq opens without options of its
+own (the role's own setting says the same to any other driver). Unqualified names (`CREATE
+TABLE IF NOT EXISTS orders`, `INSERT INTO orders`) then land in the run's schema; a name
+qualified with another schema is refused by the server, and noted as a write outside the
+run; what the role made outside it anyway (where PUBLIC may) is found by the lab after the
+run. The schema's tables are part of the run's state, as "postgres <database>", rows sorted,
+generated ids (serial and identity columns, numbered by sequences) read as null.
 """
 
 from __future__ import annotations
@@ -23,7 +25,6 @@ __all__ = ["RunSchemas", "enter_schema", "postgres_run", "read_schema", "run_opt
 
 STATE_KEY = "postgres {database}"
 JOB_KEY = "run_schema"  # a job's field: the server, its database, the run's schema
-ROLE_OPTION = "role="  # a connection's option that makes it the run's role (and schema's owner)
 # PostgresSaver's own tables (`postgres_saver`): LangGraph's state, no effect of the nodes', as
 # `checkpoints.db` is not; known by its migrations' table, so that a reader's own table of the
 # same name, without it, still counts
@@ -43,20 +44,52 @@ class RunSchemas:
             self.url = shared_url() if postgres == "lab" else given_url(postgres)
         self.made: list[str] = []
         self.database: str | None = None
+        self.of_dir: dict[str, str] = {}  # a run folder's schema (and role)
+        self.secrets: str | None = None  # a private folder of the runs' password files
+
+    def passfile(self, schema: str) -> str:
+        """Where the password of `schema`'s role goes: a 0700 folder of this exploration's."""
+        if self.secrets is None:
+            import tempfile
+
+            self.secrets = tempfile.mkdtemp(prefix="labkit-roles-")
+        return os.path.join(self.secrets, schema)
 
     def job_fields(self, run_dir: os.PathLike) -> dict:
         """The job's field that names the run's schema, made now ({} without a server)."""
         if self.url is None:
             return {}
-        from labkit.studies.explorer.postgres_roles import new_run
+        from labkit.studies.explorer.postgres_roles import check_first_run, new_run, run_url
 
-        schema, self.database = new_run(self.url, run_dir, self.made)
-        return {JOB_KEY: {"url": self.url, "database": self.database, "schema": schema}}
+        first = not self.made
+        schema, self.database = new_run(self.url, run_dir, self.made, self.passfile)
+        self.of_dir[str(run_dir)] = schema
+        url = run_url(self.url, schema, self.passfile(schema))
+        if first:
+            check_first_run(self.url, url)
+        return {JOB_KEY: {"url": url, "database": self.database, "schema": schema}}
+
+    def outside(self, run_dir: os.PathLike) -> list[str]:
+        """What the run in `run_dir` made outside its schema, as a write outside names it
+        ("Postgres database shop (table public.audit)"); [] without a server."""
+        schema = self.of_dir.get(str(run_dir))
+        if schema is None:
+            return []
+        from labkit.bench.postgres import connect
+        from labkit.studies.explorer.postgres_roles import owned_outside
+
+        with connect(self.url) as conn:
+            made = owned_outside(conn, schema)
+        return [f"Postgres database {self.database} ({what})" for what in made]
 
     def __enter__(self) -> RunSchemas:
         return self
 
     def __exit__(self, *exc: object) -> None:
+        if self.secrets is not None:
+            import shutil
+
+            shutil.rmtree(self.secrets, ignore_errors=True)
         if not self.made:
             return
         from psycopg import sql
@@ -68,7 +101,7 @@ class RunSchemas:
             for schema in self.made:
                 name = sql.Identifier(checked_schema(schema))
                 conn.execute(sql.SQL("DROP SCHEMA IF EXISTS {} CASCADE").format(name))
-                drop_run_role(conn, schema)
+                drop_run_role(conn, schema, self.url)
 
 
 def postgres_run(job: dict) -> tuple[str, str] | None:
@@ -86,10 +119,8 @@ def enter_schema(job: dict) -> None:
 
 
 def run_options(job: dict) -> str:
-    """The options (libpq's) of a connection to the run's schema, as the run's own role (named
-    as its schema: `postgres_roles`), which may do nothing outside it."""
-    schema = job[JOB_KEY]["schema"]
-    return f"-c search_path={schema} -c {ROLE_OPTION}{schema}"
+    """The options (libpq's) of a connection to the run's schema."""
+    return f"-c search_path={job[JOB_KEY]['schema']}"
 
 
 def read_schema(job: dict) -> dict:

@@ -24,8 +24,6 @@ import functools
 import sys
 from collections.abc import Callable
 
-from labkit.studies.explorer.postgres_runs import ROLE_OPTION
-
 __all__ = ["SAVER_MARK", "watch_postgres_writes"]
 
 SAVER_MARK = "application_name=labkit_checkpoints"  # the explorer's PostgresSaver's connection
@@ -54,12 +52,9 @@ def watch_postgres_writes(
     dirty: weakref.WeakSet = weakref.WeakSet()  # connections with writes not committed yet
 
     def the_runs(conn: object) -> bool:
-        """A connection to the run's own schema: its database, as the run's own role."""
-        return (
-            run is not None
-            and conn.info.dbname == run[0]
-            and f"{ROLE_OPTION}{run[1]}" in conn.info.options
-        )
+        """A connection to the run's own schema: its database, logged in as the run's own role
+        (named as its schema), which no SET or RESET ROLE can leave."""
+        return run is not None and conn.info.dbname == run[0] and conn.info.user == run[1]
 
     def refused(cursor: object, error: BaseException) -> None:
         """A statement of the run's role the server refused (it reached outside the run's

@@ -281,6 +281,7 @@ def recording(folder: Path, spec: ExploreSpec, schemas: RunSchemas) -> dict:
         raise LabError(report["bad_target"], report["code"], **report["fields"])
     trace = read_trace(run_dir)
     outside = [e["file"] for e in trace if e["event"] == "outside"]
+    outside += schemas.outside(run_dir)  # what the server says its role made elsewhere
     if ended.exit_code != 0 or ended.timed_out:
         why = worker_failure(ended) or f"it exited {ended.exit_code}"
         if not outside:  # else the server refused it a write outside: said as such, not green

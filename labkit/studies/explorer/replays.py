@@ -120,7 +120,9 @@ def replayed(
             if ended.exit_code != 0 or ended.timed_out:
                 failed(row, worker_failure(ended), "worker")
             else:
-                judged(row, read_report(Path(row.run_dir), "recovery"))
+                report = read_report(Path(row.run_dir), "recovery")
+                report["outside"] = [*report.get("outside", ()), *schemas.outside(row.run_dir)]
+                judged(row, report)
             if done := judged_all(row):
                 yield done
 
