@@ -273,7 +273,8 @@ def recording(folder: Path, spec: ExploreSpec, schemas: RunSchemas) -> dict:
     """Run the code once without a crash; its crash points (in order) and its end state."""
     run_dir = folder / "record"
     run_dir.mkdir()
-    job = spec.job(point=None, clean=None, fork_to=str(folder) if spec.kind in FORKED else None)
+    fork_to = str(folder) if spec.kind in FORKED else None
+    job = spec.job(point=None, clean=None, fork_to=fork_to, code_cache=str(folder))
     job.update(schemas.job_fields(run_dir))
     ended = run_workers({0: run_dir}, "record", {0: job}, spec)[0]
     report = read_report(run_dir, "record")

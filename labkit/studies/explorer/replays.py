@@ -24,6 +24,7 @@ from labkit.bench.trace import Trace, read_trace
 from labkit.studies.explorer.postgres_runs import RunSchemas
 from labkit.studies.explorer.record import point_folder, point_name
 from labkit.studies.explorer.report import SERVICE, PointResult
+from labkit.studies.explorer.restart_forks import ALSO, exit_status
 from labkit.studies.explorer.spec import ExploreSpec
 
 __all__ = ["CHECKER_RAISED", "ENTRY", "INTERRUPTED", "exploration_row", "replayed", "run_workers"]
@@ -60,26 +61,30 @@ def replayed(
 ) -> Iterator:
     """Each point's row once its crash state is explored: a worker runs to the point and dies
     there, then fresh ones recover (one per restart, each on its own copy of what the kill
-    left) and the checker judges each. With a Postgres server, whose schema a folder's copy
-    cannot take along, a worker runs to the point for each restart instead. LANES workers go
-    at once, recoveries first; all are reaped whatever happens."""
+    left: one worker started for them all, `restart_forks`) and the checker judges each. With
+    a Postgres server, whose schema a folder's copy cannot take along, a worker runs to the
+    point for each restart instead. LANES workers go at once, recoveries first; all are
+    reaped whatever happens."""
     per_restart = spec.restarts if schemas.url else (None,)
     waiting = [(point, restart) for point in points for restart in per_restart]
-    ready: list[tuple[PointResult, dict]] = []  # recoveries whose crash state is made
-    running: dict[WorkerProcess, tuple[PointResult, dict]] = {}
+    ready: list[tuple] = []  # recoveries whose crash state is made: (row, job, other rows)
+    running: dict[WorkerProcess, tuple[PointResult, dict, list[PointResult]]] = {}
     judging: dict[int, list[PointResult]] = {}  # a point's recoveries still being judged
     with contextlib.ExitStack() as stack:
 
-        def start(role: str, row: PointResult, job: dict) -> None:
+        def start(role: str, row: PointResult, job: dict, others: tuple = ()) -> None:
             mode = "fresh" if role == "recovery" and job.get("restart") == FRESH else "fork"
             worker = WorkerProcess(
                 Path(row.run_dir), role, ENTRY, job, timeout=spec.timeout, start_mode=mode
             )
-            running[stack.enter_context(worker)] = (row, job)
+            running[stack.enter_context(worker)] = (row, job, list(others))
 
         def recover(row: PointResult, job: dict) -> None:
             judging.setdefault(row.n, [])
-            ready.extend([(row, job)] if "restart" in job else recoveries(row, job, spec.restarts))
+            if "restart" in job:
+                ready.append((row, job, []))
+            else:
+                ready.extend(together(recoveries(row, job, spec.restarts)))
 
         def judged_all(row: PointResult) -> PointResult | None:
             """The point's row, once its every restart is judged."""
@@ -104,7 +109,7 @@ def replayed(
             if not running:
                 continue
             worker = first_to_end(list(running))
-            row, job = running.pop(worker)
+            row, job, others = running.pop(worker)
             ended = worker.report()
             worker.close()
             row.left += ended.left
@@ -117,14 +122,42 @@ def replayed(
                 elif done := judged_all(row):  # one restart's crash state was not made
                     yield done
                 continue
-            if ended.exit_code != 0 or ended.timed_out:
-                failed(row, worker_failure(ended), "worker")
-            else:
-                report = read_report(Path(row.run_dir), "recovery")
-                report["outside"] = [*report.get("outside", ()), *schemas.outside(row.run_dir)]
-                judged(row, report)
-            if done := judged_all(row):
-                yield done
+            for mine, its in [(row, ended), *((r, child_ended(r, ended)) for r in others)]:
+                if its.exit_code != 0 or its.timed_out:
+                    failed(mine, worker_failure(its), "worker")
+                else:
+                    report = read_report(Path(mine.run_dir), "recovery")
+                    outside = schemas.outside(mine.run_dir)
+                    report["outside"] = [*report.get("outside", ()), *outside]
+                    judged(mine, report)
+                if done := judged_all(mine):
+                    yield done
+
+
+def together(made: list[tuple[PointResult, dict]]) -> list[tuple]:
+    """A crash state's recoveries as the workers to start: one for every restart that a fork
+    makes (the first's job names the others': `restart_forks.ALSO`), one for each restart
+    that needs a new interpreter; each as (row, job, the rows of the others it recovers)."""
+    forked = [(row, job) for row, job in made if job["restart"] != FRESH]
+    apart = [(row, job, []) for row, job in made if job["restart"] == FRESH]
+    if not forked:
+        return apart
+    (row, job), others = forked[0], forked[1:]
+    also = [{"restart": other.restart, "run_dir": other.run_dir} for other, _ in others]
+    return [(row, {**job, ALSO: also}, [other for other, _ in others]), *apart]
+
+
+def child_ended(row: PointResult, worker: WorkerReport) -> WorkerReport:
+    """How the child that recovered `row`'s restart ended (`restart_forks`): as its worker,
+    with the exit status it kept, and the child's own stderr."""
+    code = exit_status(row.run_dir)
+    try:
+        stderr = Path(row.run_dir, "recovery.stderr").read_text()
+    except OSError:
+        stderr = ""
+    return dataclasses.replace(
+        worker, exit_code=worker.exit_code if code is None else code, stderr=stderr, left=[]
+    )
 
 
 def killed_under(job: dict, worker: WorkerProcess) -> dict:
@@ -190,6 +223,7 @@ def prepared(
     killed_parent = point["forked"] and point["forked"]["parent"]  # the recording's parent
     point = {k: point[k] for k in ("n", "op", "detail", "nth", "where")}
     job = spec.job(crash_at=plan, point=point, clean=clean, killed_parent=killed_parent)
+    job["code_cache"] = str(folder)  # the reader's module compiled once: `code_cache`
     job["own_parent"] = not killed_parent  # a worker that runs to the point: `killed_under`
     return row, {**job, **job_fields(run_dir), **({"restart": restart} if restart else {})}
 

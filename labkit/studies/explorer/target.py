@@ -11,11 +11,14 @@ exercise's answer from its source text. Parent side: `name_target`; worker side:
 from __future__ import annotations
 
 import importlib
+import importlib.machinery
 import importlib.util
 import os
 import re
 import sys
 from typing import TYPE_CHECKING
+
+from labkit.studies.explorer.code_cache import compiled
 
 if TYPE_CHECKING:  # pathlib is for the caller's side: a worker starts faster without it
     from pathlib import Path
@@ -110,7 +113,7 @@ def load(target: dict, namespace: dict | None = None) -> tuple[object, str, dict
     `namespace` is what an answer given as source text finds defined (lesson 2's KEY, PAYLOAD)."""
     if "source" in target:
         names = {**(namespace or {}), "__name__": "reader"}
-        exec(compile(target["source"], READER_FILE, "exec"), names)  # the reader's own lab
+        exec(compiled(target["source"], READER_FILE), names)  # the reader's own lab
         file = READER_FILE
     else:
         module = import_target(target)
@@ -172,7 +175,7 @@ def import_target(target: dict) -> object:
         sys.path.insert(0, target["import_path"])
     if "module" in target:
         try:
-            return importlib.import_module(target["module"])
+            return import_by_name(target["module"])
         except ModuleNotFoundError as error:
             if error.name is None or not target["module"].startswith(error.name):
                 raise  # the module itself imports one that is missing: the reader's error
@@ -182,9 +185,35 @@ def import_target(target: dict) -> object:
             raise BadTarget(said, "explore_no_module", **said_as(target), module=module) from None
     path = target["path"]
     name = os.path.splitext(os.path.basename(path))[0]
-    spec = importlib.util.spec_from_file_location(name, path)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
     sys.dont_write_bytecode = True  # no __pycache__ of ours in the reader's folder
-    spec.loader.exec_module(module)
+    return executed(importlib.util.spec_from_file_location(name, path))
+
+
+def import_by_name(name: str) -> object:
+    """`importlib.import_module(name)`, its own code compiled once an exploration."""
+    if name in sys.modules:
+        return sys.modules[name]
+    spec = importlib.util.find_spec(name)  # its parent packages imported as usual
+    if spec is None:
+        raise ModuleNotFoundError(f"No module named {name!r}", name=name)
+    module = executed(spec)
+    parent, _, child = name.rpartition(".")
+    if parent:
+        setattr(sys.modules[parent], child, module)
+    return module
+
+
+def executed(spec: importlib.machinery.ModuleSpec) -> object:
+    """The module of `spec`, registered under its name (so that LangGraph can pickle what it
+    defines) and run; a module of Python source from `code_cache`."""
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    try:
+        if isinstance(spec.loader, importlib.machinery.SourceFileLoader):
+            exec(compiled(spec.loader.get_data(spec.origin), spec.origin), vars(module))
+        else:
+            spec.loader.exec_module(module)
+    except BaseException:
+        sys.modules.pop(spec.name, None)  # as a failed import leaves it
+        raise
     return module

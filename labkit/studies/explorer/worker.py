@@ -34,10 +34,12 @@ from labkit.studies.explorer.checker import (
     default_checker,
     outcome_of,
 )
+from labkit.studies.explorer.code_cache import use_cache
 from labkit.studies.explorer.disk_waits import skip_disk_waits
 from labkit.studies.explorer.network import watch_network
 from labkit.studies.explorer.postgres_runs import enter_schema, read_schema
 from labkit.studies.explorer.record import CrashPoints
+from labkit.studies.explorer.restart_forks import restarts_apart, wait_for
 from labkit.studies.explorer.services import NOT_EFFECTS, serve_here, watch_claims
 from labkit.studies.explorer.states import read_state
 from labkit.studies.explorer.target import BadTarget, load_function
@@ -52,8 +54,18 @@ WORLDS = {
 
 
 def run(job: dict) -> None:
-    """The worker's entry (`labkit.studies.explorer.worker:run`)."""
+    """The worker's entry (`labkit.studies.explorer.worker:run`): a recovery given several
+    restarts forks a child for each but its first (`restart_forks`) and waits for them."""
     loaded = list(sys.modules)  # what the server gave it: the recording says what it added
+    job, children = restarts_apart(job)
+    try:
+        run_one(job, loaded)
+    finally:
+        wait_for(children)
+
+
+def run_one(job: dict, loaded: list[str]) -> None:
+    """One worker's part: a run from the start, or one restart's recovery."""
     skip_disk_waits()
     if job.get("fork_to") or job.get("own_parent"):  # it, or its forks, will be killed: under
         new_parent()  # a parent of its own, so that no recovery needs a new parent of its own
@@ -63,6 +75,7 @@ def run(job: dict) -> None:
     elif job["role"] == "recovery":
         next_attempt(later)  # its pid and parent differ from those the killed code saw
     trace = Trace(job["run_dir"], job["role"])
+    use_cache(job.get("code_cache"))  # the reader's module, compiled once an exploration
     enter_schema(job)  # before the reader's code connects
     trace.note("start", target=job["target"]["label"], kind=job["kind"])
     world = importlib.import_module(WORLDS[job["kind"]])

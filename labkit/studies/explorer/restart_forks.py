@@ -1,0 +1,84 @@
+"""A crash state's restarts recovered by one worker the explorer starts, forking the others.
+
+Each restart of a crash state (at once, a day later, across a month, a year) is a recovery of
+its own: a new process, on its own copy of what the kill left. The explorer used to start a
+worker for each, and its every start is a fork of the trial server and a handover, in the one
+process that runs the whole exploration: for a small graph most of its time. Now it starts
+one (`ALSO` in its job names the other restarts and their folders): as it begins, before it
+loads anything of the reader's, that worker forks a child for each other restart, which goes
+on as that restart's recovery in its own folder (its output there, its pid and parent new,
+its clocks its own), and waits for them all before it ends. What each child ended with goes
+into its folder (`EXIT_FILE`), for the explorer to judge it as it judges a worker (`exit_status`).
+A restart that needs a new interpreter (a new hash seed) is started apart, as before.
+Worker-side: standard library only.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sys
+
+__all__ = ["ALSO", "EXIT_FILE", "exit_status", "restarts_apart", "wait_for"]
+
+ALSO = "also_restarts"  # a recovery job's other restarts: [{"restart": ..., "run_dir": ...}]
+EXIT_FILE = ".recovery-exit"  # a child's exit status, in its folder (a dot: no state of the run)
+# bound before any watch of the worker's wraps them (`watches`): the lab's own files
+OPEN, WRITE, CLOSE, DUP2 = os.open, os.write, os.close, os.dup2
+
+
+def restarts_apart(job: dict) -> tuple[dict, list[tuple[int, str]]]:
+    """Fork a child for each other restart of the job (`ALSO`); in a child, its own job (and
+    no children), in this process, its job and its children (pid, folder)."""
+    children: list[tuple[int, str]] = []
+    for other in job.get(ALSO) or ():
+        mine = {**job, ALSO: [], "restart": other["restart"], "run_dir": other["run_dir"]}
+        sys.stdout.flush()  # nothing buffered may be written twice
+        sys.stderr.flush()
+        parent = os.getpid()
+        pid = os.fork()
+        if pid == 0:
+            become(mine, parent)
+            return mine, []
+        children.append((pid, other["run_dir"]))
+    return job, children
+
+
+def become(job: dict, parent: int) -> None:
+    """In a child: output to its own folder, as a worker's goes to its run folder, and its
+    folder as its current one; killed with the worker (a timeout's SIGKILL)."""
+    from labkit.bench.portable import die_with
+
+    die_with(parent)
+    for fd, stream in ((1, "stdout"), (2, "stderr")):
+        path = os.path.join(job["run_dir"], f"{job['role']}.{stream}")
+        output = OPEN(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+        DUP2(output, fd)
+        CLOSE(output)
+    os.chdir(job["run_dir"])
+
+
+def wait_for(children: list[tuple[int, str]]) -> None:
+    """Wait for every child; each one's exit status (a signal's as its negative number) goes
+    into its folder's `EXIT_FILE`."""
+    for pid, run_dir in children:
+        while True:
+            try:
+                _, status = os.waitpid(pid, 0)
+                break
+            except InterruptedError:
+                continue
+        code = os.waitstatus_to_exitcode(status)
+        with contextlib.suppress(OSError):
+            kept = OPEN(os.path.join(run_dir, EXIT_FILE), os.O_WRONLY | os.O_CREAT, 0o644)
+            WRITE(kept, str(code).encode())
+            CLOSE(kept)
+
+
+def exit_status(run_dir: str) -> int | None:
+    """A child's exit status, as its worker kept it; None if it has none (the worker died)."""
+    try:
+        with open(os.path.join(run_dir, EXIT_FILE)) as kept:
+            return int(kept.read())
+    except (OSError, ValueError):
+        return None

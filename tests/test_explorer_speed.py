@@ -1,0 +1,85 @@
+"""Less work per crash state, the same matrix (issue 25's speed): the reader's module compiled
+once an exploration (`code_cache`), and a crash state's restarts recovered by one worker the
+explorer starts, forking the others (`restart_forks`), each still a process of its own."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from labkit.bench.launcher import WorkerReport
+from labkit.bench.restart import FRESH
+from labkit.studies.explorer.code_cache import FOLDER
+from labkit.studies.explorer.replay import explore
+from labkit.studies.explorer.replays import child_ended, together
+from labkit.studies.explorer.report import PointResult
+from labkit.studies.explorer.restart_forks import ALSO, EXIT_FILE
+
+OUTBOX = Path(__file__).parent / "outside" / "file_outbox.py"
+RESTARTS = "now,day,month,year"
+
+
+def recoveries(folder: str) -> dict[str, tuple[int, dict]]:
+    """Each recovery's folder (under the exploration's) -> its pid and its report."""
+    found = {}
+    for report in Path(folder).glob("**/recovery.json"):
+        trace = [json.loads(line) for line in (report.parent / "trace.jsonl").open()]
+        pids = {e["pid"] for e in trace if e["role"] == "recovery"}
+        assert len(pids) == 1, trace
+        found[str(report.parent.relative_to(folder))] = (pids.pop(), json.loads(report.read_text()))
+    return found
+
+
+def test_each_restart_recovers_in_a_process_of_its_own_and_the_matrix_is_the_same():
+    """Four restarts of every crash state: four recoveries, each its own pid, each in its own
+    folder with its own report; the children's exits kept as 0; the outbox's window found."""
+    found = explore(f"{OUTBOX}:graph", "graph", restart_at=RESTARTS)
+    done = recoveries(found.folder)
+    states = [p for p in found.points if p.n is not None and p.same_as is None]
+    assert len(done) == 4 * len(states), sorted(done)
+    assert len({pid for pid, _ in done.values()}) == len(done)  # a process for each
+    for state in states:
+        folder = Path(state.run_dir).parent if "after-" in state.run_dir else Path(state.run_dir)
+        for restart in ("day", "month", "year"):
+            assert (folder / f"after-{restart}" / EXIT_FILE).read_text() == "0"
+    outbox = [p for p in found.failing if "outbox.txt" in (p.complaint or "")]
+    assert outbox and all(p.outcome == "duplicate" for p in outbox)
+
+
+def test_the_readers_module_is_compiled_once_an_exploration():
+    """The first worker keeps the compiled module in the exploration's folder; every other
+    reads it (one entry, no partial file), and the reader's folder gets no __pycache__."""
+    found = explore(f"{OUTBOX}:graph", "graph", restart_at="now")
+    kept = sorted(p.name for p in (Path(found.folder) / FOLDER).iterdir())
+    assert len(kept) == 1 and "." not in kept[0], kept
+    assert not (OUTBOX.parent / "__pycache__").exists()
+    assert found.crash_states > 1 and found.failing  # the workers that read it ran it
+
+
+def row(n: int, run_dir: str, restart: str) -> PointResult:
+    made = PointResult(n, "write", "outbox.txt", None, "", None, run_dir)
+    made.restart = restart
+    return made
+
+
+def test_restarts_a_fork_makes_go_to_one_worker_and_a_new_interpreter_apart(tmp_path):
+    made = [(row(3, f"{tmp_path}/{r}", r), {"restart": r}) for r in ("now", "day", FRESH)]
+    started = together(made)
+    assert [(r.restart, job["restart"]) for r, job, _ in started] == [("now", "now"), (FRESH,) * 2]
+    (_, job, others), (_, apart, alone) = started
+    assert job[ALSO] == [{"restart": "day", "run_dir": f"{tmp_path}/day"}]
+    assert others == [made[1][0]]
+    assert ALSO not in apart and alone == []
+
+
+def test_a_child_is_judged_by_the_exit_it_kept_and_its_own_stderr(tmp_path):
+    """A child that exited 1 fails its row with its own error line; one whose worker died
+    before keeping its exit (a timeout's kill) fails as the worker did."""
+    worker = WorkerReport("recovery", 10, 0, None, False, 0.5, "", "", ["left"])
+    (tmp_path / "recovery.stderr").write_text("Traceback ...\nKeyError: 'n'\n")
+    (tmp_path / EXIT_FILE).write_text("1")
+    child = child_ended(row(3, str(tmp_path), "day"), worker)
+    assert (child.exit_code, child.stderr.splitlines()[-1], child.left) == (1, "KeyError: 'n'", [])
+    (tmp_path / EXIT_FILE).unlink()
+    killed = WorkerReport("recovery", 10, -9, None, True, 9.0, "", "", [])
+    assert child_ended(row(3, str(tmp_path), "day"), killed).timed_out
