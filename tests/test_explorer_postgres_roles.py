@@ -139,3 +139,38 @@ def test_the_runs_code_gets_its_roles_url_only(own_server, tmp_path):  # noqa: F
     parts = urllib.parse.urlsplit(run["url"])
     assert (parts.username, parts.password) == (run["schema"], None)
     assert "passfile=" in run["url"] and mode == 0o600 and not Path(passfile).exists()
+
+
+@pytest.fixture
+def elsewhere(own_server):  # noqa: F811 - the fixture imported above
+    """Another database on the server, whose schema public PUBLIC may CREATE in (as before
+    Postgres 15); its URL."""
+    other = own_server.url.replace("@/postgres?", "@/elsewhere?")
+    with postgres.connect(own_server.url) as conn:
+        conn.execute("DROP DATABASE IF EXISTS elsewhere WITH (FORCE)")
+        conn.execute("CREATE DATABASE elsewhere")
+    with postgres.connect(other) as conn:
+        conn.execute("GRANT CREATE ON SCHEMA public TO PUBLIC")
+    try:
+        yield other
+    finally:
+        with postgres.connect(own_server.url) as conn:
+            conn.execute("DROP DATABASE elsewhere WITH (FORCE)")
+
+
+def test_a_table_made_in_another_database_is_outside_and_the_role_still_dropped(
+    own_server,  # noqa: F811 - the fixture imported above
+    elsewhere,
+):
+    """The run's role makes public.audit in another database: a write outside, never green;
+    the lab drops what the role made there, and then the role."""
+    found = explore(
+        f"{QUALIFIED}:elsewhere_graph", "graph", restart_at="now", postgres=own_server.url
+    )
+    assert "Postgres database elsewhere" in found.outside, found.summary()
+    assert not found.green and found.point(None).failed["code"] == "run_outside"
+    with postgres.connect(elsewhere) as conn:
+        audit = conn.execute("SELECT to_regclass('public.audit')").fetchone()[0]
+    with postgres.connect(own_server.url) as conn:
+        roles = conn.execute(r"SELECT rolname FROM pg_roles WHERE rolname LIKE 'labkit\_%'")
+        assert (audit, roles.fetchall()) == (None, [])

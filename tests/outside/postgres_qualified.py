@@ -1,8 +1,9 @@
 """Outside-shaped graphs whose node names its table with a schema, as code written for one
 database often does: `insert` adds the order to `public.orders`, `create` makes
 `public.audit` for it; `reset` and `set_none` first go back to the session's own role (RESET
-ROLE, SET ROLE NONE), as code that switches roles does, then insert into `public.orders`.
-Explored with a server, all reach outside the run's own schema."""
+ROLE, SET ROLE NONE), as code that switches roles does, then insert into `public.orders`;
+`elsewhere` makes `public.audit` in another database of the server. Explored with a server,
+all reach outside the run's own schema."""
 
 import os
 from typing import TypedDict
@@ -43,8 +44,15 @@ def set_none(state: Order) -> dict:
     return {}
 
 
+def create_elsewhere(state: Order) -> dict:
+    with psycopg.connect(os.environ["DATABASE_URL"], dbname="elsewhere") as conn:
+        conn.execute("CREATE TABLE public.audit (id text)")
+    return {}
+
+
 insert_graph = StateGraph(Order).add_node(insert).add_edge(START, "insert")
 create_graph = StateGraph(Order).add_node(create).add_edge(START, "create")
 reset_graph = StateGraph(Order).add_node(reset).add_edge(START, "reset")
 set_none_graph = StateGraph(Order).add_node(set_none).add_edge(START, "set_none")
+elsewhere_graph = StateGraph(Order).add_node(create_elsewhere).add_edge(START, "create_elsewhere")
 INPUT = {"order": "order-5"}

@@ -214,5 +214,5 @@ def drop_run_role(conn: object, schema: str, url: str | None = None) -> None:
         with conn.transaction():
             conn.execute(sql.SQL("DROP OWNED BY {}").format(name))
             conn.execute(sql.SQL("DROP ROLE {}").format(name))
-    except psycopg.errors.DependentObjectsStillReferenced:
+    except psycopg.errors.DependentObjectsStillExist:
         pass
