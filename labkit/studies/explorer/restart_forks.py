@@ -31,6 +31,8 @@ def restarts_apart(job: dict) -> tuple[dict, list[tuple[int, str]]]:
     """Fork a child for each other restart of the job (`ALSO`); in a child, its own job (and
     no children), in this process, its job and its children (pid, folder)."""
     children: list[tuple[int, str]] = []
+    if job.get(ALSO):
+        from labkit.bench.portable import die_with  # ctypes: imported once, not once a child
     for other in job.get(ALSO) or ():
         mine = {**job, ALSO: [], "restart": other["restart"], "run_dir": other["run_dir"]}
         sys.stdout.flush()  # nothing buffered may be written twice
@@ -38,18 +40,16 @@ def restarts_apart(job: dict) -> tuple[dict, list[tuple[int, str]]]:
         parent = os.getpid()
         pid = os.fork()
         if pid == 0:
-            become(mine, parent)
+            die_with(parent)
+            become(mine)
             return mine, []
         children.append((pid, other["run_dir"]))
     return job, children
 
 
-def become(job: dict, parent: int) -> None:
-    """In a child: output to its own folder, as a worker's goes to its run folder, and its
-    folder as its current one; killed with the worker (a timeout's SIGKILL)."""
-    from labkit.bench.portable import die_with
-
-    die_with(parent)
+def become(job: dict) -> None:
+    """In a child (killed with its worker, as by a timeout's SIGKILL): output to its own
+    folder, as a worker's goes to its run folder, and its folder as its current one."""
     for fd, stream in ((1, "stdout"), (2, "stderr")):
         path = os.path.join(job["run_dir"], f"{job['role']}.{stream}")
         output = OPEN(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
