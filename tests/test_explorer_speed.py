@@ -73,13 +73,14 @@ def test_restarts_a_fork_makes_go_to_one_worker_and_a_new_interpreter_apart(tmp_
 
 
 def test_a_child_is_judged_by_the_exit_it_kept_and_its_own_stderr(tmp_path):
-    """A child that exited 1 fails its row with its own error line; one whose worker died
-    before keeping its exit (a timeout's kill) fails as the worker did."""
+    """A child that exited 1 fails its row with its own error line; one whose exit its worker
+    did not keep fails (as the worker did, where a timeout's kill ended it)."""
     worker = WorkerReport("recovery", 10, 0, None, False, 0.5, "", "", ["left"])
     (tmp_path / "recovery.stderr").write_text("Traceback ...\nKeyError: 'n'\n")
     (tmp_path / EXIT_FILE).write_text("1")
     child = child_ended(row(3, str(tmp_path), "day"), worker)
     assert (child.exit_code, child.stderr.splitlines()[-1], child.left) == (1, "KeyError: 'n'", [])
-    (tmp_path / EXIT_FILE).unlink()
+    (tmp_path / EXIT_FILE).unlink()  # its worker kept none: never a success
+    assert child_ended(row(3, str(tmp_path), "day"), worker).exit_code is None
     killed = WorkerReport("recovery", 10, -9, None, True, 9.0, "", "", [])
     assert child_ended(row(3, str(tmp_path), "day"), killed).timed_out

@@ -12,7 +12,6 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import os
-import shutil
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -24,7 +23,7 @@ from labkit.bench.trace import Trace, read_trace
 from labkit.studies.explorer.postgres_runs import RunSchemas
 from labkit.studies.explorer.record import point_folder, point_name
 from labkit.studies.explorer.report import SERVICE, PointResult
-from labkit.studies.explorer.restart_forks import ALSO, exit_status
+from labkit.studies.explorer.restart_forks import AFTER, ALSO, copy_crash_state, exit_status
 from labkit.studies.explorer.spec import ExploreSpec
 
 __all__ = ["CHECKER_RAISED", "ENTRY", "INTERRUPTED", "exploration_row", "replayed", "run_workers"]
@@ -37,7 +36,6 @@ RUN_OUTSIDE = "run_outside"  # why the run without a crash is not: the same
 # ... or it connected to a service over the network, whose state no crash state holds
 NETWORK = {OUTSIDE: "recovery_network", RUN_OUTSIDE: "run_network"}
 WROTE_OUTSIDE = {OUTSIDE: "the recovery", RUN_OUTSIDE: "the run without a crash"}
-AFTER = "after-"  # a copy of a crash state, for the recovery after one more restart
 LANES = 4  # crash states explored side by side: two per core of a workshop laptop, so that
 # one worker runs while the trial server forks the next (a fork holds the server a few ms)
 
@@ -149,15 +147,16 @@ def together(made: list[tuple[PointResult, dict]]) -> list[tuple]:
 
 def child_ended(row: PointResult, worker: WorkerReport) -> WorkerReport:
     """How the child that recovered `row`'s restart ended (`restart_forks`): as its worker,
-    with the exit status it kept, and the child's own stderr."""
+    with the exit status it kept (none kept: not a success, whatever the worker's), and the
+    child's own stderr."""
     code = exit_status(row.run_dir)
     try:
         stderr = Path(row.run_dir, "recovery.stderr").read_text()
     except OSError:
         stderr = ""
-    return dataclasses.replace(
-        worker, exit_code=worker.exit_code if code is None else code, stderr=stderr, left=[]
-    )
+    if code is None:
+        code = worker.exit_code or None
+    return dataclasses.replace(worker, exit_code=code, stderr=stderr, left=[])
 
 
 def killed_under(job: dict, worker: WorkerProcess) -> dict:
@@ -171,25 +170,21 @@ def killed_under(job: dict, worker: WorkerProcess) -> dict:
 
 def recoveries(row: PointResult, job: dict, restarts: tuple[str, ...]) -> list[tuple]:
     """A row and a job per restart: the first recovers in the point's own folder, each other
-    in a copy of it made now, before any recovery has changed it."""
+    in a copy of it (`after-<restart>` in it) made before any recovery has changed it: here,
+    now, for a restart in a new interpreter (a worker of its own, which may start first), by
+    the first's own worker for the others (`restart_forks`)."""
     made = []
     for restart in restarts:
         if made:  # a copy: what the killed worker left goes with the first only
-            mine = dataclasses.replace(row, run_dir=copied(row.run_dir, restart), left=[])
+            copy = os.path.join(row.run_dir, f"{AFTER}{restart}")
+            if restart == FRESH:
+                copy_crash_state(row.run_dir, copy)
+            mine = dataclasses.replace(row, run_dir=copy, left=[])
         else:
             mine = dataclasses.replace(row)
         mine.restart = restart
         made.append((mine, {**job, "restart": restart}))
     return made
-
-
-def copied(run_dir: str, restart: str) -> str:
-    """What the kill left in `run_dir`, copied into its folder `after-<restart>`."""
-    copy = os.path.join(run_dir, f"{AFTER}{restart}")
-    shutil.copytree(
-        run_dir, copy, ignore=lambda _, names: [n for n in names if n.startswith(AFTER)]
-    )
-    return copy
 
 
 def worst(rows: list[PointResult], restarts: tuple[str, ...]) -> PointResult:

@@ -5,7 +5,8 @@ its own: a new process, on its own copy of what the kill left. The explorer used
 worker for each, and its every start is a fork of the trial server and a handover, in the one
 process that runs the whole exploration: for a small graph most of its time. Now it starts
 one (`ALSO` in its job names the other restarts and their folders): as it begins, before it
-loads anything of the reader's, that worker forks a child for each other restart, which goes
+loads anything of the reader's, that worker copies what the kill left into each other
+restart's folder (`AFTER`, in the point's), then forks a child for each, which goes
 on as that restart's recovery in its own folder (its output there, its pid and parent new,
 its clocks its own), and waits for them all before it ends. What each child ended with goes
 into its folder (`EXIT_FILE`), for the explorer to judge it as it judges a worker (`exit_status`).
@@ -19,8 +20,17 @@ import contextlib
 import os
 import sys
 
-__all__ = ["ALSO", "EXIT_FILE", "exit_status", "restarts_apart", "wait_for"]
+__all__ = [
+    "AFTER",
+    "ALSO",
+    "EXIT_FILE",
+    "copy_crash_state",
+    "exit_status",
+    "restarts_apart",
+    "wait_for",
+]
 
+AFTER = "after-"  # a copy of a crash state, for the recovery after one more restart
 ALSO = "also_restarts"  # a recovery job's other restarts: [{"restart": ..., "run_dir": ...}]
 EXIT_FILE = ".recovery-exit"  # a child's exit status, in its folder (a dot: no state of the run)
 # bound before any watch of the worker's wraps them (`watches`): the lab's own files
@@ -33,6 +43,9 @@ def restarts_apart(job: dict) -> tuple[dict, list[tuple[int, str]]]:
     children: list[tuple[int, str]] = []
     if job.get(ALSO):
         from labkit.bench.portable import die_with  # ctypes: imported once, not once a child
+
+        for other in job[ALSO]:  # each copy before any recovery changes the folder
+            copy_crash_state(job["run_dir"], other["run_dir"])
     for other in job.get(ALSO) or ():
         mine = {**job, ALSO: [], "restart": other["restart"], "run_dir": other["run_dir"]}
         sys.stdout.flush()  # nothing buffered may be written twice
@@ -45,6 +58,18 @@ def restarts_apart(job: dict) -> tuple[dict, list[tuple[int, str]]]:
             return mine, []
         children.append((pid, other["run_dir"]))
     return job, children
+
+
+def copy_crash_state(run_dir: str, copy: str) -> None:
+    """What the kill left in `run_dir` (not the other restarts' copies in it), into `copy`."""
+    import shutil
+
+    shutil.copytree(
+        run_dir,
+        copy,
+        ignore=lambda _, names: [n for n in names if n.startswith(AFTER)],
+        dirs_exist_ok=True,
+    )
 
 
 def become(job: dict) -> None:
