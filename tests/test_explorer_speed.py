@@ -84,3 +84,14 @@ def test_a_child_is_judged_by_the_exit_it_kept_and_its_own_stderr(tmp_path):
     assert child_ended(row(3, str(tmp_path), "day"), worker).exit_code is None
     killed = WorkerReport("recovery", 10, -9, None, True, 9.0, "", "", [])
     assert child_ended(row(3, str(tmp_path), "day"), killed).timed_out
+
+
+def test_a_steps_restarts_are_each_a_worker_of_its_own():
+    """A step's light server forks a worker cheaply: each restart is started apart (grouped, a
+    step explored slower side by side), its folder copied by the exploration."""
+    found = explore(
+        "labkit.studies.commit_window.worker:effect_first", "step", restart_at="now,day"
+    )
+    copies = list(Path(found.folder).glob("point-*/after-day"))
+    assert copies and all((copy / "recovery.json").exists() for copy in copies)
+    assert not any((copy / EXIT_FILE).exists() for copy in copies)

@@ -34,6 +34,10 @@ CHECKER_RAISED, INTERRUPTED = "checker_raised", "interrupted"  # why an explorat
 OUTSIDE = "recovery_outside"  # why a recovery is not judged: it wrote outside its run folder
 RUN_OUTSIDE = "run_outside"  # why the run without a crash is not: the same
 # ... or it connected to a service over the network, whose state no crash state holds
+# the kinds whose restarts one worker recovers, forking the others (`restart_forks`): a graph's
+# server holds LangGraph, and each worker it forks cost the exploration's process most of its
+# time; a step's light server forks cheaply (side by side, a step explored slower grouped)
+FORKED_RESTARTS = ("graph", "callable")
 NETWORK = {OUTSIDE: "recovery_network", RUN_OUTSIDE: "run_network"}
 WROTE_OUTSIDE = {OUTSIDE: "the recovery", RUN_OUTSIDE: "the run without a crash"}
 LANES = 4  # crash states explored side by side: two per core of a workshop laptop, so that
@@ -81,8 +85,11 @@ def replayed(
             judging.setdefault(row.n, [])
             if "restart" in job:
                 ready.append((row, job, []))
-            else:
+            elif spec.kind in FORKED_RESTARTS:
                 ready.extend(together(recoveries(row, job, spec.restarts)))
+            else:  # a step's light server forks a worker cheaply: one a restart, as measured
+                apart = recoveries(row, job, spec.restarts, copy_all=True)
+                ready.extend((mine, its_job, []) for mine, its_job in apart)
 
         def judged_all(row: PointResult) -> PointResult | None:
             """The point's row, once its every restart is judged."""
@@ -168,16 +175,18 @@ def killed_under(job: dict, worker: WorkerProcess) -> dict:
     return {**job, "killed_parent": worker.proc.pid, "own_parent": False}
 
 
-def recoveries(row: PointResult, job: dict, restarts: tuple[str, ...]) -> list[tuple]:
+def recoveries(
+    row: PointResult, job: dict, restarts: tuple[str, ...], copy_all: bool = False
+) -> list[tuple]:
     """A row and a job per restart: the first recovers in the point's own folder, each other
     in a copy of it (`after-<restart>` in it) made before any recovery has changed it: here,
     now, for a restart in a new interpreter (a worker of its own, which may start first), by
-    the first's own worker for the others (`restart_forks`)."""
+    the first's own worker for the others (`restart_forks`), unless `copy_all`."""
     made = []
     for restart in restarts:
         if made:  # a copy: what the killed worker left goes with the first only
             copy = os.path.join(row.run_dir, f"{AFTER}{restart}")
-            if restart == FRESH:
+            if restart == FRESH or copy_all:
                 copy_crash_state(row.run_dir, copy)
             mine = dataclasses.replace(row, run_dir=copy, left=[])
         else:
