@@ -29,8 +29,6 @@ ZH_ALLOWED = {
 ZH_PYTHON = {
     "03_interrupt_and_resume.ipynb": ("{'ticket_id'", "None"),
     "04_durability_under_sigkill.ipynb": ("None",),
-    # three cells print a dict as the cell's value (issue 27: left to their owner, to be lines)
-    "07_real_postgres.ipynb": ("{'none'", "{'before_commit'", "{'sqlite'"),
 }
 NOTEBOOKS = sorted(p for p in FOLDER.rglob("*.ipynb") if ".ipynb_checkpoints" not in p.parts)
 MAX_CELL_LINES = 15
