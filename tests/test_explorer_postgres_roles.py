@@ -174,3 +174,23 @@ def test_a_table_made_in_another_database_is_outside_and_the_role_still_dropped(
     with postgres.connect(own_server.url) as conn:
         roles = conn.execute(r"SELECT rolname FROM pg_roles WHERE rolname LIKE 'labkit\_%'")
         assert (audit, roles.fetchall()) == (None, [])
+
+
+def test_a_server_where_a_runs_role_may_not_log_in_is_one_line(own_server):  # noqa: F811
+    """A server that lets no new role connect to the database (PUBLIC's CONNECT revoked, as
+    some managed servers do): one line that says the run's role could not log in and why,
+    before any run, and nothing of the run left there."""
+    with postgres.connect(own_server.url) as conn:
+        conn.execute("REVOKE CONNECT ON DATABASE postgres FROM PUBLIC")
+    try:
+        with pytest.raises(LabError, match="permission denied for database") as refused:
+            explore(f"{QUALIFIED}:insert_graph", "graph", postgres=own_server.url)
+        assert "\n" not in str(refused.value)
+    finally:
+        with postgres.connect(own_server.url) as conn:
+            conn.execute("GRANT CONNECT ON DATABASE postgres TO PUBLIC")
+    assert refused.value.code == "explore_pg_no_login"
+    with postgres.connect(own_server.url) as conn:
+        schemas = conn.execute(r"SELECT nspname FROM pg_namespace WHERE nspname LIKE 'labkit\_%'")
+        roles = conn.execute(r"SELECT rolname FROM pg_roles WHERE rolname LIKE 'labkit\_%'")
+        assert (schemas.fetchall(), roles.fetchall()) == ([], [])
