@@ -56,7 +56,7 @@ def test_every_label_a_lesson_passes_print_facts_is_in_the_catalogue():
                     if isinstance(node, ast.Call) and getattr(node.func, "id", "") == "print_facts"
                     for keyword in node.keywords
                 }
-    assert {"first_worker_exit", "paused_at", "writes_applied"} <= names  # it reads the cells
+    assert {"first_worker_exit", "paused_at", "w2_claimed"} <= names  # it reads the cells
     assert sorted(n for n in names if f"facts.label.{n}" not in catalogue("en")) == []
 
 
