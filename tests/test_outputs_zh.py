@@ -345,19 +345,9 @@ def test_lesson_6s_graph_race_names_the_next_nodes_not_a_list(chinese):
     ],
 )
 def test_the_command_line_says_its_outcomes_in_chinese_without_python(tmp_path, command, said):
-    import os
-    import subprocess
-    import sys
+    from tests.test_cli_zh import labkit  # the command in Chinese, in a TMPDIR of the test's
 
-    env = {**os.environ, "TMPDIR": str(tmp_path), "LABKIT_LANGUAGE": "zh"}
-    done = subprocess.run(
-        [sys.executable, "-m", "labkit", *command],
-        env=env,
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
+    done = labkit(tmp_path, *command)
     assert (done.returncode, done.stderr) == (0, ""), done.stderr
     assert said in done.stdout, done.stdout
     assert_no_python(done.stdout)
