@@ -27,3 +27,44 @@ def test_a_ctrl_c_that_came_after_its_call_answered_is_dropped_not_turned_on_the
         """
     )
     assert seen == ["ran to its end", "interrupted"]
+
+
+REAPED_AS_CTRL_C_COMES = """
+    import json, os, signal
+    from labkit.bench.forked_child import ForkedChild
+
+    real_waitpid = os.waitpid
+
+    def waitpid_then_ctrl_c(*args):  # the reader's Ctrl-C, the moment a reap returns
+        reaped = real_waitpid(*args)
+        signal.raise_signal(signal.SIGINT)
+        return reaped
+
+    os.waitpid = waitpid_then_ctrl_c
+    pid = os.fork()
+    if pid == 0:
+        {child}
+    child = ForkedChild(pid)
+    try:
+        {parent}
+    except KeyboardInterrupt:
+        pass
+    os.waitpid = real_waitpid
+    child.send_signal(signal.SIGKILL)  # what the server's Ctrl-C handler does next
+    print(json.dumps(child.poll()))
+"""
+
+
+def test_a_ctrl_c_as_a_worker_is_reaped_neither_loses_its_status_nor_fails_the_next_kill():
+    """A worker's reap and its exit status are one step: a Ctrl-C right after `waitpid` (the
+    server's call interrupted as a trial's worker ends) once lost the status, and the cleanup's
+    SIGKILL then failed on the missing pid and took the trial server down."""
+    ended = REAPED_AS_CTRL_C_COMES.format(child="os._exit(3)", parent="child.wait()")
+    assert run_python(ended) == 3
+
+
+def test_a_ctrl_c_as_a_worker_is_frozen_neither_loses_its_status_nor_fails_the_next_kill():
+    exited = REAPED_AS_CTRL_C_COMES.format(
+        child="os._exit(3)", parent="import time; time.sleep(0.2); child.freeze()"
+    )
+    assert run_python(exited) == 3

@@ -9,6 +9,7 @@ import signal
 import subprocess
 import time
 
+from labkit.bench.ctrl_c import ctrl_c_held
 from labkit.bench.portable import pidfd_or_none
 
 
@@ -16,7 +17,9 @@ class ForkedChild:
     """A forked worker seen through Popen's interface, so the launcher treats both alike.
 
     It waits on a pidfd, which becomes readable when the process exits; where there is none
-    (macOS, a Linux kernel older than 5.3) it polls every 2 ms instead."""
+    (macOS, a Linux kernel older than 5.3) it polls every 2 ms instead. A reap and the status
+    it returns are kept together (`ctrl_c_held`): a Ctrl-C between the two would leave a
+    worker that is gone but still counted as running."""
 
     def __init__(self, pid: int) -> None:
         self.pid = pid
@@ -26,12 +29,17 @@ class ForkedChild:
 
     def poll(self) -> int | None:
         if self.returncode is None:
-            pid, status = os.waitpid(self.pid, os.WNOHANG)
-            if pid:
-                self.returncode = os.waitstatus_to_exitcode(status)
-                if self._pidfd is not None:
-                    os.close(self._pidfd)
+            with ctrl_c_held():
+                pid, status = os.waitpid(self.pid, os.WNOHANG)
+                if pid:
+                    self._ended(status)
         return self.returncode
+
+    def _ended(self, status: int) -> None:
+        """Keep the exit status of the reaped worker; its pidfd is done with."""
+        self.returncode = os.waitstatus_to_exitcode(status)
+        if self._pidfd is not None:
+            os.close(self._pidfd)
 
     def freeze(self) -> bool:
         """SIGSTOP its process group and wait until every thread of the worker has stopped:
@@ -46,13 +54,12 @@ class ForkedChild:
             os.killpg(self.pid, signal.SIGSTOP)
         except ProcessLookupError:  # not a group of its own
             os.kill(self.pid, signal.SIGSTOP)
-        _, status = os.waitpid(self.pid, os.WUNTRACED)  # the whole group stop has completed
-        if os.WIFSTOPPED(status):
-            self.frozen = True
-            return True
-        self.returncode = os.waitstatus_to_exitcode(status)
-        if self._pidfd is not None:
-            os.close(self._pidfd)
+        with ctrl_c_held():
+            _, status = os.waitpid(self.pid, os.WUNTRACED)  # the whole group stop has completed
+            if os.WIFSTOPPED(status):
+                self.frozen = True
+                return True
+            self._ended(status)
         return False
 
     def send_signal(self, sig: int) -> None:

@@ -33,6 +33,7 @@ import time
 from pathlib import Path
 
 from labkit.bench import spares
+from labkit.bench.ctrl_c import ctrl_c_held
 from labkit.bench.errors import check_choice
 from labkit.bench.forked_child import ForkedChild
 from labkit.bench.gate import EXIT_CODE
@@ -164,27 +165,22 @@ class WorkerProcess:
         # A Ctrl-C waits until the worker is ours (its pid and pipes known): landing inside
         # Popen, it would leave a worker nobody reaps. (The worker starts with SIGINT held too,
         # which it never needs: it runs in a session of its own and dies by SIGKILL.)
-        held = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
-        try:
-            with (
-                open(self.output_path("stdout"), "wb") as out,
-                open(self.output_path("stderr"), "wb") as err,
-            ):
-                self.proc = subprocess.Popen(
-                    isolated_python(
-                        "-S", "-c", FRESH_MAIN, self.entry, json.dumps(job), *WORKER_PATH
-                    ),
-                    cwd=self.run_dir,
-                    stdout=out,
-                    stderr=err,
-                    pass_fds=(notify_w, resume_r),
-                    start_new_session=True,  # a Ctrl-C reaches the parent only; the parent reaps
-                )
+        with (
+            ctrl_c_held(),
+            open(self.output_path("stdout"), "wb") as out,
+            open(self.output_path("stderr"), "wb") as err,
+        ):
+            self.proc = subprocess.Popen(
+                isolated_python("-S", "-c", FRESH_MAIN, self.entry, json.dumps(job), *WORKER_PATH),
+                cwd=self.run_dir,
+                stdout=out,
+                stderr=err,
+                pass_fds=(notify_w, resume_r),
+                start_new_session=True,  # a Ctrl-C reaches the parent only; the parent reaps
+            )
             os.close(notify_w)
             os.close(resume_r)
             self._notify, self._resume = notify_r, resume_w
-        finally:
-            signal.pthread_sigmask(signal.SIG_SETMASK, held)
 
     def _start_forked(self) -> None:
         if not FORKING_ALLOWED:

@@ -24,6 +24,7 @@ import time
 from collections.abc import Iterable
 
 from labkit.bench import launcher, spares
+from labkit.bench.ctrl_c import ctrl_c_held
 from labkit.bench.portable import die_with
 
 __all__ = ["preload"]
@@ -49,16 +50,12 @@ def preload(modules: Iterable[str]) -> list[str]:
 
 def loads_cleanly(modules: list[str]) -> bool:
     """Whether a fork of this process imports `modules` without an error, a thread, or a hang."""
-    held = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
-    try:
-        with spares.FORKS:  # as for a spare: nobody takes it for a worker's leftover
-            server = os.getpid()
-            pid = os.fork()
-            if pid == 0:
-                die_with(server)
-                os._exit(import_alone(modules))
-    finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, held)
+    with ctrl_c_held(), spares.FORKS:  # as for a spare: nobody takes it for a worker's leftover
+        server = os.getpid()
+        pid = os.fork()
+        if pid == 0:
+            die_with(server)
+            os._exit(import_alone(modules))
     deadline = time.monotonic() + TRIAL_SECONDS
     while (done := os.waitpid(pid, os.WNOHANG))[0] == 0 and time.monotonic() < deadline:
         time.sleep(0.01)

@@ -30,6 +30,7 @@ from collections.abc import Callable
 from typing import TextIO
 
 from labkit.bench import launcher, spares
+from labkit.bench.ctrl_c import ctrl_c_held
 from labkit.bench.errors import CodeFailed, LabError, RunFailed, refusal
 from labkit.bench.folders import holds_run_dirs, runs_home, temp_dir
 from labkit.bench.leftovers import become_subreaper
@@ -170,11 +171,8 @@ def interruptible(call: Callable[[], object], stale_interrupt: bool) -> object:
 
 def write_line(stream: TextIO, message: dict) -> None:
     """One reply as one whole JSON line: a Ctrl-C waits until the line is written."""
-    held = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
-    try:
+    with ctrl_c_held():
         stream.write(json.dumps(message) + "\n")
-    finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, held)
 
 
 def to_json(value: object) -> object:

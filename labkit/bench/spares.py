@@ -23,6 +23,7 @@ import sys
 import threading
 import traceback
 
+from labkit.bench.ctrl_c import ctrl_c_held
 from labkit.bench.installed import installed
 from labkit.bench.leftovers import become_subreaper
 from labkit.bench.portable import die_with, open_descriptors
@@ -171,12 +172,9 @@ def waiting() -> list[Spare]:
 def refill() -> None:
     """Fork spares until `KEPT` wait: call it once a worker has its job, while it works."""
     while len(_ready) < KEPT:
-        held = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
-        try:  # a Ctrl-C must not fall between the fork and the list: the spare would be lost
-            with FORKS:
-                _ready.append(Spare())
-        finally:
-            signal.pthread_sigmask(signal.SIG_SETMASK, held)
+        # a Ctrl-C must not fall between the fork and the list: the spare would be lost
+        with ctrl_c_held(), FORKS:
+            _ready.append(Spare())
 
 
 def drop() -> None:
