@@ -14,6 +14,7 @@ import subprocess
 import sys
 import tempfile
 import textwrap
+import time
 from pathlib import Path
 
 import pytest
@@ -37,6 +38,16 @@ def processes_mentioning(*texts: str) -> list[int]:
             if all(text in cmdline for text in texts):
                 pids.append(int(entry.name))
     return pids
+
+
+def processes_still_mentioning(*texts: str, seconds: float = 5.0) -> list[int]:
+    """`processes_mentioning`, once those SIGKILLed but not reaped by us have had `seconds` to
+    die: a process the lab does not reap (an orphan of a worker's code, init's to reap) goes on
+    being listed for a moment after its SIGKILL, on a loaded machine."""
+    deadline = time.monotonic() + seconds
+    while (found := processes_mentioning(*texts)) and time.monotonic() < deadline:
+        time.sleep(0.01)
+    return found
 
 
 def forks_of(pid: int) -> list[int]:
