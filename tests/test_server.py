@@ -68,3 +68,46 @@ def test_a_ctrl_c_as_a_worker_is_frozen_neither_loses_its_status_nor_fails_the_n
         child="os._exit(3)", parent="import time; time.sleep(0.2); child.freeze()"
     )
     assert run_python(exited) == 3
+
+
+def test_a_ctrl_c_while_a_worker_is_closed_leaves_nothing_for_the_next_close_to_close_again(
+    tmp_path,
+):
+    """The interrupted call's cleanup closes every worker again (`kill_all_workers`): a Ctrl-C
+    between closing a worker's two pipe ends once left the second close an EBADF, which ended
+    the trial server, or, with the number reused meanwhile, closed someone else's file."""
+    closed_twice = run_python(
+        f"""
+        import json, os, signal
+        from pathlib import Path
+        import labkit as lk
+        from labkit.studies.commit_window.runs import order_worker
+        from labkit.studies.commit_window.stores import create_files
+
+        folder = Path({str(tmp_path)!r})
+        order = lk.get_order("atomic")
+        create_files(folder, order.files, order.receiver_dedupes)
+        worker = order_worker(lk.RunSpec("atomic"), folder, "first")
+        worker.start()
+        worker.wait()
+        real_close = os.close
+
+        def close_then_ctrl_c(fd):  # the reader's Ctrl-C, between the two pipe ends
+            real_close(fd)
+            os.close = real_close
+            signal.raise_signal(signal.SIGINT)
+
+        os.close = close_then_ctrl_c
+        try:
+            worker.close()
+        except KeyboardInterrupt:
+            pass
+        os.close = real_close
+        try:
+            worker.close()  # as kill_all_workers does after the interrupted call
+            print(json.dumps("closed once"))
+        except OSError as error:
+            print(json.dumps(f"closed again: {{error}}"))
+        """
+    )
+    assert closed_twice == "closed once"

@@ -187,9 +187,10 @@ class WorkerProcess:
             raise RuntimeError("start_mode='fork' runs only inside labkit's trial server")
         for stream in ("stdout", "stderr"):  # the worker appends to them, as a fresh one writes
             self.output_path(stream).write_bytes(b"")
-        spare = spares.take()
-        self.proc = ForkedChild(spare.pid)  # ours before it has a job: a Ctrl-C now kills it
-        self._notify, self._resume = spare.notify_r, spare.resume_w
+        with ctrl_c_held():  # a spare taken is ours whole, pid and pipes: none left unlisted
+            spare = spares.take()
+            self.proc = ForkedChild(spare.pid)  # ours before it has a job: a Ctrl-C now kills it
+            self._notify, self._resume = spare.notify_r, spare.resume_w
         spare.hand(self.entry, self.job)
 
     def _time_left(self) -> float:
@@ -301,7 +302,7 @@ class WorkerProcess:
         """Kill the worker if it still runs, reap it, and close the pipes. Safe to call twice."""
         if self.proc is not None:
             self.kill()
-        with self._lock:
+        with self._lock, ctrl_c_held():  # cut in two, a second close would close them again
             if self._resume is not None:
                 os.close(self._notify)
                 os.close(self._resume)
