@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from tests.conftest import run_python
+import os
+
+from tests.conftest import processes_still_mentioning, run_python
 
 
 def test_a_ctrl_c_that_came_after_its_call_answered_is_dropped_not_turned_on_the_next():
@@ -111,3 +113,45 @@ def test_a_ctrl_c_while_a_worker_is_closed_leaves_nothing_for_the_next_close_to_
         """
     )
     assert closed_twice == "closed once"
+
+
+def test_a_ctrl_c_as_a_worker_is_reaped_still_ends_what_its_code_left_running(tmp_path):
+    """What a worker's code left running is ended once the worker is reaped (`leftovers`): a
+    Ctrl-C right after the reap once skipped that step, and the close of the interrupted
+    call's cleanup, seeing the worker reaped, left its `sleep` running for good."""
+    seconds = f"300{os.getpid()}"  # this test's own sleep
+    step = (
+        "import subprocess\n"
+        "def step(control, effect, gate):\n"
+        f"    subprocess.Popen(['sleep', '{seconds}'])\n"
+    )
+    run_python(
+        f"""
+        import json, signal
+        from pathlib import Path
+        import labkit as lk
+        from labkit.studies.commit_window.runs import order_worker
+        from labkit.studies.commit_window.stores import create_files
+
+        folder = Path({str(tmp_path)!r})
+        spec = lk.RunSpec("idempotent", step_source={step!r}, step_name="step")
+        create_files(folder, spec.write_order.files, spec.write_order.receiver_dedupes)
+        worker = order_worker(spec, folder, "first").start()
+        real_wait = worker.proc.wait
+
+        def wait_then_ctrl_c(*args, **kwargs):  # the reader's Ctrl-C, the moment it is reaped
+            status = real_wait(*args, **kwargs)
+            worker.proc.wait = real_wait
+            signal.raise_signal(signal.SIGINT)
+            return status
+
+        worker.proc.wait = wait_then_ctrl_c
+        try:
+            worker.wait()
+        except KeyboardInterrupt:
+            pass
+        worker.close()  # as kill_all_workers does after the interrupted call
+        print(json.dumps(worker.proc.returncode))
+        """
+    )
+    assert processes_still_mentioning("sleep", seconds) == []

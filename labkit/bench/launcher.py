@@ -134,6 +134,7 @@ class WorkerProcess:
         self.timed_out = False
         self.kill_sent = False
         self.left: list[str] = []
+        self._tidied = False  # reaped, and what its code left ended (`_reaped`)
         self._lock = threading.Lock()
 
     def output_path(self, stream: str) -> Path:
@@ -297,11 +298,14 @@ class WorkerProcess:
             others = {s.pid for s in spares.waiting()} | {w.proc.pid for w in _LIVE if w.proc}
             expected = None if self._expected is None else self._expected | others
             self.left = end_leftovers(self.proc.pid, expected, killed)
+        self._tidied = True
 
     def close(self) -> None:
         """Kill the worker if it still runs, reap it, and close the pipes. Safe to call twice."""
         if self.proc is not None:
             self.kill()
+            if not self._tidied:  # a Ctrl-C came between its reap and the end of what it left
+                self._reaped(killed=self.kill_sent)
         with self._lock, ctrl_c_held():  # cut in two, a second close would close them again
             if self._resume is not None:
                 os.close(self._notify)
