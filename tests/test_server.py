@@ -3,7 +3,14 @@
 from __future__ import annotations
 
 import os
+import signal
 
+import pytest
+
+import labkit as lk
+from labkit.bench import launcher, server
+from labkit.studies.commit_window.runs import order_worker
+from labkit.studies.commit_window.stores import create_files
 from tests.conftest import processes_still_mentioning, run_python
 
 
@@ -155,3 +162,46 @@ def test_a_ctrl_c_as_a_worker_is_reaped_still_ends_what_its_code_left_running(tm
         """
     )
     assert processes_still_mentioning("sleep", seconds) == []
+
+
+def test_a_worker_that_fails_to_close_stops_neither_the_others_nor_the_trial_server(tmp_path):
+    """The cleanup of an interrupted call closes every worker (`kill_all_workers`): one whose
+    close fails must leave none of the others running, and the failure reaches the caller as
+    the call's error, while the server lives on for the next call."""
+    workers = []
+    for role in ("first", "second", "third"):
+        (tmp_path / role).mkdir()
+        spec = lk.RunSpec("effect_first")
+        create_files(tmp_path / role, spec.write_order.files, spec.write_order.receiver_dedupes)
+        worker = order_worker(spec, tmp_path / role, role, pause_at=("effect",)).start()
+        assert worker.wait_for_pause() == "effect"
+        worker.close = failing_after(worker.close)
+        workers.append(worker)
+    with pytest.raises(OSError, match="closing it failed"):
+        launcher.kill_all_workers(under=tmp_path)
+    assert [worker.proc.returncode for worker in workers] == [-signal.SIGKILL] * 3
+    assert not set(workers) & launcher._LIVE
+
+    (tmp_path / "cleanup.py").write_text(
+        "from labkit.bench import launcher\n"
+        "real = launcher.kill_all_workers\n"
+        "def failing():  # once\n"
+        "    launcher.kill_all_workers = real\n"
+        "    raise OSError('closing it failed')\n"
+        "launcher.kill_all_workers = failing\n"
+        "raise KeyboardInterrupt  # the call interrupted: its cleanup fails\n"
+    )
+    trial_server = server.call("os:getpid")
+    with pytest.raises(server.ServerError, match="^OSError: closing it failed$"):
+        server.call("runpy:run_path", path_name=str(tmp_path / "cleanup.py"))
+    assert server.call("os:getpid") == trial_server  # the same server answers the next call
+
+
+def failing_after(close):
+    """`close`, which then fails as if closing the worker had."""
+
+    def close_then_fail():
+        close()
+        raise OSError("closing it failed")
+
+    return close_then_fail

@@ -65,10 +65,17 @@ _LIVE: set[WorkerProcess] = set()  # started and not yet reaped, in any thread
 def kill_all_workers(under: Path | None = None) -> None:
     """SIGKILL and reap every worker still alive, or only those whose run folder is in `under`:
     the last word of an interrupted sweep, which must not take down a worker that another
-    panel on the page holds paused."""
+    panel on the page holds paused. One that fails to close stops none of the others: the first
+    failure is raised once every other worker is closed."""
+    failed: list[BaseException] = []
     for worker in list(_LIVE):
         if under is None or worker.run_dir.is_relative_to(under):
-            worker.close()
+            try:
+                worker.close()
+            except BaseException as error:  # a second Ctrl-C too: it is raised after the rest
+                failed.append(error)
+    if failed:
+        raise failed[0]
 
 
 def first_to_end(workers: list[WorkerProcess]) -> WorkerProcess:

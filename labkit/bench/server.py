@@ -31,10 +31,11 @@ from typing import TextIO
 
 from labkit.bench import launcher, spares
 from labkit.bench.ctrl_c import ctrl_c_held
-from labkit.bench.errors import CodeFailed, LabError, RunFailed, refusal
+from labkit.bench.errors import LabError, refusal
 from labkit.bench.folders import holds_run_dirs, runs_home, temp_dir
 from labkit.bench.leftovers import become_subreaper
 from labkit.bench.portable import die_with
+from labkit.bench.server_errors import ServerError, as_error, error_message
 
 __all__ = ["ServerError", "call", "call_on", "serve", "stop"]
 
@@ -68,28 +69,8 @@ SERVER_MAIN = (
 EXITED = "labkit's trial server exited"
 
 
-class ServerError(RuntimeError):
-    """A call failed inside the trial server; the message is the server's own error line."""
-
-
-# Errors the server passes back as themselves (by name): the caller's bad input (LabError),
-# a run that could not go on (RunFailed), the reader's code that failed in it (CodeFailed).
-# Any other error is the server's: a ServerError.
-CALLERS_ERRORS: dict[str, type[Exception]] = {
-    "LabError": LabError,
-    "RunFailed": RunFailed,
-    "CodeFailed": CodeFailed,
-}
 LITTLE_ROOM = 1 << 20  # bytes: a temp directory with less free than this is full for a warm-up
 TAIL = 1 << 16  # bytes of the server's stderr read back for its last line
-
-
-def as_error(line: str, otherwise: str) -> Exception:
-    """The exception an error line names ("LabError: output folder ... exists"), or a
-    ServerError that says `otherwise` and then the line."""
-    name, _, message = line.partition(": ")
-    kind = CALLERS_ERRORS.get(name.rpartition(".")[2])  # a traceback names the module too
-    return kind(message) if kind else ServerError(f"{otherwise}: {line}" if otherwise else line)
 
 
 def serve(caller: int, kind: str = "trial") -> None:
@@ -136,15 +117,20 @@ def answer_calls(reply: TextIO) -> None:
             call = functools.partial(call_named, request, progress)
             message = {"result": to_json(interruptible(call, request["stale_interrupt"]))}
         except KeyboardInterrupt:
-            launcher.kill_all_workers()
-            message = {"interrupted": True}
-        except Exception as error:  # the caller gets it as a ServerError with this text
-            launcher.kill_all_workers()
-            message = {"error": f"{type(error).__name__}: {error}"}
-            if isinstance(error, LabError) and error.code:  # to be said in the caller's language
-                with contextlib.suppress(TypeError, ValueError):  # fields JSON cannot carry: no
-                    message["said"] = json.loads(json.dumps([error.code, error.fields]))
+            message = cleaned_up({"interrupted": True})
+        except Exception as error:
+            message = cleaned_up(error_message(error))
         write_line(reply, message)
+
+
+def cleaned_up(message: dict) -> dict:
+    """`message`, once the failed call's workers are killed and reaped; if one could not be,
+    that error instead: the caller hears of it, and the server lives on for the next call."""
+    try:
+        launcher.kill_all_workers()
+    except Exception as error:
+        return error_message(error)
+    return message
 
 
 def call_named(request: dict, progress: Callable) -> object:
