@@ -25,13 +25,14 @@ def test_recorded_pids_are_gone_after_a_run(tmp_path, no_leftover_workers):
 def test_a_stuck_worker_is_killed_at_its_timeout(tmp_path, no_leftover_workers):
     order = lk.get_order("effect_first")
     create_files(tmp_path, order.files, order.receiver_dedupes)
-    spec = lk.RunSpec("effect_first", timeout=0.5)
+    spec = lk.RunSpec("effect_first", timeout=60)  # time enough to reach its point, however busy
     worker = order_worker(spec, tmp_path, "first", pause_at=("effect",))
     with worker:
         assert worker.wait_for_pause() == "effect"
+        worker.timeout = time.monotonic() - worker._started + 0.5  # from now on: 0.5 s left
         started = time.monotonic()
         assert worker.wait_for_pause() is None  # nobody answers: the timeout must end it
-        assert 0 < time.monotonic() - started < 2
+        assert 0.45 < time.monotonic() - started < 2
     report = worker.report()
     assert report.timed_out and report.exit_code == -9 and report.killed_at == "effect"
 
