@@ -205,3 +205,39 @@ def failing_after(close):
         raise OSError("closing it failed")
 
     return close_then_fail
+
+
+def test_a_ctrl_c_while_a_spare_is_taken_leaks_no_descriptor(tmp_path):
+    """A Ctrl-C that came while a spare was taken for a worker is raised once the spare is the
+    worker's: it once landed before the spare got its job, and the job pipe's end, which only
+    handing the job closes, stayed open in the trial server, one more at each such Ctrl-C."""
+    counts = run_python(
+        f"""
+        import json, os, signal
+        from labkit.bench import launcher, spares
+
+        launcher.FORKING_ALLOWED = True  # as in the trial server: this process forks the spares
+        spares.refill()
+        before = len(os.listdir("/proc/self/fd"))
+        real_take = spares.take
+
+        def take_then_ctrl_c():  # the reader's Ctrl-C, as the spare is taken
+            spare = real_take()
+            signal.raise_signal(signal.SIGINT)
+            return spare
+
+        spares.take = take_then_ctrl_c
+        entry = "labkit.studies.commit_window.worker:run_step"
+        worker = launcher.WorkerProcess({str(tmp_path)!r}, "first", entry, {{}}, start_mode="fork")
+        try:
+            worker.start()
+        except KeyboardInterrupt:
+            pass
+        spares.take = real_take
+        launcher.kill_all_workers()
+        spares.refill()  # as many spares as before, each with its three pipe ends
+        print(json.dumps([before, len(os.listdir("/proc/self/fd"))]))
+        spares.drop()
+        """
+    )
+    assert counts[1] == counts[0]

@@ -195,11 +195,13 @@ class WorkerProcess:
             raise RuntimeError("start_mode='fork' runs only inside labkit's trial server")
         for stream in ("stdout", "stderr"):  # the worker appends to them, as a fresh one writes
             self.output_path(stream).write_bytes(b"")
-        with ctrl_c_held():  # a spare taken is ours whole, pid and pipes: none left unlisted
+        # A spare taken is ours whole, pid and pipes, and has its job (which closes the job pipe,
+        # held by nobody else): a Ctrl-C that came meanwhile is raised after, and kills it.
+        with ctrl_c_held():
             spare = spares.take()
-            self.proc = ForkedChild(spare.pid)  # ours before it has a job: a Ctrl-C now kills it
+            self.proc = ForkedChild(spare.pid)
             self._notify, self._resume = spare.notify_r, spare.resume_w
-        spare.hand(self.entry, self.job)
+            spare.hand(self.entry, self.job)
 
     def _time_left(self) -> float:
         return max(self._started + self.timeout - time.monotonic(), 0.0)
