@@ -241,3 +241,24 @@ def test_a_ctrl_c_while_a_spare_is_taken_leaks_no_descriptor(tmp_path):
         """
     )
     assert counts[1] == counts[0]
+
+
+def test_a_ctrl_c_that_came_before_its_call_began_leaves_ctrl_c_held_after_it():
+    """A Ctrl-C that reached the server between reading a call and running it (the reader
+    pressed it at once) interrupts that call; the server must hold Ctrl-C back again after,
+    or the next one lands outside any call, where nothing catches it, and ends the server."""
+    held = run_python(
+        """
+        import json, os, signal
+        from labkit.bench.server import interruptible
+
+        signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})  # as the server runs
+        os.kill(os.getpid(), signal.SIGINT)  # pending when the call begins
+        try:
+            interruptible(lambda: "ran to its end", stale_interrupt=False)
+        except KeyboardInterrupt:
+            pass
+        print(json.dumps(signal.SIGINT in signal.pthread_sigmask(signal.SIG_BLOCK, [])))
+        """
+    )
+    assert held is True

@@ -148,8 +148,8 @@ def interruptible(call: Callable[[], object], stale_interrupt: bool) -> object:
     that one is dropped rather than turned against the next call."""
     if stale_interrupt and signal.SIGINT in signal.sigpending():
         signal.sigwait({signal.SIGINT})
-    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
-    try:
+    try:  # one pending already (the reader was quick) is raised as it is let through: held after
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
         return call()
     finally:  # a SIGINT that came in the meantime raises KeyboardInterrupt here
         signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
