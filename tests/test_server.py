@@ -262,3 +262,35 @@ def test_a_ctrl_c_that_came_before_its_call_began_leaves_ctrl_c_held_after_it():
         """
     )
     assert held is True
+
+
+def test_a_ctrl_c_just_before_a_hold_is_raised_before_it_and_leaves_nothing_held():
+    """Python raises a Ctrl-C that came just before `ctrl_c_held` from the call that blocks
+    SIGINT, once it is blocked: the hold once ended there, before its `try`, and left SIGINT
+    blocked for good (a kernel that no Ctrl-C could interrupt any more)."""
+    held = run_python(
+        """
+        import json, signal
+        from labkit.bench.ctrl_c import ctrl_c_held
+
+        real = signal.pthread_sigmask
+        ran = []
+
+        def block_then_ctrl_c(how, mask):  # as Python does with a SIGINT that just came
+            previous = real(how, mask)
+            if how == signal.SIG_BLOCK and signal.SIGINT in mask:
+                signal.pthread_sigmask = real
+                raise KeyboardInterrupt
+            return previous
+
+        signal.pthread_sigmask = block_then_ctrl_c
+        try:
+            with ctrl_c_held():
+                ran.append("the held lines")
+        except KeyboardInterrupt:
+            pass
+        signal.pthread_sigmask = real
+        print(json.dumps([ran, signal.SIGINT in real(signal.SIG_BLOCK, [])]))
+        """
+    )
+    assert held == [[], False]

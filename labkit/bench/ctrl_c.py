@@ -22,8 +22,9 @@ __all__ = ["ctrl_c_held"]
 @contextlib.contextmanager
 def ctrl_c_held() -> Iterator[None]:
     """Run the block whole: a Ctrl-C is raised before it or after it, never inside it."""
-    held = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
-    try:
+    held = signal.pthread_sigmask(signal.SIG_BLOCK, [])  # the mask as it is, to be put back
+    try:  # one that came just now is raised by the call that blocks, once it has: put back here
+        signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
         yield
     finally:
         signal.pthread_sigmask(signal.SIG_SETMASK, held)
