@@ -294,3 +294,37 @@ def test_a_ctrl_c_just_before_a_hold_is_raised_before_it_and_leaves_nothing_held
         """
     )
     assert held == [[], False]
+
+
+def test_a_ctrl_c_as_the_trial_server_is_started_leaves_no_server_running():
+    """A Ctrl-C in the kernel the moment the server's process is started (Python raises it
+    inside Popen as Popen waits for the exec, or right after) must kill that server: it once
+    went on starting, unknown to anyone, with its spares, for as long as its start took."""
+    left = run_python(
+        """
+        import json, os, signal, subprocess
+        from labkit.bench import server
+
+        started = []
+
+        class StartedThenCtrlC(subprocess.Popen):  # the reader's Ctrl-C, as it is started
+            def __init__(self, *args, **kwargs):
+                super().__init__(*args, **kwargs)
+                started.append(self.pid)
+                signal.raise_signal(signal.SIGINT)
+
+        server.subprocess.Popen = StartedThenCtrlC
+        try:
+            server.Server()
+        except KeyboardInterrupt:
+            pass
+        try:
+            pid, _ = os.waitpid(started[0], os.WNOHANG)
+            left = "running" if pid == 0 else "unreaped"
+            os.killpg(started[0], signal.SIGKILL)
+        except ChildProcessError:
+            left = "killed and reaped"
+        print(json.dumps(left))
+        """
+    )
+    assert left == "killed and reaped"

@@ -181,23 +181,29 @@ class Server:
         # The server's stderr is kept, not shown: a traceback there is turned into one line. It
         # is kept in memory (a memfd), where a full temp directory cannot stop it.
         self.stderr = os.fdopen(os.memfd_create("labkit-server-stderr"), "w+b")
-        self.process = subprocess.Popen(
-            launcher.isolated_python(
-                "-c", SERVER_MAIN, launcher.LABKIT_ROOT, str(os.getpid()), kind
-            ),
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=self.stderr,
-            text=True,
-            bufsize=1,
-            start_new_session=True,
+        command = launcher.isolated_python(
+            "-c", SERVER_MAIN, launcher.LABKIT_ROOT, str(os.getpid()), kind
         )
-        try:  # it takes a second or two: long enough for a reader's Ctrl-C
-            if not self.process.stdout.readline():
+        self.process: subprocess.Popen | None = None
+        try:
+            with ctrl_c_held():  # a Ctrl-C meanwhile waits until the process is ours to kill
+                self.process = subprocess.Popen(
+                    command,
+                    stdin=subprocess.PIPE,
+                    stdout=subprocess.PIPE,
+                    stderr=self.stderr,
+                    text=True,
+                    bufsize=1,
+                    start_new_session=True,
+                )
+            if not self.process.stdout.readline():  # a second or two: time for a Ctrl-C
                 self.process.wait()
                 raise self.start_failure()
         except BaseException:
-            self.kill()
+            if self.process is None:  # Popen itself failed: no process to kill
+                self.stderr.close()
+            else:
+                self.kill()
             raise
 
     def last_words(self) -> str:
