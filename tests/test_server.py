@@ -328,3 +328,39 @@ def test_a_ctrl_c_as_the_trial_server_is_started_leaves_no_server_running():
         """
     )
     assert left == "killed and reaped"
+
+
+def test_a_ctrl_c_as_a_workers_pidfd_is_opened_leaks_no_descriptor(tmp_path):
+    """The descriptor that tells a worker has exited (a pidfd) is the worker's as soon as it
+    is opened: a Ctrl-C right after once lost it, one descriptor more at each such Ctrl-C."""
+    counts = run_python(
+        f"""
+        import json, os, signal
+        from pathlib import Path
+        import labkit as lk
+        from labkit.bench import launcher
+        from labkit.studies.commit_window.runs import order_worker
+        from labkit.studies.commit_window.stores import create_files
+
+        folder = Path({str(tmp_path)!r})
+        spec = lk.RunSpec("effect_first")
+        create_files(folder, spec.write_order.files, spec.write_order.receiver_dedupes)
+        before = len(os.listdir("/proc/self/fd"))
+        real_pidfd = launcher.pidfd_or_none
+
+        def pidfd_then_ctrl_c(pid):  # the reader's Ctrl-C, the moment it is opened
+            fd = real_pidfd(pid)
+            launcher.pidfd_or_none = real_pidfd
+            signal.raise_signal(signal.SIGINT)
+            return fd
+
+        launcher.pidfd_or_none = pidfd_then_ctrl_c
+        try:
+            order_worker(spec, folder, "first", pause_at=("effect",)).start()
+        except KeyboardInterrupt:
+            pass
+        launcher.kill_all_workers()
+        print(json.dumps([before, len(os.listdir("/proc/self/fd"))]))
+        """
+    )
+    assert counts[1] == counts[0]

@@ -160,7 +160,6 @@ class WorkerProcess:
                     self._start_forked()
             if self.start_mode != "fresh":
                 spares.refill()  # the next spare is forked now, while this worker runs
-            self._exit_fd = pidfd_or_none(self.proc.pid)
         except BaseException:  # a Ctrl-C held back until the worker was ours lands here
             self.close()
             raise
@@ -170,7 +169,7 @@ class WorkerProcess:
         notify_r, notify_w = os.pipe()
         resume_r, resume_w = os.pipe()
         job = {**self.job, "notify_fd": notify_w, "resume_fd": resume_r}
-        # A Ctrl-C waits until the worker is ours (its pid and pipes known): landing inside
+        # A Ctrl-C waits until the worker is ours (its pid, pipes and pidfd kept): landing inside
         # Popen, it would leave a worker nobody reaps. (The worker starts with SIGINT held too,
         # which it never needs: it runs in a session of its own and dies by SIGKILL.)
         with (
@@ -189,18 +188,21 @@ class WorkerProcess:
             os.close(notify_w)
             os.close(resume_r)
             self._notify, self._resume = notify_r, resume_w
+            self._exit_fd = pidfd_or_none(self.proc.pid)
 
     def _start_forked(self) -> None:
         if not FORKING_ALLOWED:
             raise RuntimeError("start_mode='fork' runs only inside labkit's trial server")
         for stream in ("stdout", "stderr"):  # the worker appends to them, as a fresh one writes
             self.output_path(stream).write_bytes(b"")
-        # A spare taken is ours whole, pid and pipes, and has its job (which closes the job pipe,
-        # held by nobody else): a Ctrl-C that came meanwhile is raised after, and kills it.
+        # A spare taken is ours whole, pid, pipes and pidfd, and has its job (which closes the
+        # job pipe, held by nobody else): a Ctrl-C that came meanwhile is raised after, and
+        # kills it.
         with ctrl_c_held():
             spare = spares.take()
             self.proc = ForkedChild(spare.pid)
             self._notify, self._resume = spare.notify_r, spare.resume_w
+            self._exit_fd = pidfd_or_none(spare.pid)
             spare.hand(self.entry, self.job)
 
     def _time_left(self) -> float:
