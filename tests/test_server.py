@@ -364,3 +364,36 @@ def test_a_ctrl_c_as_a_workers_pidfd_is_opened_leaks_no_descriptor(tmp_path):
         """
     )
     assert counts[1] == counts[0]
+
+
+def test_a_ctrl_c_as_the_answer_is_read_neither_hangs_the_caller_nor_costs_the_server():
+    """A Ctrl-C in the kernel just after the call's answer was read from the server (as it is
+    decoded): the caller once interrupted the call anyway, and waited for an answer the server
+    had given already, until a second Ctrl-C killed the server."""
+    seen = run_python(
+        """
+        import json, os, threading
+        from labkit.bench import server
+
+        first = server.call_on("light", "os:getpid")
+        threading.Timer(20, lambda: (print(json.dumps("hung"), flush=True), os._exit(0))).start()
+        real_loads = json.loads
+        armed = [True]
+
+        def answer_then_ctrl_c(line):  # the reader's Ctrl-C, as the answer is decoded
+            message = real_loads(line)
+            if "result" in message and armed.pop():
+                raise KeyboardInterrupt
+            return message
+
+        json.loads = answer_then_ctrl_c
+        try:
+            server.call_on("light", "os:getpid")
+        except KeyboardInterrupt:
+            pass
+        json.loads = real_loads
+        print(json.dumps(server.call_on("light", "os:getpid") == first), flush=True)
+        os._exit(0)
+        """
+    )
+    assert seen is True

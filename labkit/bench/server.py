@@ -178,6 +178,7 @@ class Server:
         runs_home()  # the server's warm-up makes a folder there: a bad home is the caller's error
         self.lock = threading.Lock()
         self.stale_interrupt = False
+        self.last_line = ""  # the last line read from the server (`_answer`)
         # The server's stderr is kept, not shown: a traceback there is turned into one line. It
         # is kept in memory (a memfd), where a full temp directory cannot stop it.
         self.stderr = os.fdopen(os.memfd_create("labkit-server-stderr"), "w+b")
@@ -261,7 +262,9 @@ class Server:
 
     def _answer(self, progress: Callable | None) -> dict:
         """Pass progress reports on until the call's answer: result, error or interrupted."""
+        self.last_line = ""
         for line in self.process.stdout:
+            self.last_line = line  # at once (no call between): a Ctrl-C after it finds it kept
             message = json.loads(line)
             if "progress" not in message:
                 return message
@@ -274,7 +277,10 @@ class Server:
         """Interrupt the server's call and read its answer, so that the next call starts in step.
         If it had answered first, the SIGINT waits in the server: the next call says so
         (`stale_interrupt`). If no answer comes (a second Ctrl-C, or the server died), kill it:
-        the next call starts a new one."""
+        the next call starts a new one. If its answer was read already (the Ctrl-C came as it
+        was decoded), the call is over: there is nothing to interrupt."""
+        if self.last_line and not self.last_line.startswith('{"progress"'):
+            return
         try:
             self.process.send_signal(signal.SIGINT)
             answer = self._answer(None)
