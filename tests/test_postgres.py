@@ -12,7 +12,6 @@ import stat
 import subprocess
 import sys
 import textwrap
-import time
 from pathlib import Path
 
 import pytest
@@ -22,15 +21,13 @@ from labkit.bench.errors import LabError
 from labkit.bench.folders import clean_runs, new_run_dir, release_run_dir, runs_home
 from labkit.studies.durability.experiment import DurabilitySpec, describe_checkpoints, run_trials
 from labkit.studies.postgres import experiment
-from tests.conftest import STDLIB, passable_folder, processes_mentioning, worker_imports
-
-
-def gone_within(text: str, seconds: float = 10.0) -> list[int]:
-    """The processes that still mention `text` after up to `seconds`."""
-    deadline = time.monotonic() + seconds
-    while processes_mentioning(text) and time.monotonic() < deadline:
-        time.sleep(0.05)
-    return processes_mentioning(text)
+from tests.conftest import (
+    STDLIB,
+    passable_folder,
+    processes_mentioning,
+    processes_still_mentioning,
+    worker_imports,
+)
 
 
 @pytest.fixture
@@ -48,7 +45,7 @@ def own_server():
     server.start()
     yield server
     server.stop()
-    assert gone_within(str(server.data)) == []
+    assert processes_still_mentioning(str(server.data), seconds=10) == []
     shutil.rmtree(folder)
 
 
@@ -83,7 +80,7 @@ def test_the_server_gets_an_immediate_shutdown_when_its_parent_is_sigkilled(tmp_
     env = {**os.environ, "LABKIT_AS_ON_MACOS": as_on_macos}
     parent = subprocess.run([sys.executable, "-c", textwrap.dedent(code)], env=env, timeout=60)
     assert parent.returncode == -9
-    assert gone_within(str(tmp_path)) == []
+    assert processes_still_mentioning(str(tmp_path), seconds=10) == []
     assert "received immediate shutdown request" in (tmp_path / "server.log").read_text()
 
 
@@ -221,7 +218,7 @@ def test_the_shared_server_lives_in_the_runs_home_and_clean_removes_what_a_kill_
         [sys.executable, "-c", textwrap.dedent(code)], capture_output=True, text=True, timeout=60
     )
     (folder,) = [p for p in runs_home().glob("postgres-*") if str(p) in done.stdout]
-    assert gone_within(str(folder)) == []
+    assert processes_still_mentioning(str(folder), seconds=10) == []
     assert folder.name in clean_runs().removed and not folder.exists()
 
 
