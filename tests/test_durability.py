@@ -223,3 +223,14 @@ def test_a_trials_recovery_forks_no_spare_the_next_first_worker_forks_them(tmp_p
         """
     )
     assert forks == [["first", 3], ["recovery", 0]] + [["first", 2], ["recovery", 0]] * 2
+
+
+def test_a_call_that_may_start_the_server_reports_its_steps_as_they_end():
+    from labkit.bench import server
+    from labkit.studies.durability.library import durability_in_library
+
+    server.stop()  # the first step is the server's start, as in a lesson's first call
+    heard = []
+    facts = durability_in_library(progress=lambda done, total, _: heard.append((done, total)))
+    assert heard == [(0, 2), (1, 2), (2, 2)]
+    assert facts["default"] in facts["literal"]

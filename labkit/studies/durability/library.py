@@ -10,7 +10,7 @@ Read in the trial server, which has LangGraph imported already; the kernel never
 
 from __future__ import annotations
 
-from labkit.bench import server
+from labkit.bench.started import Progress, call_in_steps
 
 __all__ = ["durability_in_library"]
 
@@ -55,9 +55,11 @@ def read_here() -> dict:
     }
 
 
-def durability_in_library() -> dict:
-    """The installed LangGraph's durability literal, default and definitions, and where each is."""
-    facts = server.call("labkit.studies.durability.library:read_here")
+def durability_in_library(progress: Progress | None = None) -> dict:
+    """The installed LangGraph's durability literal, default and definitions, and where each is.
+    Often a lesson's first call, which starts the trial server: `progress` hears of it in steps
+    (`bench.started.call_in_steps`)."""
+    facts = call_in_steps("labkit.studies.durability.library:read_here", progress)
     facts["literal"] = tuple(facts["literal"])
     facts["default"] = next(m for m in MODES if f'"{m}")' in facts["default_at"]["text"])
     return facts

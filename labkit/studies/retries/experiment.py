@@ -11,6 +11,7 @@ from pathlib import Path
 from labkit.bench import server
 from labkit.bench.errors import check_choices, check_folder, check_function
 from labkit.bench.folders import check_run_dir
+from labkit.bench.started import call_in_steps
 from labkit.studies.retries.spec import (
     FIRST_MODES,
     DrainSpec,
@@ -42,10 +43,11 @@ def call(function: str, spec: object, out: Path | str | None, prefix: str, **mor
     return server.call(STUDY + function, spec=spec.to_json(), out=str(out) if out else None, **more)
 
 
-def default_retry_table() -> list[dict]:
+def default_retry_table(progress: Progress | None = None) -> list[dict]:
     """Which errors `RetryPolicy()` retries, asked of the installed LangGraph now: one dict per
-    error (its class, an HTTP status where it has one, and `retried`)."""
-    return server.call(STUDY + "payments:default_retry_table")
+    error (its class, an HTTP status where it has one, and `retried`). The lesson's first call,
+    which starts the trial server: `progress` hears of it in steps (`bench.started`)."""
+    return call_in_steps(STUDY + "payments:default_retry_table", progress)
 
 
 def sync_timeout_refusal() -> str | None:
