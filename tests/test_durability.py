@@ -178,11 +178,19 @@ def test_a_matrix_runs_two_trials_side_by_side_and_keeps_the_specs_order(tmp_pat
         assert_reaped(t)
 
 
+def span(t) -> tuple[int, int]:
+    """A trial's time: from its first worker's start (its output file made) to its results."""
+    return tuple(Path(t.run_dir, f).stat().st_mtime_ns for f in ("first.stdout", "results.json"))
+
+
+def overlap(a: tuple[int, int], b: tuple[int, int]) -> bool:
+    return a[0] < b[1] and b[0] < a[1]
+
+
 def test_trials_whose_outcome_is_a_race_run_one_at_a_time(tmp_path):
-    specs = [DurabilitySpec("linear", "sync", slow_ms=20), DurabilitySpec("linear", "sync")]
-    trials = run_trials(specs, trials=1, out=tmp_path / "m")  # a slow put: a race with a load
-    first, second = (read_ledger(t.run_dir) for t in trials)
-    assert first[-1]["t_ns"] < second[0]["t_ns"]
+    specs = [DurabilitySpec("linear", "async", slow_ms=20), DurabilitySpec("linear", "sync")]
+    trials = run_trials(specs, trials=1, out=tmp_path / "m")  # async runs ahead of a slow put
+    assert not overlap(*map(span, trials))
 
 
 def test_the_stand_ins_put_times_come_from_as_many_runs_as_asked():
@@ -234,3 +242,17 @@ def test_a_call_that_may_start_the_server_reports_its_steps_as_they_end():
     facts = durability_in_library(progress=lambda done, total, _: heard.append((done, total)))
     assert heard == [(0, 2), (1, 2), (2, 2)]
     assert facts["default"] in facts["literal"]
+
+
+def test_sync_trials_on_a_slow_checkpointer_run_two_at_a_time_async_ones_alone():
+    # No node runs before a sync checkpoint is saved: another trial's load cannot tilt it. In
+    # async the nodes run ahead of the slow put: a race, so those trials run alone.
+    specs = [DurabilitySpec("parallel", mode, slow_ms=100) for mode in ("async", "sync")]
+    found = run_trials(specs, trials=2)
+    spans = [(t.spec.mode, span(t)) for t in found]
+    [sync_1, sync_2] = [s for mode, s in spans if mode == "sync"]
+    assert overlap(sync_1, sync_2)
+    for alone in (s for mode, s in spans if mode == "async"):
+        assert not any(overlap(alone, other) for _, other in spans if other is not alone)
+    assert [t.spec.mode for t in found] == ["async", "async", "sync", "sync"]  # specs' order
+    assert all(t.killed_inside and t.failure is None for t in found)

@@ -197,11 +197,12 @@ def kill_and_recover(spec: DurabilitySpec, run_dir: Path, saver: dict) -> Run:
 
 def no_race(spec: DurabilitySpec) -> bool:
     """Whether a trial of `spec` may run beside another: not when its outcome is a race that
-    another trial's load would tilt (a delayed put or put_writes, a kill as put() starts, a
-    Postgres server shared by both)."""
+    another trial's load would tilt (a delayed put that the nodes run ahead of, in `async` or
+    `exit`; a delayed put_writes; a kill as put() starts; a Postgres server shared by both).
+    A delayed put in `sync` is no race: no node runs before its checkpoint is saved."""
     return (
         spec.checkpointer == "sqlite"
-        and not spec.slow_ms
+        and (not spec.slow_ms or spec.mode == "sync")
         and not spec.writes_delay_ms
         and spec.kill_moment != "checkpoint_after_b"
     )
@@ -214,24 +215,23 @@ def run_trials(
     progress: Progress | None = None,
     postgres_url: str | None = None,
 ) -> list[Trial]:
-    """`trials` trials of each spec (given as a dict), each in its own folder under `out`, LANES
-    at a time where no spec's outcome is a race (`no_race`), else one at a time; `progress`
-    counts them as they end, the list keeps the specs' order."""
+    """`trials` trials of each spec (given as a dict), each in its own folder under `out`: first
+    those whose outcome is no race (`no_race`), LANES at a time, then the others one at a time;
+    `progress` counts them as they end, the list keeps the specs' order."""
     specs = [DurabilitySpec(**spec) for spec in specs]
     root = new_run_dir(out, prefix="durability-trials-")
     postgres = any(spec.checkpointer == "postgres" for spec in specs)
     shared = saver_schema(root, postgres_url) if postgres else None
-    runs = (
-        trial_run(spec, root / spec.trial_folder(n + 1), postgres_url, shared)
-        for spec in specs
-        for n in range(trials)
-    )
-    total, done = len(specs) * trials, {}
-    for index, trial in side_by_side(runs, LANES if all(map(no_race, specs)) else 1):
-        done[index] = trial
-        if progress:
-            progress(len(done), total, trial)
-    return [done[index] for index in range(total)]
+    planned = [(spec, root / spec.trial_folder(n + 1)) for spec in specs for n in range(trials)]
+    done = {}
+    for alone in (False, True):
+        picked = [i for i, (spec, _) in enumerate(planned) if no_race(spec) != alone]
+        runs = (trial_run(*planned[i], postgres_url, shared) for i in picked)
+        for index, trial in side_by_side(runs, 1 if alone else LANES):
+            done[picked[index]] = trial
+            if progress:
+                progress(len(done), len(planned), trial)
+    return [done[index] for index in range(len(planned))]
 
 
 def clean_run(spec: dict, out: str | None = None, postgres_url: str | None = None) -> dict:
