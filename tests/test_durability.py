@@ -18,7 +18,7 @@ from labkit.studies.durability.experiment import (
     describe_checkpoints,
     run_trials,
 )
-from labkit.studies.durability.pitfalls import PITFALLS, run_pitfall
+from labkit.studies.durability.pitfalls import PITFALLS, run_pitfall, run_pitfalls
 from tests.conftest import children_of, forks_of, run_python
 
 
@@ -116,6 +116,18 @@ def test_a_mistyped_durability_passes_silently_and_waits_like_async():
     waited = {row["mode"]: row["b_waited_ms"] for row in report["outcome"]}
     assert waited["sync"] >= 90  # sync waits for the 100 ms put() before b starts
     assert waited["syncc"] < 50 and waited["async"] < 50
+
+
+def test_every_pitfall_in_one_call_gives_the_same_reports_in_order():
+    heard = []
+    reports = run_pitfalls(progress=lambda done, total, _: heard.append((done, total)))
+    assert list(reports) == list(PITFALLS)
+    assert heard == [(n, len(PITFALLS)) for n in range(1, len(PITFALLS) + 1)]
+    for name, (kind, text) in EXPECTED.items():
+        raised = reports[name]["raised"]
+        assert raised["type"] == kind and text in raised["message"], name
+    waited = {row["mode"]: row["b_waited_ms"] for row in reports["mistyped_durability"]["outcome"]}
+    assert waited["sync"] >= 90 and waited["syncc"] < 50 and waited["async"] < 50
 
 
 def test_every_pitfall_is_tested():

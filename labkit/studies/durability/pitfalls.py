@@ -14,12 +14,13 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from labkit.bench import server
-from labkit.bench.errors import check_choice
+from labkit.bench.errors import check_choice, check_function
 from labkit.bench.folders import new_run_dir
 from labkit.bench.gate import report
 from labkit.bench.launcher import WorkerProcess, read_report
+from labkit.bench.side_by_side import Run, side_by_side
 
-__all__ = ["PITFALLS", "Pitfall", "run_pitfall"]
+__all__ = ["PITFALLS", "Pitfall", "run_pitfall", "run_pitfalls"]
 
 
 @dataclass(frozen=True)
@@ -168,11 +169,43 @@ def timed_modes(job: dict) -> None:
 def run_here(name: str, out: str | None = None) -> dict:
     """In the trial server: reproduce one pitfall in fresh worker processes; return the report."""
     check_choice("pitfall", name, PITFALLS)
+    [(_, found)] = side_by_side([pitfall_run(name, out)], lanes=1)
+    return found
+
+
+# Its claim is a time (does b wait for a 100 ms put?): no other pitfall's load beside it.
+TIMED = ("mistyped_durability",)
+
+
+def run_all_here(progress: Callable[[int, int, None], None] | None = None) -> dict:
+    """In the trial server: every pitfall, LANES at a time but TIMED, which runs alone after the
+    others (each one's outcome is an error or a lock that no neighbour's load can change);
+    `progress(done, total, None)` as each ends. The reports in PITFALLS' order."""
+    from labkit.studies.durability.trials import LANES
+
+    reports = {}
+    for lanes, group in ((LANES, [n for n in PITFALLS if n not in TIMED]), (1, list(TIMED))):
+        for index, found in side_by_side((pitfall_run(name) for name in group), lanes):
+            reports[group[index]] = found
+            if progress:
+                progress(len(reports), len(PITFALLS), None)
+    return {name: reports[name] for name in PITFALLS}
+
+
+def until_ended(worker: WorkerProcess) -> Run:
+    """Let `worker` run to its end (a pause nobody planned for goes on), and reap it."""
+    while (yield worker) is not None:
+        worker.resume()
+    worker.wait()
+
+
+def pitfall_run(name: str, out: str | None = None) -> Run:
+    """One pitfall as a run of `bench.side_by_side`: it yields each worker it waits for."""
     if name == "recover_after_exit_kill":
         from labkit.studies.durability.experiment import DurabilitySpec
-        from labkit.studies.durability.trials import run_trial
+        from labkit.studies.durability.trials import trial_run
 
-        trial = run_trial(DurabilitySpec("linear", "exit"), out)
+        trial = yield from trial_run(DurabilitySpec("linear", "exit"), out, None, None)
         error_type, _, message = (trial.recovery_error or "").partition(": ")
         return {
             "raised": {"type": error_type, "message": message, "module": "langgraph.errors"},
@@ -194,14 +227,14 @@ def run_here(name: str, out: str | None = None) -> dict:
 
     if name == "database_is_locked":
         with worker("holder", "hold_write_lock", pause_at=("holding_lock",)) as holder:
-            holder.wait_for_pause()
+            yield holder  # paused with the lock held (or ended: the second runs anyway)
             with worker("second", "write_while_locked") as second:
-                second.wait()
+                yield from until_ended(second)
         role = "second"
     else:
         entry = "timed_modes" if name == "mistyped_durability" else name
         with worker("pitfall", entry) as single:
-            single.wait()
+            yield from until_ended(single)
         role = "pitfall"
     return read_report(run_dir, role)
 
@@ -210,3 +243,10 @@ def run_pitfall(name: str) -> dict:
     """Reproduce one of PITFALLS live; return {"raised", "outcome", "warnings"} as it happened."""
     check_choice("pitfall", name, PITFALLS)
     return server.call("labkit.studies.durability.pitfalls:run_here", name=name)
+
+
+def run_pitfalls(progress: Callable[[int, int, None], None] | None = None) -> dict:
+    """Every one of PITFALLS, in one call (`run_all_here`): {name: report}, in PITFALLS' order;
+    `progress(done, total, None)` as each has run."""
+    check_function("progress", progress)
+    return server.call("labkit.studies.durability.pitfalls:run_all_here", progress)
