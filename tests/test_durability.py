@@ -209,7 +209,9 @@ def test_the_stand_ins_put_times_come_from_as_many_runs_as_asked():
     from labkit.studies.durability.experiment import put_latencies
 
     setups = {"sqlite": ("sqlite", 0), "stub": ("sqlite", 100)}
-    times = put_latencies(2, setups, stub_runs=1)
+    heard = []
+    times = put_latencies(2, setups, stub_runs=1, progress=lambda *step: heard.append(step))
+    assert heard == [(1, 3, None), (2, 3, None), (3, 3, None)]  # a step as each clean run ends
     assert len(times["sqlite"]) == 2 * len(times["stub"]) > 0  # a clean run's puts, twice
     assert min(times["stub"]) >= 100 > max(times["sqlite"])
     assert len(put_latencies(1, {"stub": ("sqlite", 100)})["stub"]) == len(times["stub"])

@@ -256,27 +256,33 @@ def put_latencies(
     setups: dict[str, tuple[str, int]] | None = None,
     postgres_url: str | None = None,
     stub_runs: int | None = None,
+    progress: Callable[[int, int, None], None] | None = None,
 ) -> dict[str, list[float]]:
     """Every put() of `runs` clean runs (linear graph, sync) on each checkpointer set-up, in
     milliseconds: the real distribution beside the study's 250 ms stand-in. A set-up with a
     delay (the stand-in, whose put() sleeps first) runs `stub_runs` times instead, if given:
-    its every put() takes the delay and a little more, and a run of five takes over a second."""
+    its every put() takes the delay and a little more, and a run of five takes over a second.
+    `progress(done, total, None)` as each clean run ends."""
     runs = check_int("runs", runs, 1, MAX_PUT_RUNS)
     stub_runs = runs if stub_runs is None else check_int("stub_runs", stub_runs, 1, MAX_PUT_RUNS)
     setups = CHECKPOINTER_SETUPS if setups is None else setups
     check_instance("setups", setups, dict, "setups")
+    check_function("progress", progress)
     specs = {
         name: DurabilitySpec("linear", "sync", ms, checkpointer=saver)
         for name, (saver, ms) in setups.items()
     }
-    return {
-        name: [
-            ms
-            for _ in range(stub_runs if spec.slow_ms else runs)
-            for ms in clean_run(spec, None, postgres_url)["put_ms"]
-        ]
+    planned = [
+        (name, spec)
         for name, spec in specs.items()
-    }
+        for _ in range(stub_runs if spec.slow_ms else runs)
+    ]
+    found: dict[str, list[float]] = {name: [] for name in specs}
+    for done, (name, spec) in enumerate(planned, 1):
+        found[name] += clean_run(spec, None, postgres_url)["put_ms"]
+        if progress:
+            progress(done, len(planned), None)
+    return found
 
 
 def describe_checkpoints(trial: Trial, at_kill: bool = True) -> dict:
