@@ -19,7 +19,7 @@ from labkit.studies.durability.experiment import (
     run_trials,
 )
 from labkit.studies.durability.pitfalls import PITFALLS, run_pitfall, run_pitfalls
-from tests.conftest import children_of, forks_of, run_python
+from tests.conftest import children_of, forks_of
 
 
 def trial(*args, **kwargs):
@@ -215,36 +215,6 @@ def test_the_stand_ins_put_times_come_from_as_many_runs_as_asked():
     assert len(times["sqlite"]) == 2 * len(times["stub"]) > 0  # a clean run's puts, twice
     assert min(times["stub"]) >= 100 > max(times["sqlite"])
     assert len(put_latencies(1, {"stub": ("sqlite", 100)})["stub"]) == len(times["stub"])
-
-
-def test_a_trials_recovery_forks_no_spare_the_next_first_worker_forks_them(tmp_path):
-    # Run as the trial server runs trials (FORKING_ALLOWED, in a Python of its own): how many
-    # spares each worker's start forked. The recovery's are left to the next first worker.
-    forks = run_python(
-        f"""
-        import json
-        from labkit.bench import launcher, spares
-        from labkit.studies.durability import trials
-        launcher.FORKING_ALLOWED = True
-        forked, made = [], spares.Spare.__init__
-        def counted(self):
-            made(self)
-            forked[-1][1] += 1
-        spares.Spare.__init__ = counted
-        start = launcher.WorkerProcess.start
-        def noted(self):
-            forked.append([self.role, 0])
-            return start(self)
-        launcher.WorkerProcess.start = noted
-        spec = {{"graph": "linear", "mode": "sync", "start_mode": "fork"}}
-        for n in range(3):
-            [t] = trials.run_trials([spec], 1, out={str(tmp_path)!r} + f"/t{{n}}")
-            assert t.killed_inside and t.resumed and not t.failure, t
-        spares.drop()
-        print(json.dumps(forked))
-        """
-    )
-    assert forks == [["first", 3], ["recovery", 0]] + [["first", 2], ["recovery", 0]] * 2
 
 
 def test_a_call_that_may_start_the_server_reports_its_steps_as_they_end():

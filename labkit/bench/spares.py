@@ -22,7 +22,6 @@ import signal
 import sys
 import threading
 import traceback
-from collections.abc import Iterator
 
 from labkit.bench.ctrl_c import ctrl_c_held
 from labkit.bench.installed import installed
@@ -36,7 +35,6 @@ __all__ = [
     "error_summary",
     "print_error",
     "refill",
-    "refill_held_back",
     "take",
     "waiting",
 ]
@@ -48,7 +46,6 @@ _ready: list[Spare] = []
 # worker's proc): whoever lists the server's children to find what a worker's code left holds
 # it too, so that a fork on its way to a list is never taken for a leftover and killed.
 FORKS = threading.RLock()
-_held_back = False  # while True, a refill forks only if no spare waits (`refill_held_back`)
 
 
 def run_entry(entry: str, job: dict) -> None:
@@ -173,27 +170,11 @@ def waiting() -> list[Spare]:
 
 
 def refill() -> None:
-    """Fork spares until `KEPT` wait: call it once a worker has its job, while it works.
-    Held back (`refill_held_back`), only if none waits."""
-    while len(_ready) < (1 if _held_back else KEPT):
+    """Fork spares until `KEPT` wait: call it once a worker has its job, while it works."""
+    while len(_ready) < KEPT:
         # a Ctrl-C must not fall between the fork and the list: the spare would be lost
         with ctrl_c_held(), FORKS:
             _ready.append(Spare())
-
-
-@contextlib.contextmanager
-def refill_held_back() -> Iterator[None]:
-    """Within it, a worker's start forks no spare while one still waits. For a trial's recovery:
-    the spares it leaves to fork are forked together at the next worker's start, while a first
-    worker runs and the second core has little else to do, instead of beside the recovery, the
-    killed worker's teardown and the counting. Two forks in a row cost the server less than two
-    apart: the pages it writes after a fork are copied once, not once after each."""
-    global _held_back
-    before, _held_back = _held_back, True
-    try:
-        yield
-    finally:
-        _held_back = before
 
 
 def drop() -> None:

@@ -10,12 +10,10 @@ waits for.
 
 from __future__ import annotations
 
-import contextlib
 import shutil
 import sqlite3
 from pathlib import Path
 
-from labkit.bench import spares
 from labkit.bench.checkpoints import (
     CHECKPOINT_FILE,
     PUTS_FILE,
@@ -160,10 +158,7 @@ def kill_and_recover(spec: DurabilitySpec, run_dir: Path, saver: dict) -> Run:
             first.wait()
         as_killed = keep_as_killed(run_dir)
         in_postgres = postgres_counts(**saver) if saver else None
-        recovery = worker(spec, run_dir, "recovery", "recover", saver)
-        with spares.refill_held_back():  # its spares are forked at the next first worker's start
-            recovery.__enter__()  # on an error it has closed itself
-        with contextlib.closing(recovery):
+        with worker(spec, run_dir, "recovery", "recover", saver) as recovery:
             checkpoints, writes, orphans = in_postgres or checkpoint_counts(as_killed)
             at_kill = read_ledger(as_killed)
             while (yield recovery) is not None:  # a pause nobody planned for: let it go on
