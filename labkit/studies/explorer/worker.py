@@ -39,7 +39,7 @@ from labkit.studies.explorer.disk_waits import skip_disk_waits
 from labkit.studies.explorer.network import watch_network
 from labkit.studies.explorer.postgres_runs import enter_schema, read_schema
 from labkit.studies.explorer.record import CrashPoints
-from labkit.studies.explorer.restart_forks import restarts_apart, wait_for
+from labkit.studies.explorer.restart_forks import ALSO, restarts_apart, wait_for
 from labkit.studies.explorer.services import NOT_EFFECTS, serve_here, watch_claims
 from labkit.studies.explorer.states import read_state
 from labkit.studies.explorer.target import BadTarget, load_function
@@ -55,17 +55,22 @@ WORLDS = {
 
 def run(job: dict) -> None:
     """The worker's entry (`labkit.studies.explorer.worker:run`): a recovery given several
-    restarts forks a child for each but its first (`restart_forks`) and waits for them."""
+    restarts forks a child for each but its first (`restart_forks`) and waits for them. What
+    the kill left is read once, before the copies, and each child has it already: the copies
+    hold the same state (reading a SQLite file merges its WAL; the state is the same), and
+    reading no clock nor the reader's code, it is the same at every restart."""
     loaded = list(sys.modules)  # what the server gave it: the recording says what it added
+    at_kill = state_of(job) if job.get(ALSO) else None
     job, children = restarts_apart(job)
     try:
-        run_one(job, loaded)
+        run_one(job, loaded, at_kill)
     finally:
         wait_for(children)
 
 
-def run_one(job: dict, loaded: list[str]) -> None:
-    """One worker's part: a run from the start, or one restart's recovery."""
+def run_one(job: dict, loaded: list[str], at_kill: dict | None = None) -> None:
+    """One worker's part: a run from the start, or one restart's recovery (`at_kill`: what the
+    kill left, if it was read already)."""
     skip_disk_waits()
     if job.get("fork_to") or job.get("own_parent"):  # it, or its forks, will be killed: under
         new_parent()  # a parent of its own, so that no recovery needs a new parent of its own
@@ -82,7 +87,7 @@ def run_one(job: dict, loaded: list[str]) -> None:
     try:
         if job["role"] == "recovery":
             serve_here(job, None)
-            recover_and_check(job, world, trace, the_checker(job))
+            recover_and_check(job, world, trace, the_checker(job), at_kill)
         else:
             run_from_the_start(job, world, trace, loaded)
     except BadTarget as error:  # the caller's bad input, not the reader's code failing
@@ -121,10 +126,13 @@ def the_checker(job: dict) -> Callable:
     return load_function(job["checker"])[0] if job.get("checker") else default_checker
 
 
-def recover_and_check(job: dict, world: object, trace: Trace, checker: Callable) -> None:
-    """Read what the kill left, recover, read again, and judge; name the files it wrote
-    outside the run folder (each recovery would write there again: the exploration fails)."""
-    at_kill = state_of(job)
+def recover_and_check(
+    job: dict, world: object, trace: Trace, checker: Callable, at_kill: dict | None = None
+) -> None:
+    """Read what the kill left (unless `at_kill` says it), recover, read again, and judge; name
+    the files it wrote outside the run folder (each recovery would write there again: the
+    exploration fails)."""
+    at_kill = state_of(job) if at_kill is None else at_kill
     watch = CrashPoints(job, trace, ())
     watch.watch_outside()
     watch_network(watch)
