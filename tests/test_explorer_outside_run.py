@@ -223,9 +223,10 @@ def test_the_command_line_takes_answers_in_order_by_repeating_resume(tmp_path):
 
 @pytest.mark.parametrize("name", ["parent", "own"])
 def test_a_graphs_recovery_runs_under_another_pid_and_parent_than_the_killed_process(name):
-    """A graph's crash state is made by a worker that runs to the point under a parent of its
-    own, so each recovery, forked from the server, has another pid and parent without a fork
-    of its own: a key of either changes across the restart, and the duplicate is found."""
+    """A graph's crash state is made by a process that runs to the point under a parent of its
+    own (the recording's fork, or a worker that runs to it), so each recovery, forked from the
+    server, has another pid and parent without a fork of its own: a key of either changes
+    across the restart, and the duplicate is found."""
     found = explore(target("process_keys.py", name), "graph", restart_at="now,day")
     *_, insert = [p for p in found.points if p.op == "commit"]  # after the CREATE TABLE's
     row = found.point(insert.n)

@@ -7,6 +7,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from labkit.bench.launcher import WorkerReport
 from labkit.bench.restart import FRESH
 from labkit.studies.explorer.code_cache import FOLDER
@@ -95,3 +97,22 @@ def test_a_steps_restarts_are_each_a_worker_of_its_own():
     copies = list(Path(found.folder).glob("point-*/after-day"))
     assert copies and all((copy / "recovery.json").exists() for copy in copies)
     assert not any((copy / EXIT_FILE).exists() for copy in copies)
+
+
+@pytest.mark.parametrize("durability", ["sync", "async"])
+def test_a_sync_graphs_crash_states_are_forked_by_its_recording(durability):
+    """Under durability "sync" the recording forks the process killed at each crash point,
+    as a step's does: no worker runs the graph again to a point (no `first.stdout` in any
+    point's folder), and the matrix is the one a replay gives (lesson 9's linear graph: each
+    ledger line written before its node's writes are saved is written again). Under "async"
+    (saves beside the next step, each state replayed twice) workers still run to the points."""
+    found = explore(
+        "labkit.studies.explorer.lab:linear", "graph", durability=durability, restart_at="now"
+    )
+    folders = [Path(p.run_dir) for p in found.points if p.n is not None and p.same_as is None]
+    assert len(folders) == found.crash_states == 19
+    ran_again = [(folder / "first.stdout").exists() for folder in folders]
+    assert ran_again == [durability == "async"] * 19
+    if durability == "sync":
+        failing = {(p.n, p.detail): p.outcome for p in found.failing}
+        assert failing == {(n, "ledger.jsonl"): "duplicate" for n in (4, 5, 8, 9, 12, 13, 16, 17)}

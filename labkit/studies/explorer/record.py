@@ -78,7 +78,8 @@ class CrashPoints(Watches):
     process that ran the code to the point (its parent's past is its own) and is killed there;
     a kill changes no file, so what it leaves is the files as they are. Only a process with one
     thread forks: another thread could write while the files are copied (such a point is
-    replayed by a worker that runs to it instead)."""
+    replayed by a worker that runs to it instead). A step's points are told apart by the
+    files' state; a graph's (`fork_each`) are each their own, as the explorer counts them."""
 
     def __init__(self, job: dict, trace: Trace, reader_files: Iterable[str]) -> None:
         self.job, self.run_dir, self.trace = job, job["run_dir"], trace
@@ -86,6 +87,8 @@ class CrashPoints(Watches):
         self.gate = Gate(trace, job)  # step mode: pause at each point for the parent
         self.recording = job["role"] == "record"
         self.fork_to = job.get("fork_to") if self.recording else None
+        # every point its own crash state, forked at each (a graph's): only with `fork_to`
+        self.fork_each = bool(self.fork_to and job.get("fork_each"))
         self.forked: set[str] = set()  # the crash states a fork was killed in already
         self.dying: dict[int, int] = {}  # the forks killed and not reaped yet: pid -> point
         self.next_commit: tuple[str, str, str] | None = None  # (op, what, file): a service's
@@ -133,12 +136,13 @@ class CrashPoints(Watches):
             fields = {"n": self.count, "op": op, "detail": detail, "nth": nth, "where": where}
             if said:
                 fields["said"] = said
-            if self.recording and self.fork_to:  # a step's crash states, told apart
+            if self.recording and self.fork_to and not self.fork_each:  # a step's, told apart
                 with hold or contextlib.nullcontext():
                     fields["state"] = state_digest(self.run_dir)
             self.trace.note("point", point=str(self.count), **fields)  # the matrix's number
-            if "state" in fields and fields["state"] not in self.forked and self.alone():
-                self.forked.add(fields["state"])
+            state = str(self.count) if self.fork_each else fields.get("state")
+            if state is not None and state not in self.forked and self.alone():
+                self.forked.add(state)
                 self.crash_a_fork(self.count)
             if name in self.gate.pause_at:
                 self.gate(name)  # step mode: the parent goes on, or kills it here

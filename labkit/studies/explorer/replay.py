@@ -4,9 +4,11 @@ Record: a worker runs the code without a crash and numbers every crash point (`r
 with the state of the files at each. Replay: for each distinct crash state, a process that ran
 the code to its first point is killed there, and a fresh worker recovers and lets the checker
 judge (`worker.py`); points whose crash states are equal are explored once and counted. For a
-step, that process is a fork the recording makes at the point (so no step runs twice to get
-there); for a graph, whose saves run in threads a fork would not take along, it is a worker
-that runs the graph again to the point (`replays.py`). What to explore is an `ExploreSpec`
+step, and a graph under durability "sync" (its saves then run in order, in the thread that
+reaches the point), that process is a fork the recording makes at the point (so nothing runs
+twice to get there); for a graph whose saves run in threads a fork would not take along
+("async"), or whose state is partly in Postgres, it is a worker that runs the graph again to
+the point (`replays.py`). What to explore is an `ExploreSpec`
 (`spec.py`). Report: a row per point (`report.py`), written to the exploration's folder as it
 goes, so a Ctrl-C or a checker that raises still leaves, and returns, what was explored.
 
@@ -273,8 +275,9 @@ def recording(folder: Path, spec: ExploreSpec, schemas: RunSchemas) -> dict:
     """Run the code once without a crash; its crash points (in order) and its end state."""
     run_dir = folder / "record"
     run_dir.mkdir()
-    fork_to = str(folder) if spec.kind in FORKED else None
+    fork_to = str(folder) if forks_at_points(spec) else None
     job = spec.job(point=None, clean=None, fork_to=fork_to, code_cache=str(folder))
+    job["fork_each"] = spec.kind not in FORKED  # a graph's points are each a crash state
     job.update(schemas.job_fields(run_dir))
     ended = run_workers({0: run_dir}, "record", {0: job}, spec)[0]
     report = read_report(run_dir, "record")
@@ -314,6 +317,17 @@ def recording(folder: Path, spec: ExploreSpec, schemas: RunSchemas) -> dict:
         "forked": forked,
         "left": ended.left,
     }
+
+
+def forks_at_points(spec: ExploreSpec) -> bool:
+    """Whether the recording forks the process killed at each crash state (`CrashPoints`):
+    a step's always; a graph's under durability "sync" (its saves then run in order, in the
+    thread that reached the point: `graphs.run_in_order`), unless each state is replayed
+    twice or a Postgres schema, which no folder's copy takes along, is part of it. A point
+    reached while another thread runs is still replayed by a worker that runs to it."""
+    if spec.kind in FORKED:
+        return True
+    return spec.kind == "graph" and spec.durability == "sync" and not spec.postgres
 
 
 def unwatched_entry(reason: str, files: list[str], commits: int | None = None) -> dict:

@@ -1,9 +1,10 @@
 """Replay: each crash state made and recovered, LANES workers at a time.
 
 For each point, a worker runs the reader's code to it and dies there (or the recording's
-fork died there already: a step's), then fresh workers recover, one per restart, each on its
-own copy of what the kill left (with a Postgres server, whose schema a folder's copy cannot
-take along, the crash state is made again for each restart), and the checker judges each.
+fork died there already: a step's, a "sync" graph's), then fresh workers recover, one per
+restart, each on its own copy of what the kill left (with a Postgres server, whose schema a
+folder's copy cannot take along, the crash state is made again for each restart), and the
+checker judges each.
 A point's row is its worst restart's. Every worker is reaped, whatever happens.
 """
 
