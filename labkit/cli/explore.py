@@ -107,10 +107,32 @@ def seconds(text: str) -> float:
         raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}; e.g. 60") from None
 
 
+def start_server_meanwhile(kind: str) -> None:
+    """Start the exploration's server (seconds: it imports LangGraph) in a thread while this
+    one checks the target and prunes the runs home (the oldest runs removed: most of a second
+    once it is full). The server dies with the thread that started it: the thread waits for
+    as long as the CLI runs. If the start fails, the exploration's own call says why."""
+    import threading
+
+    from labkit.bench import server
+    from labkit.studies.explorer.replay import SERVERS
+
+    def start() -> None:
+        try:
+            server.call_on(SERVERS.get(kind, "trial"), "os:getpid")
+        except Exception:  # noqa: BLE001 - said by the exploration's call, in the main thread
+            return
+        threading.Event().wait()
+
+    threading.Thread(target=start, name="labkit-server-start", daemon=True).start()
+
+
 def cmd_explore(args: argparse.Namespace) -> int:
     from labkit.bench.errors import CodeFailed
     from labkit.studies.explorer.replay import explore
 
+    if args.out is None:  # the runs home is pruned first: start the server meanwhile
+        start_server_meanwhile(args.kind)
     bar, advance = progress_bar("crash_states", "state")
     try:
         found = explore(
