@@ -197,9 +197,9 @@ class CrashPoints(Watches):
 
         By SIGKILL, this process sends it too, and copies at once: the fork's only code is
         its own kill (it writes nothing), so the files are what it leaves while the kernel
-        still tears it down (a few ms, on another core); it is reaped at the next fork, or by
-        `reap`, and its exit status noted then."""
-        self.reap()
+        still tears it down (a few ms, on another core); it is reaped at a later fork once
+        that is over, or by `reap`, and its exit status noted then."""
+        self.reap_ended()
         sys.stdout.flush()  # nothing buffered may be written twice, once by each process
         sys.stderr.flush()
         child = os.fork()
@@ -226,7 +226,19 @@ class CrashPoints(Watches):
         while self.dying:
             child, n = self.dying.popitem()
             code = os.waitstatus_to_exitcode(os.waitpid(child, 0)[1])
-            self.trace.note("forked", n=n, pid=child, parent=os.getppid(), code=code)
+            self.note_forked(child, n, code)
+
+    def reap_ended(self) -> None:
+        """Reap the forks whose teardown is over, without waiting for the others (a big
+        process's takes milliseconds: `reap` waits for them at the end)."""
+        for child, n in list(self.dying.items()):
+            ended, status = os.waitpid(child, os.WNOHANG)
+            if ended:
+                del self.dying[child]
+                self.note_forked(child, n, os.waitstatus_to_exitcode(status))
+
+    def note_forked(self, child: int, n: int, code: int) -> None:
+        self.trace.note("forked", n=n, pid=child, parent=os.getppid(), code=code)
 
     def locate(self) -> str | None:
         """The innermost line of the reader's code on this thread's stack, as file:line: in
