@@ -8,11 +8,13 @@ of exploring every crash point of study 004's linear graph under durability "syn
 < 1 s), and the crash states explored a second of a step like lesson 2's that commits
 `--commits` idempotent receipts and then done=1, one crash point after each (target >= 50 on
 two cores), both as the caller sees them and as the exploration timed itself, rounds taking
-turns, each said met or not; the CPU that every process spends per crash state of the step
-(so what idle cores would do); and the load average, since other work on the machine slows
-both. A step's crash state costs the fork its recording kills at the point and a recovery
-per restart (a graph's: a worker that runs to the point, and its recoveries); a step's last
-restart, "hash", is a new interpreter. `--restart-at now` measures one recovery a state.
+turns, each said met or not; the CPU that every process spends per exploration of the graph
+(the trial server and every worker it reaped, read from /proc around each) and per crash
+state of the step (so what idle cores would do: on a loaded machine, the figure to compare);
+and the load average, since other work on the machine slows both. A crash state costs the
+fork its recording kills at the point (a graph under "async": a worker that runs to the
+point) and a recovery per restart; a step's last restart, "hash", is a new interpreter.
+`--restart-at now` measures one recovery a state.
 """
 
 from __future__ import annotations
@@ -49,6 +51,13 @@ def cpu_of_ended_children() -> float:
     return used.ru_utime + used.ru_stime
 
 
+def server_cpu(pid: int) -> float:
+    """CPU seconds of a server process and of every child it has reaped (its workers, theirs):
+    read around one exploration, what that exploration cost on every core."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return sum(int(f) for f in fields[11:15]) / os.sysconf("SC_CLK_TCK")
+
+
 def met(yes: bool) -> str:
     return "met" if yes else "NOT met"
 
@@ -66,18 +75,25 @@ def main() -> None:
         step = Path(scratch) / "many_commits.py"
         step.write_text(textwrap.dedent(STEP.format(commits=args.commits)))
         found: dict[str, list] = {"graph": [], "step": []}
+        graph_cpu: list[float] = []
 
         def explore(kind: str, target: str) -> None:
             options = {"restart_at": args.restart_at} if args.restart_at else {}
             found[kind].append(lk.explore(target, kind=kind, out=next(folders), **options))
 
+        def explore_graph() -> None:
+            before = server_cpu(trial)
+            explore("graph", LINEAR)
+            graph_cpu.append(server_cpu(trial) - before)
+
         explore("graph", LINEAR)  # starts the trial server: not timed
+        trial = server.call("os:getpid")
         explore("step", f"{step}:step")  # and the light one
         load_before = os.getloadavg()[0]
         medians = interleaved_medians(
             args.rounds,
             {
-                "graph": (lambda: explore("graph", LINEAR), 1),
+                "graph": (explore_graph, 1),
                 "step": (lambda: explore("step", f"{step}:step"), 1),
             },
         )
@@ -103,6 +119,12 @@ def main() -> None:
         f"  {linear.crash_points} crash points, {linear.crash_states} crash states, each "
         f"recovered after {len(graph_restarts)} restarts ({', '.join(graph_restarts)}); "
         f"the exploration itself {inside:.2f} s ({args.rounds} rounds)"
+    )
+    cpu_graph = statistics.median(graph_cpu)
+    print(
+        f"  CPU of every process, an exploration: {cpu_graph:.2f} s "
+        f"({cpu_graph / linear.crash_states * 1000:.0f} ms a crash state): on {cores} idle "
+        f"cores at best {cpu_graph / cores:.2f} s"
     )
     recoveries = states * len(step_restarts) / step_wall
     print(
