@@ -20,7 +20,7 @@ _HOMES = {
     "get_order": "labkit.studies.commit_window.orders",
     "KILL_MODES": "labkit.studies.commit_window.spec",
     "RunSpec": "labkit.studies.commit_window.spec",
-    "OUTCOMES": "labkit.studies.commit_window.outcome",
+    "OUTCOMES": "labkit.views.commit_window_words",
     "RunResult": "labkit.studies.commit_window.runs",
     "execute": "labkit.studies.commit_window.runs",
     "run": "labkit.studies.commit_window.runs",

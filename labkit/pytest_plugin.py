@@ -86,7 +86,7 @@ def fail_unless_green(item: pytest.Item, marker: pytest.Mark) -> None:
 def failing_rows(found: object) -> str:
     """The failing crash points, one a line: number, what it came after, the project's own
     line, the outcome word, what is wrong, and the run folder; then the summary."""
-    from labkit.studies.explorer.report import crash_after, point_label, what_is_wrong
+    from labkit.views.explorer_words import crash_after, point_label, what_is_wrong
 
     lines = [
         f"{point_label(p)}: after {crash_after(p)} at {p.where or '?'}: {p.outcome}"

@@ -11,7 +11,7 @@ import pytest
 from labkit.bench.errors import LabError
 from labkit.language import set_language
 from labkit.studies.explorer.replay import explore
-from labkit.studies.explorer.report import failed_words, unwatched_words
+from labkit.views.explorer_words import failed_words, unwatched_words
 
 OUTSIDE = Path(__file__).parent / "outside"
 

@@ -25,10 +25,10 @@ from test_explorer import labkit, write
 from labkit.bench.errors import LabError, RunFailed
 from labkit.bench.portable import LINUX
 from labkit.studies.explorer.replay import explore
-from labkit.studies.explorer.report import matrix_text
 from labkit.studies.explorer.stepping import ExplorerStepSession
 from labkit.studies.interrupt_resume.experiment import run_interrupt
 from labkit.views.explorer import matrix_html
+from labkit.views.explorer_words import matrix_text
 
 STEP = """
 import os

@@ -14,8 +14,9 @@ from labkit.bench.trace import read_trace
 from labkit.language import set_language
 from labkit.studies.explorer.checker import FINDINGS, Finding, outcome_of
 from labkit.studies.explorer.replay import explore, unwatched_entry
-from labkit.studies.explorer.report import Exploration, complaint_words, matrix_text
+from labkit.studies.explorer.report import Exploration
 from labkit.views.explorer import ExplorerPanel, matrix_html, with_last_commits
+from labkit.views.explorer_words import complaint_words, matrix_text
 from labkit.views.timeline import TimelineFigure
 from labkit.workshop import lesson9
 

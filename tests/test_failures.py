@@ -16,9 +16,9 @@ import labkit as lk
 from labkit.bench import server
 from labkit.bench.launcher import read_report
 from labkit.bench.portable import AS_ON_MACOS
-from labkit.studies.commit_window.outcome import OUTCOMES
 from labkit.studies.durability.experiment import DurabilitySpec, run_trials
 from labkit.studies.interrupt_resume.experiment import run_interrupt
+from labkit.views.commit_window_words import OUTCOMES
 from labkit.views.durability import distribution_figure, trials_html
 from labkit.views.tables import run_html, study_table_html, sweep_html
 from labkit.views.text import format_run, format_sweep

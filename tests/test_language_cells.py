@@ -233,7 +233,8 @@ def test_lesson_8_in_chinese(chinese):
 
 def test_lesson_6_step_modes_moves_are_named_in_chinese(chinese, tmp_path):
     from labkit.studies.leases.stepping import ClaimStepSession
+    from labkit.views.leases_lines import move_words
 
     with ClaimStepSession("lease", pause_ms=300, lease_ms=200, out=tmp_path / "step") as session:
-        assert session.paused_at == "w1 停在 'claimed'；下一步：就地冻结它（SIGSTOP）"
-        assert session.proceed() == "w1 已冻结；下一步：时钟走到 200 毫秒，w2 来认领"
+        assert move_words(session.paused_at) == "w1 停在“claimed”；下一步：就地冻结它（SIGSTOP）"
+        assert move_words(session.proceed()) == "w1 已冻结；下一步：时钟走到 200 毫秒，w2 来认领"

@@ -18,8 +18,8 @@ from matplotlib.text import Text
 import labkit as lk
 from labkit.bench.trace import read_trace
 from labkit.language import display_width
-from labkit.studies.commit_window.outcome import describe_state, outcome_name, outcome_text
 from labkit.views.background import BackgroundJob
+from labkit.views.commit_window_words import describe_state, outcome_name, outcome_text
 from labkit.views.panel import CrashPanel
 from labkit.views.step_panel import StepPanel
 from labkit.views.sweep_panel import SweepPanel

@@ -130,13 +130,13 @@ def test_lesson_4s_pitfalls_library_and_study_figures_in_chinese(chinese, displa
     from labkit.studies.durability.experiment import DurabilitySpec, clean_run, run_trials
     from labkit.studies.durability.library import durability_in_library
     from labkit.studies.durability.pitfalls import run_pitfall
-    from labkit.studies.durability.reported import beside_today
     from labkit.views.durability import (
         pitfall_html,
         show_library_facts,
         show_study_figures,
         show_trials,
     )
+    from labkit.views.durability_reported import beside_today
 
     mistyped = run_pitfall("mistyped_durability")
     unknown = pitfall_html("unknown_thread", run_pitfall("unknown_thread"))

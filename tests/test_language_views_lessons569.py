@@ -196,8 +196,8 @@ def test_outbox_views_speak_chinese(tmp_path, chinese):
 
 def test_the_explorers_report_and_panel_speak_chinese(chinese):
     from labkit.studies.explorer.replay import explore
-    from labkit.studies.explorer.report import matrix_text
     from labkit.views.explorer import ExplorerPanel, matrix_html
+    from labkit.views.explorer_words import matrix_text
 
     found = explore("labkit.studies.commit_window.worker:effect_first")
     assert {p.n: p.outcome for p in found.failing} == {1: "duplicate"}

@@ -22,6 +22,7 @@ from labkit.bench.trace import read_trace
 from labkit.studies.leases.experiment import Race, execute_claim, run_claim, sweep_claims
 from labkit.studies.leases.spec import METHODS, ClaimSpec
 from labkit.studies.leases.stepping import ClaimStepSession
+from labkit.views.leases_lines import move_words
 from tests.conftest import STDLIB, processes_mentioning, worker_imports
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -189,10 +190,10 @@ def test_a_frozen_worker_dies_with_its_parent(tmp_path, platform):
 
 def test_step_mode_moves_one_step_at_a_time_and_a_kill_lets_the_lease_run_out(tmp_path):
     with ClaimStepSession("lease", 300, LEASE, out=tmp_path / "run") as session:
-        assert session.paused_at.startswith("w1 stands at 'claimed'")
+        assert move_words(session.paused_at).startswith("w1 stands at 'claimed'")
         assert session.state().table("task").rows == [["job-17", "claimed", "w1", 33, LEASE]]
         assert (
-            session.proceed()
+            move_words(session.proceed())
             == "w1 frozen; next: the clock moves to 200 ms and w2 arrives to claim"
         )
         assert session.kill() == "claimed"  # w1 dies frozen where it stood

@@ -25,16 +25,12 @@ from conftest import leftover_workers, zombie_children
 import labkit as lk
 from labkit.bench.snapshot import Snapshot, Table
 from labkit.language import say
-from labkit.studies.commit_window.outcome import (
-    classify,
-    describe_state,
-    outcome_name,
-    outcome_text,
-)
+from labkit.studies.commit_window.outcome import classify
 from labkit.studies.commit_window.runs import order_worker
 from labkit.studies.commit_window.stores import KEY, PAYLOAD, create_files
 from labkit.studies.explorer.checker import CrashState, default_checker
 from labkit.studies.explorer.replay import explore
+from labkit.views.commit_window_words import describe_state, outcome_name, outcome_text
 from labkit.workshop import lesson2, lesson9
 
 # A step whose retry sees its receipt and returns without mark_done: every table holds as many

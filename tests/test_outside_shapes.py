@@ -21,7 +21,8 @@ import pytest
 
 from labkit.bench.errors import LabError, RunFailed
 from labkit.studies.explorer.replay import explore
-from labkit.studies.explorer.report import Exploration, failed_words
+from labkit.studies.explorer.report import Exploration
+from labkit.views.explorer_words import failed_words
 
 SHAPES = Path(__file__).parent / "outside" / "shapes"
 APPROVE, AMOUNT = {"action": "approve"}, {"amount": 7}

@@ -13,7 +13,7 @@ from chinese import assert_no_english
 
 import labkit as lk
 from labkit.studies.explorer.placement import explore_placements
-from labkit.studies.explorer.report import crash_after
+from labkit.views.explorer_words import crash_after
 from labkit.views.placement import legend, placement_html, placement_lines, strip, window_line
 
 

@@ -29,9 +29,10 @@ from labkit.studies.durability.experiment import (
 from labkit.studies.durability.in_memory import run_in_memory_restart
 from labkit.studies.durability.library import durability_in_library
 from labkit.studies.durability.pitfalls import run_pitfall
-from labkit.studies.durability.reported import STUDY_004_FIGURES, beside_today
+from labkit.studies.durability.reported import STUDY_004_FIGURES
 from labkit.studies.interrupt_resume.contract import ask_ticket_service, entry_key
 from labkit.studies.interrupt_resume.experiment import run_interrupt
+from labkit.views.durability_reported import beside_today
 
 
 def rows(path: Path, query: str) -> list[tuple]:

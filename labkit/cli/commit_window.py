@@ -14,6 +14,7 @@ from labkit.studies.commit_window.spec import KILL_MODES
 from labkit.studies.commit_window.sweeps import sweep
 from labkit.studies.commit_window.tool_runs import run_tool_step
 from labkit.studies.commit_window.tool_steps import TOOL_STEPS
+from labkit.views.commit_window_words import order_summary
 
 __all__ = ["register"]
 
@@ -40,7 +41,8 @@ def cmd_orders(args: argparse.Namespace) -> None:
     from labkit.views.text import format_grid
 
     rows = [
-        (o.name, " ".join(o.files), " ".join(o.kill_points), o.summary) for o in ORDERS.values()
+        (o.name, " ".join(o.files), " ".join(o.kill_points), order_summary(o))
+        for o in ORDERS.values()
     ]
     echo(format_grid(headers("tables.orders", ("order", "files", "kill_points", "does")), rows))
 
@@ -76,7 +78,7 @@ def cmd_step(args: argparse.Namespace, answer: Callable[[str], str] = read_key) 
 
     order = get_order(args.order)
     with StepSession(order.name, args.out) as session:
-        echo(f"{order.name}: {order.summary}")
+        echo(f"{order.name}: {order_summary(order)}")
         echo(say("cli.step.kill_points", points=" → ".join(order.kill_points)))
         if step_through(session, answer):
             echo("\n" + format_run(session.recover()))

@@ -204,20 +204,22 @@ def step_through(
     session: object,
     answer: Callable[[str], str],
     kind: str = "worker",
+    said: Callable[[object], object] = str,
 ) -> bool:
     """Show the keys, then the files at each stop of a step session (any study's), and act on
     one key; False if the reader quit (the worker killed and reaped), True when recovery is
     next. `kind` says
     what follows a kill or the end: "worker" (a fresh process recovers) or "race" (a race's
-    step mode has no fresh process, the rest of its schedule runs). A Ctrl-C reaps as q does,
-    and says the folder."""
+    step mode has no fresh process, the rest of its schedule runs); `said` says where it is
+    paused (a race's move is a code and numbers). A Ctrl-C reaps as q does, and says the
+    folder."""
     from labkit.views.text import format_snapshot
 
     then = say(f"cli.step.then_{kind}")
     echo(say("cli.step.keys_line", keys=step_keys(session)))
     try:
         while not session.finished:
-            echo(say("cli.step.paused", point=session.paused_at))
+            echo(say("cli.step.paused", point=said(session.paused_at)))
             echo(format_snapshot(session.state()))
             choice = answer(say("cli.step.prompt")).strip().lower()
             if choice in ("", "c"):

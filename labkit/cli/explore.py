@@ -162,7 +162,7 @@ def cmd_explore(args: argparse.Namespace) -> int:
     if args.json:
         print_json(found.to_json())
     else:
-        from labkit.studies.explorer.report import matrix_text
+        from labkit.views.explorer_words import matrix_text
 
         print(matrix_text(found))
     if found.stopped_by and found.stopped_by["code"] == "interrupted":

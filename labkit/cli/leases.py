@@ -78,11 +78,12 @@ def step_claim(spec: ClaimSpec, args: argparse.Namespace, answer: Callable[[str]
     """For a projector: the files between two moves of the schedule; k kills the frozen w1."""
     from labkit.studies.leases.stepping import ClaimStepSession
     from labkit.views.leases import format_claim, method_line
+    from labkit.views.leases_lines import move_words
 
     if args.json:
         raise refusal("step_no_json")
     with ClaimStepSession(spec.method, spec.pause_ms, spec.lease_ms, args.out) as session:
         echo(method_line(spec.method))
         echo(say("cli.step.frozen", pause_ms=spec.pause_ms, arrival_ms=spec.arrival_ms))
-        if step_through(session, answer, "race"):
+        if step_through(session, answer, "race", move_words):
             echo("\n" + format_claim(session.recover()))

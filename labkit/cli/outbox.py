@@ -61,8 +61,8 @@ def show_sweep(args: argparse.Namespace) -> None:
 
 
 def show_graph_replay(args: argparse.Namespace) -> None:
-    from labkit.studies.commit_window.outcome import outcome_name
     from labkit.studies.outbox.replay import run_outbox_graph
+    from labkit.views.commit_window_words import outcome_name
     from labkit.views.text import process_exits
 
     r = run_outbox_graph(args.consumer, args.out)

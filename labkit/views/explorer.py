@@ -15,9 +15,10 @@ import ipywidgets as widgets
 from labkit.bench.trace import read_trace
 from labkit.language import say
 from labkit.studies.explorer.replays import CHECKER_RAISED
-from labkit.studies.explorer.report import (
-    Exploration,
-    PointResult,
+from labkit.studies.explorer.report import Exploration, PointResult
+from labkit.studies.explorer.stepping import ExplorerStepSession
+from labkit.views.explorer_lines import point_line
+from labkit.views.explorer_words import (
     complaint_words,
     crash_after,
     failed_words,
@@ -26,8 +27,6 @@ from labkit.studies.explorer.report import (
     run_folder,
     what_is_wrong,
 )
-from labkit.studies.explorer.stepping import ExplorerStepSession
-from labkit.views.explorer_lines import point_line
 from labkit.views.palette import outcome_colour
 from labkit.views.panel import shows_errors
 from labkit.views.timeline import TimelineFigure

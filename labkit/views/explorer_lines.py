@@ -9,13 +9,8 @@ from collections import Counter
 from collections.abc import Iterable, Mapping
 
 from labkit.language import say
-from labkit.studies.explorer.report import (
-    Exploration,
-    PointResult,
-    crash_after,
-    outcome_word,
-    point_label,
-)
+from labkit.studies.explorer.report import Exploration, PointResult
+from labkit.views.explorer_words import crash_after, outcome_word, point_label
 
 __all__ = ["outcome_counts", "point_line", "points_text", "verdicts_text"]
 

@@ -17,7 +17,7 @@ from collections.abc import Callable
 
 from labkit.bench.errors import check_choice
 from labkit.language import catalogue, language, say
-from labkit.studies.commit_window.outcome import outcome_name
+from labkit.views.commit_window_words import outcome_name
 
 __all__ = ["facts_line", "print_facts", "progress_lines"]
 

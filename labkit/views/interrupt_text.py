@@ -7,7 +7,7 @@ from collections.abc import Mapping, Sequence
 
 from labkit.bench.failures import FAILED
 from labkit.language import say
-from labkit.studies.commit_window.outcome import outcome_name
+from labkit.views.commit_window_words import outcome_name
 from labkit.views.tables import headers
 from labkit.views.text import format_grid, process_exits
 

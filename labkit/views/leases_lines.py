@@ -1,7 +1,7 @@
 """The one-line answers lesson 6's cells print under their predictions: what each worker of a
-race did and the outcome, when each worker renewed by name, and a sweep's outcomes counted per
-method. Words from the catalogue, codes from the results; never a dict or a tuple as Python
-prints it (issue 27)."""
+race did and the outcome, when each worker renewed by name, a sweep's outcomes counted per
+method, and step mode's next move. Words from the catalogue, codes from the results; never a
+dict or a tuple as Python prints it (issue 27)."""
 
 from __future__ import annotations
 
@@ -10,12 +10,12 @@ from collections.abc import Sequence
 
 from labkit.bench.errors import check_items
 from labkit.language import padded, say
-from labkit.studies.leases.experiment import ClaimResult, check_result
+from labkit.studies.leases.experiment import ClaimResult, Move, check_result
 from labkit.studies.leases.spec import METHODS
 from labkit.views.leases_race import RESULTS, worker_text
 from labkit.views.leases_words import said
 
-__all__ = ["race_line", "renewals_line", "sweep_counts"]
+__all__ = ["move_words", "race_line", "renewals_line", "sweep_counts"]
 
 WORKERS = ("w1", "w2")
 
@@ -62,3 +62,12 @@ def sweep_counts(results: Sequence[ClaimResult]) -> str:
         each = [say("leases.sweep.count", word=said(o), count=n) for o, n in counts.most_common()]
         lines.append(padded(method, width) + say("facts.list_separator").join(each))
     return "\n".join(lines)
+
+
+def move_words(move: Move | None) -> str:
+    """Step mode's next move ("w1 frozen; next: the clock moves to 200 ms and w2 arrives to
+    claim"), said from its code and numbers; "" once the schedule is over."""
+    if move is None:
+        return ""
+    fields = {"point": move.point} if move.point else {"arrival": move.ms, "pause": move.ms}
+    return say(f"leases.move.{move.code}", **fields)

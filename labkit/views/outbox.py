@@ -14,13 +14,13 @@ from html import escape
 from labkit.bench.errors import check_instance, check_items
 from labkit.language import say
 from labkit.language.spacing import apart
-from labkit.studies.commit_window.outcome import outcome_name
 from labkit.studies.outbox.experiment import (
     OUTBOX_KILL_POINTS,
     OUTBOX_OUTCOMES,
     OutboxResult,
     outbox_counts,
 )
+from labkit.views.commit_window_words import outcome_name
 from labkit.views.figures import figure_png
 from labkit.views.lanes_drawing import draw
 from labkit.views.relay_timeline import relay_timeline

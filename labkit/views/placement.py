@@ -10,7 +10,7 @@ from IPython.display import HTML, display
 
 from labkit.language import say
 from labkit.studies.explorer.placement import FATES, PLACEMENTS, Placed
-from labkit.studies.explorer.report import crash_after
+from labkit.views.explorer_words import crash_after
 from labkit.views.tables import grid_html, headers
 
 __all__ = ["placement_html", "placement_lines", "show_placements", "strip", "window_line"]

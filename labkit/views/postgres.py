@@ -15,7 +15,6 @@ from html import escape
 
 from labkit.bench.errors import check_choice, check_instance, check_items
 from labkit.language import Messages, say
-from labkit.studies.commit_window.outcome import outcome_name
 from labkit.studies.postgres.spec import (
     CRASH_POINTS,
     LOCKS,
@@ -25,6 +24,7 @@ from labkit.studies.postgres.spec import (
     RaceResult,
     WindowResult,
 )
+from labkit.views.commit_window_words import outcome_name
 from labkit.views.palette import outcome_colour
 from labkit.views.postgres_checkpointers import (
     latency_figure,

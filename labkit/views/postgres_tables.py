@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from labkit.studies.commit_window.outcome import outcome_name
 from labkit.studies.postgres.spec import OUTCOMES
+from labkit.views.commit_window_words import outcome_name
 from labkit.views.tables import grid_html, headers, outcome_word
 from labkit.views.text import format_grid
 

@@ -11,7 +11,7 @@ import ipywidgets as widgets
 from labkit.language import say
 from labkit.room import client
 from labkit.room.store import ANSWERS
-from labkit.studies.commit_window.outcome import outcome_name
+from labkit.views.commit_window_words import outcome_name
 
 
 def room_defaults(order: str, kill_at: str, kill_mode: str) -> tuple[str, str, str]:

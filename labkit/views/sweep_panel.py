@@ -12,11 +12,11 @@ from pathlib import Path
 import ipywidgets as widgets
 
 from labkit.language import say
-from labkit.studies.commit_window.outcome import outcome_name
 from labkit.studies.commit_window.runs import RunResult
 from labkit.studies.commit_window.spec import KILL_MODES
 from labkit.studies.commit_window.sweeps import sweep, sweep_specs
 from labkit.views.background import BackgroundJob, Report
+from labkit.views.commit_window_words import outcome_name
 from labkit.views.controls import pick_many, run_button
 from labkit.views.tables import sweep_html
 

@@ -14,9 +14,10 @@ from labkit.bench.snapshot import Snapshot, Table
 from labkit.language import Messages, say
 from labkit.language.spacing import apart
 from labkit.studies.commit_window.orders import NO_KILL, ORDERS, STUDY_000_REPORTED
-from labkit.studies.commit_window.outcome import OUTCOMES, outcome_name, state_word
+from labkit.studies.commit_window.outcome import state_word
 from labkit.studies.commit_window.runs import RunResult
 from labkit.studies.commit_window.tool_runs import ToolRun
+from labkit.views.commit_window_words import OUTCOMES, order_summary, outcome_name
 from labkit.views.palette import outcome_colour
 from labkit.views.terminal import sql_value
 
@@ -277,7 +278,8 @@ def headers(prefix: str, keys: Sequence[str]) -> list[str]:
 def orders_html() -> str:
     """The four write orders, their files and their kill points in the order they are passed."""
     rows = [
-        (o.name, ", ".join(o.files), " → ".join(o.kill_points), o.summary) for o in ORDERS.values()
+        (o.name, ", ".join(o.files), " → ".join(o.kill_points), order_summary(o))
+        for o in ORDERS.values()
     ]
     return grid_html(headers("tables.orders", ("order", "files", "kill_points", "does")), rows)
 

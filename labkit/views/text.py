@@ -9,9 +9,9 @@ from collections.abc import Iterable, Mapping, Sequence
 from labkit.bench.snapshot import Snapshot
 from labkit.language import say
 from labkit.studies.commit_window.orders import NO_KILL
-from labkit.studies.commit_window.outcome import OUTCOMES, outcome_name, outcome_text
 from labkit.studies.commit_window.runs import RunResult
 from labkit.studies.commit_window.tool_runs import ToolRun, tool_counts
+from labkit.views.commit_window_words import OUTCOMES, outcome_name, outcome_text
 from labkit.views.tables import headers, mark_note, row_marks
 from labkit.views.terminal import format_grid
 

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from labkit.language import say
 from labkit.studies.commit_window.orders import get_order
-from labkit.studies.commit_window.outcome import describe_state
 from labkit.studies.commit_window.runs import run
+from labkit.views.commit_window_words import describe_state
 from labkit.workshop.checks import Exercise, Verdict, also_in, is_open, no_verdict, word
 
 __all__ = ["find_the_window"]

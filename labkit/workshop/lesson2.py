@@ -31,12 +31,12 @@ from labkit.studies.commit_window.expired_key import (
 )
 from labkit.studies.commit_window.learner import LEARNER_FILE
 from labkit.studies.commit_window.orders import STUDY_000_CASES
-from labkit.studies.commit_window.outcome import describe_state
 from labkit.studies.commit_window.runs import RunResult, execute, run
 from labkit.studies.commit_window.spec import RunSpec
 from labkit.studies.commit_window.stores import PAYLOAD
 from labkit.studies.commit_window.tool_runs import run_tool_step
 from labkit.studies.commit_window.tool_steps import JOBS
+from labkit.views.commit_window_words import describe_state
 from labkit.workshop.checks import (
     WHOLE_NUMBER,
     Exercise,

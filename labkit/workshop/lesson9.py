@@ -19,9 +19,10 @@ from labkit.bench.launcher import WorkerReport
 from labkit.language import say
 from labkit.studies.commit_window.stores import PAYLOAD
 from labkit.studies.explorer.replay import explore_spec
-from labkit.studies.explorer.report import (
-    Exploration,
-    PointResult,
+from labkit.studies.explorer.report import Exploration, PointResult
+from labkit.studies.explorer.spec import ExploreSpec
+from labkit.studies.explorer.target import READER_FILE, source_target
+from labkit.views.explorer_words import (
     detail_words,
     failed_words,
     outcome_word,
@@ -29,8 +30,6 @@ from labkit.studies.explorer.report import (
     verb,
     what_is_wrong,
 )
-from labkit.studies.explorer.spec import ExploreSpec
-from labkit.studies.explorer.target import READER_FILE, source_target
 from labkit.workshop.checks import (
     Exercise,
     ReaderCodeError,

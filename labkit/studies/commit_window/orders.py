@@ -10,7 +10,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from labkit.bench.errors import check_choice
-from labkit.language import say
 
 __all__ = [
     "NO_KILL",
@@ -32,11 +31,6 @@ class WriteOrder:
     kill_points: tuple[str, ...]
     shared_file: bool = False  # True: receipts and progress live in one SQLite file
     receiver_dedupes: bool = False  # True: the receiver enforces UNIQUE(op_key)
-
-    @property
-    def summary(self) -> str:
-        """What the order does, in the reader's language (looked up when shown)."""
-        return say(f"commit_window.order.{self.name}")
 
     @property
     def files(self) -> tuple[str, ...]:

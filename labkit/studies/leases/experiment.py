@@ -32,7 +32,6 @@ from labkit.bench.launcher import WorkerProcess, WorkerReport, isolated_python, 
 from labkit.bench.portable import LINUX
 from labkit.bench.snapshot import Snapshot, take_snapshot
 from labkit.bench.trace import Trace, read_trace
-from labkit.language import say
 from labkit.studies.leases.outcome import FAILED, classify, race_counts
 from labkit.studies.leases.spec import MAX_MS, METHODS, STOP_POINTS, ClaimSpec
 from labkit.studies.leases.stores import FILES, create_files, set_clock
@@ -43,6 +42,7 @@ __all__ = [
     "Race",
     "check_result",
     "Freeze",
+    "Move",
     "execute_claim",
     "run_claim",
     "run_race",
@@ -50,7 +50,18 @@ __all__ = [
 ]
 
 WORKERS = ("w1", "w2")
+MOVES = ("freeze", "w2_arrives_frozen", "w2_arrives_not_frozen", "thaw")  # leases.toml's [move]
 ENTRY = "labkit.studies.leases.worker:run_worker"
+
+
+@dataclass(frozen=True)
+class Move:
+    """The race's next move, as a code of MOVES and the numbers it needs (what step mode is
+    paused before); the view says it (`labkit.views.leases_words.move_words`)."""
+
+    code: str
+    point: str | None = None  # where w1 stands (freeze)
+    ms: int | None = None  # where the lab's clock moves to (w2 arrives, thaw)
 
 
 # Where Linux's prctl is missing (macOS), a frozen worker's own watcher cannot run: a guard
@@ -175,25 +186,24 @@ class Race:
         set_clock(str(self.run_dir), ms)
         self.lab.event("clock", lab_ms=ms)
 
-    def steps(self) -> Iterator[str]:
-        """The schedule. It starts the first worker, then yields before each later move
-        (naming it in the reader's language), so that step mode can show the files between
-        two moves."""
+    def steps(self) -> Iterator[Move]:
+        """The schedule. It starts the first worker, then yields before each later move (its
+        code and numbers), so that step mode can show the files between two moves."""
         self.first.start()
         if self.first.wait_for_pause() == self.stop_at:
-            yield say("leases.move.freeze", point=repr(self.stop_at))
+            yield Move("freeze", point=self.stop_at)
             if self.first.proc.poll() is None:  # not killed meanwhile (step mode)
                 self.frozen = Freeze(self.first, self.lab, 0)
                 self.first.resume()  # read once it is thawed
         arrival = self.spec.arrival_ms
         now = "frozen" if self.frozen else "not_frozen"
-        yield say(f"leases.move.w2_arrives_{now}", arrival=arrival)
+        yield Move(f"w2_arrives_{now}", ms=arrival)
         self.clock(arrival)
         with self.second:
             self.second.wait()
         if self.frozen:
             pause = self.spec.pause_ms
-            yield say("leases.move.thaw", pause=pause)
+            yield Move("thaw", ms=pause)
             self.clock(pause)
             self.frozen.thaw(pause)
         if self.first.proc.returncode is None:  # else it was killed (step mode) and reaped

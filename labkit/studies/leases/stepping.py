@@ -13,7 +13,7 @@ from labkit.bench.folders import new_run_dir
 from labkit.bench.launcher import WorkerReport
 from labkit.bench.snapshot import Snapshot, take_snapshot
 from labkit.bench.stepping import PausedWorker
-from labkit.studies.leases.experiment import ClaimResult, Race
+from labkit.studies.leases.experiment import ClaimResult, Move, Race
 from labkit.studies.leases.spec import ClaimSpec
 from labkit.studies.leases.stores import FILES
 
@@ -21,8 +21,9 @@ __all__ = ["ClaimStepSession"]
 
 
 class ClaimStepSession(PausedWorker):
-    """One race, paused before each move of its schedule (`paused_at` names the move).
-    Close it (or use `with`) to reap both workers."""
+    """One race, paused before each move of its schedule (`paused_at` is the move, a code and
+    its numbers: `labkit.views.leases_words.move_words` says it). Close it (or use `with`) to
+    reap both workers."""
 
     who = "first worker"
 
@@ -43,7 +44,7 @@ class ClaimStepSession(PausedWorker):
         try:
             self.race = Race(self.spec, self.run_dir)
             self.worker = self.race.first
-            self.moves: Iterator[str] = iter(self.race.steps())
+            self.moves: Iterator[Move] = iter(self.race.steps())
             self.paused_at = next(self.moves)
         except BaseException:
             self.close()
@@ -53,7 +54,7 @@ class ClaimStepSession(PausedWorker):
         """What the task table and the receiver hold right now (a new read-only connection)."""
         return take_snapshot(self.run_dir, FILES)
 
-    def proceed(self) -> str | None:
+    def proceed(self) -> Move | None:
         """Make the next move; return the one after it, or None once the schedule is over."""
         self._check_paused("proceed")
         self.paused_at = next(self.moves, None)
