@@ -83,7 +83,7 @@ def test_a_conditional_claim_has_one_winner_and_no_lease(sweep):
 def test_a_lease_without_a_fence_lets_the_late_write_overwrite_the_newer_one(sweep):
     r = sweep["lease", 300]
     assert [row[1:3] for row in rows(r, "applied")] == [["w2", 34], ["w1", 33]]
-    assert rows(r, "document") == [["report-17", "report written by w1 under token 33", "w1", 33]]
+    assert rows(r, "document") == [["report-17", "w1/33/1", "w1", 33]]
     assert rows(r, "task") == [["job-17", "done", "w2", 34, LEASE + LEASE]]
     assert r.reports["w1"]["done"] is False and rows(r, "refused") == []
 

@@ -7,6 +7,7 @@ holds as data (caller.db's status) are the file's, quoted as it holds them."""
 from __future__ import annotations
 
 import html
+import re
 
 import pytest
 from chinese import assert_no_english, assert_no_python
@@ -46,6 +47,9 @@ from labkit.views.unknown_outcome import (
 )
 from labkit.workshop import lesson2
 
+# Our English, written into a run's files and shown as the file holds it: two English words or
+# more in a row, read outside tags (a file's own names, table and column, stand alone)
+PHRASE = re.compile(r"(?<![\w.])[A-Za-z]{2,}(?: [A-Za-z]{2,})+(?![\w(])")
 CALL_WORDS = ("unknown_outcome.name.", "unknown_outcome.status.", "text.op_f.")
 CALLER_DB = ("create", "read", "done", "failed", "unknown")  # history.jsonl's f, caller.db's status
 OUTBOX_WORDS = ("commit_window.name.", "text.process.", "outbox.timeline.")
@@ -351,3 +355,32 @@ def test_the_command_line_says_its_outcomes_in_chinese_without_python(tmp_path, 
     assert (done.returncode, done.stderr) == (0, ""), done.stderr
     assert said in done.stdout, done.stdout
     assert_no_python(done.stdout)
+
+
+def english_phrases(shown: str, quoted: tuple[str, ...] = ()) -> list[str]:
+    """English phrases in `shown` but the outside words `quoted` (a library's error)."""
+    text = re.sub(r"<[^>]+>", "\n", html.unescape(shown))
+    for piece in quoted:
+        text = text.replace(piece, "")
+    return sorted({m.group(0) for m in PHRASE.finditer(text)})
+
+
+def test_what_runs_write_into_their_files_and_the_views_show_is_in_no_language(chinese):
+    """Lesson 8's errors and lesson 6's document are data: a code and values (CardDeclined and
+    its order, the document's writer/token/write), or a library's words, quoted as it says
+    them; never a sentence of ours in English ("card declined for order-1")."""
+    from labkit.studies.retries.experiment import run_retry
+    from labkit.views.leases import claim_html, format_claim
+    from labkit.views.retries import format_retry, retry_html
+
+    declined = run_retry("every", "order", "declined")
+    assert {o["error"] for o in declined["orders"]} >= {"CardDeclined: order-1"}, declined
+    bad_reply = run_retry("default", "uuid4", "bad_reply")
+    json_said = "Expecting value"  # the json module's words, as its error says them
+    assert bad_reply["orders"][0]["error"].startswith(f"ValueError: {json_said}: line 1")
+    race = lk.run_claim("lease", pause_ms=300, lease_ms=200)
+    document = race.after.table("document").rows  # receiver.db, as the lesson shows it
+    assert [row[1:] for row in document] == [["w1/33/1", "w1", 33]], document
+    shown = [retry_html(r) + format_retry(r) for r in (declined, bad_reply)]
+    shown.append(claim_html(race) + format_claim(race))
+    assert english_phrases("\n".join(shown), quoted=(json_said,)) == []

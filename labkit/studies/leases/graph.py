@@ -75,7 +75,7 @@ def publish(state: State, runtime: Runtime[RunContext]) -> dict:
     """The effect: write the report through the receiver, under this process's token."""
     hooks = runtime.context
     fence = hooks.fence or 0
-    body = f"report published by {hooks.role}"
+    body = f"{hooks.role}/{fence}"  # the document's text as data, in no language: writer/token
     receive = receive_fenced if hooks.fenced else receive_unfenced
     applied = receive(hooks.receiver, hooks.role, fence, body)
     hooks.ledger.line("publish", "ran", role=hooks.role, fence=fence, applied=applied)

@@ -95,9 +95,10 @@ def run_worker(job: dict) -> None:
         if not renewed:
             report(job, claimed=True, fence=fence, renewed=False)
             return
-    body = f"report written by {job['role']} under token {fence}"
+    # the document's text as data, in no language: writer/token/nth write ("w1/33/1"; the
+    # second is the first's correction)
     writes = []
-    for text in [body, *(f"{body}, corrected" for _ in range(1, job["writes"]))]:
+    for text in (f"{job['role']}/{fence}/{n}" for n in range(1, job["writes"] + 1)):
         writes.append(write_report(job, receiver, gate, me, fence, text))
         trace.event("write", applied=writes[-1]["applied"], fence=fence, lab_ms=lab_now(run_dir))
     gate("written")

@@ -42,7 +42,7 @@ def make_ref() -> str:
 
 @task
 def charge(ref: str) -> int:
-    charge_id, new = hooks().charge(ref, "charge 42.00 EUR")
+    charge_id, new = hooks().charge(ref, "42.00 EUR")
     hooks().ledger.line("charge", "ran", ref=ref, charge=charge_id, new=new)
     return charge_id
 
