@@ -77,7 +77,7 @@ def test_a_bad_size_to_keep_is_said_in_chinese(tmp_path):
     zh, en = labkit(tmp_path, "run", "atomic", LABKIT_RUNS_KEEP_MB="lots")
     most = home.KEEP_MB_MAX
     assert zh == [
-        f"labkit：错误：LABKIT_RUNS_KEEP_MB='lots'：请给出 0 到 {most} 之间的整数兆字节"
+        f"labkit：错误：LABKIT_RUNS_KEEP_MB=lots：请给出 0 到 {most} 之间的整数兆字节"
         "（默认 200；0 表示保留每一次运行）"
     ]
     assert en[0].startswith("labkit: error: LABKIT_RUNS_KEEP_MB='lots': give a whole number")
@@ -105,12 +105,12 @@ def test_an_output_folder_too_deep_or_under_a_file_is_said_in_chinese(tmp_path):
     [
         (
             ("pg-race", "--lock", "nope"),
-            "未知的锁 'nope'；请从中选：",
+            "未知的锁“nope”；请从中选：",
             "unknown lock 'nope'; choose from: ",
         ),
         (
             ("drain", "--grace", "soon"),
-            "秒数必须是一个数，而不是 'soon'",
+            "秒数必须是一个数，而不是 soon",
             "a number of seconds, not 'soon'",
         ),
     ],

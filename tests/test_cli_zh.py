@@ -56,14 +56,14 @@ def test_without_the_language_the_help_is_english_as_before(tmp_path):
     [
         (
             ("run", "nope"),
-            "labkit：错误：未知的写入顺序 'nope'；请从中选一个：effect_first, checkpoint_first, "
+            "labkit：错误：未知的写入顺序“nope”；请从中选一个：effect_first, checkpoint_first, "
             "atomic, idempotent",
             "labkit: error: unknown write order 'nope'; choose one of: effect_first, "
             "checkpoint_first, atomic, idempotent",
         ),
         (
             ("run", "effect_first", "--kill-at", "zzz"),
-            "labkit：错误：effect_first 没有这个强杀点：'zzz'；请从中选一个：start, effect, "
+            "labkit：错误：effect_first 没有这个强杀点：“zzz”；请从中选一个：start, effect, "
             "checkpoint, none",
             "labkit: error: unknown kill point for effect_first 'zzz'; choose one of: start, "
             "effect, checkpoint, none",
@@ -101,7 +101,7 @@ def test_step_mode_asks_and_answers_in_chinese(tmp_path, capsys, chinese, no_lef
     assert prompts == [ZH["cli.step.prompt"]] * 2
     assert "强杀点：start → effect → checkpoint" in out
     assert "按键：Enter 或 c：继续 · k：在这里 kill -9 worker 进程" in out
-    assert "=== 停在 'start'" in out and "'x' 不是可用的按键" in out
+    assert "=== 停在“start”" in out and "“x”不是可用的按键" in out
     assert "已退出：worker 进程已被强杀并回收。运行目录：" in out
     assert_chinese(out, ["cli"])
 
@@ -126,7 +126,7 @@ def test_a_bad_input_found_in_the_trial_server_is_said_in_chinese_too(chinese):
     with pytest.raises(LabError) as raised:
         server.call_on("light", "labkit.bench.errors:check_choice", **asked)
     assert str(raised.value) == "unknown kill point for x 'zzz'; choose one of: start, none"
-    assert error_line(raised.value) == "x 没有这个强杀点：'zzz'；请从中选一个：start, none"
+    assert error_line(raised.value) == "x 没有这个强杀点：“zzz”；请从中选一个：start, none"
 
 
 def test_an_output_folder_that_exists_is_said_in_chinese(tmp_path):

@@ -226,6 +226,6 @@ def test_a_step_session_out_of_turn_names_the_process_in_chinese(
     monkeypatch.setattr(labkit.language, "_chosen", ["zh"])
     said = [error_line(paused.value), error_line(killed.value)]
     assert said == [
-        "无法恢复：worker 进程仍停在 'start'；请先在那里 kill() 它，或 proceed() 到结束",
-        "无法执行 proceed：worker 进程已在 'start' 被强杀；接下来请 recover()",
+        "无法恢复：worker 进程仍停在“start”；请先在那里 kill() 它，或 proceed() 到结束",
+        "无法执行 proceed：worker 进程已在“start”被强杀；接下来请 recover()",
     ]

@@ -265,7 +265,7 @@ def test_lesson_7s_tables_and_latency_figure_in_chinese(chinese, displayed):
     assert "个检查点，重跑：" in shown and "put() 调用次数" in shown and "快" in shown
     assert_views_chinese(text, shown)
     figure = views.latency_figure({"postgres": trials[0].put_ms})
-    assert figure.axes[0].get_legend().get_texts()[0].get_text() == "研究 004 的替身：250 ms"
+    assert figure.axes[0].get_legend().get_texts()[0].get_text() == "研究 004 的替身：250 毫秒"
     assert_views_chinese(figure.axes[0].get_xlabel())
     assert png(figure).startswith(b"\x89PNG")
 

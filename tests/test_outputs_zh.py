@@ -124,7 +124,7 @@ def test_lesson_2s_refusal_says_the_payloads_in_chinese(chinese):
     answers, _ = deliver_all([("op-1", "report v1"), ("op-1", "report v2")])
     assert answers[1].refused["code"] == "payload_conflict"  # a code, with its fields
     shown = deliveries_html(answers)
-    assert "拒绝：键 'op-1' 已保存 'report v1'，不是 'report v2'" in html.unescape(shown)
+    assert "拒绝：键“op-1”已保存“report v1”，不是“report v2”" in html.unescape(shown)
     assert_no_english(shown, ["tables"], ("tables.deliveries.",))
 
 

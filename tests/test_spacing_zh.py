@@ -115,7 +115,7 @@ def test_the_zh_markdown_is_spaced_one_way():
         (
             "cli.error.choice",
             {"what": "写入顺序", "value": "nope", "choices": "a, b"},
-            "未知的写入顺序 'nope'；请从中选一个：a, b",
+            "未知的写入顺序“nope”；请从中选一个：a, b",
         ),
         ("explorer.detail.node_writes", {"name": "__start__"}, "节点 __start__ 的写入"),
     ],

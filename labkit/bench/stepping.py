@@ -70,10 +70,14 @@ class PausedWorker:
         if self.result is not None:
             raise refusal("recovered_already")
         if not self.finished:
-            raise refusal("still_paused", who=self.who, point=repr(self.paused_at))
+            raise refusal("still_paused", who=self.who, point=self.standing_at())
         self.worker.close()
         self.result = self._recover(self.worker.report())
         return self.result
+
+    def standing_at(self) -> str:
+        """The point the paused worker stands at, as a refusal names it."""
+        return str(self.paused_at)
 
     def _recover(self, first: object) -> object:
         """The study's recovery, given the ended worker's report."""
@@ -99,7 +103,7 @@ class PausedWorker:
                 code = "killed_recovered" if self.result else "killed_to_recover"
             else:
                 code = "ended_recovered" if self.result else "ended_to_recover"
-            raise refusal(code, action=action, who=self.who, point=repr(killed))
+            raise refusal(code, action=action, who=self.who, point=killed)
 
     def __enter__(self) -> PausedWorker:
         return self

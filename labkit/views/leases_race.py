@@ -101,7 +101,7 @@ def schedule(r: ClaimResult, key: str = "schedule") -> str:
     return say(
         f"leases.race.{key}",
         lease=r.spec.lease_ms,
-        stop=r.stop_at if key == "schedule_html" else repr(r.stop_at),
+        stop=r.stop_at,
         pause=r.spec.pause_ms,
         arrival=r.spec.arrival_ms,
     )

@@ -288,9 +288,9 @@ def refusal_text(key: str, refused: dict) -> str:
     """Why the receiver refused a delivery, from its code: the key holds another payload."""
     return say(
         f"tables.deliveries.{refused['code']}",
-        key=repr(key),
-        held=repr(refused["held"]),
-        sent=repr(refused["sent"]),
+        key=key,  # quoted as the edition quotes ('op-1', “op-1”): the catalogue's
+        held=refused["held"],
+        sent=refused["sent"],
     )
 
 

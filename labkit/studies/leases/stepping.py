@@ -50,6 +50,11 @@ class ClaimStepSession(PausedWorker):
             self.close()
             raise
 
+    def standing_at(self) -> str:
+        """Where w1 stands while the schedule is paused: its stop point (paused_at is the
+        next move)."""
+        return self.race.stop_at
+
     def state(self) -> Snapshot:
         """What the task table and the receiver hold right now (a new read-only connection)."""
         return take_snapshot(self.run_dir, FILES)

@@ -88,7 +88,7 @@ class OutboxStepSession:
         if self.result is not None:
             raise refusal("recovered_already")
         if not self.finished:
-            raise refusal("stage_paused", who=self.stage, point=repr(self.paused_at))
+            raise refusal("stage_paused", who=self.stage, point=self.paused_at)
         self.result = conclude(self.spec, self.run_dir, self.reports)
         return self.result
 
