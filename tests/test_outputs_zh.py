@@ -78,6 +78,8 @@ def test_lesson_5s_calls_badges_columns_and_timeline_speak_chinese(calls, chines
     assert_no_english(format_call(gave_up), ["text"], CALL_WORDS, allowed=CALLER_DB)
     # history.jsonl's value for a call without an answer: no value (NULL), not Python's None
     assert_no_python(format_call(gave_up) + shown)
+    # the ticket's title is data; "timed out" is Python's socket's own error, quoted
+    assert english_phrases(format_call(gave_up) + shown, quoted=("timed out",)) == []
     both = "\n".join([strategies_html(calls), call_sweep_html(calls), format_call_sweep(calls)])
     both += "\n" + call_outcome_counts(calls)  # a sweep's counts, as the lesson prints them
     both += "\n" + strategy_outcomes(calls)  # each strategy's line, as the lesson prints it
@@ -98,6 +100,7 @@ def test_lesson_5s_outbox_names_its_processes_and_outcomes_in_chinese(chinese):
         + [format_outbox_sweep([plain])]
     )
     assert "中继的消费者 1：退出码 0" in shown
+    assert english_phrases(shown) == []  # the order's item is a code: data in no language
     assert_no_english(shown, ["outbox", "text"], OUTBOX_WORDS)
     drawn = figure_text(outbox_timeline(plain))
     assert "生产者" in drawn and "中继的消费者 1" in drawn
@@ -338,6 +341,7 @@ def test_lesson_6s_graph_race_names_the_next_nodes_not_a_list(chinese):
     assert "r1：已恢复执行，持令牌 33，看到 next=review" in shown, shown
     assert "下一步 review（中断：" in shown and "下一步无（已结束）" in shown, shown
     assert "['" not in shown and "[]" not in shown, shown
+    assert english_phrases(shown) == []  # the interrupt's value and the document's body: data
     assert_no_english(shown, ["leases"], ("leases.name.",))
 
 

@@ -66,7 +66,7 @@ class RunContext:
 
 def review(state: State, runtime: Runtime[RunContext]) -> dict:
     """Ask for approval; on resume the node runs again from its start and gets the answer."""
-    answer = interrupt("publish report-17?")
+    answer = interrupt("report-17")  # the document to approve: data in no language
     runtime.context.stop("reviewed")  # the resumers have loaded the same checkpoint here
     return {"approved": answer}
 

@@ -31,7 +31,7 @@ BUSINESS_FILE = "business.db"
 CONSUMER_FILE = "consumer.db"
 FILES = (BUSINESS_FILE, CONSUMER_FILE)
 ORDER_KEY = "order-17"
-ITEM = "blue mug"
+ITEM = "sku-4711"  # an item code: data in no language (issue 27)
 SUBSCRIBER = "shipping"  # the consumer's name: its inbox is keyed (subscriber, message_id)
 
 BUSINESS_SCHEMA = """

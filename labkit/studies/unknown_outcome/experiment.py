@@ -56,7 +56,7 @@ __all__ = [
 ]
 
 KEY = "job-17:open-ticket:v1"  # the operation's identity, fixed before the first call
-TITLE = "disk full on build-3"
+TITLE = "build-3: ENOSPC"  # the OS's code for a full disk: data in no language (issue 27)
 SERVICE_DIR = "service"
 CALLER_ENTRY = "labkit.studies.unknown_outcome.caller:run_caller"
 SERVICE_ENTRY = "labkit.studies.unknown_outcome.service:serve"
