@@ -23,7 +23,7 @@ from labkit.bench.launcher import LABKIT_ROOT
 from labkit.bench.portable import AS_ON_MACOS
 from labkit.studies.commit_window.runs import order_worker
 from labkit.studies.commit_window.stores import create_files
-from tests.conftest import processes_mentioning, run_python
+from tests.conftest import children_of, processes_mentioning, run_python
 
 MARK = "LABKIT_TEST_MARK"
 
@@ -132,12 +132,18 @@ def test_ctrl_c_while_the_cli_starts_the_server_leaves_nothing_behind(tmp_path, 
     # Enough trials that no machine finishes them before the last Ctrl-C (it ends them at once)
     command = [sys.executable, "-m", "labkit", "durability", "--trials", "300"]
     cli = started(command, tmp_path, platform, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    after_its_imports = delay >= 0.3  # counted from the moment the CLI starts its server
+    if after_its_imports:
+        deadline = time.monotonic() + 30
+        while not children_of(cli.pid) and time.monotonic() < deadline:
+            time.sleep(0.005)
+        delay -= 0.3
     time.sleep(delay)
     cli.send_signal(signal.SIGINT)  # what Ctrl-C in its terminal does (the server has its own)
     _, stderr = cli.communicate(timeout=60)
     assert gone_within(5, str(tmp_path)) == []
     assert "BrokenPipeError" not in stderr
-    if delay >= 0.3:  # its own imports are done: Ctrl-C ends it with one line
+    if after_its_imports:  # its own imports are done: Ctrl-C ends it with one line
         assert cli.returncode == 130 and "Traceback" not in stderr, stderr
 
 
