@@ -19,7 +19,7 @@ from collections.abc import Generator, Iterable, Iterator
 
 from labkit.bench.launcher import WorkerProcess, listen
 
-__all__ = ["Run", "side_by_side"]
+__all__ = ["Run", "side_by_side", "until_ended"]
 
 Run = Generator[WorkerProcess, str | None, object]
 
@@ -62,3 +62,11 @@ def side_by_side(runs: Iterable[Run], lanes: int) -> Iterator[tuple[int, object]
     finally:
         for _, run in running.values():
             run.close()
+
+
+def until_ended(worker: WorkerProcess) -> Run:
+    """A run's part that lets `worker` run to its end (a pause nobody planned for goes on) and
+    reaps it: `yield from until_ended(worker)`."""
+    while (yield worker) is not None:
+        worker.resume()
+    worker.wait()

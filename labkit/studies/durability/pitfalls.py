@@ -18,7 +18,7 @@ from labkit.bench.errors import check_choice, check_function
 from labkit.bench.folders import new_run_dir
 from labkit.bench.gate import report
 from labkit.bench.launcher import WorkerProcess, read_report
-from labkit.bench.side_by_side import Run, side_by_side
+from labkit.bench.side_by_side import Run, side_by_side, until_ended
 
 __all__ = ["PITFALLS", "Pitfall", "run_pitfall", "run_pitfalls"]
 
@@ -190,13 +190,6 @@ def run_all_here(progress: Callable[[int, int, None], None] | None = None) -> di
             if progress:
                 progress(len(reports), len(PITFALLS), None)
     return {name: reports[name] for name in PITFALLS}
-
-
-def until_ended(worker: WorkerProcess) -> Run:
-    """Let `worker` run to its end (a pause nobody planned for goes on), and reap it."""
-    while (yield worker) is not None:
-        worker.resume()
-    worker.wait()
 
 
 def pitfall_run(name: str, out: str | None = None) -> Run:

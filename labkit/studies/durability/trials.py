@@ -25,7 +25,7 @@ from labkit.bench.folders import keep_json, new_run_dir
 from labkit.bench.launcher import WorkerProcess, read_report
 from labkit.bench.ledger import LEDGER_FILE, read_ledger, rerun_nodes
 from labkit.bench.postgres import new_schema, redacted, shared_url
-from labkit.bench.side_by_side import Run, side_by_side
+from labkit.bench.side_by_side import Run, side_by_side, until_ended
 from labkit.bench.trace import read_json_lines
 from labkit.studies.durability.experiment import (
     BASELINE_LINES,
@@ -161,9 +161,7 @@ def kill_and_recover(spec: DurabilitySpec, run_dir: Path, saver: dict) -> Run:
         with worker(spec, run_dir, "recovery", "recover", saver) as recovery:
             checkpoints, writes, orphans = in_postgres or checkpoint_counts(as_killed)
             at_kill = read_ledger(as_killed)
-            while (yield recovery) is not None:  # a pause nobody planned for: let it go on
-                recovery.resume()
-            recovery.wait()
+            yield from until_ended(recovery)
     recovered = read_report(run_dir, "recovery")
     lines = read_ledger(run_dir)
     phases = {(ln["node"], ln["phase"]) for ln in at_kill}
