@@ -115,11 +115,12 @@ def start_server_meanwhile(kind: str) -> None:
     import threading
 
     from labkit.bench import server
+    from labkit.bench.started import READY
     from labkit.studies.explorer.replay import SERVERS
 
     def start() -> None:
         try:
-            server.call_on(SERVERS.get(kind, "trial"), "os:getpid")
+            server.call_on(SERVERS.get(kind, "trial"), READY)
         except Exception:  # noqa: BLE001 - said by the exploration's call, in the main thread
             return
         threading.Event().wait()
