@@ -270,9 +270,9 @@ def test_issue_8039_on_postgres_a_delayed_put_writes_runs_a_finished_node_again(
     """Killed as put() starts saving the checkpoint after b: with b's put_writes() delayed
     (upstream's 'writes-delay'), nothing of b is saved, and recovery runs b, which had
     finished, again. Without the delay (upstream: host-dependent) only that nothing failed.
-    The lesson's 80 ms lands after the kill only if the worker reaches put() within 80 ms of
-    handing b's writes over, which a loaded machine can miss (it did, at load 20-28); 1.5 s is
-    the same race with room for a busy core (the kill ends the worker long before it)."""
+    80 ms landed after the kill only if the worker reached put() within 80 ms of handing b's
+    writes over, which a loaded machine missed (at load 20-28); 1.5 s is the same race with room
+    for a busy core (the kill ends the worker long before it), as the lesson's and the CLI's 1 s."""
     specs = [
         DurabilitySpec(
             "linear", "sync", 0, "checkpoint_after_b", checkpointer="postgres", writes_delay_ms=ms

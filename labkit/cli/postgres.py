@@ -79,7 +79,7 @@ def register(commands: argparse._SubParsersAction) -> None:
     url_option(matrix.number("--trials", 1, MAX_TRIALS, 2, max_trials=MAX_TRIALS)).json()
 
     rerun = Command(commands, "postgres", "pg-8039", cmd_8039)
-    rerun.number("--writes-delay-ms", 1, MAX_SLOW_MS, 80, max_slow_ms=MAX_SLOW_MS)
+    rerun.number("--writes-delay-ms", 1, MAX_SLOW_MS, 1000, max_slow_ms=MAX_SLOW_MS)
     url_option(rerun.number("--trials", 1, MAX_TRIALS, 2)).json()
 
     puts = Command(commands, "postgres", "pg-puts", cmd_puts)
