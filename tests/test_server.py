@@ -330,6 +330,40 @@ def test_a_ctrl_c_as_the_trial_server_is_started_leaves_no_server_running():
     assert left == "killed and reaped"
 
 
+def test_a_ctrl_c_handed_to_another_thread_is_still_held_until_the_block_ends():
+    """In a process with threads (a kernel has several) a SIGINT that the main thread blocks
+    goes to another thread, and Python still raises it in the main thread, inside the block:
+    blocking alone once let it cut the server's start in two (found by the Ctrl-C-at-a-stage
+    test of test_process_safety, whose watcher thread pressed it)."""
+    seen = run_python(
+        """
+        import json, os, signal, threading
+        from labkit.bench.ctrl_c import ctrl_c_held
+
+        inside, pressed, ran = threading.Event(), threading.Event(), []
+
+        def another_thread():  # started before the block: SIGINT is not blocked in it
+            inside.wait()
+            os.kill(os.getpid(), signal.SIGINT)
+            pressed.set()
+
+        threading.Thread(target=another_thread).start()
+        try:
+            with ctrl_c_held():
+                inside.set()
+                pressed.wait()
+                for line in range(100):
+                    ran.append(line)
+        except KeyboardInterrupt:
+            ran.append("interrupted after")
+        handler = signal.getsignal(signal.SIGINT) is signal.default_int_handler
+        blocked = signal.SIGINT in signal.pthread_sigmask(signal.SIG_BLOCK, [])
+        print(json.dumps([len(ran), ran[-1], handler, blocked]))
+        """
+    )
+    assert seen == [101, "interrupted after", True, False]
+
+
 def test_a_ctrl_c_as_a_workers_pidfd_is_opened_leaks_no_descriptor(tmp_path):
     """The descriptor that tells a worker has exited (a pidfd) is the worker's as soon as it
     is opened: a Ctrl-C right after once lost it, one descriptor more at each such Ctrl-C."""
