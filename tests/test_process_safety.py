@@ -7,6 +7,7 @@ under it inherits (servers, spares, workers, forked or not): /proc shows which a
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
@@ -183,25 +184,60 @@ def test_ctrl_c_at_an_import_where_python_reports_it_its_own_way_is_one_line(tmp
     assert gone_within(5, str(tmp_path)) == []
 
 
+# The three places of a start that a Ctrl-C interrupts, each a state the server's /proc shows
+# (a kernel's watcher thread, below, stops the server there and presses Ctrl-C): its Python
+# runs (its command line is the server's), LangGraph is imported (its serializer's library is
+# mapped), its graphs run once (a warm-up's SQLite file is mapped, or psycopg, loaded after it).
+START_STAGES = {
+    "python": "lambda pid: SERVER_MAIN.encode() in read(f'/proc/{pid}/cmdline').split(b'\\0')",
+    "langgraph": "lambda pid: b'/ormsgpack' in read(f'/proc/{pid}/maps')",
+    "warm_up": "lambda pid: any(f in read(f'/proc/{pid}/maps') for f in (b'/warm-up-', b'libpq'))",
+}
+
+
 @PLATFORMS
 def test_ctrl_c_while_the_server_starts_in_a_long_lived_process(tmp_path, platform):
-    # this machine's, measured just before: the Ctrl-Cs land by 0.4 of it, so that a start up to
-    # 2.5 times faster than measured (the load of the other tests gone meanwhile) is still cut
-    start = min(server_start_seconds(tmp_path, platform) for _ in range(2))
+    stages = ", ".join(START_STAGES.values())  # in the order a start passes them
     kernel = python(
         f"""
-        import json, os, signal, sys, threading
+        import json, os, signal, sys, threading, time
         from labkit.bench import server
-        kept, outcomes = [], []
-        for delay in (0.05, {0.2 * start}, {0.4 * start}):  # early, midway, later in the start
-            threading.Timer(delay, os.kill, (os.getpid(), signal.SIGINT)).start()
+        from labkit.bench.server import SERVER_MAIN
+
+        def read(path):
+            try:
+                with open(path, "rb") as file:
+                    return file.read()
+            except OSError:  # the server is gone, or not yet exec'd
+                return b""
+
+        def children(pid):
+            return [int(p) for p in read(f"/proc/{{pid}}/task/{{pid}}/children").split()]
+
+        def ctrl_c_at(reached, where):
+            # Wait for the server to reach the stage, hold it there (SIGSTOP: however loaded
+            # the machine, it cannot answer first), then press Ctrl-C
+            deadline = time.monotonic() + 60
+            while not (started := children(os.getpid())) or not reached(started[0]):
+                if time.monotonic() > deadline:  # never seen there: the test fails, not hangs
+                    where.append("missed")
+                    os.kill(os.getpid(), signal.SIGINT)
+                    return
+                time.sleep(0.002)
+            os.kill(started[0], signal.SIGSTOP)
+            where.append(len(children(started[0])))  # spares forked when it was stopped
+            os.kill(os.getpid(), signal.SIGINT)
+
+        kept, outcomes, spares = [], [], []
+        for reached in ({stages}):
+            threading.Thread(target=ctrl_c_at, args=(reached, spares)).start()
             try:
                 server.call("os:getpid")
                 outcomes.append("answered")
             except KeyboardInterrupt as interrupted:
                 kept.append(interrupted)  # as IPython keeps the last traceback
                 outcomes.append("interrupted")
-        print(json.dumps([outcomes, server.call("os:getpid")]), flush=True)
+        print(json.dumps([outcomes, spares, server.call("os:getpid")]), flush=True)
         sys.stdin.readline()  # the test looks at /proc now
         """,
         tmp_path,
@@ -209,31 +245,20 @@ def test_ctrl_c_while_the_server_starts_in_a_long_lived_process(tmp_path, platfo
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
     )
-    outcomes, server_pid = json.loads(kernel.stdout.readline())
-    assert outcomes == ["interrupted"] * 3
-    alive = sorted(set(marked(str(tmp_path))) - {kernel.pid})
-    spares = sorted(set(alive) - {server_pid})
-    assert server_pid in alive and len(spares) == 2, alive  # one server, its two spares
-    assert all(Path(f"/proc/{pid}/cmdline").read_bytes() == cmdline(server_pid) for pid in spares)
-    kernel.communicate("\n", timeout=30)
-    assert kernel.returncode == 0
-    assert gone_within(5, str(tmp_path)) == []
-
-
-def server_start_seconds(tmp_path: Path, platform: dict) -> float:
-    """How long a trial server takes to start here: a Ctrl-C meant to land during a start is
-    timed by it, so that a faster machine does not answer first."""
-    code = """
-        import json, time
-        from labkit.bench import server
-        started = time.monotonic()
-        server.call("os:getpid")
-        print(json.dumps(time.monotonic() - started))
-        """
-    timed = python(code, tmp_path, env=platform, stdout=subprocess.PIPE)
-    out, _ = timed.communicate(timeout=60)
-    assert timed.returncode == 0
-    return json.loads(out)
+    try:
+        outcomes, spares_when_stopped, server_pid = json.loads(kernel.stdout.readline())
+        assert (outcomes, spares_when_stopped) == (["interrupted"] * 3, [0, 0, 0])
+        alive = sorted(set(marked(str(tmp_path))) - {kernel.pid})
+        spares = sorted(set(alive) - {server_pid})
+        assert server_pid in alive and len(spares) == 2, alive  # one server, its two spares
+        assert all(cmdline(pid) == cmdline(server_pid) for pid in spares)
+        kernel.communicate("\n", timeout=30)
+        assert kernel.returncode == 0
+        assert gone_within(5, str(tmp_path)) == []
+    finally:  # a failure above must not leave a stopped server behind
+        for pid in marked(str(tmp_path)):
+            with contextlib.suppress(ProcessLookupError):  # gone meanwhile
+                os.kill(pid, signal.SIGKILL)
 
 
 def cmdline(pid: int) -> bytes:
