@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -68,3 +69,26 @@ def test_explorer_start_benchmark_prints_cold_and_warm():
     out = bench("bench_explorer_start.py", "--rounds", "1")
     assert "cold shell, lesson 2's step" in out and "x warm; target < 2x" in out
     assert "tutorial-shaped graph, warm" in out
+
+
+def test_run_all_benchmark_reads_each_cells_time_as_jupyterlab_recorded_it(tmp_path):
+    """bench_run_all.py drives a real browser (minutes): here only what it reads of the copy
+    JupyterLab saved, each cell's execute_input to execute_reply, slowest first."""
+    sys.path.insert(0, str(BENCHMARKS))
+    from bench_run_all import slowest
+
+    def cell(source: str, begun: str, ended: str, outputs: list) -> dict:
+        stamps = {"iopub.execute_input": begun, "shell.execute_reply": ended}
+        metadata = {"execution": stamps}
+        return {"cell_type": "code", "source": source, "metadata": metadata, "outputs": outputs}
+
+    at = "2026-12-05T09:00:{}Z".format
+    raised = [{"output_type": "error", "ename": "KeyError"}]
+    cells = [
+        cell("quick()\n", at("00.000"), at("00.250"), []),
+        {"cell_type": "markdown", "source": "words", "metadata": {}},
+        cell("# a comment\nslow()", at("01.000"), at("13.500"), raised),
+    ]
+    notebook = tmp_path / "lesson.ipynb"
+    notebook.write_text(json.dumps({"cells": cells}))
+    assert slowest(notebook) == ([(12.5, "# a comment"), (0.25, "quick()")], 1)
