@@ -203,9 +203,14 @@ def test_a_checkers_error_in_the_matrix_is_the_readers_exception_at_the_readers_
 def test_a_key_functions_error_is_the_readers_exception_at_the_readers_line():
     key = "def operation_key(state):\n    return state['n']\n"
     result = run_interrupt(key="custom", key_source=key)
-    assert (
-        result["failure"] == "study worker exited 1: KeyError: 'n' (<your operation_key>, line 2)"
-    )
+    assert result["failure"] == {  # bench.failures' code and fields
+        "code": "exited",
+        "role": "study",
+        "exit_code": 1,
+        "error": "KeyError: 'n'",
+        "file": "<your operation_key>",
+        "line": 2,
+    }
 
 
 @pytest.mark.parametrize(

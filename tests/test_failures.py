@@ -3,6 +3,7 @@ fills up, makes the run "failed" with the reason: no outcome word is claimed for
 
 from __future__ import annotations
 
+import errno
 import json
 import resource
 import subprocess
@@ -14,8 +15,11 @@ import pytest
 
 import labkit as lk
 from labkit.bench import server
-from labkit.bench.launcher import read_report
+from labkit.bench.failures import parent_failure, worker_failure
+from labkit.bench.launcher import WorkerReport, read_report
 from labkit.bench.portable import AS_ON_MACOS
+from labkit.language import set_language
+from labkit.language.failures import failure_text
 from labkit.studies.durability.experiment import DurabilitySpec, run_trials
 from labkit.studies.interrupt_resume.experiment import run_interrupt
 from labkit.views.commit_window_words import OUTCOMES
@@ -51,8 +55,14 @@ def test_a_readers_step_that_raises_fails_the_run_and_every_view_says_why(
     result = readers_step(tmp_path, OVERFLOWING_STEP)
     assert result.first.exit_code == 1 and result.outcome == "failed"
     failure = result.summary()["failure"]
-    assert failure.startswith("first worker exited 1: OverflowError: math range error")
-    assert "line 4" in failure  # the line of the reader's own code
+    assert failure == {  # the line of the reader's own code too
+        "code": "exited",
+        "role": "first",
+        "exit_code": 1,
+        "error": "OverflowError: math range error",
+        "file": "<your step>",
+        "line": 4,
+    }
     saved = json.loads((tmp_path / "run" / "results.json").read_text())
     assert (saved["outcome"], saved["failure"]) == ("failed", failure)
     text = format_run(result)
@@ -73,8 +83,9 @@ def test_a_worker_that_hangs_is_killed_and_the_run_says_it_timed_out(
     monkeypatch.setenv(AS_ON_MACOS, as_on_macos)  # for the workers this test starts
     result = readers_step(tmp_path, HANGING_STEP, timeout=0.5)
     assert result.outcome == "failed" and result.summary()["timed_out"] == ["first", "recovery"]
-    assert result.failure.startswith("first worker timed out after 0.5")
-    assert "timed out" in format_run(result)
+    assert (result.failure["code"], result.failure["role"]) == ("timed_out", "first")
+    assert 0.5 <= result.failure["seconds"] < 5
+    assert "first worker timed out after 0.5" in format_run(result)
 
 
 def test_a_planned_kill_is_not_a_failure(tmp_path):
@@ -87,15 +98,18 @@ def test_an_operation_key_with_a_syntax_error_fails_the_interrupt_run():
     broken = "def operation_key(state):\n  return ("
     result = run_interrupt("custom", "combined", True, "after_create", key_source=broken)
     assert result["outcome"] == "failed" and result["exits"] == {"first": 1}
-    assert result["failure"].startswith("first worker exited 1: SyntaxError: '(' was never closed")
-    assert "line 2" in result["failure"]
+    failure = result["failure"]
+    assert (failure["code"], failure["role"], failure["exit_code"]) == ("exited", "first", 1)
+    assert (failure["error"], failure["line"]) == ("SyntaxError: '(' was never closed", 2)
     saved = json.loads((Path(result["run_dir"]) / "results.json").read_text())
     assert saved["failure"] == result["failure"]
 
 
 def test_a_durability_trial_whose_worker_timed_out_is_failed_and_not_plotted():
     [t] = run_trials([DurabilitySpec("linear", "sync", slow_ms=2000, timeout=0.5)], trials=1)
-    assert t.failure.startswith("first worker timed out after 0.5") and t.first_exit == -9
+    assert (t.failure["code"], t.failure["role"]) == ("timed_out", "first")
+    assert 0.5 <= t.failure["seconds"] < 5
+    assert t.first_exit == -9
     assert t.summary()["failure"] == t.failure
     assert "FAILED" in trials_html([t]) and "timed out" in trials_html([t])
     figure = distribution_figure([t, t])
@@ -114,8 +128,8 @@ def test_a_durability_trial_whose_first_worker_cannot_open_its_files_is_failed()
         resource.prlimit(pid, resource.RLIMIT_NOFILE, (6, 6))
     [t] = run_trials([DurabilitySpec("linear", "sync")], trials=1)
     assert t.first_exit == 1 and not t.killed_inside
-    assert t.failure.startswith("first worker exited 1: ")
-    assert "unable to open" in t.failure or "Too many open files" in t.failure
+    assert (t.failure["code"], t.failure["role"], t.failure["exit_code"]) == ("exited", "first", 1)
+    assert "unable to open" in t.failure["error"] or "Too many open files" in t.failure["error"]
     assert "FAILED" in trials_html([t])
     saved = json.loads((Path(t.run_dir) / "results.json").read_text())
     assert saved["failure"] == t.failure
@@ -148,7 +162,7 @@ def assert_failed_without_an_outcome(done: subprocess.CompletedProcess, run_dir)
     results = run_dir / "results.json"
     if results.exists():  # written if there was room for it: it says failed, nothing else
         saved = json.loads(results.read_text())
-        assert saved["outcome"] == "failed" and "no room left" in saved["failure"]
+        assert saved["outcome"] == "failed" and saved["failure"]["code"] == "no_room"
 
 
 def test_a_file_size_limit_fails_the_run_in_one_line(tmp_path):
@@ -186,3 +200,69 @@ def test_a_worker_report_cut_short_by_a_full_disk_reads_as_no_report(tmp_path):
     (tmp_path / "first.json").write_text('{"resumed": tr')
     assert read_report(tmp_path, "recovery") == read_report(tmp_path, "first") == {}
     assert read_report(tmp_path, "missing") == {}
+
+
+def report(**fields) -> WorkerReport:
+    said = {"pid": 1, "exit_code": 0, "killed_at": None, "timed_out": False, "seconds": 1.0}
+    said.update(stdout="", stderr="")
+    return WorkerReport(**{**said, **fields})
+
+
+TRACEBACK = """Traceback (most recent call last):
+  File "<string>", line 1, in <module>
+  File "<your step>", line 3, in my_step
+ValueError: boom
+"""
+
+
+def test_a_failure_is_a_code_with_fields_not_a_sentence():
+    """What bench.failures returns is data (a code, the worker's role, its fields); the error's
+    own last line is kept as it is, to be quoted; nothing else is words."""
+    assert worker_failure(report(role="first", timed_out=True, seconds=3.0)) == {
+        "code": "timed_out",
+        "role": "first",
+        "seconds": 3.0,
+    }
+    assert worker_failure(report(role="recovery", exit_code=1, stderr=TRACEBACK)) == {
+        "code": "exited",
+        "role": "recovery",
+        "exit_code": 1,
+        "error": "ValueError: boom",
+        "file": "<your step>",
+        "line": 3,
+    }
+    assert worker_failure(report(role="relay", exit_code=-9)) == {
+        "code": "signal",
+        "role": "relay",
+        "signal": "SIGKILL",
+        "error": None,
+    }
+    assert worker_failure(report(role="first", exit_code=91, killed_at="effect"), "effect") is None
+    assert worker_failure(report(role="first")) is None
+    full = OSError(errno.ENOSPC, "No space left on device", "/runs/x/effect.db")
+    assert parent_failure(full) == {
+        "code": "no_room",
+        "role": None,
+        "file": "/runs/x/effect.db",
+        "error": "No space left on device",
+    }
+
+
+def test_a_failure_is_said_at_the_view_in_the_readers_language():
+    """The same failure reads as the English edition always read, and wholly in Chinese (the
+    error's own words quoted) when the language is zh."""
+    exited = worker_failure(report(role="recovery", exit_code=1, stderr=TRACEBACK))
+    hung = worker_failure(report(role="first", timed_out=True, seconds=3.0))
+    assert (
+        failure_text(exited) == "recovery worker exited 1: ValueError: boom (<your step>, line 3)"
+    )
+    assert failure_text(hung) == "first worker timed out after 3 s"
+    set_language("zh")
+    try:
+        said = [failure_text(exited), failure_text(hung)]
+    finally:
+        set_language("en")
+    assert said == [
+        "恢复 worker 进程退出，退出码 1：原话“ValueError: boom”（<your step>第 3 行）",
+        "首个 worker 进程超时：3 秒后仍未结束",
+    ]

@@ -235,7 +235,7 @@ def test_two_receipts_from_the_race_say_where_the_second_waited(monkeypatch, wai
     )
 
 
-def failing_in(monkeypatch, where: str, failure: str) -> None:
+def failing_in(monkeypatch, where: str, failure: dict) -> None:
     """A step killed at one point whose run `where` (clean, killed, race) failed so."""
     failed = {where: {"failure": failure}}
     clean = window(NO_KILL, (1, 1), (1, 1), events=CLEAN_EVENTS[:1], **failed.get("clean", {}))
@@ -244,10 +244,18 @@ def failing_in(monkeypatch, where: str, failure: str) -> None:
 
 
 RUN_DIRS = {"clean": "/runs/none", "killed": "/runs/before_commit 1", "race": "/runs/race"}
-ROLLED_BACK = (
-    "first worker exited 1: psycopg.errors.SerializationFailure: could not serialize access"
-    " due to concurrent update"
-)
+ROLLED_BACK = {  # bench.failures.worker_failure's code and fields
+    "code": "exited",
+    "role": "first",
+    "exit_code": 1,
+    "error": "psycopg.errors.SerializationFailure: could not serialize access"
+    " due to concurrent update",
+}
+
+
+def exited(role: str, error: str, **where: object) -> dict:
+    """A worker that exited 1 with `error` (at the reader's `file` and `line`, if given)."""
+    return {"code": "exited", "role": role, "exit_code": 1, "error": error, **where}
 
 
 @pytest.mark.parametrize(
@@ -273,7 +281,7 @@ def test_a_transaction_rolled_back_and_not_run_again_needs_a_retry(monkeypatch, 
 
 
 def test_the_steps_own_error_is_shown_at_its_line_with_its_run(monkeypatch):
-    error = "first worker exited 1: NameError: name 'KYE' is not defined (<your step>, line 3)"
+    error = exited("first", "NameError: name 'KYE' is not defined", file="<your step>", line=3)
     clean = window(NO_KILL, (0, 0), (0, 0), failure=error)
     Postgres(monkeypatch, clean, {}, race())
     verdict = lesson7.one_transaction.check(STEP)
@@ -285,7 +293,7 @@ def test_the_steps_own_error_is_shown_at_its_line_with_its_run(monkeypatch):
 
 
 def test_an_sql_error_with_no_line_of_theirs_is_their_error_without_a_line(monkeypatch):
-    error = 'first worker exited 1: psycopg.errors.UndefinedTable: relation "x" does not exist'
+    error = exited("first", 'psycopg.errors.UndefinedTable: relation "x" does not exist')
     clean = window(NO_KILL, (0, 0), (0, 0), failure=error)
     Postgres(monkeypatch, clean, {}, race())
     verdict = lesson7.one_transaction.check(STEP)
@@ -305,19 +313,19 @@ def test_an_sql_error_with_no_line_of_theirs_is_their_error_without_a_line(monke
     ],
 )
 def test_a_run_that_failed_by_itself_gives_no_verdict_naming_it(monkeypatch, where, run):
-    failing_in(monkeypatch, where, "the recovery worker timed out")
+    failing_in(monkeypatch, where, {"code": "timed_out", "role": "recovery", "seconds": 60.0})
     verdict = lesson7.one_transaction.check(STEP)
     assert verdict.status == "no verdict"
     assert verdict.run_dir == RUN_DIRS[where]
     assert verdict.message == (
-        f"{run} failed (the recovery worker timed out), so it says nothing about your answer:"
-        " check again"
+        f"{run} failed (recovery worker timed out after 60 s), so it says nothing about your"
+        " answer: check again"
     )
 
 
 @pytest.mark.parametrize("where", ["killed", "race"])
 def test_the_steps_own_error_in_a_killed_run_or_the_race_is_shown_at_its_line(monkeypatch, where):
-    error = "second worker exited 1: ZeroDivisionError: division by zero (<your step>, line 2)"
+    error = exited("second", "ZeroDivisionError: division by zero", file="<your step>", line=2)
     failing_in(monkeypatch, where, error)
     verdict = lesson7.one_transaction.check(STEP)
     assert (verdict.status, verdict.run_dir) == ("error", RUN_DIRS[where])

@@ -76,7 +76,14 @@ def worded(fields: dict, messages: dict[str, str]) -> dict:
 
 
 class RunFailed(RuntimeError):
-    """The parent could not go on with a run (a full disk, most often): no outcome exists."""
+    """The parent could not go on with a run (a full disk, most often): no outcome exists.
+
+    Its text is English; `code` and `fields` say the same as data ("run_failed": `failure`,
+    `run_dir`), so a view or the command line can say it in the reader's language."""
+
+    def __init__(self, message: str, code: str | None = None, **fields: object) -> None:
+        super().__init__(message)
+        self.code, self.fields = code, fields
 
 
 class CodeFailed(RunFailed):

@@ -23,44 +23,70 @@ from labkit.bench.launcher import WorkerReport
 
 __all__ = [
     "FAILED",
+    "Failure",
+    "error_fields",
     "error_line",
     "failing_run",
+    "failure",
     "first_failure",
-    "parent_error",
+    "parent_failure",
+    "run_failed",
     "worker_failure",
 ]
 
 FAILED = "failed"  # the word for a run that claims no outcome
 FRAME = re.compile(r'^\s*File "([^"]*)", line (\d+)', re.MULTILINE)  # a traceback's frame
 
+# Why a run claims no outcome, as data: {"code": ..., "role": ..., fields}. A plain dict, so
+# it crosses the trial server's pipe and sits in results.json as it is; a view says it from
+# the catalogue's failure.<code> (views/failure_words.py), at the moment it is shown. An
+# "error" field holds the error's own last line: outside words, quoted, never translated.
+Failure = dict
 
-def error_line(stderr: str) -> str:
-    """A worker's own error in one line: the traceback's last line, and the line of the reader's
-    code it came from, if it did (exec'd code has a file name in <>, such as "<your step>";
-    a traceback's first frame is the worker's own start, `python -c`'s "<string>")."""
+
+def failure(code: str, role: str | None = None, **fields: object) -> Failure:
+    """A failure's code, the role of the worker it is about (None: the run's own parent), and
+    its fields."""
+    return {"code": code, "role": role, **fields}
+
+
+def error_fields(stderr: str) -> dict:
+    """A worker's own error: "error", the traceback's last line (None if it said nothing),
+    and "file" and "line" of the reader's code it came from, if it did (exec'd code has a
+    file name in <>, such as "<your step>"; a traceback's first frame is the worker's own
+    start, `python -c`'s "<string>")."""
     lines = stderr.strip().splitlines()
     if not lines:
-        return "no error message"
+        return {"error": None}
     frames = FRAME.findall(stderr)
     readers = len(frames) > 1 and frames[-1][0].startswith("<")
-    return lines[-1].strip() + (f" ({frames[-1][0]}, line {frames[-1][1]})" if readers else "")
+    where = {"file": frames[-1][0], "line": int(frames[-1][1])} if readers else {}
+    return {"error": lines[-1].strip(), **where}
 
 
-def worker_failure(worker: WorkerReport, planned_kill: str | None = None) -> str | None:
+def error_line(stderr: str) -> str:
+    """A worker's own error in one line, as data files keep it: the traceback's last line,
+    and the reader's code's (file, line N) if it came from there ("" if it said nothing)."""
+    said = error_fields(stderr)
+    where = f" ({said['file']}, line {said['line']})" if "file" in said else ""
+    return (said["error"] or "") + where
+
+
+def worker_failure(worker: WorkerReport, planned_kill: str | None = None) -> Failure | None:
     """Why `worker` did not do what was planned, or None if it did: it ran to its end (exit 0)
     or died at `planned_kill` (its own exit 91 there, or the parent's SIGKILL there)."""
     if worker.timed_out:
-        return f"{worker.role} worker timed out after {worker.seconds:.3g} s"
+        return failure("timed_out", worker.role, seconds=round(worker.seconds, 3))
     if worker.exit_code == 0 or (planned_kill is not None and worker.killed_at == planned_kill):
         return None
     code = worker.exit_code
     if code is not None and code < 0:
-        name = signal.Signals(-code).name if -code in signal.valid_signals() else -code
-        return f"{worker.role} worker died of signal {name}: {error_line(worker.stderr)}"
-    return f"{worker.role} worker exited {code}: {error_line(worker.stderr)}"
+        name = signal.Signals(-code).name if -code in signal.valid_signals() else str(-code)
+        return failure("signal", worker.role, signal=name, **error_fields(worker.stderr))
+    return failure("exited", worker.role, exit_code=code, **error_fields(worker.stderr))
 
 
-def first_failure(plans: Iterable[tuple[WorkerReport, str | None]]) -> str | None:
+def first_failure(plans: Iterable[tuple[WorkerReport, str | None]]) -> Failure | None:
     """Why a run failed: the first of its workers (each with its planned kill point, or None)
     that did not do what was planned; None if every one did."""
     return next(
@@ -72,15 +98,15 @@ NO_ROOM = (errno.ENOSPC, errno.EFBIG, errno.EDQUOT)  # a full disk, a file size 
 SQLITE_NO_ROOM = ("SQLITE_FULL", "SQLITE_IOERR_WRITE")  # how SQLite reports them (EFBIG: IOERR)
 
 
-def parent_error(error: OSError | sqlite3.Error) -> str:
-    """What stopped the parent, in one line; a full disk (ENOSPC) and a file over the size
-    limit (EFBIG) read alike: there is no room to write."""
+def parent_failure(error: OSError | sqlite3.Error) -> Failure:
+    """What stopped the parent: a full disk (ENOSPC) and a file over the size limit (EFBIG)
+    read alike, there is no room to write ("no_room", with the file and the system's words);
+    any other error is quoted as it is ("parent_error")."""
     if isinstance(error, OSError) and error.errno in NO_ROOM:
-        where = f" for {error.filename}" if error.filename else ""
-        return f"no room left on the disk{where} ({error.strerror})"
+        return failure("no_room", file=error.filename, error=error.strerror)
     if getattr(error, "sqlite_errorname", None) in SQLITE_NO_ROOM:
-        return f"no room left on the disk (SQLite: {error})"
-    return f"{type(error).__name__}: {error}"
+        return failure("no_room", file=None, error=f"SQLite: {error}")
+    return failure("parent_error", error=f"{type(error).__name__}: {error}")
 
 
 @contextlib.contextmanager
@@ -89,11 +115,25 @@ def failing_run(run_dir: Path) -> Iterator[None]:
     try:
         yield
     except (OSError, sqlite3.Error) as error:
-        reason = f"the run could not go on: {parent_error(error)}"
+        why = parent_failure(error)
         results = run_dir / "results.json"
         try:
-            results.write_text(json.dumps({"outcome": FAILED, "failure": reason}))
+            results.write_text(json.dumps({"outcome": FAILED, "failure": why}))
         except OSError:  # no room even for that: at least no half-written file may remain
             with contextlib.suppress(OSError):
                 results.unlink(missing_ok=True)
-        raise RunFailed(f"{reason}; run folder: {run_dir}") from None
+        raise run_failed(why, run_dir) from None
+
+
+def run_failed(
+    why: Failure, run_dir: Path, code: str = "run_failed", kind: type[RunFailed] = RunFailed
+) -> RunFailed:
+    """A failure that ends a call as a RunFailed (`kind`): its English line (the catalogue's
+    failure.<code>, loaded only now, as a refusal's is), and its code and fields for a view
+    or the command line to say in the reader's language."""
+    from labkit.language import catalogue
+    from labkit.language.failures import run_failed_text
+
+    error = kind("", code, failure=why, run_dir=str(run_dir))
+    error.args = (run_failed_text(error, catalogue("en")),)
+    return error

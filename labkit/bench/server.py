@@ -31,7 +31,7 @@ from typing import TextIO
 
 from labkit.bench import launcher, spares
 from labkit.bench.ctrl_c import ctrl_c_held
-from labkit.bench.errors import LabError, refusal
+from labkit.bench.errors import LabError, RunFailed, refusal
 from labkit.bench.folders import holds_run_dirs, runs_home, temp_dir
 from labkit.bench.leftovers import become_subreaper
 from labkit.bench.portable import die_with
@@ -253,7 +253,7 @@ class Server:
                 raise
             if "error" in answer:
                 error = as_error(answer["error"], "")
-                if isinstance(error, LabError) and "said" in answer:
+                if isinstance(error, LabError | RunFailed) and "said" in answer:
                     error.code, error.fields = answer["said"]
                 raise error
             if "interrupted" in answer:

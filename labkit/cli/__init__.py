@@ -106,7 +106,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # nothing left to flush
         return 141  # 128 + SIGPIPE: what a shell reports for `cat` stopped the same way
     except (LabError, RunFailed) as error:  # bad input, or a disk that filled during a run
-        line = error_line(error) if isinstance(error, LabError) else str(error)
+        line = error_line(error)
         print(say("cli.error.line", error=line), file=sys.stderr)
         return 2
     except ServerError as error:

@@ -55,7 +55,7 @@ from typing import Protocol, TypeVar
 
 import ipywidgets as widgets
 
-from labkit.bench.errors import LabError
+from labkit.bench.errors import LabError, RunFailed
 from labkit.language import say
 from labkit.language.refusals import error_line
 
@@ -80,7 +80,7 @@ class Panel(Protocol):
 def error_html(error: BaseException) -> str:
     """An exception as a panel's one error line; a refusal (a LabError with a code) in the
     reader's language, as the command line says it."""
-    said = error_line(error) if isinstance(error, LabError) else str(error)
+    said = error_line(error) if isinstance(error, LabError | RunFailed) else str(error)
     return f'<span style="color:#D55E00"><b>{type(error).__name__}:</b> {html.escape(said)}</span>'
 
 

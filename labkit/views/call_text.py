@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from labkit.language import say
+from labkit.language.failures import failure_text
 from labkit.views.tables import headers
 from labkit.views.text import format_grid
 
@@ -54,10 +55,14 @@ def call_outcome_name(outcome: str) -> str:
     return say(f"unknown_outcome.name.{outcome}")
 
 
-def call_outcome_text(outcome: str, failure: str | None) -> str:
+def call_outcome_text(outcome: str, failure: dict | str | None) -> str:
     """A call's outcome in the reader's words; for a failed run why: "failed: ..."."""
     name = call_outcome_name(outcome)
-    return say("commit_window.failed_because", word=name, failure=failure) if failure else name
+    return (
+        say("commit_window.failed_because", word=name, failure=failure_text(failure))
+        if failure
+        else name
+    )
 
 
 def op_text(op: dict) -> str:
@@ -88,7 +93,7 @@ def format_call(result: object) -> str:
                 outcome=call_outcome_name(result.outcome).upper(),
                 meaning=meaning,
             ),
-            *([say("text.why", failure=result.failure)] if result.failure else []),
+            *([say("text.why", failure=failure_text(result.failure))] if result.failure else []),
             "",
             format_grid(call_columns(), call_rows([result])),
             "",

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from labkit.bench.snapshot import Snapshot
 from labkit.language import Messages, say
+from labkit.language.failures import failure_text
 from labkit.studies.commit_window.orders import WriteOrder
 from labkit.studies.commit_window.outcome import OUTCOME_CODES, state_word
 
@@ -32,10 +33,14 @@ def describe_state(snapshot: Snapshot) -> str:
     return say("commit_window.state", done=snapshot.done, receipts=receipts, word=word)
 
 
-def outcome_text(outcome: str, failure: str | None) -> str:
+def outcome_text(outcome: str, failure: dict | str | None) -> str:
     """The outcome's name, and for a failed run why: "failed: first worker timed out"."""
     word = outcome_name(outcome)
-    return say("commit_window.failed_because", word=word, failure=failure) if failure else word
+    return (
+        say("commit_window.failed_because", word=word, failure=failure_text(failure))
+        if failure
+        else word
+    )
 
 
 def order_summary(order: WriteOrder) -> str:

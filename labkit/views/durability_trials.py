@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from labkit.language import say
+from labkit.language.failures import failure_text
 from labkit.studies.durability.experiment import Trial
 from labkit.views.tables import headers
 from labkit.views.text import format_grid
@@ -23,7 +24,7 @@ TRIAL_COLUMNS = (  # the trial table's columns, by their key in the catalogue
 def trial_outcome(trial: Trial) -> str:
     """In words: failed (and why), lost (nothing to resume), or how much ran again."""
     if trial.failure:
-        return say("durability.trial.failed", failure=trial.failure)
+        return say("durability.trial.failed", failure=failure_text(trial.failure))
     if not trial.resumed:
         return say("durability.trial.lost")
     nodes = ", ".join(trial.rerun_nodes) or say("durability.trial.nothing")

@@ -10,6 +10,7 @@ the file names as they are.
 from __future__ import annotations
 
 from labkit.language import display_width, padded, say
+from labkit.language.failures import failure_text
 from labkit.studies.explorer.report import (
     FILES_TOGETHER,
     SERVICE,
@@ -145,14 +146,20 @@ def what_is_wrong(point: PointResult) -> str:
     """The checker's complaint (or why no outcome is claimed), without the outcome's word."""
     if point.failed:
         return failed_words(point.failed, crash_after(point))
-    return point.failure or complaint_words(point.finding, point.complaint, point.outcome)
+    if point.failure:
+        return failure_text(point.failure)
+    return complaint_words(point.finding, point.complaint, point.outcome)
 
 
 def failed_words(failed: dict, what: str = "") -> str:
     """Why no outcome is claimed (or why the exploration stopped), in the reader's language;
     `what` is the crash point's operation, for a process that did not die there."""
     fields = {
-        k: comma().join(v) if isinstance(v, (list, tuple)) else v  # paths, joined only here
+        k: comma().join(v)
+        if isinstance(v, (list, tuple))  # paths, joined only here
+        else failure_text(v)
+        if isinstance(v, dict)  # a worker's failure (bench.failures)
+        else v
         for k, v in failed.items()
         if k != "code"
     }

@@ -7,6 +7,7 @@ from collections.abc import Mapping, Sequence
 
 from labkit.bench.failures import FAILED
 from labkit.language import say
+from labkit.language.failures import failure_text
 from labkit.views.commit_window_words import outcome_name
 from labkit.views.tables import headers
 from labkit.views.text import format_grid, process_exits
@@ -60,7 +61,11 @@ def format_interrupt(result: Mapping) -> str:
     return "\n".join(
         [
             say("text.outcome", outcome=outcome_words(result)),
-            *([say("text.why", failure=result["failure"])] if result.get("failure") else []),
+            *(
+                [say("text.why", failure=failure_text(result["failure"]))]
+                if result.get("failure")
+                else []
+            ),
             "",
             format_grid(interrupt_columns(), interrupt_rows([result])),
             "",

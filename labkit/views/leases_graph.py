@@ -7,6 +7,7 @@ from html import escape
 
 from labkit.bench.errors import check_record
 from labkit.language import say
+from labkit.language.failures import failure_text
 from labkit.views import show_html
 from labkit.views.leases_words import outcome_html, outcome_text
 
@@ -92,7 +93,11 @@ def format_graph_race(run: dict) -> str:
             *(f"  {resumer_text(role, r)}" for role, r in run["resumers"].items()),
             f"  {ran}",
             f"  {outcome_text(run['outcome'])}",
-            *([f"  {say('leases.race.why', failure=run['failure'])}"] if run["failure"] else []),
+            *(
+                [f"  {say('leases.race.why', failure=failure_text(run['failure']))}"]
+                if run["failure"]
+                else []
+            ),
             f"  {say('leases.graph.forks' if run['forks'] else 'leases.graph.no_fork')}",
             *(f"    {line}" for line in checkpoint_lines(run["checkpoints"])),
             f"  {say('leases.race.run_folder', folder=run['run_dir'])}",

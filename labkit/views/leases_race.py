@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 
 from labkit.bench.errors import check_items
 from labkit.language import say
+from labkit.language.failures import failure_text
 from labkit.studies.leases.experiment import ClaimResult, check_result
 from labkit.studies.leases.outcome import OUTCOMES
 from labkit.studies.leases.spec import METHODS
@@ -121,7 +122,7 @@ def format_claim(result: ClaimResult) -> str:
         f"  {schedule(r)}",
         f"  {say('leases.race.processes', exits=process_exits(r.summary()['exits']))}",
         f"  {outcome_text(r.outcome)}",
-        *([f"  {say('leases.race.why', failure=r.failure)}"] if r.failure else []),
+        *([f"  {say('leases.race.why', failure=failure_text(r.failure))}"] if r.failure else []),
         f"  {say('leases.race.run_folder', folder=r.run_dir)}",
         "",
         format_grid(columns(*RACE_COLUMNS), [race_row(r)]),  # the schedule is said above

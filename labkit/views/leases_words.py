@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from html import escape
 
 from labkit.language import say
+from labkit.language.failures import failure_text
 from labkit.studies.leases.outcome import OUTCOMES
 from labkit.views.palette import NEUTRAL
 from labkit.views.tables import headers
@@ -46,8 +47,10 @@ def badge(outcome: str) -> str:
     )
 
 
-def outcome_html(outcome: str, failure: str | None) -> str:
+def outcome_html(outcome: str, failure: dict | str | None) -> str:
     why = ""
     if failure:
-        why = f"<br><b>{say('leases.race.why_html')}</b> <code>{escape(failure)}</code>"
+        why = (
+            f"<br><b>{say('leases.race.why_html')}</b> <code>{escape(failure_text(failure))}</code>"
+        )
     return f"<p>{badge(outcome)} {escape(OUTCOMES[outcome])}{why}</p>"

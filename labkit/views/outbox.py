@@ -13,6 +13,7 @@ from html import escape
 
 from labkit.bench.errors import check_instance, check_items
 from labkit.language import say
+from labkit.language.failures import failure_text
 from labkit.language.spacing import apart
 from labkit.studies.outbox.experiment import (
     OUTBOX_KILL_POINTS,
@@ -85,7 +86,7 @@ def outbox_rows(results: Sequence[OutboxResult]) -> list[tuple]:
 
 
 def outcome_line(result: OutboxResult) -> str:
-    why = say("outbox.view.why", failure=result.failure) if result.failure else ""
+    why = say("outbox.view.why", failure=failure_text(result.failure)) if result.failure else ""
     meaning = OUTBOX_OUTCOMES[result.outcome]
     return (
         say("outbox.view.outcome", word=outcome_name(result.outcome).upper(), meaning=meaning) + why

@@ -15,6 +15,7 @@ from html import escape
 
 from labkit.bench.errors import check_choice, check_instance, check_items
 from labkit.language import Messages, say
+from labkit.language.failures import failure_text
 from labkit.studies.postgres.spec import (
     CRASH_POINTS,
     LOCKS,
@@ -115,7 +116,7 @@ def window_rows(results: Sequence[WindowResult]) -> list[tuple]:
 
 def outcome_cell(result: WindowResult | RaceResult) -> str:
     """A run's outcome in the reader's language, or why it failed (as it is)."""
-    return result.failure or outcome_name(result.outcome)
+    return failure_text(result.failure) if result.failure else outcome_name(result.outcome)
 
 
 def window_outcomes(results: Sequence[WindowResult]) -> str:

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 
 from labkit.bench.errors import check_instance, check_items
 from labkit.language import say
+from labkit.language.failures import failure_text
 from labkit.studies.durability.experiment import Trial
 from labkit.views.palette import KILL_COLOUR, NEUTRAL
 from labkit.views.postgres_tables import header, rows_html, show
@@ -90,7 +91,9 @@ def rerun_rows(trials: Sequence[Trial]) -> list[tuple]:
             t.spec.checkpointer,
             f"{t.spec.writes_delay_ms} ms",
             say("postgres.failed") if t.failure else t.writes,
-            t.failure or " ".join(t.rerun_nodes) or say("postgres.nothing"),
+            (failure_text(t.failure) if t.failure else "")
+            or " ".join(t.rerun_nodes)
+            or say("postgres.nothing"),
         )
         for t in check_items("trials", trials, Trial, TRIALS)
     ]

@@ -13,6 +13,7 @@ from collections.abc import Mapping, Sequence
 from html import escape
 
 from labkit.language import joined, say
+from labkit.language.failures import failure_text
 from labkit.views.first_checkpoint import (
     first_checkpoint_figure,
     first_checkpoint_rows,
@@ -124,7 +125,7 @@ def format_retry(result: Mapping) -> str:
     lines.append(say("retries.charges", count=len(result["charges"])))
     lines += ["  " + say("retries.meaning", word=w, meaning=m) for w, m in meanings(result)]
     if result["failure"]:
-        lines.append(say("retries.no_outcome", failure=result["failure"]))
+        lines.append(say("retries.no_outcome", failure=failure_text(result["failure"])))
     return "\n".join(lines)
 
 
@@ -203,7 +204,11 @@ def stop_text(mode: str, result: Mapping) -> str:
 
 def format_handler(result: Mapping) -> str:
     result = checked(result, ("handler_runs", "refunds", "resume"), "run_handler")
-    failed = [say("retries.no_outcome", failure=result["failure"])] if result["failure"] else []
+    failed = (
+        [say("retries.no_outcome", failure=failure_text(result["failure"]))]
+        if result["failure"]
+        else []
+    )
     return "\n".join(handler_lines(result) + failed)
 
 

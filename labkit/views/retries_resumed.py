@@ -8,6 +8,7 @@ from collections.abc import Mapping, Sequence
 from html import escape
 
 from labkit.language import padded, say
+from labkit.language.failures import failure_text
 from labkit.views.retries_words import (
     DRAIN_COLUMNS,
     FUNCTIONAL_COLUMNS,
@@ -42,7 +43,9 @@ def format_drain(results: Sequence[Mapping]) -> str:
     notes = [
         "  " + say("retries.meaning", word=s, meaning=say(f"retries.signal.{s}")) for s in signals
     ]
-    failed = [say("retries.failed", failure=r["failure"]) for r in results if r["failure"]]
+    failed = [
+        say("retries.failed", failure=failure_text(r["failure"])) for r in results if r["failure"]
+    ]
     return "\n".join([format_grid(header(DRAIN_COLUMNS), drain_rows(results)), *notes, *failed])
 
 
@@ -76,7 +79,7 @@ def format_functional(result: Mapping) -> str:
     differ = result["charged_ref"] != result["shipped_ref"]
     lines.append(ran + (say("retries.functional.differ") if differ else ""))
     if result["failure"]:
-        lines.append(say("retries.no_outcome", failure=result["failure"]))
+        lines.append(say("retries.no_outcome", failure=failure_text(result["failure"])))
     return "\n".join(lines)
 
 

@@ -12,6 +12,7 @@ from html import escape
 from labkit.bench.failures import FAILED
 from labkit.bench.snapshot import Snapshot, Table
 from labkit.language import Messages, say
+from labkit.language.failures import failure_text
 from labkit.language.spacing import apart
 from labkit.studies.commit_window.orders import NO_KILL, ORDERS, STUDY_000_REPORTED
 from labkit.studies.commit_window.outcome import state_word
@@ -51,17 +52,19 @@ def outcome_word(outcome: str, word: str | None = None) -> str:
     )
 
 
-def outcome_badge(outcome: str, failure: str | None = None) -> str:
+def outcome_badge(outcome: str, failure: dict | str | None = None) -> str:
     """The outcome's word with its one-line meaning; for a failed run, why it failed."""
     why = (
-        f"<br><b>{escape(say('tables.why'))}</b> <code>{escape(failure)}</code>" if failure else ""
+        f"<br><b>{escape(say('tables.why'))}</b> <code>{escape(failure_text(failure))}</code>"
+        if failure
+        else ""
     )
     return f"{outcome_word(outcome)} {escape(OUTCOMES.get(outcome, ''))}{why}"
 
 
-def failure_note(failure: str | None) -> str:
+def failure_note(failure: dict | str | None) -> str:
     """A failed run's reason, small, under its outcome word in a table cell."""
-    return f"<br><small>{escape(failure)}</small>" if failure else ""
+    return f"<br><small>{escape(failure_text(failure))}</small>" if failure else ""
 
 
 def row_marks(before: Table | None, after: Table) -> list[str]:

@@ -8,6 +8,7 @@ from collections.abc import Iterable, Mapping, Sequence
 
 from labkit.bench.snapshot import Snapshot
 from labkit.language import say
+from labkit.language.failures import failure_text
 from labkit.studies.commit_window.orders import NO_KILL
 from labkit.studies.commit_window.runs import RunResult
 from labkit.studies.commit_window.tool_runs import ToolRun, tool_counts
@@ -67,7 +68,7 @@ def format_run(result: RunResult) -> str:
             say("text.stage.before", state=before),
             say("text.stage.after_exit", state=after, code=s["replay_exit"]),
             say("text.outcome_meaning", outcome=name, meaning=meaning),
-            *([say("text.why", failure=result.failure)] if result.failure else []),
+            *([say("text.why", failure=failure_text(result.failure))] if result.failure else []),
             say("text.run_folder", path=s["run_dir"]),
         ),
     ]

@@ -9,6 +9,7 @@ from collections.abc import Mapping
 from IPython.display import HTML, display
 
 from labkit.language import say
+from labkit.language.failures import failure_text
 from labkit.studies.interrupt_resume.thread_key import tickets_per_request
 from labkit.views.tables import grid_html, headers
 
@@ -37,7 +38,7 @@ def thread_key_html(result: Mapping) -> str:
 
 def show_thread_key(result: Mapping) -> None:
     if result["failure"]:
-        print(say("thread_key.failed", failure=result["failure"]))
+        print(say("thread_key.failed", failure=failure_text(result["failure"])))
         return
     display(HTML(thread_key_html(result)))
     each = say("facts.list_separator").join(

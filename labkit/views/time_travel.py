@@ -9,6 +9,7 @@ from collections.abc import Mapping
 from IPython.display import HTML, display
 
 from labkit.language import say
+from labkit.language.failures import failure_text
 from labkit.studies.durability.time_travel import KEYS, NODES, PHASES
 from labkit.views.tables import grid_html
 
@@ -44,7 +45,9 @@ def phases() -> str:
 def time_travel_line(fresh: Mapping, stable: Mapping) -> str:
     """What the table says, in one line: which nodes ran again, the tickets in all."""
     if fresh["failure"] or stable["failure"]:
-        return say("time_travel.failed", failure=fresh["failure"] or stable["failure"])
+        return say(
+            "time_travel.failed", failure=failure_text(fresh["failure"] or stable["failure"])
+        )
 
     def tickets(result: Mapping) -> int:
         return sum(counts["effects"] for counts in result["after"]["fork"].values())

@@ -12,6 +12,7 @@ import ipywidgets as widgets
 from labkit.bench.errors import check_items
 from labkit.bench.snapshot import Table
 from labkit.language import display_width, padded, say
+from labkit.language.failures import failure_text
 from labkit.studies.unknown_outcome.experiment import CallResult, check_result, run_call
 from labkit.studies.unknown_outcome.outcome import JEPSEN_TYPES, OUTCOMES
 from labkit.studies.unknown_outcome.spec import FAULTS, STRATEGIES
@@ -74,7 +75,8 @@ def badge(outcome: str) -> str:
 def outcome_line(result: CallResult) -> str:
     why = ""
     if result.failure:
-        why = f"<br><b>{say('unknown_outcome.view.why')}</b> <code>{escape(result.failure)}</code>"
+        said = escape(failure_text(result.failure))
+        why = f"<br><b>{say('unknown_outcome.view.why')}</b> <code>{said}</code>"
     return f"<p>{badge(result.outcome)} {escape(OUTCOMES[result.outcome])}{why}</p>"
 
 
@@ -109,7 +111,8 @@ def call_html(result: CallResult) -> str:
 def strategies_html(results: Sequence[CallResult]) -> str:
     """One row per call: strategy, fault, the Jepsen column, tickets, checkpoint, outcome."""
     words = [
-        badge(r.outcome) + (f"<br><small>{escape(r.failure)}</small>" if r.failure else "")
+        badge(r.outcome)
+        + (f"<br><small>{escape(failure_text(r.failure))}</small>" if r.failure else "")
         for r in results
     ]
     return grid_html(call_columns(), call_rows(results), words) + legend_html(results)

@@ -10,7 +10,6 @@ What the verdicts and hints say is in the catalogue, `lesson7.toml`.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 
 from labkit.language import say
@@ -87,10 +86,6 @@ STEP_STARTER = """def step(db):
 """
 
 
-# How a worker's failure reads when the reader's step raised (bench.failures.worker_failure):
-# "first worker exited 1: NameError: name 'x' is not defined (<your step>, line 3)"; an SQL
-# error raised inside psycopg has no line of theirs.
-RAISED = re.compile(rf"worker exited 1: (.*?)(?: \({re.escape(LEARNER_FILE)}, line (\d+)\))?$")
 # Under SERIALIZABLE (and REPEATABLE READ) Postgres rolls back a transaction whose reads another
 # one's commit made stale (SQLSTATE 40001): the step must run it again.
 SERIALIZATION_FAILURE = "psycopg.errors.SerializationFailure"
@@ -102,14 +97,17 @@ def checked_run(result: WindowResult | RaceResult, what: str, source: str) -> Ve
     line), or a failure of the run itself (no verdict); None if it did not fail."""
     if not result.failure:
         return None
-    raised = RAISED.search(result.failure)
-    if raised is None:
-        return no_verdict(what, result.failure, result.run_dir)
-    if raised[1].startswith(SERIALIZATION_FAILURE):
-        said = say("lesson7.one_transaction.needs_a_retry", run=what, error=raised[1])
+    # The reader's step raised (bench.failures.worker_failure): a worker exited 1 with its
+    # error's last line, and the line of theirs it came from (an SQL error raised inside
+    # psycopg has none).
+    failure = result.failure
+    if failure["code"] != "exited" or failure.get("exit_code") != 1 or not failure["error"]:
+        return no_verdict(what, failure, result.run_dir)
+    if failure["error"].startswith(SERIALIZATION_FAILURE):
+        said = say("lesson7.one_transaction.needs_a_retry", run=what, error=failure["error"])
         return Verdict("incorrect", said, result.run_dir)
-    error = worker_code_error(raised[1], int(raised[2]) if raised[2] else None, source)
-    raise ReaderCodeError(error, result.run_dir)
+    line = failure.get("line") if failure.get("file") == LEARNER_FILE else None
+    raise ReaderCodeError(worker_code_error(failure["error"], line, source), result.run_dir)
 
 
 def judge_step(answer: Callable | str) -> Verdict:

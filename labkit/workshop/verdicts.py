@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from html import escape
 
 from labkit.language import say
+from labkit.language.failures import failure_text
 
 __all__ = [
     "COLOURS",
@@ -94,9 +95,13 @@ class UnmetExpectation(Exception):
         self.run_dir = run_dir
 
 
-def no_verdict(run: str, failure: str, run_dir: str | None) -> Verdict:
+def no_verdict(run: str, failure: dict | str, run_dir: str | None) -> Verdict:
     """A real run failed by itself (a worker's own error, a timeout): no verdict, no value."""
-    return Verdict("no verdict", say("checks.check.no_verdict", run=run, failure=failure), run_dir)
+    return Verdict(
+        "no verdict",
+        say("checks.check.no_verdict", run=run, failure=failure_text(failure)),
+        run_dir,
+    )
 
 
 def also_in(run_dir: object, footer: object) -> str:

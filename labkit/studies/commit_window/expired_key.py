@@ -44,7 +44,7 @@ class ExpiredKeyRun:
     before: Snapshot
     after: Snapshot
     outcome: str  # consistent, duplicate, ... (study 000's words) or failed
-    failure: str | None
+    failure: dict | None
 
     @property
     def receipts(self) -> int:

@@ -27,6 +27,6 @@ def state_word(snapshot: Snapshot) -> str:
     return "consistent" if snapshot.receipts == 1 else "lost"
 
 
-def classify(after: Snapshot, failure: str | None) -> str:
+def classify(after: Snapshot, failure: dict | None) -> str:
     """One code for the state after recovery (OUTCOME_CODES)."""
     return FAILED if failure else state_word(after)

@@ -47,7 +47,7 @@ class RunResult:
     recovery: WorkerReport
     after: Snapshot
     outcome: str
-    failure: str | None = None  # which worker did not do what was planned, and why
+    failure: dict | None = None  # which worker did not do what was planned, and why
 
     def summary(self) -> dict:
         """The run in the few numbers study 000's table shows."""

@@ -42,7 +42,7 @@ class ToolRun:
     reconciled: Snapshot | None
     workers: list[WorkerReport]
     outcome: str
-    failure: str | None = None
+    failure: dict | None = None
 
     def summary(self) -> dict:
         return {

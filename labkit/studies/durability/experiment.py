@@ -129,7 +129,7 @@ class Trial:
     baseline_lines: int  # a clean run's
     rerun_nodes: list[str]
     pids: list[int]  # first worker, recovery worker: gone (reaped) when the trial returns
-    failure: str | None = None  # a worker did not do what was planned: which, and why
+    failure: dict | None = None  # a worker did not do what was planned: which, and why
     put_ms: list[float] = field(default_factory=list)  # each put() of both workers, timed
 
     def summary(self) -> dict:

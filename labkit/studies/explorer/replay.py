@@ -37,7 +37,7 @@ from labkit.bench.errors import (
     check_function,
     refusal,
 )
-from labkit.bench.failures import worker_failure
+from labkit.bench.failures import run_failed, worker_failure
 from labkit.bench.folders import keep_json, new_run_dir, release_run_dir
 from labkit.bench.launcher import read_report
 from labkit.bench.preload import preload
@@ -287,9 +287,9 @@ def recording(folder: Path, spec: ExploreSpec, schemas: RunSchemas) -> dict:
     outside = [e["file"] for e in trace if e["event"] == "outside"]
     outside += schemas.outside(run_dir)  # what the server says its role made elsewhere
     if ended.exit_code != 0 or ended.timed_out:
-        why = worker_failure(ended) or f"it exited {ended.exit_code}"
+        why = worker_failure(ended)
         if not outside:  # else the server refused it a write outside: said as such, not green
-            raise CodeFailed(f"your code failed in the run without a crash: {why}; see {run_dir}")
+            raise run_failed(why, run_dir, "code_failed", CodeFailed)
         report, trace = {"state": {}}, []  # no crash state to explore: its writes go elsewhere
     points = [
         {k: e[k] for k in ("n", "op", "detail", "nth", "where", "said", "state") if k in e}

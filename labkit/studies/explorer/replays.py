@@ -130,7 +130,8 @@ def replayed(
                 continue
             for mine, its in [(row, ended), *((r, child_ended(r, ended)) for r in others)]:
                 if its.exit_code != 0 or its.timed_out:
-                    failed(mine, worker_failure(its), "worker")
+                    said = worker_failure(its)
+                    failed(mine, said, "worker", said=said)
                 else:
                     report = read_report(Path(mine.run_dir), "recovery")
                     outside = schemas.outside(mine.run_dir)

@@ -118,7 +118,7 @@ class ClaimResult:
     reports: dict[str, dict]  # what each worker said of itself: claimed, fence, applied, done
     after: Snapshot
     outcome: str
-    failure: str | None = None
+    failure: dict | None = None
 
     @property
     def counts(self) -> dict[str, int]:

@@ -29,6 +29,7 @@ from labkit.bench.errors import (
     check_number,
 )
 from labkit.bench.failures import FAILED, error_line, failing_run, first_failure
+from labkit.bench.failures import failure as failure_of
 from labkit.bench.folders import check_run_dir, keep_json, new_run_dir
 from labkit.bench.launcher import WorkerProcess, WorkerReport, read_report
 from labkit.bench.ledger import read_ledger
@@ -161,7 +162,7 @@ def run_here(case: str, lease_ms: int, timeout: float, out: str | None = None) -
         plans = [(w, None) for role, w in workers.items() if not (locked and role == "r2")]
         failure = first_failure(plans)
         if locked and workers["r2"].exit_code == 0 and not failure:
-            failure = "the second resumer was not stopped by the lock it was planned to meet"
+            failure = failure_of("not_stopped_by_lock", "r2")
         result = {
             "case": case,
             "lease_ms": lease_ms,

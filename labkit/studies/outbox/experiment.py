@@ -169,7 +169,7 @@ class OutboxResult:
     after: Snapshot
     deliveries: int  # how many times a relay handed the message to a consumer
     outcome: str
-    failure: str | None = None
+    failure: dict | None = None
     killed: str | None = None  # the role of the process that died at the point
 
     def summary(self) -> dict:

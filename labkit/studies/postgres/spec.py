@@ -112,7 +112,7 @@ class WindowResult:
     first_exit: int | None
     recovery_exit: int | None
     events: list[dict] = field(default_factory=list)  # the trace, for the timeline
-    failure: str | None = None
+    failure: dict | None = None
 
     def to_json(self) -> dict:
         return {**asdict(self), "spec": self.spec.to_json()}
@@ -134,7 +134,7 @@ class RaceResult:
     receipts: int
     done: int
     outcome: str
-    failure: str | None = None
+    failure: dict | None = None
 
     def to_json(self) -> dict:
         return {**asdict(self), "spec": self.spec.to_json()}
@@ -159,7 +159,7 @@ class CrashResult:
     survived: list[str]  # the orders the restarted server holds
     recovery_log: list[str]  # the restarted server's own lines about its WAL replay
     restart_seconds: float
-    failure: str | None = None
+    failure: dict | None = None
 
     @property
     def in_flight_survived(self) -> bool:

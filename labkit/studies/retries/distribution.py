@@ -13,7 +13,7 @@ from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
 
-from labkit.bench.failures import failing_run, first_failure, worker_failure
+from labkit.bench.failures import Failure, failing_run, failure, first_failure, worker_failure
 from labkit.bench.folders import keep_json, new_run_dir
 from labkit.bench.launcher import WorkerReport, read_report
 from labkit.bench.ledger import read_ledger
@@ -31,11 +31,11 @@ def saved_word(rows: list[dict]) -> str:
     return "+".join(row["source"] for row in rows) or "nothing"
 
 
-def trial_failure(first: WorkerReport, recovery: WorkerReport) -> str | None:
+def trial_failure(first: WorkerReport, recovery: WorkerReport) -> Failure | None:
     """Why a trial claims nothing, or None: the first worker must die of its own SIGKILL (in
     the node), the recovery must end by itself."""
     if first.timed_out or first.exit_code != -signal.SIGKILL:
-        return worker_failure(first) or "the first worker ended without its node's SIGKILL"
+        return worker_failure(first) or failure("not_killed_in_node", first.role)
     return first_failure([(recovery, None)])
 
 

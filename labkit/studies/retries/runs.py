@@ -15,7 +15,7 @@ from collections import Counter
 from pathlib import Path
 
 from labkit.bench.checkpoints import CHECKPOINT_FILE
-from labkit.bench.failures import failing_run, first_failure, worker_failure
+from labkit.bench.failures import Failure, failing_run, first_failure, worker_failure
 from labkit.bench.folders import keep_json, new_run_dir
 from labkit.bench.launcher import WorkerProcess, WorkerReport, read_report
 from labkit.bench.ledger import read_ledger, rerun_nodes
@@ -163,7 +163,7 @@ def stop_while_b_works(first: WorkerProcess, spec: DrainSpec) -> str:
     return "exited" if code >= 0 else "signalled"  # the status is the result's first_exit
 
 
-def own_failure(worker: WorkerReport) -> str | None:
+def own_failure(worker: WorkerReport) -> Failure | None:
     """A stopped worker fails the run only by its own error or a timeout: a signal, or the
     kill after the grace period, is how the section stops it."""
     if worker.timed_out or (worker.exit_code or 0) > 0:

@@ -159,7 +159,7 @@ class CallResult:
     checkpoint: list[list]  # the caller's intent row: op_key, title, status, ticket
     ops: list[dict]  # the Jepsen history: process, f, key, type, value, error
     outcome: str
-    failure: str | None = None
+    failure: dict | None = None
 
     @property
     def status(self) -> str | None:

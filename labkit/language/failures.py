@@ -1,0 +1,41 @@
+"""Why a run claims no outcome, in the reader's language: a failure is a code and fields
+(bench/failures.py), said here from the catalogue's failure.<code> when a view shows it, never
+stored as a sentence. The worker's or the system's own error stays its own words, quoted."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from labkit.bench.errors import RunFailed
+from labkit.language import catalogue, language
+from labkit.language.spacing import fill
+
+__all__ = ["failure_text"]
+
+
+def failure_text(failure: Mapping | str, messages: Mapping[str, str] | None = None) -> str:
+    """`failure` said in `messages` (the chosen language's catalogue unless given). A string
+    is said as it is: a line a reader's own code or an outside tool wrote."""
+    if isinstance(failure, str):
+        return failure
+    said = messages if messages is not None else catalogue(language())
+    fields = {k: v for k, v in failure.items() if k not in ("code", "role")}
+    if "error" in fields and failure["code"] not in ("no_room", "parent_error"):
+        key = "none" if fields["error"] is None else "at" if fields.get("file") else "said"
+        fields["error"] = fill(said[f"failure.error.{key}"], fields)
+    if failure.get("role") is not None:
+        role = failure["role"]
+        worker = said.get(f"failure.worker.{role}") or fill(said["failure.worker.named"], failure)
+        fields["worker"] = worker
+    key = f"failure.{failure['code']}" + (
+        "_at" if failure["code"] == "no_room" and fields.get("file") else ""
+    )
+    return fill(said[key], fields)
+
+
+def run_failed_text(error: RunFailed, messages: Mapping[str, str] | None = None) -> str:
+    """A RunFailed said by its code (failure.run_failed: the parent could not go on;
+    failure.code_failed: the reader's code failed), with its failure and its run folder."""
+    said = messages if messages is not None else catalogue(language())
+    why = failure_text(error.fields["failure"], said)
+    return fill(said[f"failure.{error.code}"], {"why": why, "run_dir": error.fields["run_dir"]})
