@@ -73,7 +73,7 @@ def format_run(result: RunResult) -> str:
         ),
     ]
     if s["timed_out"]:
-        lines.insert(1, "  " + say("text.timed_out", roles=", ".join(s["timed_out"])))
+        lines.insert(1, "  " + say("text.timed_out", roles=said_list(s["timed_out"])))
     files = format_snapshot(result.after, result.before, by="recovery")
     return "\n".join([*lines, "", say("text.files_after"), "", files])
 
@@ -172,6 +172,11 @@ NAMED_PROCESSES = (
     "consumer",
     "graph",
 )
+
+
+def said_list(roles: Iterable[str]) -> str:
+    """Processes by their roles' names, listed ("首个进程、恢复进程")."""
+    return say("explorer.report.comma").join(process_name(role) for role in roles)
 
 
 def process_name(role: str) -> str:
