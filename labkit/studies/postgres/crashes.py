@@ -21,6 +21,7 @@ from contextlib import ExitStack
 from pathlib import Path
 
 from labkit.bench.failures import failing_run, first_failure
+from labkit.bench.failures import failure as failed_so
 from labkit.bench.folders import keep_json, new_run_dir
 from labkit.bench.launcher import read_report
 from labkit.bench.postgres import LocalServer, connect
@@ -171,7 +172,7 @@ def restart_and_read(
         survived = [row[0] for row in conn.execute("SELECT label FROM orders ORDER BY id")]
     failure = first_failure([(client.report(), None)])
     if not seen and not failure:
-        failure = f"Postgres never showed the client at {spec.point!r}: the server was not killed"
+        failure = failed_so("client_never_seen", point=spec.point)  # the server was not killed
     saw = read_report(run_dir, "client").get("saw", {})
     result = CrashResult(
         spec=spec,

@@ -16,6 +16,7 @@ from pathlib import Path
 from urllib.parse import parse_qs, urlencode, urlsplit
 
 from labkit.bench.failures import FAILED, failing_run, first_failure
+from labkit.bench.failures import failure as failed_so
 from labkit.bench.folders import keep_json, new_run_dir
 from labkit.bench.launcher import WorkerProcess
 from labkit.bench.postgres import connect, given_url, new_schema, redacted, shared_url
@@ -124,7 +125,7 @@ def run_race(spec: dict, out: str | None = None, postgres_url: str | None = None
         after = read_counts(url, schema)
         failure = first_failure([(first.report(), None), (second.report(), None)])
         if not held and not failure:
-            failure = f"the first worker never reached {hold!r}: it made no transaction to hold"
+            failure = failed_so("never_reached", "first", point=hold)  # no transaction to hold
         result = RaceResult(
             spec=spec,
             run_dir=str(run_dir),

@@ -20,14 +20,14 @@ from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
 from labkit.bench.errors import (
-    RunFailed,
     check_choices,
     check_folder,
     check_function,
     check_instance,
     check_number,
 )
-from labkit.bench.failures import error_line, failing_run, first_failure
+from labkit.bench.failures import error_fields, failing_run, first_failure, run_failed
+from labkit.bench.failures import failure as failed_so
 from labkit.bench.folders import holds_run_dirs, keep_json, new_run_dir
 from labkit.bench.launcher import WorkerProcess, WorkerReport
 from labkit.bench.snapshot import Table, read_tables
@@ -85,8 +85,8 @@ class ServiceProcess:
         self.worker.start()
         if self.worker.wait_for_pause() != "listening":
             self.worker.close()
-            why = error_line(self.worker.output_path("stderr").read_text())
-            raise RunFailed(f"the ticket service did not start: {why}; folder: {self.folder}")
+            said = error_fields(self.worker.output_path("stderr").read_text())
+            raise run_failed(failed_so("said", role, **said), self.folder, "service_failed")
         self.port = int((self.folder / PORT_FILE).read_text())
         self.secret = (self.folder / SECRET_FILE).read_text()
         self.worker.resume()
@@ -243,8 +243,8 @@ class CallLab:
             planned = first.killed_at if first.killed_at else None
             failure = first_failure([(first, planned), (recovery, None)])
             if not failure and restarted != (spec.fault == "service_killed"):
-                failure = "the ticket service was not killed by the fault planned for it"
-                failure = "the ticket service died unplanned" if restarted else failure
+                unplanned = "service_died" if restarted else "service_not_killed"
+                failure = failed_so(unplanned, "service")
             status = checkpoint[0][2] if checkpoint else None
             first_unknown = bool(ops) and ops[0]["type"] == "info"
             outcome = FAILED if failure else classify(len(tickets), status, first_unknown)
