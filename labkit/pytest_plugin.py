@@ -13,12 +13,14 @@ A target names a module by import path, as the project's tests import it: the fo
 runs from (its rootdir) goes first on the explorer's workers' import path, so the module's
 own imports of its package work. One trial server serves the whole session. A failing
 matrix fails the test with every failing crash point: the project's source line, the
-outcome word, and the run folder to open. Nothing of the explorer is imported until a test
-asks for it: pytest starts as fast with the plugin as without it.
+outcome word, and the run folder to open, in the language LABKIT_LANGUAGE names, as the
+command line says them. Nothing of the explorer is imported until a test asks for it: pytest
+starts as fast with the plugin as without it.
 """
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -30,6 +32,14 @@ MARKER = "crash_explore"
 
 
 def pytest_configure(config: pytest.Config) -> None:
+    if os.environ.get("LABKIT_LANGUAGE"):  # the plugin's lines follow it, as the CLI's do
+        from labkit.bench.errors import LabError
+        from labkit.language import language
+
+        try:
+            language()
+        except LabError as error:  # no language to say it in: English, one line
+            raise pytest.UsageError(str(error)) from None
     config.addinivalue_line(
         "markers",
         f"{MARKER}(target, **options): fail the test unless the crash explorer finds every "
@@ -71,14 +81,16 @@ def pytest_runtest_call(item: pytest.Item) -> Iterator[None]:
 
 def fail_unless_green(item: pytest.Item, marker: pytest.Mark) -> None:
     from labkit.bench.errors import LabError
+    from labkit.language import say
+    from labkit.language.refusals import error_line
 
     if len(marker.args) != 1:
-        raise pytest.UsageError(f"{item.nodeid}: {MARKER} takes one target, 'module:name'")
+        raise pytest.UsageError(say("pytest.one_target", nodeid=item.nodeid, marker=MARKER))
     out = item.config._tmp_path_factory.mktemp("crash-explore")  # noqa: SLF001 - pytest's own
     try:
         found = CrashExplorer(item.config.rootpath, out)(*marker.args, **marker.kwargs)
     except LabError as error:  # bad input: one line, as the CLI says it
-        pytest.fail(f"{MARKER}: {error}", pytrace=False)
+        pytest.fail(say("pytest.refused", marker=MARKER, error=error_line(error)), pytrace=False)
     if not found.green:
         pytest.fail(failing_rows(found), pytrace=False)
 
@@ -86,11 +98,19 @@ def fail_unless_green(item: pytest.Item, marker: pytest.Mark) -> None:
 def failing_rows(found: object) -> str:
     """The failing crash points, one a line: number, what it came after, the project's own
     line, the outcome word, what is wrong, and the run folder; then the summary."""
-    from labkit.views.explorer_words import crash_after, point_label, what_is_wrong
+    from labkit.language import say
+    from labkit.views.explorer_words import crash_after, point_label, point_outcome, what_is_wrong
 
     lines = [
-        f"{point_label(p)}: after {crash_after(p)} at {p.where or '?'}: {p.outcome}"
-        f" ({what_is_wrong(p)}) in {p.run_dir}"
+        say(
+            "pytest.row",
+            point=point_label(p),
+            after=crash_after(p),
+            where=p.where or say("pytest.nowhere"),
+            outcome=point_outcome(p),
+            wrong=what_is_wrong(p),
+            run_dir=p.run_dir,
+        )
         for p in found.failing
     ]
     return "\n".join([*lines, found.summary()])
