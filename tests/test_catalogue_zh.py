@@ -2,7 +2,7 @@
 gave stands in “…” (“claimed”, “nope”), never in Python's quotes ('claimed'), neither by the
 template (`{point!r}`, `'{point}'`) nor by the code that fills it (`point=repr(name)`). And it
 says one unit one way: 毫秒, as the lessons' prose does, in sentences, help, axes and column
-headers alike ("250 毫秒", "中位数（毫秒）"), never "ms" beside it."""
+headers alike ("250 毫秒", "中位数（毫秒）"), never "ms" beside it; and 秒, never "s"."""
 
 from __future__ import annotations
 
@@ -16,6 +16,8 @@ from labkit.language import catalogue, say, set_language
 PYTHON_QUOTED = re.compile(r"'\{[^{}]*\}'")
 # "ms" as a unit word: not inside a name (pause_ms, --pause-ms, {ms}) or a code span
 MS = re.compile(r"(?<![\w{\-.`])ms(?![\w}`])")
+# "s" as a unit of seconds: after a number or a {field} ("0.3 s", "{seconds:.1f} s")
+SECONDS = re.compile(r"(?<=[\d}])\s?s(?![\w}`])")
 ZH = Path(__file__).resolve().parents[1] / "notebooks" / "zh"
 
 
@@ -46,11 +48,21 @@ def test_a_point_and_a_given_value_are_quoted_in_chinese_quotes(tmp_path):
     assert said == "key 'op-1' already holds 'v1', not 'v2'"  # English, as it was
 
 
-def test_the_chinese_edition_says_milliseconds_as_haomiao():
-    said = {key: text for key, text in catalogue("zh").items() if MS.search(text)}
+def said_with(unit: re.Pattern) -> dict[str, str]:
+    """Where the zh catalogue or a zh lesson's prose (code spans left out) writes `unit`."""
+    said = {key: text for key, text in catalogue("zh").items() if unit.search(text)}
     for path in sorted(ZH.glob("*.ipynb")):
         for n, cell in enumerate(json.loads(path.read_text())["cells"]):
             prose = re.sub(r"`[^`]*`", "", "".join(cell["source"]))
-            if cell["cell_type"] == "markdown" and MS.search(prose):
+            if cell["cell_type"] == "markdown" and unit.search(prose):
                 said[f"{path.name} cell {n}"] = prose
-    assert said == {}
+    return said
+
+
+def test_the_chinese_edition_says_milliseconds_as_haomiao():
+    assert said_with(MS) == {}
+
+
+def test_the_chinese_edition_says_seconds_as_miao():
+    """Seconds are 秒 as milliseconds are 毫秒 ("7.8 秒", "超时 0.3 秒"), never "s" beside them."""
+    assert said_with(SECONDS) == {}
