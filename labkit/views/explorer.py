@@ -34,11 +34,15 @@ from labkit.views.timeline import TimelineFigure
 __all__ = ["ExplorerPanel", "matrix_html"]
 
 
+NOWRAP = 'style="white-space:nowrap"'  # a heading or a point's label on one line ("无崩溃")
+
+
 def outcome_cell(outcome: str) -> str:
     """The outcome's word on its colour: never colour alone."""
     colour = outcome_colour(outcome)
     word = escape(outcome_word(outcome))
-    return f'<b style="color:white;background:{colour};padding:1px 6px">{word}</b>'
+    style = f"color:white;background:{colour};padding:1px 6px;white-space:nowrap"  # one line
+    return f'<b style="{style}">{word}</b>'
 
 
 def matrix_html(exploration: Exploration) -> str:
@@ -47,7 +51,7 @@ def matrix_html(exploration: Exploration) -> str:
     rows = []
     for p in exploration.points:
         rows.append(
-            f"<tr><td>{escape(point_label(p))}</td><td>{escape(crash_after(p))}</td>"
+            f"<tr><td {NOWRAP}>{escape(point_label(p))}</td><td>{escape(crash_after(p))}</td>"
             f"<td><code>{escape(p.where or '')}</code></td><td>{outcome_cell(p.outcome)}"
             f"{escape(say('explorer.report.varies')) if p.varies else ''}</td>"
             f"<td>{escape(what_is_wrong(p))}</td>"
@@ -55,7 +59,7 @@ def matrix_html(exploration: Exploration) -> str:
         )
     names = ("report.point", "report.crash_after", "matrix.your_line", "report.outcome")
     names += ("matrix.what_is_wrong", "matrix.run_folder")
-    head = "".join(f"<th>{escape(say(f'explorer.{name}'))}</th>" for name in names)
+    head = "".join(f"<th {NOWRAP}>{escape(say(f'explorer.{name}'))}</th>" for name in names)
     caption = escape(exploration.summary())
     return (
         f'<table class="labkit-explorer"><caption style="text-align:left">{caption}</caption>'

@@ -43,7 +43,7 @@ def outcome_text(outcome: str) -> str:
 def badge(outcome: str) -> str:
     return (
         f'<span style="background:{COLOURS.get(outcome, NEUTRAL)};color:white;padding:2px 8px;'
-        f'border-radius:4px;font-weight:bold">{escape(said(outcome).upper())}</span>'
+        f'border-radius:4px;font-weight:bold;white-space:nowrap">{escape(said(outcome).upper())}</span>'
     )
 
 

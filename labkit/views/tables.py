@@ -48,7 +48,7 @@ def outcome_word(outcome: str, word: str | None = None) -> str:
     word = word or outcome_name(outcome).upper()
     return (
         f'<span style="background:{outcome_colour(outcome)};color:white;padding:2px 8px;'
-        f'border-radius:4px;font-weight:bold">{escape(word)}</span>'
+        f'border-radius:4px;font-weight:bold;white-space:nowrap">{escape(word)}</span>'
     )
 
 

@@ -68,7 +68,7 @@ def badge(outcome: str) -> str:
     colour = COLOURS.get(outcome, NEUTRAL)
     return (
         f'<span style="background:{colour};color:white;padding:2px 8px;border-radius:4px;'
-        f'font-weight:bold">{escape(call_outcome_name(outcome).upper())}</span>'
+        f'font-weight:bold;white-space:nowrap">{escape(call_outcome_name(outcome).upper())}</span>'
     )
 
 
