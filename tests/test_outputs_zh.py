@@ -339,7 +339,7 @@ def test_lesson_6s_graph_race_names_the_next_nodes_not_a_list(chinese):
 
     shown = format_graph_race(lk.run_graph_race("claimed"))
     assert "r1：已恢复执行，持令牌 33，看到 next=review" in shown, shown
-    assert "下一步 review（中断：" in shown and "下一步无（已结束）" in shown, shown
+    assert "下一步 review（中断：“report-17”）" in shown and "下一步无（已结束）" in shown, shown
     assert "['" not in shown and "[]" not in shown, shown
     assert english_phrases(shown) == []  # the interrupt's value and the document's body: data
     assert_no_english(shown, ["leases"], ("leases.name.",))

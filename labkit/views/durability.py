@@ -17,6 +17,7 @@ from labkit.studies.durability.experiment import DURABILITY_MODES, Trial
 from labkit.studies.durability.pitfalls import PITFALLS
 from labkit.views.durability_trials import trial_headers, trial_rows
 from labkit.views.figures import figure_png, new_figure
+from labkit.views.given_values import given_value
 from labkit.views.tables import grid_html, headers
 from labkit.views.text import record_table
 
@@ -95,7 +96,7 @@ def checkpoints_html(described: dict) -> str:
             c["step"],
             c["source"],
             ", ".join(c["next"]) or "—",
-            "; ".join(c["interrupts"]) or "—",
+            "; ".join(map(given_value, c["interrupts"])) or "—",
             c["checkpoint_id"][-12:],
         )
         for c in described["checkpoints"]

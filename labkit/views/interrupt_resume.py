@@ -21,6 +21,7 @@ from labkit.studies.interrupt_resume.experiment import (
 from labkit.views.background import BackgroundJob
 from labkit.views.controls import run_button
 from labkit.views.durability import checkpoints_html
+from labkit.views.given_values import given_value
 from labkit.views.interrupt_text import interrupt_columns, interrupt_rows, outcome_words
 from labkit.views.tables import grid_html, headers, outcome_badge, outcome_word
 
@@ -88,7 +89,7 @@ def interrupt_html(result: dict) -> str:
     if resume.get("found"):
         found = resume["found"]
         # each pending interrupt's value as the graph gave it, not a list of their reprs
-        interrupts = say("facts.list_separator").join(found["interrupts"])
+        interrupts = say("facts.list_separator").join(map(given_value, found["interrupts"]))
         interrupts = interrupts or say("common.nothing")
         said = say(
             "interrupt_resume.resumed",

@@ -9,6 +9,7 @@ from labkit.bench.errors import check_record
 from labkit.language import say
 from labkit.language.failures import failure_text
 from labkit.views import show_html
+from labkit.views.given_values import given_value
 from labkit.views.leases_words import outcome_html, outcome_text
 
 GRAPH_RESULT = "graph_race"  # a code of cli.expected
@@ -32,7 +33,11 @@ def checkpoint_lines(checkpoints: list[dict]) -> list[str]:
         for n, checkpoint in enumerate(kids, 1):
             fork = say("leases.graph.fork", n=n, count=len(kids)) if len(kids) > 1 else ""
             interrupts = checkpoint["interrupts"]
-            waits = say("leases.graph.interrupt", value=interrupts[0]) if interrupts else ""
+            waits = (
+                say("leases.graph.interrupt", value=given_value(interrupts[0]))
+                if interrupts
+                else ""
+            )
             line = say(
                 "leases.graph.checkpoint",
                 step=checkpoint["step"],
