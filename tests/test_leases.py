@@ -309,7 +309,9 @@ def test_a_resumer_frozen_holding_the_write_lock_makes_the_other_die_locked(grap
     run = graph_runs["locked"]
     assert run["failure"] is None
     assert run["resumers"]["r2"]["exit"] == 1
-    assert run["resumers"]["r2"]["error"] == "sqlite3.OperationalError: database is locked"
+    assert run["resumers"]["r2"]["error"] == {
+        "error": "sqlite3.OperationalError: database is locked"
+    }
     assert [line["role"] for line in run["publish_runs"]] == ["r1"] and run["forks"] == []
 
 

@@ -345,6 +345,14 @@ def test_lesson_6s_graph_race_names_the_next_nodes_not_a_list(chinese):
     assert_no_english(shown, ["leases"], ("leases.name.",))
 
 
+def test_lesson_6s_locked_resumer_quotes_sqlites_own_error(chinese):
+    from labkit.views.leases import format_graph_race
+
+    shown = format_graph_race(lk.run_graph_race("locked"))
+    assert "r2：进程死亡，原话“sqlite3.OperationalError: database is locked”" in shown, shown
+    assert english_phrases(shown, quoted=("database is locked",)) == []
+
+
 @pytest.mark.parametrize(
     ("command", "said"),
     [

@@ -25,7 +25,6 @@ __all__ = [
     "FAILED",
     "Failure",
     "error_fields",
-    "error_line",
     "failing_run",
     "failure",
     "first_failure",
@@ -62,14 +61,6 @@ def error_fields(stderr: str) -> dict:
     readers = len(frames) > 1 and frames[-1][0].startswith("<")
     where = {"file": frames[-1][0], "line": int(frames[-1][1])} if readers else {}
     return {"error": lines[-1].strip(), **where}
-
-
-def error_line(stderr: str) -> str:
-    """A worker's own error in one line, as data files keep it: the traceback's last line,
-    and the reader's code's (file, line N) if it came from there ("" if it said nothing)."""
-    said = error_fields(stderr)
-    where = f" ({said['file']}, line {said['line']})" if "file" in said else ""
-    return (said["error"] or "") + where
 
 
 def worker_failure(worker: WorkerReport, planned_kill: str | None = None) -> Failure | None:

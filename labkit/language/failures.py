@@ -10,7 +10,7 @@ from labkit.bench.errors import RunFailed
 from labkit.language import catalogue, language
 from labkit.language.spacing import fill
 
-__all__ = ["failure_text"]
+__all__ = ["error_text", "failure_text", "run_failed_text"]
 
 
 def failure_text(failure: Mapping | str, messages: Mapping[str, str] | None = None) -> str:
@@ -21,8 +21,7 @@ def failure_text(failure: Mapping | str, messages: Mapping[str, str] | None = No
     said = messages if messages is not None else catalogue(language())
     fields = {k: v for k, v in failure.items() if k not in ("code", "role")}
     if "error" in fields and failure["code"] not in ("no_room", "parent_error"):
-        key = "none" if fields["error"] is None else "at" if fields.get("file") else "said"
-        fields["error"] = fill(said[f"failure.error.{key}"], fields)
+        fields["error"] = error_text(fields, said)
     if failure.get("role") is not None:
         role = failure["role"]
         worker = said.get(f"failure.worker.{role}") or fill(said["failure.worker.named"], failure)
@@ -31,6 +30,14 @@ def failure_text(failure: Mapping | str, messages: Mapping[str, str] | None = No
         "_at" if failure["code"] == "no_room" and fields.get("file") else ""
     )
     return fill(said[key], fields)
+
+
+def error_text(error: Mapping, messages: Mapping[str, str] | None = None) -> str:
+    """A worker's own error (bench.failures.error_fields: its last line, and the reader's file
+    and line it came from), quoted; or that it said nothing."""
+    said = messages if messages is not None else catalogue(language())
+    key = "none" if error["error"] is None else "at" if error.get("file") else "said"
+    return fill(said[f"failure.error.{key}"], error)
 
 
 def run_failed_text(error: RunFailed, messages: Mapping[str, str] | None = None) -> str:

@@ -7,7 +7,7 @@ from html import escape
 
 from labkit.bench.errors import check_record
 from labkit.language import say
-from labkit.language.failures import failure_text
+from labkit.language.failures import error_text, failure_text
 from labkit.views import show_html
 from labkit.views.given_values import given_value
 from labkit.views.leases_words import outcome_html, outcome_text
@@ -65,7 +65,7 @@ def token_text(fence: int) -> str:
 
 def resumer_text(role: str, resumer: dict) -> str:
     if resumer.get("error"):
-        return say("leases.graph.died", role=role, error=resumer["error"])
+        return say("leases.graph.died", role=role, error=error_text(resumer["error"]))
     if resumer.get("ran") is False:
         return say("leases.graph.not_resumed", role=role)
     token = say("leases.graph.with_token", fence=resumer["fence"]) if resumer.get("claimed") else ""

@@ -28,7 +28,7 @@ from labkit.bench.errors import (
     check_int,
     check_number,
 )
-from labkit.bench.failures import FAILED, error_line, failing_run, first_failure
+from labkit.bench.failures import FAILED, error_fields, failing_run, first_failure
 from labkit.bench.failures import failure as failure_of
 from labkit.bench.folders import check_run_dir, keep_json, new_run_dir
 from labkit.bench.launcher import WorkerProcess, WorkerReport, read_report
@@ -172,7 +172,7 @@ def run_here(case: str, lease_ms: int, timeout: float, out: str | None = None) -
                     "exit": workers[role].exit_code,
                     "error": None
                     if workers[role].exit_code == 0
-                    else error_line(workers[role].stderr),
+                    else error_fields(workers[role].stderr),
                 }
                 for role in RESUMERS
             },
