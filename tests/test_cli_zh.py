@@ -134,3 +134,15 @@ def test_an_output_folder_that_exists_is_said_in_chinese(tmp_path):
     done = labkit(tmp_path, "run", "effect_first", "--out", str(tmp_path / "taken"))
     line = f"labkit：错误：输出目录 {tmp_path / 'taken'} 已经存在；请换一个新的名字"
     assert (done.returncode, done.stderr.splitlines()) == (2, [line])
+
+
+def test_the_readers_code_that_fails_without_a_crash_is_one_chinese_line(tmp_path):
+    """A failure is said from its code (bench.failures) in the CLI's language: which worker, its
+    exit status, the reader's own error quoted, at the reader's line."""
+    (tmp_path / "bug.py").write_text("def step(control, effect, gate):\n    return {}['n']\n")
+    done = labkit(tmp_path, "explore", "bug:step", "--out", str(tmp_path / "x"))
+    assert (done.returncode, done.stdout) == (1, ""), done.stderr
+    assert done.stderr == (
+        "labkit：错误：你的代码在不崩溃的运行里失败了：记录运行的 worker 进程退出，退出码 1："
+        f"原话“KeyError: 'n'”（bug.py 第 2 行）；见 {tmp_path / 'x' / 'record'}\n"
+    )

@@ -35,6 +35,9 @@ __all__ = [
 
 FAILED = "failed"  # the word for a run that claims no outcome
 FRAME = re.compile(r'^\s*File "([^"]*)", line (\d+)', re.MULTILINE)  # a traceback's frame
+# a worker's one-line summary of its error (bench.spares.error_summary): "KeyError: 'n'
+# (my_step.py, line 3)", the error and the line of the reader's module it came from
+SUMMARY_AT = re.compile(r"^(.*) \(([^(),]+\.py), line (\d+)\)$")
 
 # Why a run claims no outcome, as data: {"code": ..., "role": ..., fields}. A plain dict, so
 # it crosses the trial server's pipe and sits in results.json as it is; a view says it from
@@ -53,14 +56,16 @@ def error_fields(stderr: str) -> dict:
     """A worker's own error: "error", the traceback's last line (None if it said nothing),
     and "file" and "line" of the reader's code it came from, if it did (exec'd code has a
     file name in <>, such as "<your step>"; a traceback's first frame is the worker's own
-    start, `python -c`'s "<string>")."""
+    start, `python -c`'s "<string>"; a module's line is in the worker's summary line)."""
     lines = stderr.strip().splitlines()
     if not lines:
         return {"error": None}
-    frames = FRAME.findall(stderr)
+    last, frames = lines[-1].strip(), FRAME.findall(stderr)
+    if said := SUMMARY_AT.match(last):  # the worker's own summary names the reader's line
+        return {"error": said[1], "file": said[2], "line": int(said[3])}
     readers = len(frames) > 1 and frames[-1][0].startswith("<")
     where = {"file": frames[-1][0], "line": int(frames[-1][1])} if readers else {}
-    return {"error": lines[-1].strip(), **where}
+    return {"error": last, **where}
 
 
 def worker_failure(worker: WorkerReport, planned_kill: str | None = None) -> Failure | None:

@@ -130,6 +130,7 @@ def start_server_meanwhile(kind: str) -> None:
 
 def cmd_explore(args: argparse.Namespace) -> int:
     from labkit.bench.errors import CodeFailed
+    from labkit.language.refusals import error_line
     from labkit.studies.explorer.replay import explore
 
     if args.out is None:  # the runs home is pruned first: start the server meanwhile
@@ -156,7 +157,7 @@ def cmd_explore(args: argparse.Namespace) -> int:
         )
     except CodeFailed as error:  # the reader's code failed, not their input: as a red matrix
         bar.close()
-        print(say("cli.error.line", error=error), file=sys.stderr)
+        print(say("cli.error.line", error=error_line(error)), file=sys.stderr)
         return 1
     finally:
         bar.close()
