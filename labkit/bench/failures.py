@@ -24,6 +24,7 @@ from labkit.bench.launcher import WorkerReport
 __all__ = [
     "FAILED",
     "Failure",
+    "english_line",
     "error_fields",
     "failing_run",
     "failure",
@@ -119,6 +120,15 @@ def failing_run(run_dir: Path) -> Iterator[None]:
             with contextlib.suppress(OSError):
                 results.unlink(missing_ok=True)
         raise run_failed(why, run_dir) from None
+
+
+def english_line(why: Failure) -> str:
+    """A failure's English line, where data keeps a line beside its code (the explorer's rows'
+    `failure`, beside `failed`); the catalogue is loaded only now, as for a refusal."""
+    from labkit.language import catalogue
+    from labkit.language.failures import failure_text
+
+    return failure_text(why, catalogue("en"))
 
 
 def run_failed(

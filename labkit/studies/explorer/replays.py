@@ -16,7 +16,7 @@ import os
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
-from labkit.bench.failures import FAILED, worker_failure
+from labkit.bench.failures import FAILED, english_line, worker_failure
 from labkit.bench.gate import EXIT_CODE
 from labkit.bench.launcher import WorkerProcess, WorkerReport, first_to_end, read_report
 from labkit.bench.restart import FRESH
@@ -131,7 +131,7 @@ def replayed(
             for mine, its in [(row, ended), *((r, child_ended(r, ended)) for r in others)]:
                 if its.exit_code != 0 or its.timed_out:
                     said = worker_failure(its)
-                    failed(mine, said, "worker", said=said)
+                    failed(mine, english_line(said), "worker", said=said)
                 else:
                     report = read_report(Path(mine.run_dir), "recovery")
                     outside = schemas.outside(mine.run_dir)
@@ -245,7 +245,7 @@ def died_as_planned(
         if first is None:
             failed(row, f"{not_killed} it exited {code}", "not_killed_exited", exit_code=code)
         elif said:
-            failed(row, f"{not_killed} {said}", "not_killed_worker", said=said)
+            failed(row, f"{not_killed} {english_line(said)}", "not_killed_worker", said=said)
         else:
             failed(row, f"{not_killed} it ran to its end this time", "not_killed_ran")
         return False
