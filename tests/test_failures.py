@@ -266,3 +266,12 @@ def test_a_failure_is_said_at_the_view_in_the_readers_language():
         "恢复 worker 进程退出，退出码 1：原话“ValueError: boom”（<your step>第 3 行）",
         "首个 worker 进程超时：3 秒后仍未结束",
     ]
+
+
+def test_a_check_says_which_worker_timed_out_by_its_name(chinese):
+    """An exercise's check whose worker ran out of time names it as a failure does (never
+    its role's code beside Chinese: "first worker 进程")."""
+    from labkit.workshop.reader_code import worker_error
+
+    hung = report(role="first", timed_out=True, exit_code=-9)
+    assert worker_error(hung, "", "<your step>") == "首个 worker 进程没有按时结束（是不是死循环？）"

@@ -10,7 +10,7 @@ from labkit.bench.errors import RunFailed
 from labkit.language import catalogue, language
 from labkit.language.spacing import fill
 
-__all__ = ["error_text", "failure_text", "run_failed_text"]
+__all__ = ["error_text", "failure_text", "run_failed_text", "worker_name"]
 
 
 def failure_text(failure: Mapping | str, messages: Mapping[str, str] | None = None) -> str:
@@ -23,13 +23,18 @@ def failure_text(failure: Mapping | str, messages: Mapping[str, str] | None = No
     if "error" in fields and failure["code"] not in ("no_room", "parent_error"):
         fields["error"] = error_text(fields, said)
     if failure.get("role") is not None:
-        role = failure["role"]
-        worker = said.get(f"failure.worker.{role}") or fill(said["failure.worker.named"], failure)
-        fields["worker"] = worker
+        fields["worker"] = worker_name(failure["role"], said)
     key = f"failure.{failure['code']}" + (
         "_at" if failure["code"] == "no_room" and fields.get("file") else ""
     )
     return fill(said[key], fields)
+
+
+def worker_name(role: str, messages: Mapping[str, str] | None = None) -> str:
+    """A worker by its role ("first worker", 首个 worker 进程); a role with no word of its own
+    by its name ("w1 worker")."""
+    said = messages if messages is not None else catalogue(language())
+    return said.get(f"failure.worker.{role}") or fill(said["failure.worker.named"], {"role": role})
 
 
 def error_text(error: Mapping, messages: Mapping[str, str] | None = None) -> str:

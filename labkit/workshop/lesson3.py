@@ -24,6 +24,7 @@ from pathlib import Path
 from labkit.bench.folders import holds_run_dirs, new_run_dir
 from labkit.bench.launcher import WorkerProcess, read_report
 from labkit.language import say
+from labkit.language.failures import worker_name
 from labkit.studies.interrupt_resume.contract import (
     FIRST_INPUT,
     KEY_FILE,
@@ -82,7 +83,8 @@ def probe_keys(run_dir: Path, role: str, source: str, name: str, seconds: float)
         last = (
             worker.stderr.strip().splitlines() or [say("lesson3.operation_key.no_error_shown")]
         )[-1]
-        said = say("lesson3.operation_key.ended_early", role=role, code=worker.exit_code, last=last)
+        who = worker_name(role)  # the worker before the restart, or after it
+        said = say("lesson3.operation_key.ended_early", role=who, code=worker.exit_code, last=last)
         raise ReaderCodeError(said, str(run_dir))
     return found
 

@@ -12,6 +12,7 @@ from collections.abc import Callable, Iterable
 
 from labkit.bench.launcher import WorkerReport
 from labkit.language import say
+from labkit.language.failures import worker_name
 from labkit.workshop.verdicts import ReaderCodeError, UnmetExpectation
 
 __all__ = [
@@ -52,7 +53,7 @@ def worker_error(
     if worker.exit_code in planned and not worker.timed_out:
         return None
     if worker.timed_out:
-        return say("checks.code.timed_out", role=worker.role)
+        return say("checks.code.timed_out", role=worker_name(worker.role))
     lines = worker.stderr.strip().splitlines() or [
         say("checks.code.exit_status", code=worker.exit_code)
     ]
