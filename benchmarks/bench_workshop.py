@@ -149,6 +149,7 @@ def workshop(count: int, lessons: list[int], room_postgres: bool = False) -> dic
                     "peak_pss_mb": round(peaks.pss_mb[uid], 1),
                     "peak_processes": peaks.processes[uid],
                     "at_peak_mb": peaks.parts[uid],
+                    "at_peak_biggest": peaks.biggest[uid],
                     "lessons": {
                         str(r.lesson): {
                             "cpu_s": round(r.cpu_seconds, 1), "wall_s": round(r.wall_seconds, 1),

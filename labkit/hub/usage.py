@@ -84,6 +84,16 @@ def part(pid: int) -> str:
     return PARTS[2] if "postgres" in words.split("\0")[0] else PARTS[3]
 
 
+def label(pid: int) -> str:
+    """A short name for the process: its program and first arguments (for the report)."""
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as cmdline:
+            words = cmdline.read().decode(errors="replace").split("\0")
+    except OSError:
+        return "gone"
+    return " ".join(w.rsplit("/", 1)[-1] for w in words[:3] if w)[:60]
+
+
 def cpu_seconds(pids: list[int]) -> float:
     """User and system CPU of these processes, with that of the children they reaped."""
     total = 0
@@ -109,6 +119,7 @@ class Peaks(threading.Thread):
         self.pss_mb = dict.fromkeys(self.uids, 0.0)
         self.processes = dict.fromkeys(self.uids, 0)
         self.parts: dict[int, dict[str, float]] = {uid: {} for uid in self.uids}  # at the peak
+        self.biggest: dict[int, list] = {uid: [] for uid in self.uids}  # [MB, process] at it
         self.room_mb = 0.0  # all participants at one moment: what the machine must hold
         self.done = threading.Event()
 
@@ -124,6 +135,8 @@ class Peaks(threading.Thread):
                 for pid, size in sizes.items():
                     parts[part(pid)] += size
                 self.parts[uid] = {k: round(v, 1) for k, v in parts.items()}
+                top = sorted(sizes.items(), key=lambda item: -item[1])[:8]
+                self.biggest[uid] = [[round(mb, 1), label(pid)] for pid, mb in top]
             self.processes[uid] = max(self.processes[uid], len(pids))
         self.room_mb = max(self.room_mb, room)
         for name, pids_now in self.others.items():
