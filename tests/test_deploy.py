@@ -28,3 +28,7 @@ def test_the_kubernetes_servers_have_the_hubs_environment_and_its_lean_kernel():
     kernels = HOME / config.KERNELS.relative_to(ROOT)
     assert environment["JUPYTER_PATH"] == str(kernels)
     assert (config.KERNELS / "kernels" / "python3" / "kernel.json").exists()
+
+
+def test_the_kubernetes_servers_are_the_hubs_lean_server():
+    assert values()["singleuser"]["cmd"] == ["python", *config.SERVER[1:]]

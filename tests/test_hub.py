@@ -36,7 +36,8 @@ from labkit.studies.commit_window.runs import run
 result = run("effect_first", "effect")
 print(json.dumps({"outcome": result.outcome, "run_dir": str(result.run_dir), "uid": os.getuid(),
                   "lessons": sorted(os.listdir(os.path.expanduser("~/notebooks"))),
-                  "kernel": json.loads(get_connection_info())}))
+                  "kernel": json.loads(get_connection_info()),
+                  "server": open(f"/proc/{os.getppid()}/cmdline").read().split(chr(0))}))
 """
 
 
@@ -112,6 +113,7 @@ def test_each_runs_lesson_1s_crash_in_their_own_kernel_and_cannot_reach_the_othe
             assert crash["outcome"] == "duplicate"  # effect-first killed at effect: 2 receipts
             assert crash["run_dir"].startswith(f"/tmp/labkit-runs-{uid}/")
             assert "01_the_commit_window.ipynb" in crash["lessons"]
+            assert crash["server"][1:3] == ["-m", "labkit.hub.lean_server"]  # the lean server
             kernel = crash["kernel"]  # its sockets in the participant's home, not on 127.0.0.1
             assert kernel["transport"] == "ipc", kernel
             assert kernel["ip"].startswith(f"{pwd.getpwnam(person.name).pw_dir}/"), kernel

@@ -30,6 +30,8 @@ MALLOC = {"MALLOC_ARENA_MAX": "2"}
 # were 60 MB of a participant's 340 MB peak, for seconds saved.
 ONE_SERVER = {"LABKIT_CRASH_SERVERS_AT_ONCE": "1"}
 KERNELS = Path(__file__).with_name("jupyter")
+# jupyterhub-singleuser without three imports it never uses (lean_server.py): 18 MB a server
+SERVER = [str(BIN / "python"), "-m", "labkit.hub.lean_server"]
 
 
 def configure(c, settings: Settings | None = None) -> None:
@@ -55,7 +57,7 @@ def configure(c, settings: Settings | None = None) -> None:
     c.Authenticator.admin_users = {settings.instructor}
 
     c.JupyterHub.spawner_class = "localprocess"
-    c.Spawner.cmd = [str(BIN / "jupyterhub-singleuser")]
+    c.Spawner.cmd = SERVER
     # Kernels on Unix sockets in the participant's own runtime folder, not on 127.0.0.1 ports:
     # with 30 servers picking free ports at once, two kernels took the same one and one died
     # (jupyter_client frees a port before its kernel binds it); and no other user sees them.

@@ -77,7 +77,7 @@ def part(pid: int) -> str:
             words = cmdline.read().decode(errors="replace")
     except OSError:
         return PARTS[3]
-    if "jupyterhub-singleuser" in words:
+    if "jupyterhub-singleuser" in words or "lean_server" in words:
         return PARTS[0]
     if "ipykernel" in words or "lean_kernel" in words:
         return PARTS[1]
