@@ -1,5 +1,5 @@
 """The workshop's Jupyter server (labkit/hub/lean_server.py) is upstream's jupyterhub-singleuser
-(Jupyter Server with JupyterHub's single-user extension) without the three imports it never
+(Jupyter Server with JupyterHub's single-user extension) without the four imports it never
 uses; whatever of them is used anyway says so instead of running without it. In a fresh
 Python each time: the stand-ins must not reach this test process's own imports."""
 
@@ -14,12 +14,15 @@ import json, sys
 {leave_out}
 import jupyterhub.singleuser as singleuser
 import jupyterlab.labapp
-heavy = ("alembic.runtime", "mako", "httpx", "rich", "jupyterhub.handlers.base")
+import jupyter_server.serverapp, jsonschema
+heavy = ("alembic.runtime", "mako", "httpx", "rich", "jupyterhub.handlers.base", "lark")
 app = getattr(singleuser.main, "__self__", singleuser.main)  # the app main launches
 seen = {{"main": app.__module__, "loaded": [m for m in heavy if m in sys.modules]}}
 import alembic.command
 from jupyterhub.handlers.pages import HealthCheckHandler
 from tornado.web import StaticFileHandler
+seen["checks_iri"] = "iri" in jsonschema.FormatChecker.checkers
+seen["checks_uri"] = "uri" in jsonschema.FormatChecker.checkers
 seen["health_check"] = isinstance(object(), StaticFileHandler | HealthCheckHandler)
 try:
     alembic.command.stamp("config", "head")
@@ -41,8 +44,10 @@ def test_the_workshop_server_is_the_hubs_extension_without_what_it_never_uses():
     upstream, lean = imported(""), imported(LEAN)
     assert upstream["main"] == lean["main"] == "jupyterhub.singleuser.extension"
     assert set(upstream["loaded"]) == {"alembic.runtime", "mako", "httpx", "rich",
-                                       "jupyterhub.handlers.base"}  # fmt: skip
+                                       "jupyterhub.handlers.base", "lark"}  # fmt: skip
     assert lean["loaded"] == []
+    assert upstream["checks_iri"] and not lean["checks_iri"]  # the one check left out
+    assert upstream["checks_uri"] and lean["checks_uri"]  # the format Jupyter's events use
     assert lean["health_check"] is False
     assert lean["refused"] == (
         "RuntimeError: alembic.command.stamp is left out of a workshop's Jupyter server "

@@ -30,7 +30,7 @@ MALLOC = {"MALLOC_ARENA_MAX": "2"}
 # were 60 MB of a participant's 340 MB peak, for seconds saved.
 ONE_SERVER = {"LABKIT_CRASH_SERVERS_AT_ONCE": "1"}
 KERNELS = Path(__file__).with_name("jupyter")
-# jupyterhub-singleuser without three imports it never uses (lean_server.py): 18 MB a server
+# jupyterhub-singleuser without four imports it never uses (lean_server.py): 34 MB a server
 SERVER = [str(BIN / "python"), "-m", "labkit.hub.lean_server"]
 
 

@@ -1,6 +1,6 @@
 """A participant's Jupyter server under the workshop hub: `jupyterhub-singleuser` (Jupyter Server
-with JupyterHub's single-user extension, JupyterHub ≥ 4's default) without three imports it
-never uses, 18 MB of each server's private memory, measured:
+with JupyterHub's single-user extension, JupyterHub ≥ 4's default) without four imports it
+never uses, 34 MB of each server's private memory, measured:
 
 - `alembic` (10 MB): JupyterHub's database migrations, imported by `jupyterhub.orm` for the
   hub's own `upgrade-db`; the extension imports `orm` for its scopes, never to migrate.
@@ -8,9 +8,12 @@ never uses, 18 MB of each server's private memory, measured:
   it for one `isinstance` test that no handler of a single-user server passes.
 - `jupyterlab.extensions.pypi` (6 MB: httpx, rich): the extension manager that queries PyPI;
   the hub's servers run JupyterLab's read-only one (config.LEANER).
+- `rfc3987_syntax` (16 MB with the `lark` grammar it builds at import): jsonschema's optional
+  checker of the "iri" format, which no schema of Jupyter's events uses; jsonschema checks
+  without it when it is not installed, as here.
 
-Each is replaced by a stand-in module whose names import but refuse to be used: a call or an
-instance says what was left out and where, instead of running without it. Everything else is
+The first three are replaced by stand-in modules whose names import but refuse to be used: a
+call says what was left out and where, instead of running without it. Everything else is
 upstream's code, started as its own `jupyterhub-singleuser` starts it. As lean_kernel.py does
 for the debugger, the hub's servers start this (config.py's Spawner.cmd).
 """
@@ -22,6 +25,7 @@ import types
 
 LEFT_OUT = ("alembic", "alembic.command", "alembic.config", "alembic.script",
             "jupyterhub.handlers.pages", "jupyterlab.extensions.pypi")  # fmt: skip
+ABSENT = ("rfc3987_syntax",)  # an optional import: None in sys.modules makes it an ImportError
 
 
 class LeftOut(type):
@@ -49,6 +53,8 @@ def leave_out() -> None:
     """Put the stand-ins where Python looks first, before anything imports the real ones."""
     for name in LEFT_OUT:
         sys.modules.setdefault(name, LeftOutModule(name))
+    for name in ABSENT:
+        sys.modules.setdefault(name, None)
 
 
 def main() -> None:
