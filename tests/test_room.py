@@ -354,6 +354,35 @@ def test_a_room_that_does_not_answer_never_holds_a_check_up(monkeypatch):
     silent.close()
 
 
+@pytest.mark.parametrize(
+    "environment",
+    [{"LABKIT_ROOM_URL": "http://127.0.0.1:9/services/room/"},  # a room's address alone
+     {"JUPYTERHUB_API_TOKEN": "t", "JUPYTERHUB_USER": "someone"}],  # another hub, no room
+    ids=["address-without-the-hub", "a-hub-without-the-room"],
+)  # fmt: skip
+def test_outside_the_hub_a_predict_cell_sends_nothing(monkeypatch, environment):
+    """Only under the workshop hub (its token, its user and the room's address) does an
+    exercise's check send its predictions: anywhere else it opens no connection at all."""
+    import threading
+
+    from labkit.room import client
+
+    for name in ("JUPYTERHUB_API_TOKEN", "JUPYTERHUB_USER", client.URL):
+        monkeypatch.delenv(name, raising=False)
+    for name, value in environment.items():
+        monkeypatch.setenv(name, value)
+    tried: list[object] = []
+    monkeypatch.setattr(socket.socket, "connect", lambda *args: tried.append(args[1:]))
+    before = set(threading.enumerate())
+    namespace: dict = {}
+    exec(EXERCISE_IN_THE_KERNEL.replace("print(", "status = ("), namespace)
+    for sending in set(threading.enumerate()) - before:  # a sender would be a thread of its own
+        sending.join(5)
+    assert namespace["status"] == '"incorrect"'
+    assert client.predict_exercise("lesson7.room_probe", {"early": "kept"}) is None
+    assert tried == []
+
+
 def test_the_rooms_answers_are_kept_owner_only_and_read_back(tmp_path):
     from labkit.room.store import Room, exercise_case
 
