@@ -10,7 +10,7 @@ never uses, 34 MB of each server's private memory, measured:
   the hub's servers run JupyterLab's read-only one (config.LEANER).
 - `rfc3987_syntax` (16 MB with the `lark` grammar it builds at import): jsonschema's optional
   checker of the "iri" format, which no schema of Jupyter's events uses; jsonschema checks
-  without it when it is not installed, as here.
+  every other format without it, as it does wherever that package is not installed.
 
 The first three are replaced by stand-in modules whose names import but refuse to be used: a
 call says what was left out and where, instead of running without it. Everything else is
