@@ -29,6 +29,8 @@ QUALIFIED = Path(__file__).parent / "outside" / "postgres_qualified.py"
         ("create_graph", "permission denied for schema public"),
         ("reset_graph", "permission denied for table orders"),
         ("set_none_graph", "permission denied for table orders"),
+        ("set_lab_role_graph", 'permission denied to set role "postgres"'),
+        ("authorization_graph", 'permission denied to set session authorization "postgres"'),
     ],
 )
 def test_a_write_outside_the_runs_schema_is_refused_and_reported_as_outside(

@@ -2,6 +2,7 @@
 database often does: `insert` adds the order to `public.orders`, `create` makes
 `public.audit` for it; `reset` and `set_none` first go back to the session's own role (RESET
 ROLE, SET ROLE NONE), as code that switches roles does, then insert into `public.orders`;
+`set_lab_role` and `session_authorization` first try to become the lab's user (`postgres`);
 `elsewhere` makes `public.audit` in another database of the server. Explored with a server,
 all reach outside the run's own schema."""
 
@@ -44,6 +45,16 @@ def set_none(state: Order) -> dict:
     return {}
 
 
+def set_lab_role(state: Order) -> dict:
+    as_session_user("SET ROLE postgres", state["order"])
+    return {}
+
+
+def session_authorization(state: Order) -> dict:
+    as_session_user("SET SESSION AUTHORIZATION postgres", state["order"])
+    return {}
+
+
 def create_elsewhere(state: Order) -> dict:
     with psycopg.connect(os.environ["DATABASE_URL"], dbname="elsewhere") as conn:
         conn.execute("CREATE TABLE public.audit (id text)")
@@ -54,5 +65,9 @@ insert_graph = StateGraph(Order).add_node(insert).add_edge(START, "insert")
 create_graph = StateGraph(Order).add_node(create).add_edge(START, "create")
 reset_graph = StateGraph(Order).add_node(reset).add_edge(START, "reset")
 set_none_graph = StateGraph(Order).add_node(set_none).add_edge(START, "set_none")
+set_lab_role_graph = StateGraph(Order).add_node(set_lab_role).add_edge(START, "set_lab_role")
+authorization_graph = (
+    StateGraph(Order).add_node(session_authorization).add_edge(START, "session_authorization")
+)
 elsewhere_graph = StateGraph(Order).add_node(create_elsewhere).add_edge(START, "create_elsewhere")
 INPUT = {"order": "order-5"}
