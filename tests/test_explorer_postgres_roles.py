@@ -196,3 +196,38 @@ def test_a_server_where_a_runs_role_may_not_log_in_is_one_line(own_server):  # n
         schemas = conn.execute(r"SELECT nspname FROM pg_namespace WHERE nspname LIKE 'labkit\_%'")
         roles = conn.execute(r"SELECT rolname FROM pg_roles WHERE rolname LIKE 'labkit\_%'")
         assert (schemas.fetchall(), roles.fetchall()) == ([], [])
+
+
+def test_the_labs_own_server_lets_no_run_create_in_public_whatever_its_version(own_server):  # noqa: F811
+    """Before Postgres 15, PUBLIC may CREATE in schema public (in every database, and in
+    template1 for those made later): the lab's own server takes that back as it starts, so a
+    run's CREATE TABLE public.audit is refused in the run, as on 15 and after."""
+    template1 = own_server.url.replace("@/postgres?", "@/template1?")
+    for url in (own_server.url, template1):
+        with postgres.connect(url) as conn:
+            conn.execute("DROP TABLE IF EXISTS public.audit")
+            conn.execute("GRANT CREATE ON SCHEMA public TO PUBLIC")  # as before Postgres 15
+    try:
+        own_server.stop()
+        own_server.start()
+        template1 = own_server.url.replace("@/postgres?", "@/template1?")
+        public_may = []
+        for url in (own_server.url, template1):
+            with postgres.connect(url) as conn:
+                public_may += conn.execute(
+                    "SELECT privilege_type FROM pg_namespace,"
+                    " aclexplode(coalesce(nspacl, acldefault('n', nspowner))) a"
+                    " WHERE nspname = 'public' AND a.grantee = 0"
+                ).fetchall()
+        found = explore(
+            f"{QUALIFIED}:create_graph", "graph", restart_at="now", postgres=own_server.url
+        )
+    finally:  # the module's server as Postgres 15 makes it, for the tests after this one
+        for url in (own_server.url, own_server.url.replace("@/postgres?", "@/template1?")):
+            with postgres.connect(url) as conn:
+                conn.execute("REVOKE CREATE ON SCHEMA public FROM PUBLIC")
+                conn.execute("DROP TABLE IF EXISTS public.audit")
+    assert public_may == [("USAGE",), ("USAGE",)]  # PUBLIC may look up names, not CREATE
+    refused = "permission denied for schema public"
+    assert found.outside == [f"Postgres database postgres ({refused})"], found.summary()
+    assert not found.green and found.point(None).failed["code"] == "run_outside"

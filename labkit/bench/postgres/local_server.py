@@ -45,6 +45,7 @@ from labkit.bench.postgres.programs import (
     private_file,
     server_account,
 )
+from labkit.bench.postgres.schemas import close_public
 
 SOCKET_PATH_MAX = 107  # bytes in a Unix socket's path (sun_path, with its NUL)
 SOCKET_NAME = ".s.PGSQL.5432"
@@ -95,13 +96,15 @@ class LocalServer:
             raise
 
     def wait_until_ready(self) -> str:
-        """Wait until the launched server accepts connections; its URL."""
+        """Wait until the launched server accepts connections (no role but a schema's owner may
+        CREATE in public there: `close_public`); its URL."""
         try:
             self.wait_for_server(self._log_start)
         except BaseException:
             self.forget_socket_folder()
             raise
         self.url = postgres_url(str(self.socket_folder), self.password_file)
+        close_public(self.url, self.settings.get("port"))  # whatever its version or past
         return self.url
 
     def initdb(self) -> None:

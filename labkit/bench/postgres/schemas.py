@@ -73,6 +73,22 @@ def connect(url: str, schema: str | None = None, **options: object):  # -> psyco
         ) from None
 
 
+def close_public(url: str, port: str | None = None) -> None:
+    """Take back PUBLIC's CREATE on schema public, in the server's `postgres` database and in
+    template1 (whose copies later databases are), as Postgres 15 and after already do: on an
+    older server every role, a run's too, could otherwise make a table there. The lab's own
+    server only (at its `port`, if not 5432); a reader's server keeps PUBLIC's rights as they
+    are. Committed locally: a server told to wait for a standby (lesson 7's) does not wait."""
+    from psycopg import sql
+
+    revoke = sql.SQL("REVOKE CREATE ON SCHEMA {} FROM PUBLIC").format(sql.Identifier("public"))
+    where = {"port": port} if port else {}
+    for database in ("postgres", "template1"):
+        options = "-c synchronous_commit=local"
+        with connect(url, dbname=database, options=options, **where) as conn:
+            conn.execute(revoke)
+
+
 def checked_schema(name: str) -> str:
     """A schema name exactly as `new_schema` makes them, or a LabError."""
     if not isinstance(name, str) or not SCHEMA_NAME.fullmatch(name):

@@ -6,10 +6,12 @@ the reader's code has no other role to go back to, and a statement that reaches 
 run's schema (`INSERT INTO public.orders`, a CREATE TABLE there) is refused by the server,
 never done unseen: the watch of Postgres writes notes the refusal as a write outside the run
 (`postgres_writes`), and the matrix is never green. What the server lets every role do
-(PUBLIC's rights, which the lab leaves as they are) is checked by the server side too:
-anything the role owns outside its schema after a run (a table made in `public`, which
-servers older than 15 let PUBLIC do) is a write outside (`owned_outside`), and a table
-outside that PUBLIC may change is refused at the start, named (`check_first_run`).
+(PUBLIC's rights, which the lab leaves as they are on a reader's server; its own takes
+back PUBLIC's CREATE in public as it starts, as Postgres 15 does: `close_public`) is checked
+by the server side too: anything the role owns outside its schema after a run (a table
+made in `public`, which servers older than 15 let PUBLIC do) is a write outside
+(`owned_outside`), and a table outside that PUBLIC may change is refused at the start, named
+(`check_first_run`).
 
 The role may log in, and nothing more: no superuser, CREATEDB, CREATEROLE, replication or
 row-security bypass; it inherits nothing, its search path is its schema alone, and it
