@@ -245,3 +245,39 @@ def test_a_target_that_names_no_code_of_its_kind_is_a_lab_error(
     monkeypatch.chdir(tmp_path)
     with pytest.raises(LabError, match=re.escape(says)):
         explore(target, kind=kind, out=tmp_path / "x")
+
+
+class ServerAsked(Exception):
+    """The exploration went on to its server: no refusal came before it."""
+
+
+@pytest.mark.parametrize(
+    ("options", "says"),
+    [
+        ({"target": "nosuch_mod:graph"}, "target 'nosuch_mod:graph': no module 'nosuch_mod'"),
+        ({"target": "nosuch_pkg.sub:graph"}, "no module 'nosuch_pkg.sub'"),
+        ({"checker": "nosuch_mod:fn"}, "checker 'nosuch_mod:fn': no module 'nosuch_mod'"),
+        ({"resume_by": "nosuch_mod:fn"}, "no module 'nosuch_mod'"),
+    ],
+)
+def test_a_missing_module_is_said_at_once_before_any_server_starts(
+    tmp_path, monkeypatch, options, says
+):
+    """Issue 25, item 15: a module that is neither a file of the reader's folder nor anywhere
+    on the workers' import path is one line at once, not after a server has started (2-5 s);
+    a module found only through `path` still goes to the server (no refusal of a real one)."""
+    from labkit.bench import server
+
+    def asked(*_: object, **__: object) -> None:
+        raise ServerAsked
+
+    monkeypatch.setattr(server, "call_on", asked)
+    monkeypatch.chdir(tmp_path)
+    target = options.pop("target", "labkit.studies.explorer.lab:linear")
+    with pytest.raises(LabError) as refused:
+        explore(target, "graph", **options)
+    assert refused.value.code == "explore_no_module" and says in str(refused.value)
+    (tmp_path / "lib").mkdir()
+    write(tmp_path / "lib", "helper_only_here.py", "graph = None\n")
+    with pytest.raises(ServerAsked):  # found through `path`: the worker loads it
+        explore("helper_only_here:graph", "graph", path=tmp_path / "lib")

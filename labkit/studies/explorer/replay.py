@@ -63,7 +63,7 @@ from labkit.studies.explorer.report import (
 )
 from labkit.studies.explorer.spec import ExploreSpec
 from labkit.studies.explorer.states import unreadable
-from labkit.studies.explorer.target import name_target, on_import_path
+from labkit.studies.explorer.target import check_importable, name_target, on_import_path
 
 __all__ = ["explore", "explore_in", "explore_spec"]
 
@@ -126,6 +126,7 @@ def explore(
         config=config,
         postgres=postgres,
     )
+    check_importable(spec.target, spec.checker, spec.resume_by)  # at once, not in a worker
     check_function("progress", progress)
     folder = new_run_dir(check_folder("out", out), "explore-", deepest="point-000/recovery.stdout")
     try:

@@ -27,6 +27,7 @@ __all__ = [
     "KINDS",
     "READER_FILE",
     "BadTarget",
+    "check_importable",
     "lab_folder",
     "load",
     "load_function",
@@ -92,6 +93,28 @@ def on_import_path(target: dict, folder: object) -> dict:
     if not isinstance(folder, (str, Path)) or not Path(folder).is_dir():
         raise refusal("explore_path", value=repr(folder))
     return {**target, "import_path": str(Path(folder).resolve())}
+
+
+def check_importable(target: dict, *others: dict | None) -> None:
+    """A target (or its checker, its resume function: `others`) named by module, not a file
+    of the reader's folder, whose top package is nowhere: not here, nor in the target's
+    `import_path` (`--path`). Said now, in one line, as the worker would say it, not seconds
+    later once a server has started (issue 25, item 15). Nothing is imported: the top name is
+    only looked for. This process's path holds the workers' (and more): a module found here
+    and missing there is still the worker's to say."""
+    from labkit.bench.errors import refusal
+
+    import_path = target.get("import_path")
+    for named_code in (target, *others):
+        if not named_code or "module" not in named_code:
+            continue
+        top = named_code["module"].partition(".")[0]
+        if importlib.util.find_spec(top) is not None:
+            continue
+        if import_path and importlib.machinery.PathFinder.find_spec(top, [import_path]):
+            continue
+        module = repr(named_code["module"])
+        raise refusal("explore_no_module", **said_as(named_code), module=module)
 
 
 def lab_folder() -> Path:
