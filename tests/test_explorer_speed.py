@@ -1,6 +1,7 @@
 """Less work per crash state, the same matrix (issue 25's speed): the reader's module compiled
 once an exploration (`code_cache`), and a crash state's restarts recovered by one worker the
-explorer starts, forking the others (`restart_forks`), each still a process of its own."""
+explorer starts, forking the others (`restart_forks`), each still a process of its own where
+its code could tell the restarts apart (it reads a clock one moves: `clock_reads`)."""
 
 from __future__ import annotations
 
@@ -18,13 +19,18 @@ from labkit.studies.explorer.report import PointResult
 from labkit.studies.explorer.restart_forks import ALSO, EXIT_FILE
 
 OUTBOX = Path(__file__).parent / "outside" / "file_outbox.py"
+MONTH_KEYS = Path(__file__).parent / "outside" / "month_keys.py"
 RESTARTS = "now,day,month,year"
 
 
-def recoveries(folder: str) -> dict[str, tuple[int, dict]]:
-    """Each recovery's folder (under the exploration's) -> its pid and its report."""
+def recoveries(folder: str) -> dict[str, tuple[int | None, dict]]:
+    """Each recovery's folder (under the exploration's) -> its pid and its report (no pid: it
+    took the report of the recovery at once, `same_as`)."""
     found = {}
     for report in Path(folder).glob("**/recovery.json"):
+        if "same_as" in (said := json.loads(report.read_text())):
+            found[str(report.parent.relative_to(folder))] = (None, said)
+            continue
         trace = [json.loads(line) for line in (report.parent / "trace.jsonl").open()]
         pids = {e["pid"] for e in trace if e["role"] == "recovery"}
         assert len(pids) == 1, trace
@@ -32,18 +38,31 @@ def recoveries(folder: str) -> dict[str, tuple[int, dict]]:
     return found
 
 
-def test_each_restart_recovers_in_a_process_of_its_own_and_the_matrix_is_the_same():
-    """Four restarts of every crash state: four recoveries, each its own pid, each in its own
-    folder with its own report; the children's exits kept as 0; the outbox's window found."""
+def test_each_restart_recovers_in_a_process_of_its_own_where_the_clock_is_read():
+    """Four restarts of a crash state whose recovery reads the month: four recoveries, each
+    its own pid, in its own folder with its own report, the children's exits kept as 0; where
+    the recovery reads no clock (the node's writes were saved), the others take its report."""
+    found = explore(f"{MONTH_KEYS}:direct_graph", "graph", restart_at=RESTARTS)
+    done = recoveries(found.folder)
+    ran = [pid for pid, _ in done.values() if pid is not None]
+    assert len(ran) == 4 * 5 + 2 and len(set(ran)) == len(ran)  # a process for each
+    taken = sorted(folder for folder, (pid, _) in done.items() if pid is None)
+    assert taken == [f"point-{n:03d}/after-{r}" for n in (6, 7) for r in ("day", "month", "year")]
+    for n in range(1, 8):
+        for restart in ("day", "month", "year"):
+            assert (
+                Path(found.folder) / f"point-{n:03d}" / f"after-{restart}" / EXIT_FILE
+            ).read_text() == "0"
+
+
+def test_restarts_of_a_recovery_that_reads_no_clock_take_its_report_and_the_matrix_is_the_same():
+    """The outbox graph reads no clock: each crash state is recovered by one process, its other
+    restarts' reports are its own, marked `same_as`; the outbox's window is found."""
     found = explore(f"{OUTBOX}:graph", "graph", restart_at=RESTARTS)
     done = recoveries(found.folder)
     states = [p for p in found.points if p.n is not None and p.same_as is None]
-    assert len(done) == 4 * len(states), sorted(done)
-    assert len({pid for pid, _ in done.values()}) == len(done)  # a process for each
-    for state in states:
-        folder = Path(state.run_dir).parent if "after-" in state.run_dir else Path(state.run_dir)
-        for restart in ("day", "month", "year"):
-            assert (folder / f"after-{restart}" / EXIT_FILE).read_text() == "0"
+    assert len([pid for pid, _ in done.values() if pid is not None]) == len(states)
+    assert sum(said.get("same_as") == "now" for _, said in done.values()) == 3 * len(states)
     outbox = [p for p in found.failing if "outbox.txt" in (p.complaint or "")]
     assert outbox and all(p.outcome == "duplicate" for p in outbox)
 

@@ -24,23 +24,29 @@ __all__ = [
     "AFTER",
     "ALSO",
     "EXIT_FILE",
+    "SAME_AS",
     "copy_crash_state",
     "exit_status",
     "restarts_apart",
+    "same_as_at_once",
+    "tell",
     "wait_for",
 ]
 
 AFTER = "after-"  # a copy of a crash state, for the recovery after one more restart
 ALSO = "also_restarts"  # a recovery job's other restarts: [{"restart": ..., "run_dir": ...}]
+SAME_AS = "same_as"  # a child's job: the recovery it does the same as (its folder, restart)
+SAME = b"same"  # what a child is told when its restart would do what the recovery at once did
 EXIT_FILE = ".recovery-exit"  # a child's exit status, in its folder (a dot: no state of the run)
 # bound before any watch of the worker's wraps them (`watches`): the lab's own files
 OPEN, WRITE, CLOSE, DUP2 = os.open, os.write, os.close, os.dup2
 
 
-def restarts_apart(job: dict) -> tuple[dict, list[tuple[int, str]]]:
+def restarts_apart(job: dict) -> tuple[dict, list[list]]:
     """Fork a child for each other restart of the job (`ALSO`); in a child, its own job (and
-    no children), in this process, its job and its children (pid, folder)."""
-    children: list[tuple[int, str]] = []
+    no children), once this process has said whether it must recover at all (`told`); in
+    this process, its job and its children ([pid, folder, the pipe it tells them on])."""
+    children: list[list] = []
     if job.get(ALSO):
         from labkit.bench.portable import die_with  # ctypes: imported once, not once a child
 
@@ -51,13 +57,56 @@ def restarts_apart(job: dict) -> tuple[dict, list[tuple[int, str]]]:
         sys.stdout.flush()  # nothing buffered may be written twice
         sys.stderr.flush()
         parent = os.getpid()
+        said, say = os.pipe()
         pid = os.fork()
         if pid == 0:
             die_with(parent)
-            become(mine)
+            CLOSE(say)
+            for _, _, earlier in children:
+                CLOSE(earlier)
+            if told(said):
+                mine[SAME_AS] = {"run_dir": job["run_dir"], "restart": job["restart"]}
+            else:
+                become(mine)
             return mine, []
-        children.append((pid, other["run_dir"]))
+        CLOSE(said)
+        children.append([pid, other["run_dir"], say])
     return job, children
+
+
+def told(said: int) -> bool:
+    """In a child: wait until the recovery at once has ended, and whether it said that this
+    restart would do the same (`SAME`); anything else, or its end without a word (it died),
+    and this child recovers."""
+    word = b""
+    with contextlib.suppress(OSError):
+        while chunk := os.read(said, 16):
+            word += chunk
+    CLOSE(said)
+    return word == SAME
+
+
+def tell(children: list[list], same: bool) -> None:
+    """Tell each child not told yet whether its restart would do what this recovery did
+    (`told`): as soon as the reader's code reads a moved clock (no), or at its end."""
+    for child in children:
+        if child[2] >= 0:
+            with contextlib.suppress(OSError):
+                WRITE(child[2], SAME if same else b"go")
+            CLOSE(child[2])
+            child[2] = -1
+
+
+def same_as_at_once(job: dict) -> None:
+    """A child whose restart would do what the recovery at once did (its code read no moved
+    clock: `clock_reads`): that recovery's report, as this restart's, marked `same_as`."""
+    import json
+
+    with open(os.path.join(job[SAME_AS]["run_dir"], "recovery.json")) as kept:
+        said = json.load(kept)
+    said[SAME_AS] = job[SAME_AS]["restart"]
+    with open(os.path.join(job["run_dir"], "recovery.json"), "w") as out:
+        out.write(json.dumps(said))
 
 
 def copy_crash_state(run_dir: str, copy: str) -> None:
@@ -83,10 +132,10 @@ def become(job: dict) -> None:
     os.chdir(job["run_dir"])
 
 
-def wait_for(children: list[tuple[int, str]]) -> None:
+def wait_for(children: list[list]) -> None:
     """Wait for every child; each one's exit status (a signal's as its negative number) goes
     into its folder's `EXIT_FILE`."""
-    for pid, run_dir in children:
+    for pid, run_dir, _ in children:
         while True:
             try:
                 _, status = os.waitpid(pid, 0)

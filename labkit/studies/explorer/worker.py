@@ -27,6 +27,7 @@ from labkit.bench.gate import report
 from labkit.bench.installed import newly_imported
 from labkit.bench.restart import new_parent, next_attempt, restart_here, seconds_until
 from labkit.bench.trace import Trace
+from labkit.studies.explorer import clock_reads
 from labkit.studies.explorer.checker import (
     CHECKPOINT_FILE,
     CrashState,
@@ -39,7 +40,14 @@ from labkit.studies.explorer.disk_waits import skip_disk_waits
 from labkit.studies.explorer.network import watch_network
 from labkit.studies.explorer.postgres_runs import enter_schema, read_schema
 from labkit.studies.explorer.record import CrashPoints
-from labkit.studies.explorer.restart_forks import ALSO, restarts_apart, wait_for
+from labkit.studies.explorer.restart_forks import (
+    ALSO,
+    SAME_AS,
+    restarts_apart,
+    same_as_at_once,
+    tell,
+    wait_for,
+)
 from labkit.studies.explorer.services import NOT_EFFECTS, serve_here, watch_claims
 from labkit.studies.explorer.states import read_state
 from labkit.studies.explorer.target import BadTarget, load_function
@@ -58,13 +66,23 @@ def run(job: dict) -> None:
     restarts forks a child for each but its first (`restart_forks`) and waits for them. What
     the kill left is read once, before the copies, and each child has it already: the copies
     hold the same state (reading a SQLite file merges its WAL; the state is the same), and
-    reading no clock nor the reader's code, it is the same at every restart."""
+    reading no clock nor the reader's code, it is the same at every restart. The children
+    wait: as soon as the reader's code reads a clock that a restart moves (`clock_reads`),
+    they go on; if it read none, theirs would do what this one did, and each takes its
+    report as its own."""
     loaded = list(sys.modules)  # what the server gave it: the recording says what it added
     at_kill = state_of(job) if job.get(ALSO) else None
     job, children = restarts_apart(job)
+    if job.get(SAME_AS):  # its restart would do what the recovery at once did
+        same_as_at_once(job)
+        return
+    clock_reads.when_read(lambda: tell(children, same=False))  # theirs may differ: go now
+    same = False
     try:
         run_one(job, loaded, at_kill)
+        same = job["role"] == "recovery" and not clock_reads.read()
     finally:
+        tell(children, same)
         wait_for(children)
 
 
@@ -79,6 +97,8 @@ def run_one(job: dict, loaded: list[str], at_kill: dict | None = None) -> None:
         restart_here(later)
     elif job["role"] == "recovery":
         next_attempt(later)  # its pid and parent differ from those the killed code saw
+    if job["role"] == "recovery":
+        clock_reads.watch_clock_reads()  # the clocks as moved: did the reader's code read one?
     trace = Trace(job["run_dir"], job["role"])
     use_cache(job.get("code_cache"))  # the reader's module, compiled once an exploration
     enter_schema(job)  # before the reader's code connects
