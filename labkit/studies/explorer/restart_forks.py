@@ -6,12 +6,16 @@ worker for each, and its every start is a fork of the trial server and a handove
 process that runs the whole exploration: for a small graph most of its time. Now it starts
 one (`ALSO` in its job names the other restarts and their folders): as it begins, before it
 loads anything of the reader's, that worker copies what the kill left into each other
-restart's folder (`AFTER`, in the point's), then forks a child for each, which goes
-on as that restart's recovery in its own folder (its output there, its pid and parent new,
-its clocks its own), and waits for them all before it ends. What each child ended with goes
-into its folder (`EXIT_FILE`), for the explorer to judge it as it judges a worker (`exit_status`).
-A restart that needs a new interpreter (a new hash seed) is started apart, as before.
-Worker-side: standard library only.
+restart's folder (`AFTER`, in the point's) and forks one child, which waits. As soon as the
+reader's code reads a clock that a restart moves (`clock_reads`), the child is told to go
+on: it forks a child of its own for each restart after the first, and each goes on as that
+restart's recovery in its own folder (its output there, its pid and parent new, its clocks
+its own). If the recovery ends without such a read, the others would do what it did (a
+restart moves nothing else a fork can tell): its report becomes theirs, marked `same_as`, and
+the waiting child ends unused. Each waits for its children before it ends; what each ended
+with goes into its folder (`EXIT_FILE`), for the explorer to judge it as it judges a worker
+(`exit_status`). A restart that needs a new interpreter (a new hash seed) is started apart,
+as before. Worker-side: standard library only.
 """
 
 from __future__ import annotations
@@ -28,50 +32,65 @@ __all__ = [
     "copy_crash_state",
     "exit_status",
     "restarts_apart",
-    "same_as_at_once",
+    "take_for_the_others",
     "tell",
     "wait_for",
 ]
 
 AFTER = "after-"  # a copy of a crash state, for the recovery after one more restart
 ALSO = "also_restarts"  # a recovery job's other restarts: [{"restart": ..., "run_dir": ...}]
-SAME_AS = "same_as"  # a child's job: the recovery it does the same as (its folder, restart)
+SAME_AS = "same_as"  # a report taken from the recovery at another restart: that restart
 SAME = b"same"  # what a child is told when its restart would do what the recovery at once did
 EXIT_FILE = ".recovery-exit"  # a child's exit status, in its folder (a dot: no state of the run)
 # bound before any watch of the worker's wraps them (`watches`): the lab's own files
 OPEN, WRITE, CLOSE, DUP2 = os.open, os.write, os.close, os.dup2
 
 
-def restarts_apart(job: dict) -> tuple[dict, list[list]]:
-    """Fork a child for each other restart of the job (`ALSO`); in a child, its own job (and
-    no children), once this process has said whether it must recover at all (`told`); in
-    this process, its job and its children ([pid, folder, the pipe it tells them on])."""
-    children: list[list] = []
-    if job.get(ALSO):
-        from labkit.bench.portable import die_with  # ctypes: imported once, not once a child
+def restarts_apart(job: dict) -> tuple[dict | None, list[list]]:
+    """For the job's other restarts (`ALSO`), each given its copy of the crash state: one
+    child, which waits until this process has said whether they must recover at all
+    (`told`). Told no, it ends (None: this process takes its report for them all,
+    `take_for_the_others`); told yes, or never told, it forks one child for each restart
+    after its first, goes on as the first, and its children as theirs (still as the kill
+    left everything: no code of the reader's has run in it). In this process, its job and
+    its children ([pid, folder, the pipe it tells them on])."""
+    others = job.get(ALSO) or []
+    if not others:
+        return job, []
+    from labkit.bench.portable import die_with  # ctypes: imported once, not once a child
 
-        for other in job[ALSO]:  # each copy before any recovery changes the folder
-            copy_crash_state(job["run_dir"], other["run_dir"])
-    for other in job.get(ALSO) or ():
-        mine = {**job, ALSO: [], "restart": other["restart"], "run_dir": other["run_dir"]}
-        sys.stdout.flush()  # nothing buffered may be written twice
-        sys.stderr.flush()
-        parent = os.getpid()
-        said, say = os.pipe()
-        pid = os.fork()
-        if pid == 0:
-            die_with(parent)
-            CLOSE(say)
-            for _, _, earlier in children:
-                CLOSE(earlier)
-            if told(said):
-                mine[SAME_AS] = {"run_dir": job["run_dir"], "restart": job["restart"]}
-            else:
-                become(mine)
-            return mine, []
+    for other in others:  # each copy before any recovery changes the folder
+        copy_crash_state(job["run_dir"], other["run_dir"])
+    said, say = os.pipe()
+    parent = os.getpid()
+    pid = fork_child()
+    if pid:
         CLOSE(said)
-        children.append([pid, other["run_dir"], say])
-    return job, children
+        return job, [[pid, others[0]["run_dir"], say]]
+    die_with(parent)
+    CLOSE(say)
+    if told(said):
+        return None, []
+    children, holder = [], os.getpid()
+    for other in others[1:]:
+        if (pid := fork_child()) == 0:
+            die_with(holder)
+            return went_on(job, other), []
+        children.append([pid, other["run_dir"], -1])
+    return went_on(job, others[0]), children
+
+
+def fork_child() -> int:
+    sys.stdout.flush()  # nothing buffered may be written twice
+    sys.stderr.flush()
+    return os.fork()
+
+
+def went_on(job: dict, other: dict) -> dict:
+    """A child's job, as the recovery after `other`'s restart, its output in its folder."""
+    mine = {**job, ALSO: [], "restart": other["restart"], "run_dir": other["run_dir"]}
+    become(mine)
+    return mine
 
 
 def told(said: int) -> bool:
@@ -97,16 +116,19 @@ def tell(children: list[list], same: bool) -> None:
             child[2] = -1
 
 
-def same_as_at_once(job: dict) -> None:
-    """A child whose restart would do what the recovery at once did (its code read no moved
-    clock: `clock_reads`): that recovery's report, as this restart's, marked `same_as`."""
+def take_for_the_others(job: dict) -> None:
+    """The job's other restarts would do what its recovery did (its code read no moved clock:
+    `clock_reads`): its report, marked `same_as`, as each of theirs, each ended as 0 (the
+    first's end is its child's, kept by `wait_for`)."""
     import json
 
-    with open(os.path.join(job[SAME_AS]["run_dir"], "recovery.json")) as kept:
-        said = json.load(kept)
-    said[SAME_AS] = job[SAME_AS]["restart"]
-    with open(os.path.join(job["run_dir"], "recovery.json"), "w") as out:
-        out.write(json.dumps(said))
+    with open(os.path.join(job["run_dir"], "recovery.json")) as kept:
+        said = {**json.load(kept), SAME_AS: job["restart"]}
+    for n, other in enumerate(job[ALSO]):
+        with open(os.path.join(other["run_dir"], "recovery.json"), "w") as out:
+            out.write(json.dumps(said))
+        if n:
+            keep_exit(other["run_dir"], 0)
 
 
 def copy_crash_state(run_dir: str, copy: str) -> None:
@@ -142,11 +164,15 @@ def wait_for(children: list[list]) -> None:
                 break
             except InterruptedError:
                 continue
-        code = os.waitstatus_to_exitcode(status)
-        with contextlib.suppress(OSError):
-            kept = OPEN(os.path.join(run_dir, EXIT_FILE), os.O_WRONLY | os.O_CREAT, 0o644)
-            WRITE(kept, str(code).encode())
-            CLOSE(kept)
+        keep_exit(run_dir, os.waitstatus_to_exitcode(status))
+
+
+def keep_exit(run_dir: str, code: int) -> None:
+    """A child's exit status, into its folder's `EXIT_FILE`."""
+    with contextlib.suppress(OSError):
+        kept = OPEN(os.path.join(run_dir, EXIT_FILE), os.O_WRONLY | os.O_CREAT, 0o644)
+        WRITE(kept, str(code).encode())
+        CLOSE(kept)
 
 
 def exit_status(run_dir: str) -> int | None:

@@ -42,9 +42,8 @@ from labkit.studies.explorer.postgres_runs import enter_schema, read_schema
 from labkit.studies.explorer.record import CrashPoints
 from labkit.studies.explorer.restart_forks import (
     ALSO,
-    SAME_AS,
     restarts_apart,
-    same_as_at_once,
+    take_for_the_others,
     tell,
     wait_for,
 )
@@ -73,14 +72,15 @@ def run(job: dict) -> None:
     loaded = list(sys.modules)  # what the server gave it: the recording says what it added
     at_kill = state_of(job) if job.get(ALSO) else None
     job, children = restarts_apart(job)
-    if job.get(SAME_AS):  # its restart would do what the recovery at once did
-        same_as_at_once(job)
+    if job is None:  # the other restarts would do what this recovery did: it says so
         return
     clock_reads.when_read(lambda: tell(children, same=False))  # theirs may differ: go now
     same = False
     try:
         run_one(job, loaded, at_kill)
-        same = job["role"] == "recovery" and not clock_reads.read()
+        same = job["role"] == "recovery" and bool(job.get(ALSO)) and not clock_reads.read()
+        if same:
+            take_for_the_others(job)
     finally:
         tell(children, same)
         wait_for(children)
