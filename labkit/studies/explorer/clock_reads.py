@@ -16,7 +16,6 @@ from __future__ import annotations
 import datetime
 import os
 import sys
-import sysconfig
 import time
 
 __all__ = ["read", "watch_clock_reads", "when_read"]
@@ -49,6 +48,8 @@ def noted() -> None:
 
 def watch_clock_reads() -> None:
     """Wrap every moved clock (call after `move_clocks`)."""
+    import sysconfig  # only where a recovery has other restarts waiting
+
     stdlib = tuple({sysconfig.get_paths()[k] + os.sep for k in ("stdlib", "platstdlib")})
     sites = tuple({sysconfig.get_paths()[k] + os.sep for k in ("purelib", "platlib")})
     langgraph = tuple(os.path.join(site, "langgraph") + os.sep for site in sites)

@@ -97,8 +97,8 @@ def run_one(job: dict, loaded: list[str], at_kill: dict | None = None) -> None:
         restart_here(later)
     elif job["role"] == "recovery":
         next_attempt(later)  # its pid and parent differ from those the killed code saw
-    if job["role"] == "recovery":
-        clock_reads.watch_clock_reads()  # the clocks as moved: did the reader's code read one?
+    if job.get(ALSO):  # other restarts wait: did the reader's code read a clock, as moved?
+        clock_reads.watch_clock_reads()
     trace = Trace(job["run_dir"], job["role"])
     use_cache(job.get("code_cache"))  # the reader's module, compiled once an exploration
     enter_schema(job)  # before the reader's code connects
