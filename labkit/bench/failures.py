@@ -42,8 +42,8 @@ SUMMARY_AT = re.compile(r"^(.*) \(([^(),]+\.py), line (\d+)\)$")
 
 # Why a run claims no outcome, as data: {"code": ..., "role": ..., fields}. A plain dict, so
 # it crosses the trial server's pipe and sits in results.json as it is; a view says it from
-# the catalogue's failure.<code> (views/failure_words.py), at the moment it is shown. An
-# "error" field holds the error's own last line: outside words, quoted, never translated.
+# the catalogue's failure.<code> (language/failures.failure_text), at the moment it is shown.
+# An "error" field holds the error's own last line: outside words, quoted, never translated.
 Failure = dict
 
 

@@ -120,7 +120,7 @@ def become_worker(job_r: int, notify_w: int, resume_r: int) -> None:
 
 def print_error(error: BaseException) -> None:
     """A worker's error on its stderr, where the parent reads its last line
-    (`failures.error_line`): the traceback without the notes LangGraph adds to the reader's
+    (`failures.error_fields`): the traceback without the notes LangGraph adds to the reader's
     exception ("During task with name ..."), then the error in one line (`error_summary`),
     unless the traceback ends with that line already."""
     trace = without_notes(error)
@@ -133,7 +133,7 @@ def error_summary(error: BaseException) -> str:
     """An error in one line: its type, the first line of its message (LangGraph adds a
     second: "For troubleshooting, visit ..."), and the line of the reader's module it came
     from: "KeyError: 'n' (my_step.py, line 3)". Code given as text ("<your step>") is named by
-    the traceback's last frame, where the parent finds it (`failures.error_line`)."""
+    the traceback's last frame, where the parent finds it (`failures.error_fields`)."""
     return summary(without_notes(error))
 
 
