@@ -337,23 +337,61 @@ if os.environ.get("LABKIT_MUTMUT_HITS"):
 
 def mutate(modules: list[str]) -> None:
     """Run mutmut over each module (all of GUARDS if none is named: a path, or its end) with
-    the tests that guard it, in mutants/<module>/; print its score and what survived."""
+    the tests that guard it, in mutants/<module>/; print its score and what survived. Fail
+    (status 1) if a survivor is not in EXPLAINED: .ci/mutate, on a schedule, relies on it."""
     chosen = []
     for name in modules or list(GUARDS):
         found = [
             m for m in GUARDS if m == name or m.endswith("/" + name.removesuffix(".py") + ".py")
         ]
         if not found:  # a name several end with (outcome.py) runs each of them
-            sys.exit(f"mutate: {name!r} is not one of: {', '.join(GUARDS)}")
+            print(f"mutate: {name!r} is not one of: {', '.join(GUARDS)}", file=sys.stderr)
+            sys.exit(2)
         chosen += found
-    scores = [mutate_one(module) for module in chosen]
+    explained, scores, unexplained = explained_mutants(), [], []
+    for module in chosen:
+        score, status = mutate_one(module)
+        scores.append(score)
+        unexplained += unexplained_survivors(status, explained)
     print(
         "\n".join(["", "module: killed of mutants (score); survived, no tests, timeout", *scores])
     )
+    if unexplained:
+        print(f"\nnot killed and not in {EXPLAINED.relative_to(ROOT)}:", *unexplained, sep="\n  ")
+        sys.exit(1)
 
 
-def mutate_one(module: str) -> str:
-    """One module's mutation run; its line of scores."""
+# The survivors tests/README.md explains (equivalent, or left to tests the guards do not run),
+# by mutmut's name; a mutmut status that means a test noticed the mutant.
+EXPLAINED = ROOT / "tests" / "mutants_explained.txt"
+EXPLANATIONS = ("equivalent", "unguarded")
+CAUGHT = ("killed", "timeout", "segfault", "caught by type check")
+
+
+def explained_mutants() -> dict[str, str]:
+    """EXPLAINED's mutants: name -> its kind (EXPLANATIONS); # starts a comment."""
+    lines = (line.split("#", 1)[0].split() for line in EXPLAINED.read_text().splitlines())
+    return {words[1]: words[0] for words in lines if words}
+
+
+def mutant_module(name: str) -> str:
+    """The module a mutmut name is of: labkit.bench.home.x_f__mutmut_1 -> labkit/bench/home.py
+    (a method's name has ǁ around its class: labkit.bench.tickets.xǁTicketsǁfind__mutmut_7)."""
+    return re.split(r"\.x[_ǁ]", name, maxsplit=1)[0].replace(".", "/") + ".py"
+
+
+def unexplained_survivors(status: dict[str, str], explained: dict[str, str]) -> list[str]:
+    """The mutants of a run (name -> mutmut's status) that no test caught and EXPLAINED does
+    not name, each with its status."""
+    return [
+        f"{word}: {name}"
+        for name, word in sorted(status.items())
+        if word not in CAUGHT and name not in explained
+    ]
+
+
+def mutate_one(module: str) -> tuple[str, dict[str, str]]:
+    """One module's mutation run: its line of scores, and each mutant's status."""
     work = MUTANTS / module.removesuffix(".py").replace("/", ".")
     shutil.rmtree(work / "mutants", ignore_errors=True)  # a score of today's code and tests
     # made before mutmut starts: a path entry missing at the start is never looked in again
@@ -396,7 +434,7 @@ def mutate_one(module: str) -> str:
             print(f"  {word}: {name}")
     score = f"{100 * killed / total:.0f} %" if total else "no mutants"
     left = ", ".join(str(counts.get(w, 0)) for w in ("survived", "no tests", "timeout"))
-    return f"{module}: {killed} of {total} ({score}); {left}"
+    return f"{module}: {killed} of {total} ({score}); {left}", status
 
 
 def main() -> None:
