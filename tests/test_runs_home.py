@@ -22,6 +22,8 @@ import pytest
 import labkit as lk
 from labkit.bench import cleaning, folders
 from labkit.bench.folders import MARKER, RUN_DIR_MAX, new_run_dir, release_run_dir
+from labkit.language import say
+from labkit.language.refusals import error_line
 from labkit.studies.commit_window.stepping import StepSession
 from tests.conftest import AS_ROOT, NOBODY, SEEN_AS, labkit_as_nobody, python_as
 
@@ -910,3 +912,43 @@ def test_pruning_waits_until_exactly_prune_every_seconds_have_passed(pruning):
     assert folders.prune_runs() is None
     clock[0] = 1_000.0 + folders.PRUNE_EVERY
     assert folders.prune_runs() is not None
+
+
+# --- what the 2026-12-05 run of home.py found unguarded: a refusal's code and fields, from
+# which the command line says it in the reader's language (English reads the same either way)
+
+
+def test_a_run_folder_the_home_has_no_room_for_is_said_as_one(tmpdir_env, monkeypatch, chinese):
+    def disk_full(**_):
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(folders.tempfile, "mkdtemp", disk_full)
+    with pytest.raises(lk.LabError) as refused:
+        new_run_dir(None)
+    home = home_in(tmpdir_env)
+    fields = {"what": "a run folder in", "path": str(home), "reason": "No space left on device"}
+    assert (refused.value.code, refused.value.fields) == ("cannot_make_in", fields)
+    zh = say("cli.error.cannot_make_in", path=str(home), reason="No space left on device")
+    assert error_line(refused.value) == zh and str(home) in zh
+
+
+def test_an_output_folder_behind_a_file_is_said_as_one_that_cannot_be_made(tmp_path, chinese):
+    (tmp_path / "a-file").write_text("mine")
+    out = tmp_path / "a-file" / "run"
+    with pytest.raises(lk.LabError) as refused:
+        new_run_dir(out)
+    reason = f"Not a directory ({tmp_path / 'a-file'} is a file)"
+    fields = {"what": "the output folder", "path": str(out), "reason": reason}
+    assert (refused.value.code, refused.value.fields) == ("cannot_make", fields)
+    assert str(out) in error_line(refused.value)
+
+
+def test_an_output_folder_too_deep_says_how_long_it_is(tmp_path, chinese):
+    out = tmp_path / ("deep/" * 100)
+    length = len(str(out.resolve()))
+    with pytest.raises(lk.LabError) as refused:
+        new_run_dir(out)
+    fields = {"what": "the output folder", "path": str(out), "length": length, "most": RUN_DIR_MAX}
+    assert (refused.value.code, refused.value.fields) == ("too_long", fields)
+    assert f"a run folder there has {length} characters" in str(refused.value)
+    assert f"{length}" in error_line(refused.value)
