@@ -952,3 +952,13 @@ def test_an_output_folder_too_deep_says_how_long_it_is(tmp_path, chinese):
     assert (refused.value.code, refused.value.fields) == ("too_long", fields)
     assert f"a run folder there has {length} characters" in str(refused.value)
     assert f"{length}" in error_line(refused.value)
+
+
+def test_an_output_folder_that_exists_is_said_as_one(tmp_path, chinese):
+    out = tmp_path / "mine"
+    out.mkdir()
+    with pytest.raises(lk.LabError) as refused:
+        new_run_dir(out)
+    assert (refused.value.code, refused.value.fields) == ("exists", {"path": str(out)})
+    assert error_line(refused.value) == say("cli.error.exists", path=str(out))
+    assert str(out) in error_line(refused.value)
