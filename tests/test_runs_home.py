@@ -962,3 +962,25 @@ def test_an_output_folder_that_exists_is_said_as_one(tmp_path, chinese):
     assert (refused.value.code, refused.value.fields) == ("exists", {"path": str(out)})
     assert error_line(refused.value) == say("cli.error.exists", path=str(out))
     assert str(out) in error_line(refused.value)
+
+
+def test_a_temp_directory_too_deep_for_a_run_folder_is_said_as_one(tmp_path, monkeypatch, chinese):
+    deep = long_folder(tmp_path, 460)
+    monkeypatch.setenv("TMPDIR", str(deep))
+    with pytest.raises(lk.LabError) as refused:
+        new_run_dir(None)
+    length = len(str(deep / f"labkit-runs-{os.getuid()}" / ("commit-window-" + "x" * 8)))
+    fields = {"what": "the temp directory", "path": str(deep), "length": length}
+    fields["most"] = RUN_DIR_MAX
+    assert (refused.value.code, refused.value.fields) == ("too_long", fields)
+    assert str(refused.value).startswith(f"the temp directory {deep} is too long for SQLite")
+    assert list(deep.iterdir()) == []
+
+
+def test_a_bad_size_to_keep_is_said_with_what_it_was_and_what_it_may_be(monkeypatch, chinese):
+    monkeypatch.setenv("LABKIT_RUNS_KEEP_MB", "lots")
+    with pytest.raises(lk.LabError) as refused:
+        folders.runs_keep_bytes()
+    fields = {"variable": "LABKIT_RUNS_KEEP_MB", "value": "lots", "most": 10**9, "default": 200}
+    assert (refused.value.code, refused.value.fields) == ("keep_mb", fields)
+    assert error_line(refused.value) == say("cli.error.keep_mb", **fields)
