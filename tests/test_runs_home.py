@@ -9,6 +9,7 @@ import fcntl
 import json
 import os
 import shutil
+import stat
 import subprocess
 import sys
 import tempfile
@@ -984,3 +985,39 @@ def test_a_bad_size_to_keep_is_said_with_what_it_was_and_what_it_may_be(monkeypa
     fields = {"variable": "LABKIT_RUNS_KEEP_MB", "value": "lots", "most": 10**9, "default": 200}
     assert (refused.value.code, refused.value.fields) == ("keep_mb", fields)
     assert error_line(refused.value) == say("cli.error.keep_mb", **fields)
+
+
+@pytest.mark.parametrize(
+    ("entry", "theirs", "code"),
+    [
+        ("link", False, "home_link"),
+        ("link", True, "home_link_theirs"),
+        ("file", False, "home_not_folder"),
+        ("file", True, "home_not_folder_theirs"),
+        ("folder", True, "home_not_yours"),
+        ("writable", False, "home_writable"),
+    ],
+)
+def test_each_runs_home_refused_has_its_own_code(tmpdir_env, chinese, entry, theirs, code):
+    """Another user's entry has a code of its own: its remedy is TMPDIR alone, never "remove
+    it" (the Chinese line is said from the code; English reads the same for the first two)."""
+    if theirs and not AS_ROOT:
+        pytest.skip("only root can give an entry to another user")
+    home = home_in(tmpdir_env)
+    if entry == "link":
+        (tmpdir_env / "elsewhere").mkdir()
+        home.symlink_to(tmpdir_env / "elsewhere")
+    elif entry == "file":
+        home.write_text("")
+    else:
+        home.mkdir(mode=0o700)
+        home.chmod(0o770 if entry == "writable" else 0o700)
+    if theirs:
+        os.lchown(home, NOBODY, NOBODY)
+    info = os.lstat(home)
+    with pytest.raises(lk.LabError) as refused:
+        lk.runs_home()
+    fields = {"home": str(home), "owner": info.st_uid, "mode": f"{stat.S_IMODE(info.st_mode):o}"}
+    assert (refused.value.code, refused.value.fields) == (code, fields)
+    assert error_line(refused.value) == say(f"cli.error.{code}", **fields)
+    assert ("remove it" in str(refused.value)) is not theirs
