@@ -1021,3 +1021,23 @@ def test_each_runs_home_refused_has_its_own_code(tmpdir_env, chinese, entry, the
     assert (refused.value.code, refused.value.fields) == (code, fields)
     assert error_line(refused.value) == say(f"cli.error.{code}", **fields)
     assert ("remove it" in str(refused.value)) is not theirs
+
+
+@pytest.mark.parametrize("problem", ["missing", "file"])
+def test_an_unusable_tmpdir_is_said_by_its_code_and_in_english(tmp_path, monkeypatch, problem):
+    """The command line says it from the code; a notebook's call shows the English text."""
+    bad = tmp_path / "bad"
+    if problem == "file":
+        bad.write_text("")
+    monkeypatch.setenv("TMPDIR", str(bad))
+    with pytest.raises(lk.LabError) as refused:
+        folders.temp_dir()
+    remedy = "set TMPDIR to a folder of yours"
+    if problem == "file":
+        fields = {"what": "TMPDIR", "path": str(bad)}
+        expected = ("temp_not_folder", fields, f"TMPDIR {bad} is not a folder; {remedy}")
+    else:
+        fields = {"what": "TMPDIR", "path": str(bad), "reason": "No such file or directory"}
+        said = f"TMPDIR {bad}: No such file or directory; {remedy}"
+        expected = ("temp_unusable", fields, said)
+    assert (refused.value.code, refused.value.fields, str(refused.value)) == expected
