@@ -822,6 +822,7 @@ def test_an_output_folder_is_made_with_its_parents_or_one_line_says_why(tmp_path
     with pytest.raises(lk.LabError) as raised:
         new_run_dir(raced)  # another process made it between the check and the mkdir
     assert str(raised.value) == f"output folder {raced} already exists; name a new one"
+    assert (raised.value.code, raised.value.fields) == ("exists", {"path": str(raced)})
     (tmp_path / "file").write_text("")
     out = tmp_path / "file" / "out"
     monkeypatch.setattr(folders, "check_run_dir", lambda out, prefix, deepest: None)
@@ -1041,3 +1042,14 @@ def test_an_unusable_tmpdir_is_said_by_its_code_and_in_english(tmp_path, monkeyp
         said = f"TMPDIR {bad}: No such file or directory; {remedy}"
         expected = ("temp_unusable", fields, said)
     assert (refused.value.code, refused.value.fields, str(refused.value)) == expected
+
+
+def test_a_run_folder_that_cannot_be_marked_is_said_as_one_that_cannot_be_made(tmp_path):
+    gone = tmp_path / "gone"  # its marker cannot be opened
+    with pytest.raises(lk.LabError) as refused:
+        folders.claim(gone)
+    reason = "No such file or directory"
+    fields = {"what": "a run folder in", "path": str(tmp_path), "reason": reason}
+    assert (refused.value.code, refused.value.fields) == ("cannot_make_in", fields)
+    assert str(refused.value) == f"cannot make a run folder in {tmp_path}: {reason}"
+    assert gone not in folders._in_use and list(tmp_path.iterdir()) == []
