@@ -395,3 +395,34 @@ def test_a_planned_exit_is_no_error_and_a_hint_says_its_fields():
     )
     assert "up to 30 h after the crash" in ttl.hint(1)
     assert ttl.hint(3).startswith("Hint 3 of 3: Retention must be longer than the longest delay")
+
+
+def test_a_checked_exercises_read_predictions_go_to_the_room_under_its_name_before_any_run(
+    monkeypatch,
+):
+    """Under the hub, the room shows what each participant predicted, per exercise: the
+    predictions as the form read them, sent before the runs (the mutants the 2026-12-05 run
+    of checks.py and predictions.py left: the exercise's name or the predictions dropped)."""
+    from labkit.room import client
+
+    events = []
+    monkeypatch.setattr(client, "predict_exercise", lambda *args: events.append(("sent", *args)))
+    asked = []
+
+    def measure(cases):
+        events.append(("ran", list(cases)))
+        return measured(asked)(cases)
+
+    def judge(answer):
+        return judge_predictions(answer, CASES, measure, OUTCOMES)
+
+    exercise = Exercise("lesson1.predict_outcomes", "x.py", "x = '???'", judge)
+    exercise.check({"Effect_First": " Duplicate ", "atomic": "???", "idempotent": "consistent"})
+    read = {"effect_first": "duplicate", "idempotent": "consistent"}
+    assert events == [
+        ("sent", "lesson1.predict_outcomes", read),
+        ("ran", ["effect_first", "idempotent"]),
+    ]
+    events.clear()
+    judge({"atomic": "consistent"})  # not through a check: no exercise to send it for
+    assert events == [("ran", ["atomic"])]
