@@ -30,7 +30,12 @@ from labkit.studies.commit_window.runs import order_worker
 from labkit.studies.commit_window.stores import KEY, PAYLOAD, create_files
 from labkit.studies.explorer.checker import CrashState, default_checker
 from labkit.studies.explorer.replay import explore
-from labkit.views.commit_window_words import describe_state, outcome_name, outcome_text
+from labkit.views.commit_window_words import (
+    describe_state,
+    order_summary,
+    outcome_name,
+    outcome_text,
+)
 from labkit.workshop import lesson2, lesson9
 
 # A step whose retry sees its receipt and returns without mark_done: every table holds as many
@@ -179,6 +184,18 @@ def files_holding(done: int, receipts: int) -> Snapshot:
 def test_what_the_files_hold_is_said_in_the_lessons_words(done, receipts, said):
     """The words of every verdict of lessons 1 and 2 ("when the files held ...")."""
     assert describe_state(files_holding(done, receipts)) == said
+
+
+def test_each_write_order_is_summed_up_in_its_own_words():
+    """What `labkit orders` and lesson 1's table say each order does (the mutant the
+    2026-12-05 run of commit_window_words.py left: no guard read it)."""
+    summaries = {name: order_summary(order) for name, order in lk.ORDERS.items()}
+    assert summaries == {
+        "effect_first": "commit the receipt in effect.db, then done=1 in control.db",
+        "checkpoint_first": "commit done=1 in control.db, then the receipt in effect.db",
+        "atomic": "receipt and done=1 in one transaction on one file",
+        "idempotent": "effect first, but the receiver keeps one receipt per operation key",
+    }
 
 
 def test_a_failed_run_claims_no_outcome_and_says_why():
