@@ -190,9 +190,11 @@ GUARDS = {
         f"labkit/studies/explorer/{module}.py": [
             "tests/test_record.py",
             "tests/test_crash_points.py",
+            "tests/test_mutants_recording.py",
             "tests/test_explorer.py",
             "-k",
-            "test_record or test_crash_points or effect_first_fails or checkpoint_first_fails"
+            "test_record or test_crash_points or test_mutants_recording"
+            " or effect_first_fails or checkpoint_first_fails"
             " or fail_nowhere or equal_crash_states or killed_in_a_fork or a_claim_through"
             " or lesson_5s_service",
         ]

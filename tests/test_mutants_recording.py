@@ -1,0 +1,27 @@
+"""Which files of a run folder are the lab's own, not the run's (issue 33: the mutants the
+2026-12-05 mutation run of explorer/states.py left in `lab_file`). A file the lab wrote is left
+out of a crash state; a file the reader's step wrote must stay in it."""
+
+from __future__ import annotations
+
+from labkit.studies.explorer.states import lab_file
+
+
+def test_a_workers_report_is_the_json_named_after_its_stderr_whatever_the_role(tmp_path):
+    for role in ("first", "w.json"):
+        (tmp_path / f"{role}.stderr").write_text("")
+        assert lab_file(f"{role}.json", str(tmp_path)), role
+    assert not lab_file("orders.json", str(tmp_path))  # no orders.stderr: the run's own file
+
+
+def test_a_file_that_only_starts_like_a_report_is_the_runs_own(tmp_path):
+    (tmp_path / "first.stderr").write_text("")
+    assert not lab_file("first.jsonl", str(tmp_path))  # a reader's log beside a worker's
+    assert not lab_file("first.json.bak", str(tmp_path))
+
+
+def test_without_a_folder_the_current_one_is_looked_in(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    assert not lab_file("first.json")
+    (tmp_path / "first.stderr").write_text("")
+    assert lab_file("first.json")
