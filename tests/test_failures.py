@@ -263,7 +263,7 @@ def test_a_failure_is_said_at_the_view_in_the_readers_language():
     finally:
         set_language("en")
     assert said == [
-        "恢复 worker 进程退出，退出码 1：原话“ValueError: boom”（<your step>第 3 行）",
+        "恢复 worker 进程退出，退出码 1：原话“ValueError: boom”（你的步骤第 3 行）",
         "首个 worker 进程超时：3 秒后仍未结束",
     ]
 

@@ -405,8 +405,8 @@ HANGING_STEP = "def my_step(control, effect, gate):\n    import time\n\n    time
 def test_a_failing_runs_reason_is_said_in_chinese_with_the_error_quoted(tmp_path, chinese):
     """Lesson 2's own step that raises, and one that hangs past its timeout: the run claims no
     outcome, and says which worker and why in Chinese; the error's own line (ValueError: 1)
-    is quoted as Python says it, nothing else is English (bench.failures' codes, said at
-    the view)."""
+    is quoted as Python says it, the step named as the reader's (你的步骤, not the traceback's
+    <your step>), nothing else is English (bench.failures' codes, said at the view)."""
     from labkit.views.tables import run_html
     from labkit.views.text import format_run
 
@@ -418,12 +418,11 @@ def test_a_failing_runs_reason_is_said_in_chinese_with_the_error_quoted(tmp_path
     assert raised.failure["code"] == "exited" and hung.failure["code"] == "timed_out"
     said = {r.failure["code"]: format_run(r) + run_html(r) for r in (raised, hung)}
     assert (
-        "首个 worker 进程退出，退出码 1：原话“ValueError: 1”（<your step>第 2 行）"
-        in said["exited"]
+        "首个 worker 进程退出，退出码 1：原话“ValueError: 1”（你的步骤第 2 行）" in said["exited"]
     )
     assert "首个 worker 进程超时：0.5" in said["timed_out"]  # 0.5 s or just over
     for shown in said.values():
         assert_no_english(
             shown, ["failure", "text", "tables"], ["commit_window.name.", "text.process."]
         )
-        assert english_phrases(shown, quoted=("ValueError: 1", "<your step>")) == []
+        assert english_phrases(shown, quoted=("ValueError: 1",)) == []

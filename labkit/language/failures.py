@@ -4,6 +4,7 @@ stored as a sentence. The worker's or the system's own error stays its own words
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 
 from labkit.bench.errors import RunFailed
@@ -11,6 +12,8 @@ from labkit.language import catalogue, language
 from labkit.language.spacing import fill
 
 __all__ = ["error_text", "failure_text", "run_failed_text", "worker_name"]
+
+YOURS = re.compile(r"<your (\w+)>")  # the name a traceback gives the reader's code
 
 
 def failure_text(failure: Mapping | str, messages: Mapping[str, str] | None = None) -> str:
@@ -42,6 +45,9 @@ def error_text(error: Mapping, messages: Mapping[str, str] | None = None) -> str
     and line it came from), quoted; or that it said nothing."""
     said = messages if messages is not None else catalogue(language())
     key = "none" if error["error"] is None else "at" if error.get("file") else "said"
+    yours = YOURS.fullmatch(str(error.get("file")))  # the reader's code, by the lab's name
+    if yours and f"failure.yours.{yours[1]}" in said:
+        error = {**error, "file": said[f"failure.yours.{yours[1]}"]}
     return fill(said[f"failure.error.{key}"], error)
 
 
