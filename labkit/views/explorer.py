@@ -52,7 +52,8 @@ def matrix_html(exploration: Exploration) -> str:
     for p in exploration.points:
         rows.append(
             f"<tr><td {NOWRAP}>{escape(point_label(p))}</td><td>{escape(crash_after(p))}</td>"
-            f"<td><code>{escape(p.where or '')}</code></td><td>{outcome_cell(p.outcome)}"
+            f"<td>{f'<code>{escape(p.where)}</code>' if p.where else ''}</td>"  # no empty box
+            f"<td>{outcome_cell(p.outcome)}"
             f"{escape(say('explorer.report.varies')) if p.varies else ''}</td>"
             f"<td>{escape(what_is_wrong(p))}</td>"
             f"<td><small><code>{escape(run_folder(p))}</code></small></td></tr>"
