@@ -190,6 +190,7 @@ GUARDS = {
         f"labkit/studies/explorer/{module}.py": [
             "tests/test_record.py",
             "tests/test_crash_points.py",
+            "tests/test_crash_points_watched.py",
             "tests/test_mutants_recording.py",
             "tests/test_explorer.py",
             "-k",

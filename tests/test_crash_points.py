@@ -113,11 +113,16 @@ def test_step_mode_pauses_at_a_point_and_the_gate_says_so(tmp_path):
     os.write(resume_w, b"go\n")  # the parent's answer, already there
     try:
         cp = crash_points(
-            tmp_path, pause_at=["crash point 2"], notify_fd=notify_w, resume_fd=resume_r
+            tmp_path,
+            pause_at=["crash point 2"],
+            exit_at="crash point 9",  # never reached: a gate told no name must not exit
+            notify_fd=notify_w,
+            resume_fd=resume_r,
         )
         cp.arm()
         cp.hit("commit", "a.db")
         cp.hit("commit", "b.db")
+        os.set_blocking(notify_r, False)  # said already, or never: no wait for it
         assert os.read(notify_r, 64) == b"crash point 2\n"
     finally:
         for fd in (notify_r, notify_w, resume_r, resume_w):
@@ -153,6 +158,7 @@ def dies_at(tmp_path, plan: dict, hits: int, **job) -> tuple[int, list]:
     unplanned = tmp_path / "unplanned"  # the same calls in this process, planned elsewhere
     unplanned.mkdir()
     here = crash_points(unplanned, role="first", crash_at={**plan, "detail": "other.db"}, **job)
+    here.die = lambda: pytest.fail("died at a point it did not plan")  # not the test process
     here.arm()
     here.hit("commit", "effect.db")
     assert points(unplanned) == [(1, "commit", "effect.db", 1)]
@@ -215,6 +221,11 @@ def test_a_recording_crashes_a_fork_at_each_new_crash_state(tmp_path, job, mode,
     assert sorted((e["n"], e["code"]) for e in forked) == [(1, code), (3, code)]
     assert {e["parent"] for e in forked} == {os.getpid()}  # the recording's parent: this test
     assert [e["pid"] for e in forked if e["n"] == 1] == [k["pid"] for k in kill] != [None]
+    killed = {  # each fork's pid, as its folder's kill and as its reaping say it
+        n: [e["pid"] for e in read_trace(point_folder(str(explored), n)) if e["event"] == "kill"]
+        for n in (1, 3)
+    }
+    assert {e["n"]: [e["pid"]] for e in forked} == killed
     outside = [e["file"] for e in read_trace(run_dir) if e["event"] == "outside"]
     assert outside == ["/elsewhere/after-a-fork.db"]
     copied = sqlite3.connect(os.path.join(first, "effect.db"))
