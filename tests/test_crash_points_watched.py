@@ -1,8 +1,9 @@
 """Crash points a worker finds where `test_crash_points.py` does not look (issue 33: the mutants
 the 2026-12-05 mutation run of studies/explorer/record.py left alive): a commit to the run's
 own Postgres schema, a point on a thread that runs none of the reader's code, a graph's points
-forked each. psycopg is a stand-in here: the watch only calls its classes' methods, and a real
-server is `test_postgres*.py`'s (outside record.py's guards).
+forked each, a step's file named like a worker's report in a folder of its own. psycopg is a
+stand-in here: the watch only calls its classes' methods, and a real server is
+`test_postgres*.py`'s (outside record.py's guards).
 """
 
 from __future__ import annotations
@@ -165,3 +166,33 @@ def test_a_graphs_points_are_each_forked_though_their_files_are_equal(tmp_path, 
     else:
         assert in_the_explored(explored) == ["point-001"]
         assert states[0] == states[1] and states[0] is not None  # read, and equal
+
+
+def test_a_report_named_file_in_a_sub_folder_is_the_runs_own_however_it_is_written(
+    tmp_path, monkeypatch
+):
+    """A worker's `first.json` is the lab's beside its `first.stderr`; the step's
+    `sub/first.json` has no `first.stderr` beside it: each write of it is a crash point."""
+    import builtins
+    import io
+
+    for name in ("open", "close", "write", "pwrite", "writev"):  # the watches replace them
+        monkeypatch.setattr(os, name, getattr(os, name))
+    monkeypatch.setattr(builtins, "open", builtins.open)
+    monkeypatch.setattr(io, "open", io.open)
+    monkeypatch.chdir(tmp_path)  # a worker's current folder is its run folder
+    (tmp_path / "first.stderr").write_text("")
+    (tmp_path / "sub").mkdir()
+    cp = crash_points(tmp_path, role="first")
+    cp.arm()
+    cp.watch_writes()
+    cp.watch_descriptor_writes()
+    with open(tmp_path / "sub" / "first.json", "w") as out:
+        out.write("{}")
+    fd = os.open(tmp_path / "sub" / "first.json", os.O_WRONLY)
+    os.write(fd, b"[]")
+    os.close(fd)
+    with open(tmp_path / "first.json", "w") as report:  # the lab's report: no point
+        report.write("{}")
+    mine = os.path.join("sub", "first.json")
+    assert points(tmp_path) == [(1, "write", mine, 1), (2, "write", mine, 2)]

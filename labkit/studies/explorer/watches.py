@@ -78,18 +78,18 @@ class Watches:
 
         def watched_open(path: object, flags: int, *args: object, **kwargs: object) -> int:
             fd = real_open(path, flags, *args, **kwargs)
-            if (
-                self.quiet
-                or not flags & (os.O_WRONLY | os.O_RDWR)
-                or lab_file(os.path.basename(os.fsdecode(path)), self.run_dir)
-            ):
+            if self.quiet or not flags & (os.O_WRONLY | os.O_RDWR):
                 return fd
             real = (
                 os.path.realpath(os.fsdecode(path), strict=False)
                 if not kwargs.get("dir_fd")
                 else None
             )
-            if real is None or os.path.basename(real) == TRACE_FILE:
+            if (  # the lab's own files are told apart in their own folder, as open's are
+                real is None
+                or os.path.basename(real) == TRACE_FILE
+                or lab_file(os.path.basename(real), os.path.dirname(real))
+            ):
                 return fd
             if self.inside(real):
                 files[fd] = os.path.relpath(real, self._real_dir)
