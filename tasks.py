@@ -191,6 +191,7 @@ GUARDS = {
             "tests/test_record.py",
             "tests/test_crash_points.py",
             "tests/test_crash_points_watched.py",
+            "tests/test_crash_points_commits.py",
             "tests/test_mutants_recording.py",
             "tests/test_explorer.py",
             "-k",

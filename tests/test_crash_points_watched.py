@@ -196,3 +196,18 @@ def test_a_report_named_file_in_a_sub_folder_is_the_runs_own_however_it_is_writt
         report.write("{}")
     mine = os.path.join("sub", "first.json")
     assert points(tmp_path) == [(1, "write", mine, 1), (2, "write", mine, 2)]
+
+
+def test_a_file_read_through_a_descriptor_is_neither_a_point_nor_noted(tmp_path, monkeypatch):
+    for name in ("open", "close", "write", "pwrite", "writev"):  # the watch replaces them
+        monkeypatch.setattr(os, name, getattr(os, name))
+    (tmp_path / "in.log").write_text("x")
+    (tmp_path.parent / "read-outside.log").write_text("y")
+    cp = crash_points(tmp_path)
+    cp.arm()
+    cp.watch_descriptor_writes()
+    for path in (tmp_path / "in.log", tmp_path.parent / "read-outside.log"):
+        fd = os.open(path, os.O_RDONLY)
+        assert os.read(fd, 8) in (b"x", b"y")
+        os.close(fd)
+    assert [e["event"] for e in read_trace(tmp_path)] == []
