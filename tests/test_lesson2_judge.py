@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from types import SimpleNamespace
 
 from labkit.studies.commit_window.expired_key import HOUR, LONGEST_DELAY, ExpiredKeyRun
 from labkit.studies.commit_window.stores import KEY
@@ -241,3 +242,53 @@ def test_a_safe_step_is_correct_naming_every_point_it_was_killed_at():
         " start, after commit 1 (effect.db), after commit 2 (control.db)",
     )
     assert a_run_folder(verdict.run_dir), verdict.run_dir
+
+
+def killing_step(runs: Path, kill_at: int) -> str:
+    """A safe step that counts its runs in `runs` and SIGKILLs itself in run number `kill_at`
+    (from 0), before its first commit: it dies, but not at the point it was to be killed."""
+    return (
+        counted_step(runs, kill_at)
+        .replace("raise ValueError('run again')", "os.kill(os.getpid(), signal.SIGKILL)")
+        .replace(
+            "def my_step(control, effect, gate):\n",
+            "def my_step(control, effect, gate):\n    import os, signal\n",
+        )
+    )
+
+
+def test_a_step_that_kills_itself_when_run_again_did_not_reach_its_point(tmp_path):
+    """Its third run, to be killed after commit 1, dies of its own SIGKILL before it: a first
+    worker that ends by SIGKILL is one the lab may have killed (KILLED), so no error of the
+    reader's is shown; it did not reach the point (killed_at is not that point)."""
+    verdict = lesson2.safe_step.check(killing_step(tmp_path / "runs", kill_at=2))
+    assert verdict.status == "incorrect", str(verdict)
+    assert verdict.message.startswith("killed at `after commit 1 (effect.db)`"), verdict.message
+    assert "did not reach that point" in verdict.message, verdict.message
+    assert "-9" not in verdict.message and "signal" not in verdict.message, verdict.message
+
+
+TIMED_OUT = {"code": "timed_out", "role": "recovery", "seconds": 60.0}
+
+
+def failed_run(run_dir: Path, **parts: object) -> SimpleNamespace:
+    """A commit-window run that failed by itself (its recovery timed out), shaped as a
+    RunResult where the judges read it."""
+    state = SimpleNamespace(done=0, receipts=1, table=lambda name: SimpleNamespace(rows=[]))
+    order = SimpleNamespace(files=["control.db", "effect.db"])
+    shape = {"run_dir": run_dir, "failure": TIMED_OUT, "outcome": "failed", "before": state}
+    return SimpleNamespace(
+        **{"after": state, "spec": SimpleNamespace(write_order=order), **shape, **parts}
+    )
+
+
+def test_a_case_whose_run_failed_by_itself_carries_its_failure(tmp_path, monkeypatch):
+    """study_000_case and each of answer_step's answers keep the run's failure, which
+    judge_predictions turns into "no verdict" (a timeout is not the reader's answer)."""
+    monkeypatch.setattr(lesson2, "run", lambda *args: failed_run(tmp_path))
+    monkeypatch.setattr(lesson2, "run_tool_step", lambda *args: failed_run(tmp_path))
+    monkeypatch.setattr(lesson2, "receiver_key", lambda run_dir, file: "none")
+    assert study_000_case("effect_first/effect").failure == TIMED_OUT
+    for step in ("effect_first", "queue_pop"):
+        answers = answer_step(step)
+        assert [m.failure for m in answers.values()] == [TIMED_OUT] * 3, (step, answers)
