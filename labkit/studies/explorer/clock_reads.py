@@ -67,10 +67,14 @@ def watch_clock_reads() -> None:
             return not lab and not name.startswith(langgraph)
         return False
 
+    def look(frame: object) -> None:
+        """Note the read if it is the reader's (the first one only: then nothing is looked at)."""
+        if not _read[0] and readers(frame):
+            noted()
+
     def wrapped(real):
         def clock(*args, **kwargs):
-            if not _read[0] and readers(sys._getframe(1)):
-                noted()
+            look(sys._getframe(1))
             return real(*args, **kwargs)
 
         return clock
@@ -82,27 +86,23 @@ def watch_clock_reads() -> None:
     class Watched(moved):
         @classmethod
         def now(cls, tz=None):
-            if not _read[0] and readers(sys._getframe(1)):
-                noted()
+            look(sys._getframe(1))
             return super().now(tz)
 
         @classmethod
         def utcnow(cls):
-            if not _read[0] and readers(sys._getframe(1)):
-                noted()
+            look(sys._getframe(1))
             return super().utcnow()
 
         @classmethod
         def today(cls):
-            if not _read[0] and readers(sys._getframe(1)):
-                noted()
+            look(sys._getframe(1))
             return super().today()
 
     class WatchedDate(moved_date):
         @classmethod
         def today(cls):
-            if not _read[0] and readers(sys._getframe(1)):
-                noted()
+            look(sys._getframe(1))
             return super().today()
 
     datetime.datetime, datetime.date = Watched, WatchedDate
