@@ -333,3 +333,23 @@ def test_the_steps_own_error_in_a_killed_run_or_the_race_is_shown_at_its_line(mo
         "your code raised ZeroDivisionError: division by zero, at line 2: with"
         " db.transaction():\nMend it and check again."
     )
+
+
+def test_a_worker_that_exited_otherwise_than_by_raising_gives_no_verdict(monkeypatch):
+    """Only exit 1 with an error line is the reader's step raising (bench.failures): a worker
+    that exited 2, even with a last line, is a run that failed by itself."""
+    failing_in(monkeypatch, "clean", {**exited("first", "SystemExit: 2"), "exit_code": 2})
+    verdict = lesson7.one_transaction.check(STEP)
+    assert (verdict.status, verdict.run_dir) == ("no verdict", RUN_DIRS["clean"]), verdict
+
+
+def test_an_error_from_a_file_not_the_steps_is_shown_without_a_line_of_the_step(monkeypatch):
+    """The line is the step's only where the error came from the step's own file: a line of
+    another exec'd file is not a line of the reader's step."""
+    error = exited("first", "ValueError: bad", file="<string>", line=2)
+    failing_in(monkeypatch, "clean", error)
+    verdict = lesson7.one_transaction.check(STEP)
+    assert (verdict.status, verdict.message) == (
+        "error",
+        "your code raised ValueError: bad\nMend it and check again.",
+    ), verdict
