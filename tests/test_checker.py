@@ -264,3 +264,45 @@ def test_a_file_without_a_schema_read_first_does_not_hide_the_ids_after_it(tmp_p
     for first in [{"lines.log": ["a"]}, {"gone.db": {"t": []}}, {"junk.db": {"t": []}}]:
         after, clean = {**first, "e.db": {"t": [[2, 0]]}}, {**first, "e.db": {"t": [[1, 0]]}}
         assert default_checker(state(after, clean, run_dir=tmp_path)) is None, first
+
+
+@pytest.mark.parametrize(("made", "clean"), [("to alice", "to bob"), ("to bob", "to alice")])
+def test_a_line_with_other_contents_is_inconsistent_and_shows_both_lines(made, clean):
+    """The same number of lines, one of them other than the run without a crash wrote (a
+    mail to the wrong person): the crash's line and the clean run's, each the smallest of
+    its side, whichever sorts first."""
+    said = default_checker(state({"outbox.log": [made, "x"]}, {"outbox.log": ["x", clean]}))
+    assert said == (
+        f'inconsistent: outbox.log holds "{made}" where the run without a crash left "{clean}"'
+    )
+    assert said.as_dict() == {
+        "code": "holds_other",
+        "file": "outbox.log",
+        "table": None,
+        "row": f'"{made}"',
+        "clean_row": f'"{clean}"',
+    }
+
+
+def test_a_lines_times_dates_and_ids_are_blanked_at_any_depth_the_rest_compared():
+    """Two runs without a crash write their own times and ids: in a text line each date,
+    time or UUID is "_", in a JSON line a timestamp or id value (in a dict or a list) is
+    null; a log line that starts with a date keeps the rest of its words."""
+
+    def lines(minute: str, uid: str, to: str) -> list:
+        return [
+            f"2026-12-05 10:{minute}:07 sent {uid} to {to}",
+            {"at": f"2026-12-05T10:{minute}", "to": [to, f"12:{minute}:00 ok"], "id": uid},
+        ]
+
+    ids = ("0f8fad5b-d9cb-469f-a165-70867728950e", "7c9e6679-7425-40de-944b-e07fc1f90ae7")
+    first, second = lines("00", ids[0], "bob"), lines("01", ids[1], "bob")
+    assert default_checker(state({"mail.jsonl": first}, {"mail.jsonl": second})) is None
+    wrong = [lines("02", ids[0], "eve")[0], second[1]]
+    said = default_checker(state({"mail.jsonl": wrong}, {"mail.jsonl": second}))
+    assert said.as_dict()["row"] == '"_ sent _ to eve"', said
+    assert said.as_dict()["clean_row"] == '"_ sent _ to bob"', said
+    wrong = [second[0], lines("03", ids[0], "eve")[1]]
+    said = default_checker(state({"mail.jsonl": wrong}, {"mail.jsonl": second}))
+    assert said.as_dict()["row"] == '{"at": null, "to": ["eve", "_ ok"], "id": null}', said
+    assert said.as_dict()["clean_row"] == '{"at": null, "to": ["bob", "_ ok"], "id": null}', said
