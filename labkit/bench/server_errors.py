@@ -36,9 +36,7 @@ def as_error(line: str, otherwise: str) -> Exception:
 def error_message(error: Exception) -> dict:
     """An error as the caller gets it: a ServerError with this text, or the caller's own."""
     message = {"error": f"{type(error).__name__}: {error}"}
-    if (
-        isinstance(error, LabError | RunFailed) and error.code
-    ):  # to be said in the caller's language
+    if isinstance(error, LabError | RunFailed) and error.code:  # said in the caller's language
         with contextlib.suppress(TypeError, ValueError):  # fields JSON cannot carry: no
             message["said"] = json.loads(json.dumps([error.code, error.fields]))
     return message

@@ -151,18 +151,18 @@ def what_is_wrong(point: PointResult) -> str:
     return complaint_words(point.finding, point.complaint, point.outcome)
 
 
+def field_words(value: object) -> object:
+    """A field of a `failed` code as said: paths joined, a worker's failure (bench.failures)
+    in words, anything else as it is."""
+    if isinstance(value, (list, tuple)):
+        return comma().join(value)
+    return failure_text(value) if isinstance(value, dict) else value
+
+
 def failed_words(failed: dict, what: str = "") -> str:
     """Why no outcome is claimed (or why the exploration stopped), in the reader's language;
     `what` is the crash point's operation, for a process that did not die there."""
-    fields = {
-        k: comma().join(v)
-        if isinstance(v, (list, tuple))  # paths, joined only here
-        else failure_text(v)
-        if isinstance(v, dict)  # a worker's failure (bench.failures)
-        else v
-        for k, v in failed.items()
-        if k != "code"
-    }
+    fields = {k: field_words(v) for k, v in failed.items() if k != "code"}
     return say(f"explorer.failed.{failed['code']}", what=what, **fields)
 
 
