@@ -16,12 +16,17 @@ __all__ = ["error_text", "failure_text", "run_failed_text", "worker_name"]
 YOURS = re.compile(r"<your (\w+)>")  # the name a traceback gives the reader's code
 
 
+def chosen(messages: Mapping[str, str] | None) -> Mapping[str, str]:
+    """The catalogue to say a failure in: `messages` if given, else the reader's language's."""
+    return messages if messages is not None else catalogue(language())
+
+
 def failure_text(failure: Mapping | str, messages: Mapping[str, str] | None = None) -> str:
     """`failure` said in `messages` (the chosen language's catalogue unless given). A string
     is said as it is: a line a reader's own code or an outside tool wrote."""
     if isinstance(failure, str):
         return failure
-    said = messages if messages is not None else catalogue(language())
+    said = chosen(messages)
     fields = {k: v for k, v in failure.items() if k not in ("code", "role")}
     if "error" in fields and failure["code"] not in ("no_room", "parent_error"):
         fields["error"] = error_text(fields, said)
@@ -36,14 +41,14 @@ def failure_text(failure: Mapping | str, messages: Mapping[str, str] | None = No
 def worker_name(role: str, messages: Mapping[str, str] | None = None) -> str:
     """A worker by its role ("first worker", 首个 worker 进程); a role with no word of its own
     by its name ("w1 worker")."""
-    said = messages if messages is not None else catalogue(language())
+    said = chosen(messages)
     return said.get(f"failure.worker.{role}") or fill(said["failure.worker.named"], {"role": role})
 
 
 def error_text(error: Mapping, messages: Mapping[str, str] | None = None) -> str:
     """A worker's own error (bench.failures.error_fields: its last line, and the reader's file
     and line it came from), quoted; or that it said nothing."""
-    said = messages if messages is not None else catalogue(language())
+    said = chosen(messages)
     key = "none" if error["error"] is None else "at" if error.get("file") else "said"
     yours = YOURS.fullmatch(str(error.get("file")))  # the reader's code, by the lab's name
     if yours and f"failure.yours.{yours[1]}" in said:
@@ -54,6 +59,6 @@ def error_text(error: Mapping, messages: Mapping[str, str] | None = None) -> str
 def run_failed_text(error: RunFailed, messages: Mapping[str, str] | None = None) -> str:
     """A RunFailed said by its code (failure.run_failed: the parent could not go on;
     failure.code_failed: the reader's code failed), with its failure and its run folder."""
-    said = messages if messages is not None else catalogue(language())
+    said = chosen(messages)
     why = failure_text(error.fields["failure"], said)
     return fill(said[f"failure.{error.code}"], {"why": why, "run_dir": error.fields["run_dir"]})

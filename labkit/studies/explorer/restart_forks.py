@@ -23,6 +23,7 @@ from __future__ import annotations
 import contextlib
 import os
 import sys
+from dataclasses import dataclass
 
 __all__ = [
     "AFTER",
@@ -46,14 +47,25 @@ EXIT_FILE = ".recovery-exit"  # a child's exit status, in its folder (a dot: no 
 OPEN, WRITE, CLOSE, DUP2 = os.open, os.write, os.close, os.dup2
 
 
-def restarts_apart(job: dict) -> tuple[dict | None, list[list]]:
+@dataclass
+class Child:
+    """A restart's child, in the process that forked it: its pid, its folder, and the pipe it
+    is told on (`tell`): -1 once it has been told, or where it is told nothing (a child's
+    own children go on at once)."""
+
+    pid: int
+    run_dir: str
+    pipe: int = -1
+
+
+def restarts_apart(job: dict) -> tuple[dict | None, list[Child]]:
     """For the job's other restarts (`ALSO`), each given its copy of the crash state: one
     child, which waits until this process has said whether they must recover at all
     (`told`). Told no, it ends (None: this process takes its report for them all,
     `take_for_the_others`); told yes, or never told, it forks one child for each restart
     after its first, goes on as the first, and its children as theirs (still as the kill
     left everything: no code of the reader's has run in it). In this process, its job and
-    its children ([pid, folder, the pipe it tells them on])."""
+    its children."""
     others = job.get(ALSO) or []
     if not others:
         return job, []
@@ -66,7 +78,7 @@ def restarts_apart(job: dict) -> tuple[dict | None, list[list]]:
     pid = fork_child()
     if pid:
         CLOSE(said)
-        return job, [[pid, others[0]["run_dir"], say]]
+        return job, [Child(pid, others[0]["run_dir"], say)]
     die_with(parent)
     CLOSE(say)
     if told(said):
@@ -76,7 +88,7 @@ def restarts_apart(job: dict) -> tuple[dict | None, list[list]]:
         if (pid := fork_child()) == 0:
             die_with(holder)
             return went_on(job, other), []
-        children.append([pid, other["run_dir"], -1])
+        children.append(Child(pid, other["run_dir"]))
     return went_on(job, others[0]), children
 
 
@@ -105,15 +117,15 @@ def told(said: int) -> bool:
     return word == SAME
 
 
-def tell(children: list[list], same: bool) -> None:
+def tell(children: list[Child], same: bool) -> None:
     """Tell each child not told yet whether its restart would do what this recovery did
     (`told`): as soon as the reader's code reads a moved clock (no), or at its end."""
     for child in children:
-        if child[2] >= 0:
+        if child.pipe >= 0:
             with contextlib.suppress(OSError):
-                WRITE(child[2], SAME if same else b"go")
-            CLOSE(child[2])
-            child[2] = -1
+                WRITE(child.pipe, SAME if same else b"go")
+            CLOSE(child.pipe)
+            child.pipe = -1
 
 
 def take_for_the_others(job: dict) -> None:
@@ -154,17 +166,17 @@ def become(job: dict) -> None:
     os.chdir(job["run_dir"])
 
 
-def wait_for(children: list[list]) -> None:
+def wait_for(children: list[Child]) -> None:
     """Wait for every child; each one's exit status (a signal's as its negative number) goes
     into its folder's `EXIT_FILE`."""
-    for pid, run_dir, _ in children:
+    for child in children:
         while True:
             try:
-                _, status = os.waitpid(pid, 0)
+                _, status = os.waitpid(child.pid, 0)
                 break
             except InterruptedError:
                 continue
-        keep_exit(run_dir, os.waitstatus_to_exitcode(status))
+        keep_exit(child.run_dir, os.waitstatus_to_exitcode(status))
 
 
 def keep_exit(run_dir: str, code: int) -> None:
