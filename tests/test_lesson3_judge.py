@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import re
+import time
 from pathlib import Path
 
 import pytest
@@ -261,8 +262,11 @@ def test_a_kill_points_run_that_failed_by_itself_gives_no_verdict(monkeypatch):
 
 def test_a_key_that_does_not_return_in_time_is_told_so_with_its_probes_folder():
     slow = key("import time\ntime.sleep(30)\nreturn state['operation_id']")
+    started = time.monotonic()
     with pytest.raises(ReaderCodeError) as raised:
         lesson3.keys_after_restart(slow, "operation_key", seconds=1)
+    # the reader's 1 s, not a worker's default 10 s: far from both, whatever the load
+    assert time.monotonic() - started < 8
     assert str(raised.value) == "your key function did not return within 1 s"
     assert Path(raised.value.run_dir).name.startswith("key-probe-")
 
