@@ -38,6 +38,17 @@ def test_durability_benchmark_prints_its_ratio_and_matrix_time():
     assert "ratio trial / clean run" in out and "ratio matrix / clean run" in out
 
 
+def test_trial_anatomy_prints_each_part_of_both_calls():
+    out = bench("bench_trial_anatomy.py", "--runs", "2")
+    rows = {line[:48].strip(): line[48:].split() for line in out.splitlines()[2:9]}
+    assert list(rows)[0] == "the call, until node a starts" and len(rows) == 7, out
+    # the parts only a trial has: no figure for the clean run, a positive one for the trial
+    for part in ("c starts -> the kill (a pause, a freeze)", "the kill -> c starts again"):
+        clean, trial = next(row for what, row in rows.items() if what.startswith(part))
+        assert clean == "-" and float(trial) > 0, out
+    assert "ratio of the calls' medians" in out
+
+
 def test_soak_runs_every_kind_of_trial_and_finds_nothing_left():
     out = bench("soak.py", "--trials", "5")  # one of each kind
     assert out.startswith("soak: 5 trials") and out.rstrip().endswith(": OK"), out
