@@ -40,15 +40,11 @@ PARTS = (
 )
 
 
-def timed(call) -> tuple[int, int]:
-    started = time.monotonic_ns()
-    call()
-    return started, time.monotonic_ns()
-
-
 def clean_parts(out: Path) -> dict[str, int]:
     """A clean run's call, cut at its ledger's lines (nanoseconds)."""
-    started, ended = timed(lambda: clean_run_seconds(DurabilitySpec(), out))
+    started = time.monotonic_ns()
+    clean_run_seconds(DurabilitySpec(), out)
+    ended = time.monotonic_ns()
     at = {(line["node"], line["phase"]): line["t_ns"] for line in read_ledger(out)}
     return {
         "to_a": at["a", "start"] - started,
@@ -62,13 +58,9 @@ def clean_parts(out: Path) -> dict[str, int]:
 def trial_parts(out: Path) -> dict[str, int]:
     """A trial's call, cut at its ledger's lines (the first worker's, then the recovery's: c
     starts twice) and at the parent's note of the kill."""
-    trial = None
-
-    def call() -> None:
-        nonlocal trial
-        [trial] = run_trials([DurabilitySpec("linear", "sync")], 1, out=out)
-
-    started, ended = timed(call)
+    started = time.monotonic_ns()
+    [trial] = run_trials([DurabilitySpec("linear", "sync")], 1, out=out)
+    ended = time.monotonic_ns()
     assert trial.killed_inside and trial.resumed, trial.failure
     folder = Path(trial.run_dir)
     first, again = [], []
