@@ -27,6 +27,7 @@ from labkit.studies.durability.experiment import (
 )
 from labkit.studies.durability.pitfalls import run_pitfall
 from labkit.studies.interrupt_resume.experiment import InterruptSpec, run_interrupt
+from labkit.studies.postgres.experiment import run_race
 
 TIMEOUT = "timeout must be a number above 0 and at most 3600"
 TRIALS = "trials must be a whole number from 1 to 500"
@@ -256,6 +257,12 @@ def nothing_starts(tmp_path, monkeypatch):
         ),
         (lambda: clean_run_seconds("linear"), "spec must be a DurabilitySpec, not 'linear'"),
         (lambda: describe_checkpoints(None), "trial must be a Trial, one of those run_trials"),
+        (
+            lambda: run_race("none", hold="before commit 1"),
+            "unknown kill point for one_transaction 'before commit 1'; choose one of: locked,"
+            " in_transaction, committed",
+        ),
+        (lambda: run_race(step_source="def step(db): pass", hold=3), "hold must be a str, not 3"),
     ],
 )
 def test_api_refuses_bad_values_before_anything_starts(nothing_starts, call, names):

@@ -133,10 +133,12 @@ CLEAN_EVENTS = [
 ]
 
 
-def race(receipts: int = 1, waited: str | None = "SELECT ... FOR UPDATE", **more) -> RaceResult:
+def race(
+    receipts: int = 1, waited: str | None = "SELECT ... FOR UPDATE", run_dir="/runs/race", **more
+) -> RaceResult:
     return RaceResult(
         RaceSpec(step_source=STEP),
-        "/runs/race",
+        run_dir,
         "s2",
         waited is not None,
         {"first": {"wrote": True}, "second": {"skipped": True}, "second_waited_at": waited},
@@ -148,10 +150,11 @@ def race(receipts: int = 1, waited: str | None = "SELECT ... FOR UPDATE", **more
 
 
 class Postgres:
-    """run_window's and run_race's stand-in: the clean run, each killed one, then the race."""
+    """run_window's and run_race's stand-in: the clean run, each killed one, then the race
+    held at each point (`races`: one result for every point, or one per point)."""
 
-    def __init__(self, monkeypatch, clean: WindowResult, killed: dict, the_race: RaceResult):
-        self.clean, self.killed, self.race, self.asked = clean, killed, the_race, []
+    def __init__(self, monkeypatch, clean: WindowResult, killed: dict, races: RaceResult | dict):
+        self.clean, self.killed, self.races, self.asked = clean, killed, races, []
         monkeypatch.setattr(lesson7, "run_window", self.window)
         monkeypatch.setattr(lesson7, "run_race", self.run_race)
 
@@ -159,30 +162,42 @@ class Postgres:
         self.asked.append((kill_at, step_source))
         return self.clean if kill_at == NO_KILL else self.killed[kill_at]
 
-    def run_race(self, step_source: str) -> RaceResult:
-        self.asked.append(("race", step_source))
-        return self.race
+    def run_race(self, step_source: str, hold: str) -> RaceResult:
+        self.asked.append((f"race held at {hold}", step_source))
+        return self.races[hold] if isinstance(self.races, dict) else self.races
 
 
 def recovered(*points: str) -> dict:
     return {p: window(p, (1, 1), (1, 1)) for p in points}
 
 
-def test_a_right_step_is_killed_at_each_point_its_clean_run_passed_then_raced(monkeypatch):
+@pytest.mark.parametrize(
+    ("waits", "says"),
+    [
+        (("SELECT ... FOR UPDATE", None), "'SELECT ... FOR UPDATE'"),
+        ((None, "UPDATE progress"), "'UPDATE progress'"),  # said from the race where it waited
+        ((None, None), "'nothing'"),
+    ],
+)
+def test_a_right_step_is_killed_at_each_point_its_clean_run_passed_then_raced_held_at_each(
+    monkeypatch, waits, says
+):
     clean = window(NO_KILL, (1, 1), (1, 1), events=CLEAN_EVENTS, first_exit=0)
     killed = recovered("before_commit 1", "after_commit 1")
-    db = Postgres(monkeypatch, clean, killed, race())
+    races = {"before_commit 1": race(1, waits[0]), "after_commit 1": race(1, waits[1])}
+    db = Postgres(monkeypatch, clean, killed, races)
     verdict = lesson7.one_transaction.check(STEP)
     assert db.asked == [
         ("none", STEP),
         ("before_commit 1", STEP),
         ("after_commit 1", STEP),
-        ("race", STEP),
+        ("race held at before_commit 1", STEP),
+        ("race held at after_commit 1", STEP),
     ]
     assert (verdict.status, verdict.run_dir) == ("correct", "/runs/none")
     assert verdict.message == (
         "killed at each of 2 points, recovery left one receipt and done=1; two at once left one"
-        " receipt (the second waited at 'SELECT ... FOR UPDATE')"
+        f" receipt (the second waited at {says})"
     )
 
 
@@ -229,9 +244,36 @@ def test_two_receipts_from_the_race_say_where_the_second_waited(monkeypatch, wai
     verdict = lesson7.one_transaction.check(STEP)
     assert (verdict.status, verdict.run_dir) == ("incorrect", "/runs/race")
     assert verdict.message == (
-        "every kill recovered, but two workers running the step at once left 2 receipts: the"
-        f" second read done=0 while the first had not committed, and then waited at {says}."
-        " In SQLite BEGIN IMMEDIATE stops it at the start; what does it in Postgres?"
+        "every kill recovered, but two workers running the step at once left 2 receipts: with"
+        " the first held at 'before_commit 1', the second read done=0 before the first"
+        f" committed done=1 (it waited at {says}). In SQLite BEGIN IMMEDIATE stops it at the"
+        " start; what does it in Postgres?"
+    )
+
+
+def test_a_race_held_after_a_commit_that_left_two_receipts_is_wrong_though_the_first_was_right(
+    monkeypatch,
+):
+    """Held before its commit, the first had a lock the second waited for; who went first after
+    that was the scheduler's choice (one receipt, this time). Held after the commit of its read
+    of done, the second read done=0 too: two receipts, every time."""
+    clean = window(NO_KILL, (1, 1), (1, 1), events=CLEAN_EVENTS)
+    races = {
+        "before_commit 1": race(1, "SELECT ... FOR UPDATE", run_dir="/runs/race 1"),
+        "after_commit 1": race(2, None, run_dir="/runs/race 2"),
+    }
+    db = Postgres(monkeypatch, clean, recovered("before_commit 1", "after_commit 1"), races)
+    verdict = lesson7.one_transaction.check(STEP)
+    assert db.asked[-2:] == [
+        ("race held at before_commit 1", STEP),
+        ("race held at after_commit 1", STEP),
+    ]
+    assert (verdict.status, verdict.run_dir) == ("incorrect", "/runs/race 2")
+    assert verdict.message == (
+        "every kill recovered, but two workers running the step at once left 2 receipts: with"
+        " the first held at 'after_commit 1', the second read done=0 before the first"
+        " committed done=1 (it waited at 'nothing'). In SQLite BEGIN IMMEDIATE stops it at the"
+        " start; what does it in Postgres?"
     )
 
 
@@ -263,7 +305,7 @@ def exited(role: str, error: str, **where: object) -> dict:
     [
         ("clean", "a run without a kill"),
         ("killed", "the run killed at 'before_commit 1'"),
-        ("race", "the run of two workers at once"),
+        ("race", "the run of two workers at once (the first held at 'before_commit 1')"),
     ],
 )
 def test_a_transaction_rolled_back_and_not_run_again_needs_a_retry(monkeypatch, where, run):
@@ -309,7 +351,7 @@ def test_an_sql_error_with_no_line_of_theirs_is_their_error_without_a_line(monke
     [
         ("clean", "a run without a kill"),
         ("killed", "the run killed at 'before_commit 1'"),
-        ("race", "the run of two workers at once"),
+        ("race", "the run of two workers at once (the first held at 'before_commit 1')"),
     ],
 )
 def test_a_run_that_failed_by_itself_gives_no_verdict_naming_it(monkeypatch, where, run):

@@ -28,6 +28,7 @@ from tests.conftest import (
     processes_still_mentioning,
     worker_imports,
 )
+from tests.wrong_answers import PG_DONE, PG_MARK, PG_RECEIPT, pg_step
 
 
 @pytest.fixture
@@ -136,6 +137,19 @@ def test_what_replaces_begin_immediate(tmp_path, lock, receipts, waited_at, seco
     assert result.second_waited and result.reports["second_waited_at"].startswith(waited_at)
     assert result.reports["first"] == ["wrote"]  # codes, in order (views say them)
     assert result.reports["second"] == second
+
+
+def test_a_step_that_commits_its_read_of_done_leaves_two_receipts_when_held_after_it(tmp_path):
+    """Held before that commit, the first holds the row lock the second waits for, and who
+    goes on first is then the scheduler's choice; held after it, the second reads done=0 and
+    writes too: two receipts, every time (the lesson 7 judge races at each point for this)."""
+    body = f"if {PG_DONE.format(' FOR UPDATE')}:\n    return\nwith db.transaction():\n"
+    step = pg_step(body + f"    {PG_RECEIPT}\n    {PG_MARK}")
+    held = "after commit 1 (postgres)"
+    result = experiment.run_race(step_source=step, hold=held, out=tmp_path / "race")
+    assert result.failure is None and result.spec.held_at() == held
+    assert (result.receipts, result.done, result.second_waited) == (2, 1, False)
+    assert result.reports["first"] == result.reports["second"] == ["wrote"]
 
 
 def test_the_database_crashes_mid_commit(tmp_path, no_leftover_workers):

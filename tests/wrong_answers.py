@@ -311,8 +311,8 @@ WRONG: dict[str, dict[str, tuple[object, str]]] = {
         ),
         "SERIALIZABLE without a retry (issue 28, item 8)": (
             pg_isolated("SERIALIZABLE"),
-            "in the run of two workers at once, Postgres rolled a transaction back "
-            "(psycopg.errors.SerializationFailure",
+            "in the run of two workers at once (the first held at 'before commit 1'), Postgres"
+            " rolled a transaction back (psycopg.errors.SerializationFailure",
         ),
         "REPEATABLE READ without a retry": (
             pg_isolated("REPEATABLE READ"),

@@ -138,18 +138,30 @@ def judge_step(answer: Callable | str) -> Verdict:
                 outcome=run.outcome,
             )
             return Verdict("incorrect", said, run.run_dir)
-    race = run_race(step_source=source)
-    failed = checked_run(race, say("lesson7.one_transaction.run_race"), source)
-    if failed is not None:  # a Verdict: true only when correct
-        return failed
-    if race.receipts != 1:
-        waited = race.reports["second_waited_at"] or say("checks.words.nothing")
-        said = say("lesson7.one_transaction.race_wrong", receipts=race.receipts, waited=waited)
-        return Verdict("incorrect", said, race.run_dir)
+    # The first is held at each point in turn while the second runs: once it has no lock the
+    # second waits for (after a commit), and once it has (before one). After the second waits,
+    # who goes first is the scheduler's choice; a step that commits between its read of done
+    # and its writes leaves two receipts when held after that commit, every time.
+    waits = []
+    for point in points:
+        race = run_race(step_source=source, hold=point)
+        failed = checked_run(race, say("lesson7.one_transaction.run_race", point=point), source)
+        if failed is not None:  # a Verdict: true only when correct
+            return failed
+        waited = race.reports["second_waited_at"]
+        if race.receipts != 1:
+            said = say(
+                "lesson7.one_transaction.race_wrong",
+                point=point,
+                receipts=race.receipts,
+                waited=waited or say("checks.words.nothing"),
+            )
+            return Verdict("incorrect", said, race.run_dir)
+        waits.append(waited)
     said = say(
         "lesson7.one_transaction.correct",
         points=len(points),
-        waited=race.reports["second_waited_at"],
+        waited=next((w for w in waits if w), say("checks.words.nothing")),
     )
     return Verdict("correct", said, clean.run_dir)
 

@@ -73,9 +73,11 @@ def run_race(
     out: Path | str | None = None,
     postgres_url: str | None = None,
     step_source: str | None = None,
+    hold: str | None = None,
 ) -> RaceResult:
-    """Two workers run the one-transaction step at once: does `lock` keep it to one receipt?"""
-    spec = RaceSpec(lock, step_source)
+    """Two workers run the one-transaction step at once: does `lock` keep it to one receipt?
+    The first is held at `hold` (RaceSpec.held_at) until the second waits or ends."""
+    spec = RaceSpec(lock, step_source, hold)
     url = given_url(postgres_url)
     result = server.call(
         f"{RUNS}:run_race", spec=spec.to_json(), out=checked_out(out, "pg-race-"), postgres_url=url

@@ -104,16 +104,16 @@ def window_sweep(out: str | None = None, postgres_url: str | None = None) -> lis
 
 
 def run_race(spec: dict, out: str | None = None, postgres_url: str | None = None) -> RaceResult:
-    """Two workers run the one-transaction step at once. The first stops inside its transaction
-    (its writes made, not committed); the second starts and runs freely (held back, it could
-    hold a lock the first then waits for); once Postgres shows it waiting on a lock, or it has
-    finished, the first goes on, and Postgres decides the rest."""
+    """Two workers run the one-transaction step at once. The first stops at its hold point (by
+    default inside its transaction, its writes made, not committed); the second starts and runs
+    freely (held back, it could hold a lock the first then waits for); once Postgres shows it
+    waiting on a lock, or it has finished, the first goes on, and Postgres decides the rest."""
     spec = RaceSpec(**spec)
     run_dir = new_run_dir(out, prefix="pg-race-")
     with failing_run(run_dir):
         url, schema = prepare(run_dir, postgres_url)
         job = {"order": "one_transaction", **spec.to_json(), "postgres_url": url, "schema": schema}
-        hold = "before commit 1" if spec.step_source else "in_transaction"
+        hold = spec.held_at()
         with worker(run_dir, "first", "run_step", job, pause_at=(hold,)) as first:
             held = first.wait_for_pause() == hold
             with worker(run_dir, "second", "run_step", job) as second:

@@ -71,16 +71,32 @@ class WindowSpec:
 
 @dataclass(frozen=True)
 class RaceSpec:
-    """Two workers run the one-transaction step at once; `lock` is what should stop the second."""
+    """Two workers run the one-transaction step at once; `lock` is what should stop the second.
+    The first is held at its point `hold` while the second runs (None: inside its transaction,
+    its writes made: "in_transaction", or a reader's step's "before commit 1")."""
 
     lock: str = "for_update"
     step_source: str | None = None
+    hold: str | None = None
 
     def __post_init__(self) -> None:
         if self.step_source is None:
             check_choice("lock", self.lock, LOCKS)
         elif not isinstance(self.step_source, str):
             raise refusal("must_be_str", what="step_source", value=described(self.step_source))
+        if self.hold is None:
+            return
+        if self.step_source is None:
+            points = WINDOW_ORDERS["one_transaction"]
+            check_choice("kill point", self.hold, points, of="one_transaction")
+        elif not isinstance(self.hold, str):
+            raise refusal("must_be_str", what="hold", value=described(self.hold))
+
+    def held_at(self) -> str:
+        """The point the first worker is held at."""
+        if self.hold is not None:
+            return self.hold
+        return "before commit 1" if self.step_source else "in_transaction"
 
     def to_json(self) -> dict:
         return asdict(self)
