@@ -5,17 +5,23 @@ graphs in workers forked from the trial server and reads back what the files hol
 from __future__ import annotations
 
 import json
+import os
+import signal
 import sqlite3
 import subprocess
 import sys
+import threading
+import time
 from pathlib import Path
 
 import pytest
 
+from labkit.bench import server
 from labkit.bench.errors import LabError
 from labkit.bench.ledger import read_ledger
 from labkit.studies.retries import experiment as lab
 from labkit.studies.retries.spec import RetrySpec
+from tests.wrong_answers import WRONG
 
 
 def charge_rows(run_dir: str) -> list[tuple]:
@@ -141,6 +147,57 @@ def test_a_run_stopped_without_a_drain_runs_b_again(tmp_path, options, ended, ex
     assert result["first_exit"] == exit_code and result["checkpoints_at_stop"] == 3
     assert result["ran"] == {"first": ["a", "b"], "resume": ["b", "c", "d"]}
     assert result["rerun_nodes"] == ["b"]
+
+
+IGNORES_SIGTERM = WRONG["lesson8.drain_safe"]["SIGTERM ignored"][0]
+
+
+@pytest.mark.parametrize(
+    ("serve_source", "grace", "frozen_ms", "ended", "ran"),
+    [
+        # ignores SIGTERM: b, c and d end 100, 200 and 300 ms after the SIGTERM, past 250 ms
+        (IGNORES_SIGTERM, 0.25, (200, 450), "killed_after_grace", ["a", "b", "c", "d"]),
+        # the lab's own serve drains after b, 100 ms in: its 0.6 s are not the lab's to spend
+        (None, 0.6, (50, 700), "exited", ["a", "b"]),
+    ],
+)
+def test_a_parent_frozen_as_the_grace_ends_changes_no_stop(
+    tmp_path, serve_source, grace, frozen_ms, ended, ran
+):
+    """The trial server (which times the grace) is frozen by SIGSTOP from `frozen_ms[0]` to
+    `frozen_ms[1]` after b starts: the worker's own clock still decides. Before, a worker
+    that ignored SIGTERM ran to its end while the parent slept, and passed for drained."""
+    run_dir = tmp_path / "run"
+    freezer = threading.Thread(target=freeze_server, args=(run_dir, *frozen_ms))
+    freezer.start()
+    try:
+        result = lab.run_drain(
+            "term", grace=grace, work_ms=100, serve_source=serve_source, out=run_dir
+        )
+    finally:
+        freezer.join()
+    assert result["failure"] is None and result["ended"] == ended
+    assert result["ran"]["first"] == ran
+
+
+def freeze_server(run_dir: Path, start_ms: int, end_ms: int) -> None:
+    """SIGSTOP the trial server `start_ms` after b's start in the run's ledger, SIGCONT it
+    at `end_ms`."""
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        started = [ln["t_ns"] for ln in read_ledger(run_dir) if ln["node"] == "b"]
+        if started:
+            break
+        time.sleep(0.002)
+    else:
+        return
+    pid = server._server.process.pid
+    time.sleep(max(started[0] / 1e9 + start_ms / 1000 - time.monotonic(), 0))
+    os.kill(pid, signal.SIGSTOP)
+    try:
+        time.sleep((end_ms - start_ms) / 1000)
+    finally:
+        os.kill(pid, signal.SIGCONT)
 
 
 def test_the_first_checkpoint_sync_keeps_every_accepted_run_exit_none(tmp_path):

@@ -208,14 +208,23 @@ class WorkerProcess:
     def _time_left(self) -> float:
         return max(self._started + self.timeout - time.monotonic(), 0.0)
 
-    def wait_for_pause(self) -> str | None:
-        """Block until the worker stops at a point (return its name) or exits (return None).
+    def _wait_left(self, until: float | None) -> float:
+        if until is None:
+            return self._time_left()
+        return min(self._time_left(), max(until - time.monotonic(), 0.0))
+
+    def wait_for_pause(self, until: float | None = None) -> str | None:
+        """Block until the worker stops at a point (return its name) or exits (return None);
+        given `until` (a `time.monotonic()` moment), return None then too, the worker still
+        running (`proc.poll()` tells which).
 
         At the timeout the worker is killed and marked `timed_out`."""
-        while (word := self._heard(listen([self], self._time_left()))) is None:
+        while (word := self._heard(listen([self], self._wait_left(until)))) is None:
             if self._time_left() == 0:
                 self.timed_out = True
                 self.kill()
+                return None
+            if until is not None and time.monotonic() >= until:
                 return None
         self.paused_at = word.decode().strip() or None
         return self.paused_at

@@ -1,7 +1,8 @@
 """Lesson 8, a graceful drain: stop a running graph at a step boundary, resume it elsewhere.
 
 The graph a → b → c → d; every node writes ledger `start`, stops at its kill point (the parent
-may signal it there), works `work_ms`, writes `end`. The worker runs it through a `serve`
+may signal it there), works `work_ms`, stops again as its work is done (where the parent judges a
+grace period, on the worker's own clock: `runs.ended_within`), writes `end`. The worker runs it through a `serve`
 function, as an app would: the lab's turns SIGTERM into `RunControl.request_drain()`, so the
 run stops after b, saved, with `GraphDrained`; a reader's own (the exercise) is their source,
 run here. The lab's runs save each step before the next (durability "sync"), so a kill loses
@@ -53,6 +54,7 @@ def node(name: str) -> Callable[[State, Runtime], dict]:
         if job["signal"] == "drain" and name == SIGNALLED_NODE and job["role"] == "first":
             runtime.control.request_drain("deploy")  # what a server's shutdown hook would call
         time.sleep(job["work_ms"] / 1000)  # a signal's handler runs meanwhile; the sleep goes on
+        _hooks.gate(f"worked:{name}")  # its work done, not yet ended: a grace is judged here
         _hooks.ledger.line(name, "end")
         return {"log": [name]}
 

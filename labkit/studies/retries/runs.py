@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import signal
 import subprocess
+import time
 from collections import Counter
 from pathlib import Path
 
@@ -21,6 +22,8 @@ from labkit.bench.launcher import WorkerProcess, WorkerReport, read_report
 from labkit.bench.ledger import read_ledger, rerun_nodes
 from labkit.bench.snapshot import read_tables
 from labkit.bench.tickets import TICKETS_FILE
+from labkit.bench.trace import read_trace
+from labkit.studies.retries.drain import NODES, SIGNALLED_NODE
 from labkit.studies.retries.outcome import order_outcome
 from labkit.studies.retries.spec import DrainSpec, FunctionalSpec, HandlerSpec, RetrySpec
 
@@ -150,17 +153,47 @@ def stop_while_b_works(first: WorkerProcess, spec: DrainSpec) -> str:
         return "killed"
     if spec.signal == "term":
         first.proc.send_signal(signal.SIGTERM)
-    first.resume()
-    if spec.signal == "term":
-        try:
-            first.proc.wait(timeout=spec.grace)
-        except subprocess.TimeoutExpired:
+        if not ended_within(first, spec.grace):
             first.kill()  # the grace period is over: what an orchestrator does next
             return "killed_after_grace"
+    else:
+        first.resume()
     code = first.wait()
     if code == -signal.SIGTERM:
         return "terminated_by_sigterm"
     return "exited" if code >= 0 else "signalled"  # the status is the result's first_exit
+
+
+def ended_within(first: WorkerProcess, grace: float) -> bool:
+    """Let the worker go on after SIGTERM; True if it exits within `grace` s of its own time.
+    At the end of each node's work it stops ("worked:<node>"), and its own clock's reading
+    there decides: work that ended after the grace is where the orchestrator's SIGKILL came,
+    so the worker is stopped right there, that node started and not ended. The time it waits
+    for the lab at those stops is not its own: the grace's end moves on by it. So a parent
+    that wakes late (a busy machine) neither lets it run past the grace nor eats into it."""
+    grace_ends = time.monotonic() + grace
+    first.resume()
+    while (point := first.wait_for_pause(until=grace_ends)) is not None:
+        reached = reached_at(first, point)
+        if reached > grace_ends:
+            return False
+        grace_ends += time.monotonic() - reached  # held for the lab
+        first.resume()
+    try:  # it said it exited (or the grace is over): reaped within the grace, or not
+        first.proc.wait(timeout=max(grace_ends - time.monotonic(), 0.0))
+    except subprocess.TimeoutExpired:
+        return False
+    return True
+
+
+def reached_at(worker: WorkerProcess, point: str) -> float:
+    """When the worker noted `point`, on its own monotonic clock (seconds, as time.monotonic)."""
+    noted = [
+        e["t_ns"]
+        for e in read_trace(worker.run_dir)
+        if e["role"] == worker.role and e["event"] == "point" and e["point"] == point
+    ]
+    return noted[-1] / 1e9
 
 
 def own_failure(worker: WorkerReport) -> Failure | None:
@@ -177,9 +210,11 @@ def run_drain(spec: dict, out: str | None = None) -> dict:
     run_dir = new_run_dir(out, prefix="drain-")
     with failing_run(run_dir):
         job = {k: v for k, v in spec.to_json().items() if k != "timeout"}
-        point = "inside:b"
+        stop = f"inside:{SIGNALLED_NODE}"
+        after_stop = NODES[NODES.index(SIGNALLED_NODE) :] if spec.signal == "term" else ()
+        worked = tuple(f"worked:{node}" for node in after_stop)  # the grace's judge: ended_within
         with forked(
-            run_dir, "first", "drain:first_process", job, spec.timeout, pause_at=(point,)
+            run_dir, "first", "drain:first_process", job, spec.timeout, pause_at=(stop, *worked)
         ) as first:
             ended = stop_while_b_works(first, spec)
         at_stop = saved_checkpoints(run_dir)
