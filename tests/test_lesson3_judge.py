@@ -78,8 +78,9 @@ def changed_by_restart(run_dir: str, key: str, key_later: str) -> str:
     return (
         f"the same request got the key {key} before a restart and {key_later} after it (pid"
         f" {before['pid']} → {after['pid']}, parent {before['ppid']} → {after['ppid']},"
-        f" hash('probe') {before['hash']} → {after['hash']}, a day and an hour later, the"
-        " requests in another order): the resumed node would create a second ticket"
+        f" hash('probe') {before['hash']} → {after['hash']}, its clocks in another year, month,"
+        " day, hour and minute, the requests in another order): the resumed node would create"
+        " a second ticket"
     )
 
 
@@ -299,11 +300,14 @@ def test_a_changed_title_is_refused_under_a_stable_key_and_a_new_ticket_under_an
     )
 
 
-def test_the_restarted_probe_runs_a_day_and_an_hour_later():
-    hours = key("import time\nreturn f\"{state['operation_id']}:{int(time.time() // 3600)}\"")
-    verdict = operation_key.check(hours)
+def test_the_restarted_probe_runs_in_another_year_month_day_hour_and_minute():
+    """Each field on its own: a key of any one would pass a retry that left it alone (a day
+    and an hour later is the same month on all days but the last of one)."""
+    fields = "time.strftime('%Y %m %d %H %M')"
+    verdict = operation_key.check(key(f"import time\nreturn state['operation_id'] + {fields}"))
     before, after = (read_report(Path(verdict.run_dir), r)["keys"] for r in ("before", "after"))
-    assert int(after[1].split(":")[-1][:-1]) - int(before[0].split(":")[-1][:-1]) in (25, 26)
+    then, later = (k[-17:-1].split() for k in (before[0], after[1]))  # the reprs' last 16
+    assert len(then) == 5 and all(a != b for a, b in zip(then, later, strict=True)), (then, later)
     assert verdict.message == changed_by_restart(verdict.run_dir, before[0], after[1])
 
 

@@ -1,5 +1,6 @@
 """The restarted world (labkit.bench.restart): a retry runs in a child under a new parent, its
-clocks a day and an hour later, and its parent ends exactly as the child ends."""
+clocks moved on (a day and an hour; a judged retry's, into another year, month, day, hour and
+minute), and its parent ends exactly as the child ends."""
 
 from __future__ import annotations
 
@@ -8,9 +9,12 @@ import os
 import signal
 import subprocess
 import time
+from datetime import datetime
+
+import pytest
 
 from labkit.bench.launcher import LABKIT_ROOT, isolated_python
-from labkit.bench.restart import LATER
+from labkit.bench.restart import LATER, other_fields, retry_delay
 
 RESTARTED = f"""
 import datetime, json, os, sys, time
@@ -45,6 +49,30 @@ def test_a_restarted_process_has_a_new_parent_moved_clocks_and_the_next_attempt(
     for clock in seen["clocks"]:
         assert LATER - 5 < clock - seen["before"]["time"] < LATER + 60, seen["clocks"]
     assert seen["day"] != seen["before"]["day"] and seen["cpu"] < 60  # CPU time is not moved
+
+
+@pytest.mark.parametrize(
+    "now",
+    [
+        datetime(2026, 12, 5, 14, 7),
+        datetime(2026, 12, 31, 23, 59, 59),  # the last minute of a year
+        datetime(2027, 1, 31, 0, 0),  # 32 days in, February has 28
+        datetime(2028, 2, 29, 1, 30),  # a leap day
+        datetime(2027, 6, 1, 12, 0),
+    ],
+)
+def test_a_judged_retry_comes_in_another_year_month_day_hour_and_minute(now):
+    then = other_fields(now)
+    assert then > now
+    for field in ("year", "month", "day", "hour", "minute"):
+        assert getattr(then, field) != getattr(now, field), field
+
+
+def test_a_restart_after_the_retry_delay_reads_another_month_and_year():
+    done = restarted("", retry_delay())
+    seen = json.loads(done.stdout)
+    before, after = seen["before"]["day"], seen["day"]
+    assert after[:4] != before[:4] and after[5:7] != before[5:7], (before, after)
 
 
 def test_a_child_killed_by_a_signal_reads_as_killed_to_the_launcher():

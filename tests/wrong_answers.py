@@ -443,6 +443,13 @@ WRONG: dict[str, dict[str, tuple[object, str]]] = {
             ),
             "it must save one receipt of PAYLOAD",
         ),
+        "a key of the month (a day later is the same month, most days)": (
+            step(
+                "import time\nkey = f'job-17:{time.strftime(\"%Y-%m\")}'\nwith effect:\n"
+                "    effect.add_receipt_once(key, PAYLOAD)\nwith control:\n    control.mark_done()"
+            ),
+            "recovery left done=1 and 2 receipts (duplicate)",
+        ),
         "two receipts, no crash needed": (
             step(
                 "effect.add_receipt_once(KEY, PAYLOAD)\neffect.add_receipt_once('other', PAYLOAD)"
@@ -629,6 +636,15 @@ WRONG: dict[str, dict[str, tuple[object, str]]] = {
             "before a restart and",
         ),
         "gmtime": (beside_the_id("time", "time.gmtime()"), "the same request got"),
+        "the month (a day later is the same month, most days)": (
+            beside_the_id("time", "time.strftime('%Y-%m')"),
+            "the same request got",
+        ),
+        "the year, from datetime": (
+            beside_the_id("datetime", "datetime.date.today().year"),
+            "the same request got",
+        ),
+        "the hour alone": (beside_the_id("time", "time.localtime().tm_hour"), "the same request"),
         "clock_gettime, to the second": (
             beside_the_id("time", "int(time.clock_gettime(time.CLOCK_REALTIME))"),
             "the same request got",

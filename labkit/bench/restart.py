@@ -2,16 +2,17 @@
 
 A judged answer (an operation key, a reader's step) must give the same result on a retry as
 on the first attempt, and a real retry comes in another process, under another supervisor,
-maybe hours later. A retry the lab starts moments later under the same parent would let a key
-made of the parent's pid, the date or the hour pass. So the worker that retries calls
-`restart_here(LATER)` first: it forks and goes on as the child, with a new pid and parent pid,
-its clocks a day and an hour ahead, and `LABKIT_ATTEMPT` one higher; the parent only waits and
-ends as the child ends, so the launcher sees one worker. Worker-side: standard library only.
+maybe hours or months later. A retry the lab starts moments later under the same parent would
+let a key made of the parent's pid, the date, the month or the hour pass. So the worker that
+retries calls `restart_here(retry_delay())` first: it forks and goes on as the child, with a
+new pid and parent pid, its clocks moved to another year, month, day, hour and minute, and
+`LABKIT_ATTEMPT` one higher; the parent only waits and ends as the child ends, so the launcher
+sees one worker. Worker-side: standard library only.
 
-A recovery can come at other moments too (`RESTARTS`): at once, a day later, in the next month,
-in the next year; and after a restart in a new interpreter, whose hash seed is new (a fork
-keeps its parent's: the launcher starts that one fresh). `seconds_until(restart)` says how far
-each moves the clocks.
+A recovery can come at other moments too (`RESTARTS`, lesson 9's explorer): at once, a day
+later, in the next month, in the next year; and after a restart in a new interpreter, whose
+hash seed is new (a fork keeps its parent's: the launcher starts that one fresh).
+`seconds_until(restart)` says how far each moves the clocks.
 """
 
 from __future__ import annotations
@@ -30,7 +31,9 @@ __all__ = [
     "move_clocks",
     "new_parent",
     "next_attempt",
+    "other_fields",
     "restart_here",
+    "retry_delay",
     "seconds_until",
 ]
 
@@ -98,6 +101,26 @@ def seconds_until(restart: str) -> float:
     else:
         return 0.0 if restart == "now" else LATER
     then = first.replace(hour=1, minute=0, second=0, microsecond=0)
+    return time.mktime(then.timetuple()) - time.time()
+
+
+def other_fields(now: datetime.datetime) -> datetime.datetime:
+    """A moment in the year after `now` whose month, day, hour and minute each differ from
+    `now`'s: any key made of one of them (or of the date) is another key then."""
+    return now.replace(
+        year=now.year + 1,
+        month=now.month % 12 + 1,
+        day=now.day % 28 + 1,  # a day every month has
+        hour=(now.hour + 1) % 24,
+        minute=(now.minute + 1) % 60,
+    )
+
+
+def retry_delay() -> float:
+    """How far a judged retry's clocks move (lessons 2 and 3): to `other_fields` of now, local
+    time. A fixed delay would leave some field alone on most days (a day and an hour later is
+    the same month, but on the last day of one)."""
+    then = other_fields(datetime.datetime.now())
     return time.mktime(then.timetuple()) - time.time()
 
 

@@ -25,11 +25,11 @@ LEARNER_FILE = "<your step>"  # a reader's step's file name in a traceback (the 
 
 def restart_if_retry(job: dict) -> None:
     """A reader's retry (the recovery worker) runs as after a real restart: under a new parent,
-    its clocks a day and an hour later (`labkit.bench.restart`)."""
+    its clocks in another year, month, day, hour and minute (`labkit.bench.restart`)."""
     if job["role"] == "recovery":
-        from labkit.bench.restart import LATER, restart_here
+        from labkit.bench.restart import restart_here, retry_delay
 
-        restart_here(LATER)
+        restart_here(retry_delay())
 
 
 def learner_step(source: str, name: str) -> Callable[[Store, Store, Gate], None]:
