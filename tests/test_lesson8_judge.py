@@ -261,6 +261,12 @@ RAN = "the first process ran a b, the resumed one b c d"
             f" {RAN}; a and b ran twice",
         ),
         (
+            drain("killed_after_grace", -9),  # every node once: serve itself ran on
+            "the run drained and b was saved, but your serve still ran when the grace period"
+            " (0.8 s) was over, and the worker was SIGKILLed: the first process ran a b, the"
+            " resumed one c d; a failed run to its orchestrator. Return once the run has drained",
+        ),
+        (
             drain("no_stop", ran={"first": [], "resume": ["a"]}),
             "the first process ended before b started, with nothing asked of it: the first"
             " process ran nothing, the resumed one a",

@@ -150,34 +150,39 @@ def test_a_run_stopped_without_a_drain_runs_b_again(tmp_path, options, ended, ex
 
 
 IGNORES_SIGTERM = WRONG["lesson8.drain_safe"]["SIGTERM ignored"][0]
+LINGERS = WRONG["lesson8.drain_safe"]["drained, then lingering past the grace"][0]
 
 
 @pytest.mark.parametrize(
-    ("serve_source", "grace", "frozen_ms", "ended", "ran"),
+    ("serve_source", "frozen_ms", "ended", "rerun"),
     [
-        # ignores SIGTERM: b, c and d end 100, 200 and 300 ms after the SIGTERM, past 250 ms
-        (IGNORES_SIGTERM, 0.25, (200, 450), "killed_after_grace", ["a", "b", "c", "d"]),
-        # the lab's own serve drains after b, 100 ms in: its 0.6 s are not the lab's to spend
-        (None, 0.6, (50, 700), "exited", ["a", "b"]),
+        # ignores SIGTERM: b, c and d end 200, 400 and 600 ms after it, past the grace's 500
+        (IGNORES_SIGTERM, (300, 800), "killed_after_grace", True),
+        # drains after b, then sleeps a second before it returns: past the grace too
+        (LINGERS, (300, 1300), "killed_after_grace", False),
+        # the lab's own serve drains after b, 200 ms in: the time it waits is not its own
+        (None, (100, 800), "exited", False),
     ],
 )
 def test_a_parent_frozen_as_the_grace_ends_changes_no_stop(
-    tmp_path, serve_source, grace, frozen_ms, ended, ran
+    tmp_path, serve_source, frozen_ms, ended, rerun
 ):
     """The trial server (which times the grace) is frozen by SIGSTOP from `frozen_ms[0]` to
-    `frozen_ms[1]` after b starts: the worker's own clock still decides. Before, a worker
-    that ignored SIGTERM ran to its end while the parent slept, and passed for drained."""
+    `frozen_ms[1]` after b starts: the worker's own clock still decides. Before, a worker that
+    ignored SIGTERM, or a serve that lingered after its drain, ran to its end while the parent
+    slept, and passed for drained; and a frozen parent's time was taken from a drain."""
     run_dir = tmp_path / "run"
     freezer = threading.Thread(target=freeze_server, args=(run_dir, *frozen_ms))
     freezer.start()
     try:
         result = lab.run_drain(
-            "term", grace=grace, work_ms=100, serve_source=serve_source, out=run_dir
+            "term", grace=0.5, work_ms=200, serve_source=serve_source, out=run_dir
         )
     finally:
         freezer.join()
     assert result["failure"] is None and result["ended"] == ended
-    assert result["ran"]["first"] == ran
+    assert "c" in result["ran"]["first"] if rerun else result["ran"]["first"] == ["a", "b"]
+    assert bool(result["rerun_nodes"]) is rerun
 
 
 def freeze_server(run_dir: Path, start_ms: int, end_ms: int) -> None:

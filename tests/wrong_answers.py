@@ -1067,6 +1067,10 @@ WRONG: dict[str, dict[str, tuple[object, str]]] = {
             serve(f"{DRAIN_ON_SIGTERM}\nreturn graph.invoke(inputs, config, control=control)"),
             "GraphDrained escaped serve",
         ),
+        "drained, then lingering past the grace": (
+            drained("", after="import time\n    time.sleep(1)\n    return None"),
+            "your serve still ran when the grace period (0.8 s) was over",
+        ),
         "os._exit on SIGTERM": (
             serve(
                 "import os, signal\nsignal.signal(signal.SIGTERM, lambda s, f: os._exit(0))\n"

@@ -140,6 +140,8 @@ def drained_wrongly(result: dict) -> str | None:
     ended, twice = result["ended"], say("checks.words.and").join(result["rerun_nodes"])
     if ended == "terminated_by_sigterm":
         return say("lesson8.drain_safe.terminated", ran=ran, twice=twice)
+    if ended == "killed_after_grace" and not twice:  # b was saved: serve itself lingered
+        return say("lesson8.drain_safe.killed_serving", grace=GRACE, ran=ran)
     if ended == "killed_after_grace":
         return say("lesson8.drain_safe.killed", grace=GRACE, ran=ran, twice=twice)
     if ended == "no_stop":

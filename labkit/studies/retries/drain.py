@@ -2,7 +2,8 @@
 
 The graph a → b → c → d; every node writes ledger `start`, stops at its kill point (the parent may
 signal it there), works `work_ms`, stops again as its work is done (where the parent judges a grace
-period, on the worker's own clock: `runs.ended_within`), writes `end`. The worker runs it through a
+period, on the worker's own clock: `runs.ended_within`), writes `end`; the first process stops
+once more as its serve returns. The worker runs it through a
 `serve` function, as an app would: the lab's turns SIGTERM into `RunControl.request_drain()`, so the
 run stops after b, saved, with `GraphDrained`; a reader's own (the exercise) is their source, run
 here. The lab's runs save each step before the next (durability "sync"), so a kill loses exactly the
@@ -31,10 +32,11 @@ from labkit.bench.gate import report
 from labkit.studies.retries.hooks import Hooks
 from labkit.studies.retries.spec import SERVE_FILE, NodeFailed
 
-__all__ = ["NODES", "SIGNALLED_NODE", "first_process", "resume_process", "serve"]
+__all__ = ["NODES", "SERVED", "SIGNALLED_NODE", "first_process", "resume_process", "serve"]
 
 NODES = ("a", "b", "c", "d")
 SIGNALLED_NODE = "b"
+SERVED = "served"  # the first process's last stop: its serve has returned (or raised)
 FAILING_NODE = "a"  # where a run that fails by itself fails (DrainSpec.fails), before any stop
 CONFIG = {"configurable": {"thread_id": "drain-1"}}
 _hooks: Hooks | None = None  # this worker's, set when it gets its job
@@ -114,7 +116,10 @@ def first_process(job: dict) -> None:
         run = readers_serve(job["serve_source"])
     else:
         run = serve if job["drain_safe"] else plain_serve
-    run(graph, {"log": []}, CONFIG)
+    try:
+        run(graph, {"log": []}, CONFIG)
+    finally:
+        _hooks.gate(SERVED)  # what a serve does after its run is timed against a grace too
 
 
 def resume_process(job: dict) -> None:

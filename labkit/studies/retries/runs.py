@@ -23,7 +23,7 @@ from labkit.bench.ledger import read_ledger, rerun_nodes
 from labkit.bench.snapshot import read_tables
 from labkit.bench.tickets import TICKETS_FILE
 from labkit.bench.trace import read_trace
-from labkit.studies.retries.drain import NODES, SIGNALLED_NODE
+from labkit.studies.retries.drain import NODES, SERVED, SIGNALLED_NODE
 from labkit.studies.retries.outcome import order_outcome
 from labkit.studies.retries.spec import DrainSpec, FunctionalSpec, HandlerSpec, RetrySpec
 
@@ -37,6 +37,7 @@ __all__ = [
 ]
 
 ENTRIES = "labkit.studies.retries."
+STOP = f"inside:{SIGNALLED_NODE}"  # where a drain's first process is stopped
 
 
 def forked(
@@ -146,7 +147,10 @@ def stop_while_b_works(first: WorkerProcess, spec: DrainSpec) -> str:
     """Stop the first process inside b as the spec says; how it ended, as a code (a view
     says it in words, beside the exit status)."""
     point = first.wait_for_pause()
-    if point is None:  # it ended, or timed out, before b: the report says why
+    if point != STOP:  # it ended, or timed out, before b: the report says why
+        if point is not None:  # its serve returned (SERVED): let it end
+            first.resume()
+            first.wait()
         return "no_stop"
     if spec.signal == "kill":
         first.kill()
@@ -164,13 +168,23 @@ def stop_while_b_works(first: WorkerProcess, spec: DrainSpec) -> str:
     return "exited" if code >= 0 else "signalled"  # the status is the result's first_exit
 
 
+def timed(spec: DrainSpec) -> tuple[str, ...]:
+    """The stops where a SIGTERM's grace is judged (`ended_within`): the end of each node's
+    work from the signalled one on, and the end of the serve."""
+    if spec.signal != "term":
+        return ()
+    signalled_on = NODES[NODES.index(SIGNALLED_NODE) :]
+    return (*(f"worked:{node}" for node in signalled_on), SERVED)
+
+
 def ended_within(first: WorkerProcess, grace: float) -> bool:
-    """Let the worker go on after SIGTERM; True if it exits within `grace` s of its own time.
-    At the end of each node's work it stops ("worked:<node>"), and its own clock's reading
-    there decides: work that ended after the grace is where the orchestrator's SIGKILL came,
-    so the worker is stopped right there, that node started and not ended. The time it waits
-    for the lab at those stops is not its own: the grace's end moves on by it. So a parent
-    that wakes late (a busy machine) neither lets it run past the grace nor eats into it."""
+    """Let the worker go on after SIGTERM; True if it exits within `grace` s of its own time. At
+    the end of each node's work it stops ("worked:<node>"), and once more as its serve returns
+    ("served"); its own clock's reading there decides: work that ended after the grace is where
+    the orchestrator's SIGKILL came, so the worker is stopped right there, that node started and
+    not ended. The time it waits for the lab at those stops is not its own: the grace's end
+    moves on by it. So a parent that wakes late (a busy machine) neither lets it run past the
+    grace nor eats into it."""
     grace_ends = time.monotonic() + grace
     first.resume()
     while (point := first.wait_for_pause(until=grace_ends)) is not None:
@@ -179,7 +193,7 @@ def ended_within(first: WorkerProcess, grace: float) -> bool:
             return False
         grace_ends += time.monotonic() - reached  # held for the lab
         first.resume()
-    try:  # it said it exited (or the grace is over): reaped within the grace, or not
+    try:  # it exited (only its interpreter's end was left), or the grace is over
         first.proc.wait(timeout=max(grace_ends - time.monotonic(), 0.0))
     except subprocess.TimeoutExpired:
         return False
@@ -210,12 +224,8 @@ def run_drain(spec: dict, out: str | None = None) -> dict:
     run_dir = new_run_dir(out, prefix="drain-")
     with failing_run(run_dir):
         job = {k: v for k, v in spec.to_json().items() if k != "timeout"}
-        stop = f"inside:{SIGNALLED_NODE}"
-        after_stop = NODES[NODES.index(SIGNALLED_NODE) :] if spec.signal == "term" else ()
-        worked = tuple(f"worked:{node}" for node in after_stop)  # the grace's judge: ended_within
-        with forked(
-            run_dir, "first", "drain:first_process", job, spec.timeout, pause_at=(stop, *worked)
-        ) as first:
+        plan = {"pause_at": (STOP, *timed(spec))}
+        with forked(run_dir, "first", "drain:first_process", job, spec.timeout, **plan) as first:
             ended = stop_while_b_works(first, spec)
         at_stop = saved_checkpoints(run_dir)
         with forked(run_dir, "resume", "drain:resume_process", job, spec.timeout) as resume:
