@@ -9,12 +9,11 @@ import os
 import signal
 import subprocess
 import time
-from datetime import datetime
-
-import pytest
+from datetime import UTC, datetime
+from zoneinfo import ZoneInfo
 
 from labkit.bench.launcher import LABKIT_ROOT, isolated_python
-from labkit.bench.restart import LATER, other_fields, retry_delay
+from labkit.bench.restart import LATER, RETRY_DELAY
 
 RESTARTED = f"""
 import datetime, json, os, sys, time
@@ -51,25 +50,37 @@ def test_a_restarted_process_has_a_new_parent_moved_clocks_and_the_next_attempt(
     assert seen["day"] != seen["before"]["day"] and seen["cpu"] < 60  # CPU time is not moved
 
 
-@pytest.mark.parametrize(
-    "now",
-    [
-        datetime(2026, 12, 5, 14, 7),
-        datetime(2026, 12, 31, 23, 59, 59),  # the last minute of a year
-        datetime(2027, 1, 31, 0, 0),  # 32 days in, February has 28
-        datetime(2028, 2, 29, 1, 30),  # a leap day
-        datetime(2027, 6, 1, 12, 0),
-    ],
+ZONES = (
+    "UTC",
+    "Asia/Shanghai",  # UTC+8: its midnight is UTC's afternoon before
+    "Asia/Kolkata",  # +5:30
+    "Asia/Kathmandu",  # +5:45
+    "America/Los_Angeles",  # summer time
+    "Europe/Berlin",
+    "Australia/Lord_Howe",  # a summer time of half an hour
+    "Pacific/Kiritimati",  # +14
 )
-def test_a_judged_retry_comes_in_another_year_month_day_hour_and_minute(now):
-    then = other_fields(now)
-    assert then > now
-    for field in ("year", "month", "day", "hour", "minute"):
-        assert getattr(then, field) != getattr(now, field), field
+FIELDS = ("year", "month", "day", "hour", "minute", "weekday")
+
+
+def test_a_judged_retry_comes_in_another_year_month_day_hour_minute_and_weekday_everywhere():
+    """Every 97 minutes over four years (leap days, year ends, summer times), in zones ahead of
+    UTC, behind it and off the hour: no field of the local time, nor of UTC, comes back."""
+    start = datetime(2026, 1, 1, tzinfo=UTC).timestamp()
+    moments = [start + n * 97 * 60 for n in range(4 * 365 * 24 * 60 // 97)]
+    for zone in map(ZoneInfo, ZONES):
+        for moment in moments:
+            now, then = (datetime.fromtimestamp(t, zone) for t in (moment, moment + RETRY_DELAY))
+            same = [f for f in FIELDS if field(now, f) == field(then, f)]
+            assert not same, (str(zone), now, then, same)
+
+
+def field(moment: datetime, name: str) -> int:
+    return moment.weekday() if name == "weekday" else getattr(moment, name)
 
 
 def test_a_restart_after_the_retry_delay_reads_another_month_and_year():
-    done = restarted("", retry_delay())
+    done = restarted("", RETRY_DELAY)
     seen = json.loads(done.stdout)
     before, after = seen["before"]["day"], seen["day"]
     assert after[:4] != before[:4] and after[5:7] != before[5:7], (before, after)

@@ -4,7 +4,7 @@ A judged answer (an operation key, a reader's step) must give the same result on
 on the first attempt, and a real retry comes in another process, under another supervisor,
 maybe hours or months later. A retry the lab starts moments later under the same parent would
 let a key made of the parent's pid, the date, the month or the hour pass. So the worker that
-retries calls `restart_here(retry_delay())` first: it forks and goes on as the child, with a
+retries calls `restart_here(RETRY_DELAY)` first: it forks and goes on as the child, with a
 new pid and parent pid, its clocks moved to another year, month, day, hour and minute, and
 `LABKIT_ATTEMPT` one higher; the parent only waits and ends as the child ends, so the launcher
 sees one worker. Worker-side: standard library only.
@@ -31,13 +31,18 @@ __all__ = [
     "move_clocks",
     "new_parent",
     "next_attempt",
-    "other_fields",
+    "RETRY_DELAY",
     "restart_here",
-    "retry_delay",
     "seconds_until",
 ]
 
 LATER = 86_400 + 3_600  # seconds: a retry comes a day and an hour after the attempt before it
+# A judged retry (lessons 2 and 3) comes 410 days, 2 hours and a minute later: in every time
+# zone, local and UTC alike, another year, month, day of the month, hour, minute and weekday.
+# 410 days is more than a year and a month (at most 397 days) and less than a year and two
+# (at least 424), so no date comes back to its own day; 2 hours keep the hour moving across a
+# change to or from summer time; 410 = 58 weeks and 4 days.
+RETRY_DELAY = 410 * 86_400 + 2 * 3_600 + 60
 ATTEMPT = "LABKIT_ATTEMPT"  # the environment variable that says which attempt this process is
 RESTARTS = ("now", "day", "month", "year", "hash")  # when, and how, a recovery comes back
 FRESH = "hash"  # the restart that needs a new interpreter: a fork keeps the hash seed
@@ -101,26 +106,6 @@ def seconds_until(restart: str) -> float:
     else:
         return 0.0 if restart == "now" else LATER
     then = first.replace(hour=1, minute=0, second=0, microsecond=0)
-    return time.mktime(then.timetuple()) - time.time()
-
-
-def other_fields(now: datetime.datetime) -> datetime.datetime:
-    """A moment in the year after `now` whose month, day, hour and minute each differ from
-    `now`'s: any key made of one of them (or of the date) is another key then."""
-    return now.replace(
-        year=now.year + 1,
-        month=now.month % 12 + 1,
-        day=now.day % 28 + 1,  # a day every month has
-        hour=(now.hour + 1) % 24,
-        minute=(now.minute + 1) % 60,
-    )
-
-
-def retry_delay() -> float:
-    """How far a judged retry's clocks move (lessons 2 and 3): to `other_fields` of now, local
-    time. A fixed delay would leave some field alone on most days (a day and an hour later is
-    the same month, but on the last day of one)."""
-    then = other_fields(datetime.datetime.now())
     return time.mktime(then.timetuple()) - time.time()
 
 

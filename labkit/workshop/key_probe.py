@@ -3,7 +3,7 @@
 The judge (`lesson3.keys_after_restart`) starts two workers through the launcher, one after the
 other, in one run folder. "before" computes the keys of its requests; "after" restarts first
 (`restart_here`: another pid and parent pid, its clocks in another year, month, day, hour and minute
-(`retry_delay`), the next attempt in its environment, and as another interpreter, another hash seed)
+(`RETRY_DELAY`), the next attempt in its environment, and as another interpreter, another hash seed)
 and gets the same requests in another order, so a key made of what the process saw before differs
 too. Each leaves its keys (their reprs) or the reader's error, with their line, in `<role>.json`.
 Worker-side: standard library only.
@@ -17,7 +17,7 @@ import traceback
 from collections.abc import Iterator
 
 from labkit.bench.gate import report
-from labkit.bench.restart import restart_here, retry_delay
+from labkit.bench.restart import RETRY_DELAY, restart_here
 
 __all__ = ["READER_FILE", "probe"]
 
@@ -60,7 +60,7 @@ def probe(job: dict) -> None:
     """The worker's entry: restart if asked, then the keys (or the error) and what this
     process is: its pid, its parent's, and hash("probe"), which a new hash seed changes."""
     if job["restart"]:
-        restart_here(retry_delay())
+        restart_here(RETRY_DELAY)
     here = {"pid": os.getpid(), "ppid": os.getppid(), "hash": hash("probe")}
     try:
         here["keys"] = keys_here(job)

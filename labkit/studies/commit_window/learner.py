@@ -27,9 +27,9 @@ def restart_if_retry(job: dict) -> None:
     """A reader's retry (the recovery worker) runs as after a real restart: under a new parent,
     its clocks in another year, month, day, hour and minute (`labkit.bench.restart`)."""
     if job["role"] == "recovery":
-        from labkit.bench.restart import restart_here, retry_delay
+        from labkit.bench.restart import RETRY_DELAY, restart_here
 
-        restart_here(retry_delay())
+        restart_here(RETRY_DELAY)
 
 
 def learner_step(source: str, name: str) -> Callable[[Store, Store, Gate], None]:
