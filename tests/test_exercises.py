@@ -360,4 +360,6 @@ def test_the_key_probe_runs_in_its_run_folder():
     verdict = lesson3.operation_key.check(counter)
     assert verdict.status == "incorrect" and "in one process" in verdict.message, str(verdict)
     assert sorted(package.iterdir()) == files_before
-    assert (Path(verdict.run_dir) / "calls").read_text() == "x" * 6  # two workers, 3 calls each
+    # the first worker's 4 calls in the run folder, the restarted one's 3 in its own inside it
+    assert (Path(verdict.run_dir) / "calls").read_text() == "x" * 4
+    assert (Path(verdict.run_dir) / "after-elsewhere" / "calls").read_text() == "x" * 3

@@ -58,16 +58,16 @@ def test_a_key_that_changes_within_one_process_shows_both_keys():
         verdict.message,
     ), verdict.message
     assert Path(verdict.run_dir).name.startswith("key-probe-")
-    counted = key(  # the same within the first worker; the restarted one counts on
+    counted = key(  # the same within the first worker; the restarted one counts its calls
         "import os\n"
-        'with open("calls", "a") as calls:\n'
-        '    calls.write("x")\n'
-        "n = os.path.getsize('calls')\n"
-        "return state['operation_id'] + (f':{n}' if n > 3 else '')"
+        "calls = globals().setdefault('calls', [])\n"
+        "calls.append(state)\n"
+        "restarted = os.environ.get('LABKIT_ATTEMPT') == '2'\n"
+        "return state['operation_id'] + (f':{len(calls)}' if restarted else '')"
     )
     verdict = operation_key.check(counted)
     assert verdict.message == (
-        f"the same request got two keys in one process ('{ONE}:5' and '{ONE}:6'): every resume"
+        f"the same request got two keys in one process ('{ONE}:2' and '{ONE}:3'): every resume"
         " would create a new ticket"
     )
 
@@ -79,8 +79,8 @@ def changed_by_restart(run_dir: str, key: str, key_later: str) -> str:
         f"the same request got the key {key} before a restart and {key_later} after it (pid"
         f" {before['pid']} → {after['pid']}, parent {before['ppid']} → {after['ppid']},"
         f" hash('probe') {before['hash']} → {after['hash']}, its clocks in another year, month,"
-        " day, hour and minute, the requests in another order): the resumed node would create"
-        " a second ticket"
+        " day, hour and minute, in another working folder, the requests in another order): the"
+        " resumed node would create a second ticket"
     )
 
 
@@ -103,6 +103,29 @@ def test_a_key_that_a_restart_changes_is_told_each_processs_pid_parent_and_hash(
     other = "request-43/create-ticket/v1"
     assert verdict.message == changed_by_restart(
         verdict.run_dir, f"'{other}:{before}'", f"'{other}:{after}'"
+    )
+
+
+def test_a_key_that_holds_the_title_is_refused_by_the_same_operation_retitled():
+    verdict = operation_key.check(key("return f\"{state['operation_id']}/{state['title']}\""))
+    assert (verdict.status, verdict.message) == (
+        "incorrect",
+        f"the same operation (request-42) with another title got another key ('{ONE}/Printer"
+        f" offline' and '{ONE}/Printer on fire'): a title changed before a retry would create a"
+        " second ticket, where the service should refuse the change. The key names the"
+        " operation, not what it asks for",
+    )
+    assert Path(verdict.run_dir).name.startswith("key-probe-")
+
+
+def test_a_key_kept_in_a_file_is_not_found_by_the_restarted_worker_elsewhere():
+    kept = KEYS["a uuid kept in a file beside the run"][0]
+    verdict = operation_key.check(kept)
+    assert verdict.status == "incorrect" and "in another working folder" in verdict.message
+    elsewhere = Path(verdict.run_dir, "after-elsewhere")
+    assert (Path(verdict.run_dir, "keys.json").is_file(), (elsewhere / "keys.json").is_file()) == (
+        True,
+        True,
     )
 
 
@@ -220,7 +243,7 @@ def test_the_safe_gate_is_correct_and_a_scenario_that_failed_gives_no_verdict(mo
     verdict = release_gate.check(right)
     assert (verdict.status, verdict.message) == (
         "correct",
-        "of 5 candidate graphs, your gate released only “stable key, approve then execute”",
+        "of 6 candidate graphs, your gate released only “stable key, approve then execute”",
     )
     assert results(verdict.run_dir)["key"] == "stable"
 
@@ -290,6 +313,7 @@ def test_a_changed_title_is_refused_under_a_stable_key_and_a_new_ticket_under_an
         "refused",
         "new ticket",
         "new ticket",
+        "refused",
         "refused",
     ]
     verdict = release_gate.check(GATES["zero actions after a rejection is enough"][0])

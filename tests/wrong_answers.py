@@ -645,6 +645,27 @@ WRONG: dict[str, dict[str, tuple[object, str]]] = {
             "the same request got",
         ),
         "the hour alone": (beside_the_id("time", "time.localtime().tm_hour"), "the same request"),
+        "the title beside the id": (
+            key("return f\"{state['operation_id']}/{state['title']}\""),
+            "the same operation (request-42) with another title got another key",
+        ),
+        "a digest of the whole state": (
+            key(
+                "import hashlib, json\n"
+                "return hashlib.sha256(json.dumps(state, sort_keys=True).encode()).hexdigest()"
+            ),
+            "with another title got another key",
+        ),
+        "a uuid kept in a file beside the run": (
+            key(
+                "import json, os, uuid\n"
+                "keys = json.load(open('keys.json')) if os.path.exists('keys.json') else {}\n"
+                "keys.setdefault(state['operation_id'], str(uuid.uuid4()))\n"
+                "json.dump(keys, open('keys.json', 'w'))\n"
+                "return keys[state['operation_id']]"
+            ),
+            "in another working folder",
+        ),
         "clock_gettime, to the second": (
             beside_the_id("time", "int(time.clock_gettime(time.CLOCK_REALTIME))"),
             "the same request got",
@@ -725,6 +746,10 @@ WRONG: dict[str, dict[str, tuple[object, str]]] = {
         "a ticket after a rejection tolerated": (
             gate(f'return {CRASH} == 1 and {REJECTION} <= 1 and {CHANGED} == "refused"'),
             "released “stable key, review after the ticket”",
+        ),
+        "the crash never asked": (
+            gate(f'return {REJECTION} == 0 and {CHANGED} == "refused"'),
+            "released “a UUID kept per process, approve then execute”",
         ),
         "nothing ever ships": (
             gate("return False"),

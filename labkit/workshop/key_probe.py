@@ -2,11 +2,11 @@
 
 The judge (`lesson3.keys_after_restart`) starts two workers through the launcher, one after the
 other, in one run folder. "before" computes the keys of its requests; "after" restarts first
-(`restart_here`: another pid and parent pid, its clocks in another year, month, day, hour and minute
-(`RETRY_DELAY`), the next attempt in its environment, and as another interpreter, another hash seed)
-and gets the same requests in another order, so a key made of what the process saw before differs
-too. Each leaves its keys (their reprs) or the reader's error, with their line, in `<role>.json`.
-Worker-side: standard library only.
+(`restart_here`: another pid and parent pid, its clocks in another year, month, day, hour and
+minute (`RETRY_DELAY`), the next attempt in its environment, as another interpreter, another
+hash seed, and in another working folder) and gets the same requests in another order, so a key
+made of what the process saw before differs too. Each leaves its keys (their reprs) or the
+reader's error, with their line, in `<role>.json`. Worker-side: standard library only.
 """
 
 from __future__ import annotations
@@ -56,11 +56,20 @@ def reader_error(error: BaseException) -> dict:
     return {"error": lines[-1].strip(), "line": frames[-1].lineno if frames else None}
 
 
+def another_folder(job: dict) -> str:
+    """A working folder of its own for the restarted worker, as on another machine: a key kept
+    in a file beside the first attempt is not found there."""
+    folder = os.path.join(job["run_dir"], f"{job['role']}-elsewhere")
+    os.mkdir(folder)
+    return folder
+
+
 def probe(job: dict) -> None:
     """The worker's entry: restart if asked, then the keys (or the error) and what this
     process is: its pid, its parent's, and hash("probe"), which a new hash seed changes."""
     if job["restart"]:
         restart_here(RETRY_DELAY)
+        os.chdir(another_folder(job))
     here = {"pid": os.getpid(), "ppid": os.getppid(), "hash": hash("probe")}
     try:
         here["keys"] = keys_here(job)

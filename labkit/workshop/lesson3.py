@@ -6,7 +6,7 @@ see `labkit.bench.restart`), then a real SIGKILL and a resume in a new process.
 
     lesson3.operation_key.check(operation_key)   # .hint(), .solution()
 
-The release gate (study 001's closing advice) is judged on five real candidate graphs: the
+The release gate (study 001's closing advice) is judged on six real candidate graphs: the
 reader's gate must let through exactly the one that keeps one ticket after a crash and a
 resume, none after a rejected approval, and refuses a changed title under the same operation.
 
@@ -60,10 +60,11 @@ def interrupt_case(point: str) -> Measured:
 
 ONE = {"operation_id": "request-42/create-ticket/v1", "title": "Printer offline"}
 OTHER = {"operation_id": "request-43/create-ticket/v1", "title": "Printer offline"}
+RETITLED = {**ONE, "title": "Printer on fire"}  # the same operation, asked for differently
 
 
 # The restarted worker gets the requests in another order: a key must not count what it saw.
-REQUESTS = {"before": [ONE, ONE, OTHER], "after": [OTHER, ONE, ONE]}
+REQUESTS = {"before": [ONE, ONE, OTHER, RETITLED], "after": [OTHER, ONE, ONE]}
 
 
 def probe_keys(run_dir: Path, role: str, source: str, name: str, seconds: float) -> dict:
@@ -91,7 +92,8 @@ def probe_keys(run_dir: Path, role: str, source: str, name: str, seconds: float)
 
 @holds_run_dirs
 def keys_after_restart(source: str, name: str, seconds: float = 15) -> tuple[Path, dict, dict]:
-    """The key function in two workers, one after the other: "before" on [ONE, ONE, OTHER], then
+    """The key function in two workers, one after the other: "before" on [ONE, ONE, OTHER,
+    RETITLED], then
     "after", restarted (another pid, parent pid, hash seed and environment, its clocks in another
     year, month, day, hour and minute), on [OTHER, ONE, ONE]; each gives {pid, ppid, hash, keys}."""
     run_dir = new_run_dir(None, prefix="key-probe-")
@@ -117,11 +119,12 @@ def failed_kill(r: dict, source: str) -> Verdict:
 
 def judge_operation_key(answer: Callable | str) -> Verdict:
     """Same request, same key: in one process and after a restart; another request, another
-    key; then a real SIGKILL after the ticket was created and a resume in a new process."""
+    key; the same operation with another title, the same key (the service refuses the change);
+    then a real SIGKILL after the ticket was created and a resume in a new process."""
 
     source, name = source_of(answer)
     run_dir, before, after = keys_after_restart(source, name)
-    same, again, other = before["keys"]
+    same, again, other, retitled = before["keys"]
     other_later, same_later, again_later = after["keys"]
     if same != again or same_later != again_later:
         first, second = (same, again) if same != again else (same_later, again_later)
@@ -143,6 +146,9 @@ def judge_operation_key(answer: Callable | str) -> Verdict:
             return Verdict("incorrect", said, str(run_dir))
     if other == same:
         return Verdict("incorrect", say("lesson3.operation_key.merged", key=same), str(run_dir))
+    if retitled != same:
+        said = say("lesson3.operation_key.retitled", key=same, key_retitled=retitled)
+        return Verdict("incorrect", said, str(run_dir))
     if not same.startswith(("'", '"')):
         said = say("lesson3.operation_key.not_a_string", key=same)
         return Verdict("incorrect", said, str(run_dir))
@@ -184,16 +190,23 @@ predict_kills = Exercise(
 )
 
 
-# The release gate: five candidates (key strategy, layout, a key function for "custom"), each
-# by a code; the reader reads its name, `lesson3.release_gate.candidate.<code>`.
+# The release gate: six candidates (key strategy, layout, a key function for "custom"), each
+# by a code; the reader reads its name, `lesson3.release_gate.candidate.<code>`. Each of the
+# three scenarios is the only one that refuses some candidate.
 TITLE_IN_KEY = (
     "def operation_key(state):\n    return f\"{state['operation_id']}/{state['title']}\"\n"
+)
+# A fresh UUID kept for the process's life: the same key on every call, another after a restart.
+KEY_PER_PROCESS = (
+    "import uuid\n\nKEYS = {}\n\n\ndef operation_key(state):\n"
+    "    return KEYS.setdefault(state['operation_id'], str(uuid.uuid4()))\n"
 )
 CANDIDATES = {
     "fresh_review": ("fresh", "combined", None),
     "stable_review": ("stable", "combined", None),
     "fresh_approve": ("fresh", "split", None),
     "title_approve": ("custom", "split", TITLE_IN_KEY),
+    "process_approve": ("custom", "split", KEY_PER_PROCESS),
     "stable_approve": ("stable", "split", None),
 }
 RELEASE = "stable_approve"
