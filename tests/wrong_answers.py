@@ -1120,6 +1120,18 @@ WRONG: dict[str, dict[str, tuple[object, str]]] = {
             drained("except Exception as error:\n    print('the run failed:', error)"),
             "node a failed by itself (NodeFailed)",
         ),
+        "drained, and a network error taken for passing": (
+            drained("except (ConnectionError, TimeoutError):\n    return None"),
+            "node a failed by itself (NodeFailed)",
+        ),
+        "drained, and an OSError hidden beside it": (
+            serve(
+                f"from langgraph.errors import GraphDrained\n{DRAIN_ON_SIGTERM}\ntry:\n"
+                "    return graph.invoke(inputs, config, control=control)\n"
+                "except (GraphDrained, OSError):\n    return None"
+            ),
+            "node a failed by itself (NodeFailed)",
+        ),
         "every error turned into a clean exit": (
             drained("except BaseException:\n    import os\n    os._exit(0)"),
             "Catch GraphDrained alone, and let every other error out",

@@ -51,7 +51,7 @@ def node(name: str) -> Callable[[State, Runtime], dict]:
         job = _hooks.job
         _hooks.ledger.line(name, "start")
         if job["fails"] and name == FAILING_NODE and job["role"] == "first":
-            raise NodeFailed(f"node {name} failed: the report service answered 500")
+            raise NodeFailed(f"node {name} failed: the report service did not answer")
         _hooks.gate(f"inside:{name}")
         if job["signal"] == "drain" and name == SIGNALLED_NODE and job["role"] == "first":
             runtime.control.request_drain("deploy")  # what a server's shutdown hook would call

@@ -67,8 +67,10 @@ MAX_FIRST_TRIALS = 2000  # per mode: a trial takes 50-150 ms here, so at most ab
 MAX_WORK_MS = 10_000
 
 
-class NodeFailed(RuntimeError):
-    """A node's own failure (DrainSpec.fails): no stop asked, the run simply fails."""
+class NodeFailed(ConnectionError, TimeoutError, RuntimeError):
+    """A node's own failure (DrainSpec.fails): no stop asked, the run simply fails. A service
+    call that failed, of every kind a serve may be tempted to swallow as passing (a lost
+    connection, a timeout, any error at run time): none of them is a drain."""
 
 
 def check_timeout(timeout: object) -> float:
