@@ -231,6 +231,27 @@ def test_a_claim_that_returns_another_token_than_it_wrote_is_told_both(monkeypat
     )
 
 
+def test_a_claim_whose_tokens_are_not_each_the_next_is_told_which_they_must_be(monkeypatch):
+    """The lab's time as the token: w1 claims 0 at 0 ms; a token skipped: w2 claims 35."""
+    timed = files(0, [("w1", 0)])
+    Lab(monkeypatch, race(timed, {"w1": {"claimed": True, "fence": 0}, "w2": {}}))
+    verdict = lesson6.claim_statement.check(CLAIM)
+    assert (verdict.status, verdict.run_dir) == ("incorrect", "/runs/1")
+    assert verdict.message == (
+        f"{HELD}: tokens claimed: w1 0, w2 none; the receiver applied 1 write(s) and refused 0;"
+        " the document ends under token 0: each claim takes the next token, one more than the"
+        " task row's, which starts at 32: the tokens claimed must be 33"
+    )
+    skipped = files(35, [("w2", 35)], [("w1", 33, 35)])
+    said = {"w1": {"claimed": True, "fence": 33}, "w2": {"claimed": True, "fence": 35}}
+    Lab(monkeypatch, race(ONE_WINNER), race(skipped, said))
+    assert lesson6.claim_statement.check(CLAIM).message == (
+        f"{PAST}: tokens claimed: w1 33, w2 35; the receiver applied 1 write(s) and refused 1;"
+        " the document ends under token 35: each claim takes the next token, one more than the"
+        " task row's, which starts at 32: the tokens claimed must be 33, then 34"
+    )
+
+
 def test_a_claim_that_returned_the_newest_token_written_passes(monkeypatch):
     """Both claimed, the newest token is the task's: the lower one is not held against it."""
     Lab(monkeypatch, race(ONE_WINNER, {"w1": {"claimed": True, "fence": 32}, "w2": {}}))

@@ -857,7 +857,8 @@ WRONG: dict[str, dict[str, tuple[object, str]]] = {
         ),
         "the token not moved on": (
             lease_claim(EXPIRED, token="fence"),
-            "and takes over: tokens claimed: w1 32, w2 32",
+            "tokens claimed: w1 32, w2 none; the receiver applied 1 write(s) and refused 0; the "
+            "document ends under token 32: each claim takes the next token",
         ),
         "taken back by the same name": (
             lease_claim(f"{EXPIRED} OR owner=:me"),
@@ -875,6 +876,12 @@ WRONG: dict[str, dict[str, tuple[object, str]]] = {
         "the token from before the claim": (
             lease_claim(EXPIRED, back="row[0] - 1"),
             "your claim returned token 32, but the task row holds 33",
+        ),
+        "the lab's time as the token (review 59)": (
+            lease_claim(EXPIRED, token=":now"),
+            "tokens claimed: w1 0, w2 none; the receiver applied 1 write(s) and refused 0; the "
+            "document ends under token 0: each claim takes the next token, one more than the task "
+            "row's, which starts at 32: the tokens claimed must be 33",
         ),
         "UPDATE, then a SELECT for the token (issue 28, item 4)": (
             claim(

@@ -19,6 +19,7 @@ from labkit.language import say
 from labkit.studies.leases.experiment import ClaimResult, execute_claim
 from labkit.studies.leases.outcome import OUTCOMES
 from labkit.studies.leases.spec import ClaimSpec
+from labkit.studies.leases.stores import FIRST_FENCE
 from labkit.studies.leases.worker import CLAIM_FILE, RECEIVE_FILE, statement_point
 from labkit.workshop.checks import Exercise, Verdict, check_worker, no_verdict, source_of
 
@@ -147,7 +148,7 @@ def named(outcome: str) -> str:
 def what_went_wrong(part: str, case: Case, result: ClaimResult) -> str | None:
     """Why this race's end is wrong, in the lesson's words, or None: (a receiver) it wrote
     exactly when no higher token had been accepted, and said so; the outcome a right answer
-    gives; (a claim) the token it returned is the one it wrote."""
+    gives; (a claim) the tokens it returned are the ones it wrote, each the next."""
     if part == "receive":
         wrong = wrong_answer(result) or wrong_refusal(result)
         if wrong:
@@ -163,10 +164,23 @@ def what_went_wrong(part: str, case: Case, result: ClaimResult) -> str | None:
     if case.taken_over and not result.reports["w2"].get("claimed"):
         return say("lesson6.not_taken_over", told=told(result))
     if part == "claim":
-        task_fence = result.after.table("task").rows[0][3]
-        tokens = [r.get("fence") for r in result.reports.values() if r.get("claimed")]
-        if tokens and max(tokens) != task_fence:
-            return say("lesson6.token_not_written", returned=max(tokens), held=task_fence)
+        return token_wrong(result)
+    return None
+
+
+def token_wrong(result: ClaimResult) -> str | None:
+    """The claims' tokens held against the task row: the newest must be the one it holds, and
+    each the next, one more than the token before it (32 to start: 33, then 34)."""
+    task_fence = result.after.table("task").rows[0][3]
+    tokens = sorted(r.get("fence") for r in result.reports.values() if r.get("claimed"))
+    if tokens and tokens[-1] != task_fence:
+        return say("lesson6.token_not_written", returned=tokens[-1], held=task_fence)
+    next_tokens = list(range(FIRST_FENCE + 1, FIRST_FENCE + 1 + len(tokens)))
+    if tokens != next_tokens:
+        expected = say("lesson6.then").join(map(str, next_tokens))
+        return say(
+            "lesson6.token_not_next", told=told(result), first=FIRST_FENCE, expected=expected
+        )
     return None
 
 
