@@ -48,10 +48,13 @@ class Race(ClaimResult):
         return self.events
 
 
-def files(task_fence: int, applied: list, refused: list = (), document_fence: int = 0) -> Snapshot:
-    """The two files' rows: the task under `task_fence`; `applied` (writer, token) and
-    `refused` (writer, token, highest) as the receiver logged them."""
-    task = ["job-17", "claimed", "w", task_fence, 200]
+def files(
+    task_fence: int, applied: list, refused: list = (), document_fence: int = 0, lease: int = 200
+) -> Snapshot:
+    """The two files' rows: the task under `task_fence`, its lease until `lease` (w1's claim at
+    0 ms; 400 for w2's at 200 ms); `applied` (writer, token) and `refused` (writer, token,
+    highest) as the receiver logged them."""
+    task = ["job-17", "claimed", "w", task_fence, lease]
     fence = applied[-1][1] if applied else document_fence
     return Snapshot(
         {
@@ -95,7 +98,7 @@ def points(*numbers: int, part: str = "claim", role: str = "w1") -> list[dict]:
 
 
 ONE_WINNER = files(33, [("w1", 33)])
-REFUSED_LATE = files(34, [("w2", 34)], [("w1", 33, 34)])
+REFUSED_LATE = files(34, [("w2", 34)], [("w1", 33, 34)], lease=400)  # w2 took over at 200 ms
 W2_ONLY = {"w1": {"claimed": False}, "w2": {"claimed": True, "fence": 33}}
 
 
@@ -154,7 +157,7 @@ def test_each_statement_outside_a_transaction_but_the_first_is_frozen_before_onc
         race(ONE_WINNER),
         race(REFUSED_LATE),
         race(ONE_WINNER),
-        race(files(33, [("w2", 33)]), W2_ONLY),  # taken over before w1 had claimed: it never writes
+        race(files(33, [("w2", 33)], lease=400), W2_ONLY),  # w1 never claimed: it never writes
     )
     verdict = lesson6.claim_statement.check(CLAIM)
     assert [asked[1:] for asked in lab.asked[4:]] == [
@@ -249,6 +252,23 @@ def test_a_claim_whose_tokens_are_not_each_the_next_is_told_which_they_must_be(m
         f"{PAST}: tokens claimed: w1 33, w2 35; the receiver applied 1 write(s) and refused 1;"
         " the document ends under token 35: each claim takes the next token, one more than the"
         " task row's, which starts at 32: the tokens claimed must be 33, then 34"
+    )
+
+
+def test_a_lease_not_counted_from_the_claims_time_is_told_when_it_must_end(monkeypatch):
+    """lease_until = lease_ms: right for w1's claim at 0 ms, 200 ms short for w2's at 200."""
+    short = files(34, [("w2", 34)], [("w1", 33, 34)], lease=200)
+    Lab(monkeypatch, race(ONE_WINNER), race(short))
+    verdict = lesson6.claim_statement.check(CLAIM)
+    assert (verdict.status, verdict.run_dir) == ("incorrect", "/runs/2")
+    assert verdict.message == (
+        f"{PAST}: w2 claimed at 200 ms, but the task row's lease runs until 200: a claim sets"
+        " lease_until = now + lease_ms, 400 here"
+    )
+    Lab(monkeypatch, race(files(33, [("w1", 33)], lease=100)))
+    assert lesson6.claim_statement.check(CLAIM).message == (
+        f"{HELD}: w1 claimed at 0 ms, but the task row's lease runs until 100: a claim sets"
+        " lease_until = now + lease_ms, 200 here"
     )
 
 

@@ -114,11 +114,14 @@ def receiver(body: str) -> str:
     )
 
 
-def lease_claim(where: str, token: str = "fence+1", back: str = "row[0]") -> str:
-    """The one-statement claim with its WHERE, its new token and what it returns changed."""
+def lease_claim(
+    where: str, token: str = "fence+1", back: str = "row[0]", lease: str = ":now+:lease"
+) -> str:
+    """The one-statement claim with its WHERE, its new token and lease, and what it returns
+    changed."""
     return claim(
         f"row = db.execute(\"UPDATE task SET state='claimed', owner=:me, fence={token}, "
-        f"lease_until=:now+:lease WHERE id='job-17' AND ({where}) RETURNING fence\", "
+        f"lease_until={lease} WHERE id='job-17' AND ({where}) RETURNING fence\", "
         '{"me": me, "now": now, "lease": lease_ms}).fetchone()\n'
         f"return {back} if row else None"
     )
@@ -876,6 +879,11 @@ WRONG: dict[str, dict[str, tuple[object, str]]] = {
         "the token from before the claim": (
             lease_claim(EXPIRED, back="row[0] - 1"),
             "your claim returned token 32, but the task row holds 33",
+        ),
+        "the lease set to lease_ms, not now + lease_ms (review 59)": (
+            lease_claim(EXPIRED, lease=":lease"),
+            "and takes over: w2 claimed at 200 ms, but the task row's lease runs until 200: a "
+            "claim sets lease_until = now + lease_ms, 400 here",
         ),
         "the lab's time as the token (review 59)": (
             lease_claim(EXPIRED, token=":now"),

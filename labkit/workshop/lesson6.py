@@ -148,7 +148,8 @@ def named(outcome: str) -> str:
 def what_went_wrong(part: str, case: Case, result: ClaimResult) -> str | None:
     """Why this race's end is wrong, in the lesson's words, or None: (a receiver) it wrote
     exactly when no higher token had been accepted, and said so; the outcome a right answer
-    gives; (a claim) the tokens it returned are the ones it wrote, each the next."""
+    gives; (a claim) the tokens it returned are the ones it wrote, each the next, and its
+    lease runs from its time."""
     if part == "receive":
         wrong = wrong_answer(result) or wrong_refusal(result)
         if wrong:
@@ -164,7 +165,7 @@ def what_went_wrong(part: str, case: Case, result: ClaimResult) -> str | None:
     if case.taken_over and not result.reports["w2"].get("claimed"):
         return say("lesson6.not_taken_over", told=told(result))
     if part == "claim":
-        return token_wrong(result)
+        return token_wrong(result) or lease_wrong(result)
     return None
 
 
@@ -181,6 +182,25 @@ def token_wrong(result: ClaimResult) -> str | None:
         return say(
             "lesson6.token_not_next", told=told(result), first=FIRST_FENCE, expected=expected
         )
+    return None
+
+
+def lease_wrong(result: ClaimResult) -> str | None:
+    """The task row's lease held against the claim that holds the task: now + lease_ms, from
+    the time that claim was made (w1 claims at 0 ms, where lease_ms alone looks right too; w2
+    when it comes)."""
+    _id, _state, _owner, fence, lease_until = result.after.table("task").rows[0]
+    claimed_at = {"w1": 0, "w2": result.spec.arrival_ms}
+    for role, report in result.reports.items():
+        expected = claimed_at[role] + result.spec.lease_ms
+        if report.get("claimed") and report.get("fence") == fence and lease_until != expected:
+            return say(
+                "lesson6.lease_not_from_now",
+                worker=role,
+                now=claimed_at[role],
+                held=lease_until,
+                expected=expected,
+            )
     return None
 
 
