@@ -232,6 +232,15 @@ def test_bad_input_is_one_line_naming_the_choices(tmp_path, kwargs, message):
     assert list(tmp_path.iterdir()) == []
 
 
+def test_a_spec_may_bring_the_second_worker_at_a_moment_of_its_own_within_the_pause():
+    """Lesson 6's check brings w2 just before the lease ends, which the usual rule never does
+    (halfway through a shorter pause, or when the lease runs out)."""
+    assert ClaimSpec("lease", 300, 200, arrives_ms=199).arrival_ms == 199
+    assert ClaimSpec("lease", 300, 200).arrival_ms == 200
+    with pytest.raises(LabError, match="arrives_ms must be a whole number from 0 to 300, not 301"):
+        ClaimSpec("lease", 300, 200, arrives_ms=301)
+
+
 def test_bad_sweep_input_is_one_line(tmp_path):
     with pytest.raises(LabError, match="pauses must be a list of whole numbers"):
         sweep_claims(pauses=300, out=tmp_path / "s")

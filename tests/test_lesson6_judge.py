@@ -35,6 +35,10 @@ JUST = (
     "w1 frozen exactly 200 ms, its lease 200 ms: w2 comes at 200 ms, when now = lease_until:"
     " the lease has just expired"
 )
+ENDING = (
+    "w1 frozen 300 ms, past its 200 ms lease, but w2 comes at 199 ms, just before lease_until:"
+    " the lease is still held"
+)
 FINISHED = "w1 finished before w2 came: the task is done"
 
 
@@ -112,7 +116,15 @@ class Lab:
 
     def run(self, spec: ClaimSpec, stop_at: str | None) -> Race:
         self.asked.append(
-            (spec.method, spec.pause_ms, spec.lease_ms, spec.same_name, spec.writes, stop_at)
+            (
+                spec.method,
+                spec.pause_ms,
+                spec.lease_ms,
+                spec.arrival_ms,
+                spec.same_name,
+                spec.writes,
+                stop_at,
+            )
         )
         result = self.races.pop(0)
         result.spec, result.run_dir = spec, Path(f"/runs/{len(self.asked)}")
@@ -120,26 +132,43 @@ class Lab:
         return result
 
 
-def test_a_right_claim_runs_the_four_schedules_in_order_and_names_each_ending(monkeypatch):
+def test_a_right_claim_runs_the_five_schedules_in_order_and_names_each_ending(monkeypatch):
     lab = Lab(
         monkeypatch,
         race(ONE_WINNER),
         race(REFUSED_LATE),
         race(REFUSED_LATE),
+        race(ONE_WINNER),
         race(files(33, [("w1", 33)]), {"w1": {"claimed": True, "fence": 33}, "w2": {}}),
     )
     verdict = lesson6.claim_statement.check(CLAIM)
     assert lab.asked == [
-        ("lease_with_fence", 100, 200, True, 1, None),
-        ("lease_with_fence", 300, 200, True, 1, None),
-        ("lease_with_fence", 200, 200, True, 1, None),
-        ("lease_with_fence", 300, 200, True, 1, "never"),
+        ("lease_with_fence", 100, 200, 50, True, 1, None),
+        ("lease_with_fence", 300, 200, 200, True, 1, None),
+        ("lease_with_fence", 200, 200, 200, True, 1, None),
+        ("lease_with_fence", 300, 200, 199, True, 1, None),
+        ("lease_with_fence", 300, 200, 200, True, 1, "never"),
     ]
     assert lab.sources == (CLAIM, None)
     assert (verdict.status, verdict.run_dir) == ("correct", "/runs/1")
     assert verdict.message == (
-        f"4 forced races, each as it must end: {HELD}: one winner; {PAST}: refused late write;"
-        f" {JUST}: refused late write; {FINISHED}: one winner"
+        f"5 forced races, each as it must end: {HELD}: one winner; {PAST}: refused late write;"
+        f" {JUST}: refused late write; {ENDING}: one winner; {FINISHED}: one winner"
+    )
+
+
+def test_a_claim_that_takes_a_lease_over_just_before_it_ends_is_told_so(monkeypatch):
+    """A margin for clock skew (lease_until <= now + 50): w2 takes over at 199 ms."""
+    early = files(34, [("w2", 34)], [("w1", 33, 34)], lease=399)
+    lab = Lab(monkeypatch, race(ONE_WINNER), race(REFUSED_LATE), race(REFUSED_LATE), race(early))
+    verdict = lesson6.claim_statement.check(CLAIM)
+    assert len(lab.asked) == 4
+    assert (verdict.status, verdict.run_dir) == ("incorrect", "/runs/4")
+    assert verdict.message == (
+        f"{ENDING}: tokens claimed: w1 33, w2 34; the receiver applied 1 write(s) and refused 1;"
+        " the document ends under token 34: refused late write (the stale worker came back and"
+        " wrote with its old token; the receiver refused it: the newer work stands), where it"
+        " must end one winner"
     )
 
 
@@ -155,18 +184,19 @@ def test_each_statement_outside_a_transaction_but_the_first_is_frozen_before_onc
         race(REFUSED_LATE),
         race(ONE_WINNER),
         race(ONE_WINNER),
+        race(ONE_WINNER),
         race(REFUSED_LATE),
         race(ONE_WINNER),
         race(files(33, [("w2", 33)], lease=400), W2_ONLY),  # w1 never claimed: it never writes
     )
     verdict = lesson6.claim_statement.check(CLAIM)
-    assert [asked[1:] for asked in lab.asked[4:]] == [
-        (100, 200, True, 1, "claim statement 2"),
-        (300, 200, True, 1, "claim statement 2"),
-        (100, 200, True, 1, "claim statement 3"),
-        (300, 200, True, 1, "claim statement 3"),
+    assert [asked[1:] for asked in lab.asked[5:]] == [
+        (100, 200, 50, True, 1, "claim statement 2"),
+        (300, 200, 200, True, 1, "claim statement 2"),
+        (100, 200, 50, True, 1, "claim statement 3"),
+        (300, 200, 200, True, 1, "claim statement 3"),
     ]
-    assert verdict.status == "correct" and verdict.message.startswith("8 forced races")
+    assert verdict.status == "correct" and verdict.message.startswith("9 forced races")
     between = (
         "w1 frozen 300 ms before your statement 3, past its 200 ms lease; w2 came at 200 ms,"
         " when now = lease_until: one winner"
@@ -209,11 +239,12 @@ def test_a_claim_between_statements_past_the_lease_must_let_w2_take_over(monkeyp
         race(REFUSED_LATE),
         race(ONE_WINNER),
         race(ONE_WINNER),
+        race(ONE_WINNER),
         race(files(33, [("w1", 33)]), {"w1": {"claimed": True, "fence": 33}, "w2": {}}),
     )
     verdict = lesson6.claim_statement.check(CLAIM)
-    assert len(lab.asked) == 6 and lab.asked[5][-1] == "claim statement 2"
-    assert (verdict.status, verdict.run_dir) == ("incorrect", "/runs/6")
+    assert len(lab.asked) == 7 and lab.asked[6][-1] == "claim statement 2"
+    assert (verdict.status, verdict.run_dir) == ("incorrect", "/runs/7")
     assert verdict.message == (
         "w1 frozen 300 ms before your statement 2, past its 200 ms lease; w2 came at 200 ms,"
         " when now = lease_until: tokens claimed: w1 33, w2 none; the receiver applied 1"
@@ -307,9 +338,9 @@ def test_a_right_receiver_runs_its_three_schedules_under_a_plain_lease(monkeypat
     )
     verdict = lesson6.fenced_receiver.check(RECEIVE)
     assert lab.asked == [
-        ("lease", 300, 200, True, 1, None),
-        ("lease", 100, 200, True, 1, None),
-        ("lease", 100, 200, True, 2, None),
+        ("lease", 300, 200, 200, True, 1, None),
+        ("lease", 100, 200, 50, True, 1, None),
+        ("lease", 100, 200, 50, True, 2, None),
     ]
     assert lab.sources == (None, RECEIVE)
     assert verdict.status == "correct"
@@ -330,7 +361,7 @@ def test_a_receiver_frozen_between_its_statements_is_run_past_the_lease(monkeypa
         race(ONE_WINNER),  # w1's late write landed, unrefused: it must have been refused
     )
     verdict = lesson6.fenced_receiver.check(RECEIVE)
-    assert lab.asked[3] == ("lease", 300, 200, True, 1, "receive statement 2")
+    assert lab.asked[3] == ("lease", 300, 200, 200, True, 1, "receive statement 2")
     assert (verdict.status, verdict.run_dir) == ("incorrect", "/runs/4")
     assert verdict.message.startswith(
         "w1 frozen 300 ms before your statement 2, past its lease; w2 wrote under 34 meanwhile:"

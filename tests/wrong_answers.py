@@ -880,6 +880,11 @@ WRONG: dict[str, dict[str, tuple[object, str]]] = {
             lease_claim(EXPIRED, back="row[0] - 1"),
             "your claim returned token 32, but the task row holds 33",
         ),
+        "a margin for clock skew: lease_until <= now + 50 (review 59)": (
+            lease_claim("state='open' OR (state='claimed' AND lease_until <= :now + 50)"),
+            "w2 comes at 199 ms, just before lease_until: the lease is still held: tokens "
+            "claimed: w1 33, w2 34",
+        ),
         "the lease set to lease_ms, not now + lease_ms (review 59)": (
             lease_claim(EXPIRED, lease=":lease"),
             "and takes over: w2 claimed at 200 ms, but the task row's lease runs until 200: a "

@@ -40,6 +40,7 @@ class Case:
     stop_at: str | None = None  # None: the method's usual point (after the claim)
     writes: int = 1  # how often each worker writes its report (2: a correction, same token)
     taken_over: bool = False  # w2 comes past w1's lease: it must claim the task
+    arrival: int | None = None  # when w2 comes, if not when the spec's rule says (arrival_ms)
 
     @property
     def statement(self) -> str:
@@ -50,7 +51,12 @@ class Case:
     def spec(self, **more: object) -> ClaimSpec:
         """The race's spec: both workers under one name, as a restarted worker comes back."""
         return ClaimSpec(
-            pause_ms=self.pause_ms, lease_ms=LEASE, same_name=True, writes=self.writes, **more
+            pause_ms=self.pause_ms,
+            lease_ms=LEASE,
+            same_name=True,
+            writes=self.writes,
+            arrives_ms=self.arrival,
+            **more,
         )
 
     def says(self) -> str:
@@ -235,6 +241,7 @@ CLAIM_CASES = [
     Case("held", 100, ("one_winner",)),
     Case("past_lease", 300, ("refused_late_write",)),
     Case("just_expired", 200, ("refused_late_write",)),
+    Case("lease_ending", 300, ("one_winner",), arrival=LEASE - 1),  # a margin takes it early
     Case("finished", 300, ("one_winner",), NEVER),
 ]
 

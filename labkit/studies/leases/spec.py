@@ -48,6 +48,7 @@ class ClaimSpec:
     receive_source: str | None = None  # a reader's receiver function (an exercise)
     same_name: bool = False  # both workers under one name, as a restarted worker comes back
     writes: int = 1  # how often each worker writes its report under its token (2: a correction)
+    arrives_ms: int | None = None  # when the second worker comes; None: as `arrival_ms` says
 
     def __post_init__(self) -> None:
         check_choice("claim method", self.method, METHODS)
@@ -57,6 +58,8 @@ class ClaimSpec:
         check_number("timeout", self.timeout, 0, MAX_TIMEOUT)
         check_bool("same_name", self.same_name)
         check_int("writes", self.writes, 1, MAX_WRITES)
+        if self.arrives_ms is not None:  # the lab's clock moves on to it, then to the pause
+            check_int("arrives_ms", self.arrives_ms, 0, self.pause_ms)
         for what in ("claim_source", "receive_source"):
             check_instance(what, getattr(self, what), str | None, "source_or_none")
         if self.claim_source and self.method not in LEASED:
@@ -84,8 +87,11 @@ class ClaimSpec:
 
     @property
     def arrival_ms(self) -> int:
-        """When the second worker tries to claim: the moment the first one's lease runs out,
-        if it does while the first is frozen; otherwise halfway through the pause."""
+        """When the second worker tries to claim: `arrives_ms` if given (an exercise's check
+        comes just before a lease ends); else the moment the first one's lease runs out, if it
+        does while the first is frozen; otherwise halfway through the pause."""
+        if self.arrives_ms is not None:
+            return self.arrives_ms
         if self.leased and self.pause_ms >= self.lease_ms:
             return self.lease_ms
         return self.pause_ms // 2
