@@ -104,6 +104,12 @@ def points(*numbers: int, part: str = "claim", role: str = "w1") -> list[dict]:
 ONE_WINNER = files(33, [("w1", 33)])
 REFUSED_LATE = files(34, [("w2", 34)], [("w1", 33, 34)], lease=400)  # w2 took over at 200 ms
 W2_ONLY = {"w1": {"claimed": False}, "w2": {"claimed": True, "fence": 33}}
+# w1's report, then w2's two writes under 34, then w1's correction under 33, refused
+CORRECTED = files(34, [("w1", 33), ("w2", 34), ("w2", 34)], [("w1", 33, 34)], lease=400)
+CORRECTING = (
+    "w1 frozen 300 ms between its report and its correction, past its lease; w2 wrote twice"
+    " under 34 meanwhile"
+)
 
 
 class Lab:
@@ -328,27 +334,56 @@ def test_the_readers_error_in_a_worker_is_an_error_at_their_line(monkeypatch):
     assert "line 2: return None" in verdict.message
 
 
-def test_a_right_receiver_runs_its_three_schedules_under_a_plain_lease(monkeypatch):
+def test_a_right_receiver_runs_its_four_schedules_under_a_plain_lease(monkeypatch):
     again = files(33, [("w1", 33), ("w1", 33)])
     lab = Lab(
         monkeypatch,
         race(REFUSED_LATE, events=points(1, part="receive")),
         race(ONE_WINNER),
         race(again, {"w1": {"claimed": True, "fence": 33}, "w2": {}}),
+        race(CORRECTED),
     )
     verdict = lesson6.fenced_receiver.check(RECEIVE)
     assert lab.asked == [
         ("lease", 300, 200, 200, True, 1, None),
         ("lease", 100, 200, 50, True, 1, None),
         ("lease", 100, 200, 50, True, 2, None),
+        ("lease", 300, 200, 200, True, 2, "before write 2"),
     ]
     assert lab.sources == (None, RECEIVE)
     assert verdict.status == "correct"
     assert verdict.message == (
-        "3 forced races, each as it must end: w1 frozen 300 ms, past its lease; w2 wrote under"
+        "4 forced races, each as it must end: w1 frozen 300 ms, past its lease; w2 wrote under"
         " 34 first: refused late write; w1 frozen 100 ms, its lease still held: nobody else"
         " wrote: one winner; w1 frozen 100 ms, its lease still held, then wrote twice under its"
-        " token 33 (its report, then a correction): nobody else wrote: both ran"
+        f" token 33 (its report, then a correction): nobody else wrote: both ran; {CORRECTING}:"
+        " both ran"
+    )
+
+
+def test_a_receiver_that_says_written_for_a_refusal_after_a_write_is_told_so(monkeypatch):
+    """`db.total_changes > 0`: right until the connection has written once; w1's correction,
+    refused after its report was accepted, is said written."""
+    report = {"applied": True, "said_written": True, "returned": "True"}
+    correction = {"applied": False, "said_written": True, "returned": "True"}
+    w1 = {"claimed": True, "fence": 33, "writes": [report, correction]}
+    w2 = {"claimed": True, "fence": 34, "writes": [report, report]}
+    again = files(33, [("w1", 33), ("w1", 33)])
+    lab = Lab(
+        monkeypatch,
+        race(REFUSED_LATE),
+        race(ONE_WINNER),
+        race(again),
+        race(CORRECTED, {"w1": w1, "w2": w2}),
+    )
+    verdict = lesson6.fenced_receiver.check(RECEIVE)
+    assert len(lab.asked) == 4
+    assert (verdict.status, verdict.run_dir) == ("incorrect", "/runs/4")
+    assert verdict.message == (
+        f"{CORRECTING}: tokens claimed: w1 33, w2 34; the receiver applied 3 write(s) and"
+        " refused 1; the document ends under token 34: your receiver returned True for w1's"
+        " write under token 33, but the document does not hold it: return False when you"
+        " refused"
     )
 
 
@@ -358,11 +393,12 @@ def test_a_receiver_frozen_between_its_statements_is_run_past_the_lease(monkeypa
         race(REFUSED_LATE, events=points(1, 2, part="receive")),
         race(ONE_WINNER),
         race(files(33, [("w1", 33), ("w1", 33)])),
+        race(CORRECTED),
         race(ONE_WINNER),  # w1's late write landed, unrefused: it must have been refused
     )
     verdict = lesson6.fenced_receiver.check(RECEIVE)
-    assert lab.asked[3] == ("lease", 300, 200, 200, True, 1, "receive statement 2")
-    assert (verdict.status, verdict.run_dir) == ("incorrect", "/runs/4")
+    assert lab.asked[4] == ("lease", 300, 200, 200, True, 1, "receive statement 2")
+    assert (verdict.status, verdict.run_dir) == ("incorrect", "/runs/5")
     assert verdict.message.startswith(
         "w1 frozen 300 ms before your statement 2, past its lease; w2 wrote under 34 meanwhile:"
     )

@@ -982,6 +982,13 @@ WRONG: dict[str, dict[str, tuple[object, str]]] = {
             ),
             "refuse only a lower token (an equal one is the same holder's next write)",
         ),
+        "the connection's total_changes as the answer (review 59)": (
+            receiver(f"{FENCED_WRITE}\nreturn db.total_changes > 0"),
+            "w1 frozen 300 ms between its report and its correction, past its lease; w2 wrote "
+            "twice under 34 meanwhile: tokens claimed: w1 33, w2 34; the receiver applied 3 "
+            "write(s) and refused 1; the document ends under token 34: your receiver returned "
+            "True for w1's write under token 33, but the document does not hold it",
+        ),
         "True, whatever it wrote (issue 28, item 5)": (
             receiver(f"{FENCED_WRITE}\nreturn True"),
             "your receiver returned True for w1's write under token 33, but the document does "

@@ -1,8 +1,9 @@
 """Lesson 6 · Two workers, one task (notebooks/06_two_workers_one_task.ipynb): its checked
 exercises. Each check runs real races: two worker processes, the first frozen by SIGSTOP at a
-point the lab picks (after its claim, and between any two of your statements that run outside
-a transaction), the lab's clock moved past its lease or not, then thawed; the files say what
-happened, and a receiver's every answer is held against them.
+point the lab picks (after its claim, between its report and a correction, and between any two
+of your statements that run outside a transaction), the lab's clock moved past its lease or
+not, then thawed; the files say what happened, and a receiver's every answer is held against
+them.
 
     lesson6.claim_statement.check(claim)     # .hint(), .solution()
     lesson6.fenced_receiver.check(receive)
@@ -20,7 +21,7 @@ from labkit.studies.leases.experiment import ClaimResult, execute_claim
 from labkit.studies.leases.outcome import OUTCOMES
 from labkit.studies.leases.spec import ClaimSpec
 from labkit.studies.leases.stores import FIRST_FENCE
-from labkit.studies.leases.worker import CLAIM_FILE, RECEIVE_FILE, statement_point
+from labkit.studies.leases.worker import CLAIM_FILE, RECEIVE_FILE, statement_point, write_point
 from labkit.workshop.checks import Exercise, Verdict, check_worker, no_verdict, source_of
 
 __all__ = ["claim_statement", "fenced_receiver"]
@@ -283,6 +284,8 @@ RECEIVER_CASES = [
     Case("receiver_past", 300, ("refused_late_write",)),
     Case("receiver_held", 100, ("one_winner",)),
     Case("receiver_again", 100, ("both_ran",), writes=2),  # an equal token: both writes apply
+    # w1's report accepted, its correction refused: the one connection has written before
+    Case("receiver_corrected", 300, ("both_ran",), write_point(2), writes=2),
 ]
 
 

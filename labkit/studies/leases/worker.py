@@ -31,7 +31,7 @@ from labkit.studies.leases.stores import (
     renew_by_name,
 )
 
-__all__ = ["CLAIM_FILE", "RECEIVE_FILE", "run_worker", "statement_point"]
+__all__ = ["CLAIM_FILE", "RECEIVE_FILE", "run_worker", "statement_point", "write_point"]
 
 CLAIM_FILE = "<your claim>"  # a reader's code's file name in a traceback (the judge finds it)
 RECEIVE_FILE = "<your receiver>"
@@ -40,6 +40,12 @@ RECEIVE_FILE = "<your receiver>"
 def statement_point(part: str, number: int) -> str:
     """The point before a reader's `number`th statement run outside a transaction."""
     return f"{part} statement {number}"
+
+
+def write_point(number: int) -> str:
+    """The point before a worker's `number`th write of its report (from the second: between
+    its report and a correction, where the lab may freeze it)."""
+    return f"before write {number}"
 
 
 def readers(source: str, file: str, part: str, db: sqlite3.Connection, gate: Gate) -> Callable:
@@ -95,10 +101,13 @@ def run_worker(job: dict) -> None:
         if not renewed:
             report(job, claimed=True, fence=fence, renewed=False)
             return
-    # the document's text as data, in no language: writer/token/nth write ("w1/33/1"; the
-    # second is the first's correction)
     writes = []
-    for text in (f"{job['role']}/{fence}/{n}" for n in range(1, job["writes"] + 1)):
+    for n in range(1, job["writes"] + 1):
+        if n > 1:
+            gate(write_point(n))
+        # the document's text as data, in no language: writer/token/nth write ("w1/33/1"; the
+        # second is the first's correction)
+        text = f"{job['role']}/{fence}/{n}"
         writes.append(write_report(job, receiver, gate, me, fence, text))
         trace.event("write", applied=writes[-1]["applied"], fence=fence, lab_ms=lab_now(run_dir))
     gate("written")
