@@ -277,6 +277,25 @@ def test_a_race_held_after_a_commit_that_left_two_receipts_is_wrong_though_the_f
     )
 
 
+def test_a_step_is_raced_held_after_its_read_but_not_killed_there(monkeypatch):
+    """Killed after a read, a step leaves what it leaves killed before its next COMMIT; held
+    there in a race, the second reads what the first read before either writes."""
+    events = [point("after read 1"), *CLEAN_EVENTS]
+    clean = window(NO_KILL, (1, 1), (1, 1), events=events)
+    db = Postgres(monkeypatch, clean, recovered("before_commit 1", "after_commit 1"), race())
+    verdict = lesson7.one_transaction.check(STEP)
+    assert db.asked == [
+        ("none", STEP),
+        ("before_commit 1", STEP),
+        ("after_commit 1", STEP),
+        ("race held at after read 1", STEP),
+        ("race held at before_commit 1", STEP),
+        ("race held at after_commit 1", STEP),
+    ]
+    assert (verdict.status, verdict.run_dir) == ("correct", "/runs/none")
+    assert verdict.message.startswith("killed at each of 2 points, recovery left one receipt")
+
+
 def failing_in(monkeypatch, where: str, failure: dict) -> None:
     """A step killed at one point whose run `where` (clean, killed, race) failed so."""
     failed = {where: {"failure": failure}}
@@ -319,6 +338,22 @@ def test_a_transaction_rolled_back_and_not_run_again_needs_a_retry(monkeypatch, 
         " again: under SERIALIZABLE (and REPEATABLE READ) Postgres refuses a transaction whose"
         " reads another one made stale, so a step that runs at that level needs a retry (catch"
         " psycopg.errors.SerializationFailure and run the whole transaction again)"
+    )
+
+
+def test_a_deadlock_postgres_broke_and_the_step_did_not_run_again_is_wrong(monkeypatch):
+    """Both took a lock both can take (FOR SHARE) and read done=0; each then waited for the
+    other's to write: Postgres rolled one back (40P01), like a serialization failure."""
+    failing_in(monkeypatch, "race", exited("second", "psycopg.errors.DeadlockDetected: deadlock"))
+    verdict = lesson7.one_transaction.check(STEP)
+    assert (verdict.status, verdict.run_dir) == ("incorrect", "/runs/race")
+    assert verdict.message == (
+        "in the run of two workers at once (the first held at 'before_commit 1'), Postgres"
+        " rolled a transaction back (psycopg.errors.DeadlockDetected: deadlock) and your step"
+        " did not run it again: each of the two workers waited for a lock the other held. A"
+        " lock both can take (FOR SHARE) lets both read done=0, and then each waits for the"
+        " other to let go before it can write done=1; take a lock only one can hold, or catch"
+        " psycopg.errors.DeadlockDetected and run the whole transaction again"
     )
 
 

@@ -28,7 +28,7 @@ from tests.conftest import (
     processes_still_mentioning,
     worker_imports,
 )
-from tests.wrong_answers import PG_DONE, PG_MARK, PG_RECEIPT, pg_step
+from tests.wrong_answers import PG_DONE, PG_MARK, PG_RECEIPT, pg_one_transaction, pg_step
 
 
 @pytest.fixture
@@ -150,6 +150,18 @@ def test_a_step_that_commits_its_read_of_done_leaves_two_receipts_when_held_afte
     assert result.failure is None and result.spec.held_at() == held
     assert (result.receipts, result.done, result.second_waited) == (2, 1, False)
     assert result.reports["first"] == result.reports["second"] == ["wrote"]
+
+
+def test_a_step_that_reads_done_for_share_deadlocks_when_held_after_its_read(tmp_path):
+    """Held after its read, the first has read done=0 under a lock the second can take too:
+    the second reads done=0 and waits at its write for the first's lock, the first at its
+    write for the second's, and Postgres rolls one back (40P01): the race's failure."""
+    step = pg_one_transaction(" FOR SHARE")
+    result = experiment.run_race(step_source=step, hold="after read 1", out=tmp_path / "race")
+    assert result.reports["second_waited_at"].startswith("UPDATE progress")
+    assert result.failure["code"] == "exited" and result.failure["exit_code"] == 1
+    assert result.failure["error"].startswith("psycopg.errors.DeadlockDetected")
+    assert (result.receipts, result.done) == (1, 1)  # the other one committed
 
 
 def test_the_database_crashes_mid_commit(tmp_path, no_leftover_workers):

@@ -314,8 +314,14 @@ WRONG: dict[str, dict[str, tuple[object, str]]] = {
         ),
         "SERIALIZABLE without a retry (issue 28, item 8)": (
             pg_isolated("SERIALIZABLE"),
-            "in the run of two workers at once (the first held at 'before commit 1'), Postgres"
+            "in the run of two workers at once (the first held at 'after read 1'), Postgres"
             " rolled a transaction back (psycopg.errors.SerializationFailure",
+        ),
+        # both take the share lock and read done=0, each then waits for the other's to write
+        "FOR SHARE: a lock both workers can take": (
+            pg_one_transaction(" FOR SHARE"),
+            "(the first held at 'after read 1'), Postgres rolled a transaction back"
+            " (psycopg.errors.DeadlockDetected",
         ),
         "REPEATABLE READ without a retry": (
             pg_isolated("REPEATABLE READ"),
@@ -1199,6 +1205,13 @@ RIGHT: dict[str, dict[str, object]] = {
             f"            {PG_RECEIPT}\n            {PG_MARK}\n        return\n"
             "    except Exception as error:\n"
             '        if "could not serialize" not in str(error):\n            raise'
+        ),
+        # the deadlock verdict's advice: the rolled-back one runs again and finds done=1
+        "FOR SHARE, retried on a deadlock": pg_step(
+            "import psycopg\nfor attempt in range(3):\n    try:\n        with db.transaction():\n"
+            f"            if {PG_DONE.format(' FOR SHARE')}:\n                return\n"
+            f"            {PG_RECEIPT}\n            {PG_MARK}\n        return\n"
+            "    except psycopg.errors.DeadlockDetected:\n        pass"
         ),
         "FOR NO KEY UPDATE, done read by a helper inside": pg_step(
             "def done():\n"

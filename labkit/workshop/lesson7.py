@@ -18,6 +18,7 @@ from labkit.studies.postgres.spec import (
     CRASH_POINTS,
     LEARNER_FILE,
     NO_KILL,
+    READ_POINT,
     RaceResult,
     WindowResult,
 )
@@ -86,9 +87,14 @@ STEP_STARTER = """def step(db):
 """
 
 
-# Under SERIALIZABLE (and REPEATABLE READ) Postgres rolls back a transaction whose reads another
-# one's commit made stale (SQLSTATE 40001): the step must run it again.
-SERIALIZATION_FAILURE = "psycopg.errors.SerializationFailure"
+# Transactions Postgres rolls back, which the step must run again, and what the verdict says:
+# under SERIALIZABLE (and REPEATABLE READ) one whose reads another's commit made stale (SQLSTATE
+# 40001); one of two that each wait for a lock the other holds (40P01: two FOR SHARE, then two
+# writes).
+ROLLED_BACK = {
+    "psycopg.errors.SerializationFailure": "lesson7.one_transaction.needs_a_retry",
+    "psycopg.errors.DeadlockDetected": "lesson7.one_transaction.deadlock",
+}
 
 
 def checked_run(result: WindowResult | RaceResult, what: str, source: str) -> Verdict | None:
@@ -103,8 +109,9 @@ def checked_run(result: WindowResult | RaceResult, what: str, source: str) -> Ve
     failure = result.failure
     if failure["code"] != "exited" or failure.get("exit_code") != 1 or not failure["error"]:
         return no_verdict(what, failure, result.run_dir)
-    if failure["error"].startswith(SERIALIZATION_FAILURE):
-        said = say("lesson7.one_transaction.needs_a_retry", run=what, error=failure["error"])
+    rolled_back = ROLLED_BACK.get(failure["error"].split(":", 1)[0])
+    if rolled_back:
+        said = say(rolled_back, run=what, error=failure["error"])
         return Verdict("incorrect", said, result.run_dir)
     line = failure.get("line") if failure.get("file") == LEARNER_FILE else None
     raise ReaderCodeError(worker_code_error(failure["error"], line, source), result.run_dir)
@@ -112,16 +119,20 @@ def checked_run(result: WindowResult | RaceResult, what: str, source: str) -> Ve
 
 def judge_step(answer: Callable | str) -> Verdict:
     """Killed before and after each of its COMMITs, a fresh worker recovers: one receipt and
-    done=1 each time. Then two copies at once: still one receipt."""
+    done=1 each time. Then two copies at once, the first held at each of those points and after
+    each of its reads in turn: still one receipt."""
     source, _ = source_of(answer)
     clean = run_window(kill_at=NO_KILL, step_source=source)
     failed = checked_run(clean, say("lesson7.one_transaction.run_clean"), source)
     if failed is not None:  # a Verdict: true only when correct
         return failed
     points = [e["point"] for e in clean.events if e["role"] == "first" and e["event"] == "point"]
-    if not points:
+    # Killed after a read, a step leaves what it leaves killed before its next COMMIT: the
+    # points after reads are only raced at.
+    kill_points = [p for p in points if not p.startswith(READ_POINT)]
+    if not kill_points:
         return Verdict("incorrect", say("lesson7.one_transaction.no_transaction"))
-    for point in points:
+    for point in kill_points:
         run = run_window(kill_at=point, step_source=source)
         failed = checked_run(run, say("lesson7.one_transaction.run_killed", point=point), source)
         if failed is not None:  # a Verdict: true only when correct
@@ -141,7 +152,8 @@ def judge_step(answer: Callable | str) -> Verdict:
     # The first is held at each point in turn while the second runs: once it has no lock the
     # second waits for (after a commit), and once it has (before one). After the second waits,
     # who goes first is the scheduler's choice; a step that commits between its read of done
-    # and its writes leaves two receipts when held after that commit, every time.
+    # and its writes leaves two receipts when held after that commit, every time. Held after
+    # a read, both read done=0 under a lock both can take (FOR SHARE): a deadlock, every time.
     waits = []
     for point in points:
         race = run_race(step_source=source, hold=point)
@@ -160,7 +172,7 @@ def judge_step(answer: Callable | str) -> Verdict:
         waits.append(waited)
     said = say(
         "lesson7.one_transaction.correct",
-        points=len(points),
+        points=len(kill_points),
         waited=next((w for w in waits if w), say("checks.words.nothing")),
     )
     return Verdict("correct", said, clean.run_dir)

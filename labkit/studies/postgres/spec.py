@@ -20,6 +20,7 @@ __all__ = [
     "NO_REPLY",
     "NO_KILL",
     "OUTCOMES",
+    "READ_POINT",
     "WINDOW_ORDERS",
     "CrashResult",
     "CrashSpec",
@@ -32,6 +33,10 @@ __all__ = [
 
 NO_KILL = "none"
 LEARNER_FILE = "<your step>"  # a reader's step's file name in a traceback (the judge finds it)
+# A reader's step's gate points: before and after each COMMIT (kill points), and after each
+# statement that read rows, as the READ_POINT and its number (a race holds the first worker
+# there too: a lock both workers can take, FOR SHARE, lets both read done=0 before either writes).
+READ_POINT = "after read"
 # Each order's kill points, in the order a run passes them. What each order, lock and crash
 # point means is the reader's to read, in their language: the catalogue's postgres.window_order,
 # postgres.lock and postgres_panel.crash_point (this module is a worker's, which says nothing).

@@ -96,13 +96,21 @@ class Session:
     def after_commit(self) -> None:
         """Called after every COMMIT (a reader's kill point)."""
 
+    def after_read(self) -> None:
+        """Called after every statement that returned rows (where a race holds a reader's step:
+        what it read, it may act on while the other worker reads the same)."""
+
     def execute(self, sql: str, params: tuple | list = ()) -> list[tuple]:
         """Run one statement; its rows (none for a write). Writes are noted for the trace."""
         cursor = self.conn.execute(sql, params)
         written = WRITTEN.match(sql)
         if written:
             self._writes.append({"table": written.group(1).lower(), "op": sql.split()[0].lower()})
-        return cursor.fetchall() if cursor.description else []
+        if not cursor.description:
+            return []
+        rows = cursor.fetchall()
+        self.after_read()
+        return rows
 
     def is_done(self, lock: str = "") -> bool:
         return self.execute(f"SELECT done FROM progress WHERE id=1 {lock}")[0][0] == 1

@@ -15,7 +15,7 @@ import psycopg
 from labkit.bench.gate import Gate, report
 from labkit.bench.postgres import connect
 from labkit.bench.trace import Trace
-from labkit.studies.postgres.spec import LEARNER_FILE
+from labkit.studies.postgres.spec import LEARNER_FILE, READ_POINT
 from labkit.studies.postgres.stores import HOLD_LOCK, KEY, LOCAL_COMMIT, PAYLOAD, Session
 
 __all__ = ["crash_client", "run_step"]
@@ -88,11 +88,12 @@ def skip(trace: Trace) -> None:
 
 class ReaderSession(Session):
     """A reader's step gets one session; the lab kills it before and after every COMMIT, so
-    it refuses transaction control written as SQL (`with db.transaction():` does that)."""
+    it refuses transaction control written as SQL (`with db.transaction():` does that). A race
+    also holds it after a statement that read rows."""
 
     def __init__(self, job: dict, trace: Trace, gate: Gate) -> None:
         super().__init__(job, "postgres", trace)
-        self.gate, self.commits = gate, 0
+        self.gate, self.commits, self.reads = gate, 0, 0
 
     def execute(self, sql: str, params: tuple | list = ()) -> list[tuple]:
         first = sql.split(None, 1)[:1]
@@ -112,6 +113,10 @@ class ReaderSession(Session):
 
     def after_commit(self) -> None:
         self.gate.after_commit(self.lane)
+
+    def after_read(self) -> None:
+        self.reads += 1
+        self.gate(f"{READ_POINT} {self.reads}")
 
 
 def reader_step(job: dict) -> Callable[[ReaderSession], None]:
