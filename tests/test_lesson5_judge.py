@@ -1,8 +1,9 @@
 """Lesson 5's judges say exactly what their real runs showed (issue 33: the mutants mutmut left
 in workshop/lesson5.py): each strategy's tickets and story after a lost reply; the fault after
 which a recovery ends wrong, with its tickets, checkpoint and run; the case in which a consumer
-let a message take effect twice or never, with the state at the kill and the run to look in;
-and the consumer whose commits the lab cannot kill apart, refused.
+let a message take effect twice or never, with the state at the kill and the run to look in
+(a kill after a write to a file beside consumer.db too); and the consumer whose commits the
+lab cannot kill apart, or that writes outside its run folder, refused.
 """
 
 from __future__ import annotations
@@ -96,8 +97,8 @@ def test_the_right_consumer_is_correct_counting_the_commits_it_was_killed_after(
         "correct",
         "each message took effect once: delivered once each, redelivered after the relay was"
         " killed (beside another message with the same payload), and redelivered after the"
-        " consumer was killed right after each commit to consumer.db in each delivery (2 in all,"
-        " the last of each the lab's own COMMIT)",
+        " consumer was killed right after each commit and each write to the run's files in each"
+        " delivery (2 in all, the last of each the lab's own COMMIT to consumer.db)",
     )
     assert kill_of(verdict.run_dir) == "none"  # the clean run's
 
@@ -297,3 +298,47 @@ def test_a_consumer_that_commits_apart_only_in_its_second_delivery_is_killed_the
         verdict.message,
     ), verdict.message
     assert kill_of(verdict.run_dir) == "after commit 1 (consumer.db)"
+
+
+def test_a_consumer_that_keeps_its_ids_in_a_file_beside_consumer_db_is_killed_after_that_write():
+    """What it has seen is out of the delivery's transaction: killed after that write and
+    before the lab's COMMIT, the message is seen and never applied (it was judged correct)."""
+    beside = CONSUMERS["the ids kept in a JSON file beside consumer.db"][0]
+    verdict = idempotent_consumer.check(beside)
+    assert verdict.status == "incorrect", str(verdict)
+    assert re.fullmatch(
+        rf"the consumer was killed right after write 1 \(processed.json\) of its delivery of"
+        rf" ({MSG}), before it answered the relay \(consumer.db then held 0 effect rows and 0"
+        r" inbox rows\), so a fresh relay delivered it again \(3 deliveries in all\);"
+        r" consumer.db holds 0 effect rows for \1, not 1",
+        verdict.message,
+    ), verdict.message
+    assert kill_of(verdict.run_dir) == "after write 1 (processed.json)"
+
+
+def test_a_consumer_that_writes_a_log_beside_consumer_db_is_killed_after_it_and_is_right():
+    """A write beside consumer.db is a kill point, not a fault: a log of each delivery after
+    the inbox row changes nothing a redelivery sees."""
+    logged = "the inbox, and a log of each delivery beside consumer.db"
+    verdict = idempotent_consumer.check(RIGHT["lesson5.idempotent_consumer"][logged])
+    assert (verdict.status, verdict.message) == (
+        "correct",
+        "each message took effect once: delivered once each, redelivered after the relay was"
+        " killed (beside another message with the same payload), and redelivered after the"
+        " consumer was killed right after each commit and each write to the run's files in each"
+        " delivery (4 in all, the last of each the lab's own COMMIT to consumer.db)",
+    )
+
+
+def test_a_consumer_that_writes_outside_its_run_folder_is_refused():
+    """A kill there cannot be judged: every run would find what the runs before it left."""
+    outside = CONSUMERS["the ids kept in a JSON file outside the run folder, in the runs' own"]
+    verdict = idempotent_consumer.check(outside[0])
+    written = Path(verdict.run_dir).resolve().parent / "processed.json"
+    assert (verdict.status, verdict.message) == (
+        "incorrect",
+        f"your consumer wrote outside its run folder ({written}): the lab cannot judge a kill"
+        " there, since every run would find what the runs before it left. Keep what your"
+        " consumer has taken in inside consumer.db, in the delivery's transaction",
+    )
+    assert kill_of(verdict.run_dir) == "none"

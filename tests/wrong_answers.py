@@ -153,6 +153,19 @@ INBOX = (
 )
 
 
+# A consumer's run folder, where consumer.db is.
+RUN_FOLDER = 'os.path.dirname(db.execute("PRAGMA database_list").fetchone()[2])'
+# A consumer that keeps the ids it has seen in processed.json, in `folder`, then applies.
+SEEN_IN_JSON = f"""import json, os
+path = os.path.join({{folder}}, "processed.json")
+done = json.load(open(path)) if os.path.exists(path) else []
+if message_id in done:
+    return
+done.append(message_id)
+with open(path, "w") as f:
+    json.dump(done, f)
+{EFFECT}"""
+
 CONSUMER_INBOX_FIRST = f"""{INBOX}
 db.execute("COMMIT")
 db.execute("BEGIN IMMEDIATE")
@@ -1084,6 +1097,36 @@ WRONG: dict[str, dict[str, tuple[object, str]]] = {
             consumer(f"with db:\n    {INBOX}\n    if new:\n        {EFFECT}"),
             "do not commit or roll back inside it",
         ),
+        # what it has seen kept beside consumer.db, out of the delivery's transaction: killed
+        # between that write and the lab's COMMIT, the message is seen and never applied
+        "the ids kept in a JSON file beside consumer.db": (
+            consumer(SEEN_IN_JSON.format(folder=RUN_FOLDER)),
+            "killed right after write 1 (processed.json) of its delivery of msg-",
+        ),
+        "the ids kept in a JSON file written aside, then renamed over it": (
+            consumer(
+                SEEN_IN_JSON.format(folder=RUN_FOLDER).replace(
+                    'with open(path, "w") as f:\n    json.dump(done, f)',
+                    'with open(path + ".new", "w") as f:\n    json.dump(done, f)\n'
+                    'os.replace(path + ".new", path)',
+                )
+            ),
+            "killed right after write 2 (processed.json) of its delivery of msg-",
+        ),
+        "the ids kept in a SQLite file of its own, INSERT OR IGNORE": (
+            consumer(
+                f"import os, sqlite3\nfolder = {RUN_FOLDER}\n"
+                'seen = sqlite3.connect(os.path.join(folder, "seen.db"), isolation_level=None)\n'
+                'seen.execute("CREATE TABLE IF NOT EXISTS seen(message_id TEXT PRIMARY KEY)")\n'
+                'new = seen.execute("INSERT OR IGNORE INTO seen VALUES(?)", (message_id,))'
+                f".rowcount\nif new:\n    {EFFECT}"
+            ),
+            "killed right after commit 2 (seen.db) of its delivery of msg-",
+        ),
+        "the ids kept in a JSON file outside the run folder, in the runs' own": (
+            consumer(SEEN_IN_JSON.format(folder=f"os.path.dirname({RUN_FOLDER})")),
+            "your consumer wrote outside its run folder (",
+        ),
     },
     "lesson8.charge_once": {
         "a new uuid4 key per attempt": (plan("transient", "uuid4"), "charged 2 times"),
@@ -1445,6 +1488,11 @@ RIGHT: dict[str, dict[str, object]] = {
             "(subscriber, message_id)).fetchone():\n    return\n"
             'db.execute("INSERT INTO inbox(subscriber, message_id) VALUES(?, ?)", '
             f"(subscriber, message_id))\n{EFFECT}"
+        ),
+        "the inbox, and a log of each delivery beside consumer.db": consumer(
+            f'{INBOX}\nwith open("consumer.log", "a") as log:\n'
+            "    log.write(f\"{message_id} {'new' if new else 'seen'}\\n\")\n"
+            f"if new:\n    {EFFECT}"
         ),
         "inside a savepoint of its own": consumer(
             f'db.execute("SAVEPOINT delivery")\n{INBOX}\nif new:\n    {EFFECT}\n'

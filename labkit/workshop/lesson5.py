@@ -17,7 +17,7 @@ from collections.abc import Callable
 from labkit.language import say
 from labkit.studies.outbox.consumer import READER_FILE as CONSUMER_FILE
 from labkit.studies.outbox.experiment import (
-    CONSUMER_COMMIT,
+    CONSUMER_POINT,
     YOURS,
     OutboxResult,
     OutboxSpec,
@@ -166,23 +166,26 @@ def run_outbox_case(source: str, name: str, **plan: object) -> OutboxResult:
     return result
 
 
-def commit_points(clean: OutboxResult) -> list[tuple[int, str]]:
-    """The kill points after each commit each delivery's consumer made, as (delivery, point):
-    the reader's own, and the lab's COMMIT of the delivery's transaction, last. Every
-    delivery's: a consumer may commit one message another way than the other."""
+def kill_points(clean: OutboxResult) -> list[tuple[int, str]]:
+    """The kill points after each commit and each write each delivery's consumer made, as
+    (delivery, point): the reader's own, and the lab's COMMIT of the delivery's transaction,
+    last. Every delivery's: a consumer may commit one message another way than the other."""
     deliveries = {consumer_role(n): n for n in range(1, clean.spec.orders + 1)}
     return [
         (deliveries[e["role"]], e["point"])
         for e in clean.trace()
         if e["role"] in deliveries and e["event"] == "point"
-        if CONSUMER_COMMIT.fullmatch(e["point"])
+        if CONSUMER_POINT.fullmatch(e["point"])
     ]
 
 
-def unwatched(clean: OutboxResult) -> str | None:
-    """The files of commits the check could not kill the consumer apart at, if any (a file in
-    WAL mode, an exclusive lock, two commits with no statement between them)."""
-    files = [f for e in clean.trace() if e["event"] == "unwatched" for f in e["files"]]
+def noted_files(clean: OutboxResult, event: str) -> str | None:
+    """The files the consumers' watches noted as `event`, in words, if any: "unwatched", the
+    files of commits the check could not kill the consumer apart at (a file in WAL mode, an
+    exclusive lock, two commits with no statement between them); "outside", the files it
+    wrote outside the run folder."""
+    noted = [e for e in clean.trace() if e["event"] == event]
+    files = [f for e in noted for f in (e["files"] if "files" in e else [e["file"]])]
     return say("checks.words.and").join(dict.fromkeys(files)) or None
 
 
@@ -224,17 +227,19 @@ def took_effect_once(case: str, result: OutboxResult) -> Verdict | None:
 def judge_consumer(answer: Callable | str) -> Verdict:
     """Each of two messages must take effect once: delivered once each; redelivered after the
     relay is killed, beside a message with the same payload; and redelivered after the
-    consumer is killed right after each of its commits, before it answered the relay."""
+    consumer is killed right after each of its commits and writes to the run's files, before
+    it answered the relay. A consumer that writes outside the run folder is refused."""
     source, name = source_of(answer)
     clean = run_outbox_case(source, name)
-    files = unwatched(clean)
-    if files:
-        said = say("lesson5.idempotent_consumer.unwatched", files=files)
-        return Verdict("incorrect", said, str(clean.run_dir))
+    for noted in ("outside", "unwatched"):
+        files = noted_files(clean, noted)
+        if files:
+            said = say(f"lesson5.idempotent_consumer.{noted}", files=files)
+            return Verdict("incorrect", said, str(clean.run_dir))
     wrong = took_effect_once("two", clean)  # a Verdict: true only when correct
     if wrong is not None:
         return wrong
-    points = commit_points(clean)
+    points = kill_points(clean)
     cases = [("redelivered", 1, "after_deliver"), *(("killed", n, p) for n, p in points)]
     for case, delivery, kill_at in cases:
         result = run_outbox_case(
@@ -243,7 +248,7 @@ def judge_consumer(answer: Callable | str) -> Verdict:
         wrong = took_effect_once(case, result)
         if wrong is not None:
             return wrong
-    said = say("lesson5.idempotent_consumer.correct", commits=len(points))
+    said = say("lesson5.idempotent_consumer.correct", points=len(points))
     return Verdict("correct", said, str(clean.run_dir))
 
 

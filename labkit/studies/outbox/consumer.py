@@ -5,8 +5,8 @@ A `plain` consumer applies the effect every time it is handed the message; a `de
 first notes the message in its inbox, keyed (subscriber, message_id), in the same transaction
 as the effect: a redelivery finds the inbox row and changes nothing, and a kill before the
 commit leaves neither. A reader's consumer (an exercise) runs inside that transaction, with a
-kill point after every commit made to consumer.db, theirs or the lab's own. Worker-side:
-standard library only.
+kill point after every commit and every write made to the files of the run folder, theirs or
+the lab's own COMMIT (`consumer_writes`). Worker-side: standard library only.
 """
 
 from __future__ import annotations
@@ -31,22 +31,15 @@ def readers_consumer(job: dict) -> Callable[[sqlite3.Connection, str, str, str],
     return namespace[job["name"]]
 
 
-def watch_commits(job: dict, gate: Gate, trace: Trace) -> None:
-    """Before a reader's consumer opens anything: a kill point after every commit made to
-    consumer.db, however it is made (`CommitWatch`), so that a commit of theirs inside the
-    delivery's transaction is a point the judge kills at, as lesson 2's judge does a step's."""
-    from labkit.bench.commit_watch import CommitWatch  # only a reader's consumer pays for it
-
-    CommitWatch(job["run_dir"], [CONSUMER_FILE], gate.after_commit, trace).watch_process()
-
-
 def consume(job: dict) -> None:
     """Take in the job's message; report whether its effect was applied this time."""
     trace = Trace(job["run_dir"], job["role"])
     trace.event("start", message_id=job["message_id"], dedupe=job["dedupe"])
     gate = Gate(trace, job)
-    if "source" in job:
-        watch_commits(job, gate, trace)
+    if "source" in job:  # only a reader's consumer pays for the watches
+        from labkit.studies.outbox.consumer_writes import watch_writes
+
+        watch_writes(job, gate, trace)
     consumer = ConsumerStore(job["run_dir"], CONSUMER_FILE, trace)
     with consumer:
         if "source" in job:  # a reader's consumer: its own statements, in this transaction

@@ -80,9 +80,10 @@ ENTRIES = {
 }
 MAX_ORDERS = 5
 YOURS = "yours"  # the consumer is a reader's function (an exercise)
-# A reader's consumer has a kill point after each commit to consumer.db (`consumer.py`), the
-# lab's own COMMIT of the delivery included: "after commit 2 (consumer.db)".
-CONSUMER_COMMIT = re.compile(r"after commit \d+ \(consumer\.db\)")
+# A reader's consumer has a kill point after each commit to a SQLite file of the run folder,
+# the lab's own COMMIT of the delivery included, "after commit 2 (consumer.db)", and after each
+# write to another file of it, "after write 1 (processed.json)" (`consumer_writes`).
+CONSUMER_POINT = re.compile(r"after (commit|write) \d+ \(.+\)")
 
 
 def consumer_role(delivery: int) -> str:
@@ -109,7 +110,7 @@ class OutboxSpec:
         if (self.consumer == YOURS) != (self.consumer_source is not None):
             raise refusal("custom_consumer", value=repr(YOURS))
         check_instance("consumer_source", self.consumer_source, str | None, "source_or_none")
-        if not self.after_readers_commit:
+        if not self.after_readers_write:
             check_choice("kill point", self.kill_at, OUTBOX_KILL_POINTS)
         check_folder("out", self.out)
         check_number("timeout", self.timeout, 0, MAX_TIMEOUT)
@@ -118,14 +119,14 @@ class OutboxSpec:
         check_int("killed_delivery", self.killed_delivery, 1, self.orders)
 
     @property
-    def after_readers_commit(self) -> bool:
-        """The kill point is after a commit of a reader's consumer (its first delivery's)."""
-        return self.consumer == YOURS and bool(CONSUMER_COMMIT.fullmatch(str(self.kill_at)))
+    def after_readers_write(self) -> bool:
+        """The kill point is after a commit or a write of a reader's consumer."""
+        return self.consumer == YOURS and bool(CONSUMER_POINT.fullmatch(str(self.kill_at)))
 
     @property
     def dies(self) -> str:
         """The process that dies at the kill point (producer, relay, consumer, nobody)."""
-        return "consumer" if self.after_readers_commit else DIES[self.kill_at]
+        return "consumer" if self.after_readers_write else DIES[self.kill_at]
 
     @property
     def label(self) -> str:
