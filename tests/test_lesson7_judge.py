@@ -341,6 +341,14 @@ def test_a_transaction_rolled_back_and_not_run_again_needs_a_retry(monkeypatch, 
     )
 
 
+def test_a_rolled_back_error_whose_words_hold_a_colon_is_still_known_by_its_class(monkeypatch):
+    """The error's class is what comes before its first colon: Postgres's words may hold more."""
+    error = "psycopg.errors.SerializationFailure: could not serialize access: read/write"
+    failing_in(monkeypatch, "clean", {**ROLLED_BACK, "error": error})
+    verdict = lesson7.one_transaction.check(STEP)
+    assert verdict.status == "incorrect" and f"({error})" in verdict.message, verdict
+
+
 def test_a_deadlock_postgres_broke_and_the_step_did_not_run_again_is_wrong(monkeypatch):
     """Both took a lock both can take (FOR SHARE) and read done=0; each then waited for the
     other's to write: Postgres rolled one back (40P01), like a serialization failure."""
