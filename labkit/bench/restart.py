@@ -28,10 +28,10 @@ __all__ = [
     "FRESH",
     "LATER",
     "RESTARTS",
+    "RETRY_DELAY",
     "move_clocks",
     "new_parent",
     "next_attempt",
-    "RETRY_DELAY",
     "restart_here",
     "seconds_until",
 ]

@@ -1,8 +1,8 @@
 """Lesson 3 · Interrupt and resume (notebooks/03_interrupt_and_resume.ipynb): its checked exercises.
 
-A key is judged across a restart: computed in a worker, then in another that restarts first (another
-pid, parent pid, hash seed and environment, its clocks in another year, month, day, hour and minute;
-see `labkit.bench.restart`), then a real SIGKILL and a resume in a new process.
+A key is judged across a restart: computed in a worker, then in another that restarts first
+(another pid, parent pid, hash seed and environment, its clocks in another year, month, day,
+hour and minute; see `labkit.bench.restart`), then a real SIGKILL and a resume in a new process.
 
     lesson3.operation_key.check(operation_key)   # .hint(), .solution()
 
@@ -93,9 +93,9 @@ def probe_keys(run_dir: Path, role: str, source: str, name: str, seconds: float)
 @holds_run_dirs
 def keys_after_restart(source: str, name: str, seconds: float = 15) -> tuple[Path, dict, dict]:
     """The key function in two workers, one after the other: "before" on [ONE, ONE, OTHER,
-    RETITLED], then
-    "after", restarted (another pid, parent pid, hash seed and environment, its clocks in another
-    year, month, day, hour and minute), on [OTHER, ONE, ONE]; each gives {pid, ppid, hash, keys}."""
+    RETITLED], then "after", restarted (another pid, parent pid, hash seed and environment, its
+    clocks in another year, month, day, hour and minute), on [OTHER, ONE, ONE]; each gives {pid,
+    ppid, hash, keys}."""
     run_dir = new_run_dir(None, prefix="key-probe-")
     before, after = (probe_keys(run_dir, role, source, name, seconds) for role in REQUESTS)
     return run_dir, before, after

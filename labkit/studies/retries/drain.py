@@ -1,17 +1,17 @@
 """Lesson 8, a graceful drain: stop a running graph at a step boundary, resume it elsewhere.
 
-The graph a → b → c → d; every node writes ledger `start`, stops at its kill point (the parent may
-signal it there), works `work_ms`, stops again as its work is done (where the parent judges a grace
-period, on the worker's own clock: `runs.ended_within`), writes `end`; the first process stops
-once more as its serve returns. The worker runs it through a
-`serve` function, as an app would: the lab's turns SIGTERM into `RunControl.request_drain()`, so the
-run stops after b, saved, with `GraphDrained`; a reader's own (the exercise) is their source, run
-here. The lab's runs save each step before the next (durability "sync"), so a kill loses exactly the
-step it lands in; a drain saves in every mode (LangGraph's default "async" too, which a reader's
-`serve` may keep). A fresh process then resumes with `invoke(None)`. The nodes reach their worker's
-hooks through a module variable (each worker is a process with one job), so a reader's `serve` calls
-`graph.invoke` exactly as an app does; whatever it returns is theirs (the lab reads the ledger and
-the checkpoints, not the value). Imports LangGraph.
+The graph a → b → c → d; every node writes ledger `start`, stops at its kill point (the parent
+may signal it there), works `work_ms`, stops again as its work is done (where the parent judges
+a grace period, on the worker's own clock: `runs.ended_within`), writes `end`; the first process
+stops once more as its serve returns. The worker runs it through a `serve` function, as an app
+would: the lab's turns SIGTERM into `RunControl.request_drain()`, so the run stops after b,
+saved, with `GraphDrained`; a reader's own (the exercise) is their source, run here. The lab's
+runs save each step before the next (durability "sync"), so a kill loses exactly the step it
+lands in; a drain saves in every mode (LangGraph's default "async" too, which a reader's `serve`
+may keep). A fresh process then resumes with `invoke(None)`. The nodes reach their worker's
+hooks through a module variable (each worker is a process with one job), so a reader's `serve`
+calls `graph.invoke` exactly as an app does; whatever it returns is theirs (the lab reads the
+ledger and the checkpoints, not the value). Imports LangGraph.
 """
 
 from __future__ import annotations
