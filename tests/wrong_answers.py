@@ -1208,6 +1208,13 @@ WRONG: dict[str, dict[str, tuple[object, str]]] = {
             ),
             "node a failed by itself (NodeFailed)",
         ),
+        **{
+            f"drained, and the {family} family hidden beside it": (
+                drained(f"except {family}:\n    return None"),
+                "node a failed by itself (NodeFailed)",
+            )
+            for family in ("ValueError", "LookupError", "TypeError", "ArithmeticError")
+        },
         "every error turned into a clean exit": (
             drained("except BaseException:\n    import os\n    os._exit(0)"),
             "Catch GraphDrained alone, and let every other error out",

@@ -67,10 +67,14 @@ MAX_FIRST_TRIALS = 2000  # per mode: a trial takes 50-150 ms here, so at most ab
 MAX_WORK_MS = 10_000
 
 
-class NodeFailed(ConnectionError, TimeoutError, RuntimeError):
+class NodeFailed(
+    ConnectionError, TimeoutError, RuntimeError, ValueError, LookupError, TypeError, ArithmeticError
+):
     """A node's own failure (DrainSpec.fails): no stop asked, the run simply fails. A service
-    call that failed, of every kind a serve may be tempted to swallow as passing (a lost
-    connection, a timeout, any error at run time): none of them is a drain."""
+    call that failed, of every family a serve may be tempted to catch beside GraphDrained (a
+    lost connection, a timeout, any error at run time, a bad value, a missing key, a wrong
+    type, a failed sum; every built-in family whose layout lets one class join them all):
+    none of them is a drain, so a serve that catches any of them hides a real failure."""
 
 
 def check_timeout(timeout: object) -> float:
