@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from labkit.bench.launcher import WorkerProcess
+from labkit.bench.snapshot import read_tables
 from labkit.bench.tickets import PayloadConflict, Tickets
 from labkit.studies.interrupt_resume.experiment import run_interrupt
 from labkit.studies.interrupt_resume.race import reached, run_ticket_race
@@ -50,6 +53,18 @@ def test_every_kill_point_for_both_keys_and_layouts(layout, kill_at, key):
     assert r["node_calls"] == calls
     assert r["after_resume"] == (fresh_tickets if key == "fresh" else 1)
     assert len(set(r["receipts"])) == (fresh_tickets if key == "fresh" else 1)
+
+
+@pytest.mark.parametrize(("kill_at", "tickets"), [("before_create", 0), ("after_create", 1)])
+def test_a_mark_committed_before_the_ticket_loses_it_to_a_kill_between_the_two(kill_at, tickets):
+    """mark_first's execute commits its mark, then asks for the ticket: a re-run that finds the
+    mark skips, so a kill between the two loses the ticket, and a kill after both keeps one."""
+    r = run_interrupt("stable", "mark_first", cross_process=True, kill_at=kill_at)
+    assert r["exits"] == {"first": 0, "resume": -9, "recover": 0}  # killed in execute, recovered
+    assert len(r["tickets"]) == tickets  # the ticket service's rows, read back
+    assert r["recover"]["receipt_seen"] is False  # the recovery skipped execute either way
+    marks = read_tables(Path(r["run_dir"]) / "filed.db")["filed"].rows
+    assert marks == [["request-42/create-ticket/v1"]]
 
 
 def test_the_receiver_contract(tmp_path):

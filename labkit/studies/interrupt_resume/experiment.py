@@ -23,7 +23,9 @@ from labkit.bench.tickets import TICKETS_FILE
 __all__ = ["INTERRUPT_KILL_POINTS", "KEY_STRATEGIES", "LAYOUTS", "InterruptSpec", "run_interrupt"]
 
 KEY_STRATEGIES = ("fresh", "stable")  # a new UUID per node run, or the operation id of the input
-LAYOUTS = ("combined", "split")  # create + review in one node, or prepare → approve → execute
+# create + review in one node; prepare → approve → execute; the same, execute committing a
+# "filed" mark before it asks for the ticket (graphs.py)
+LAYOUTS = ("combined", "split", "mark_first")
 INTERRUPT_KILL_POINTS = ("none", "before_create", "after_create", "paused")
 KEY_FUNCTION = "def operation_key("  # what a reader's key_source must define
 

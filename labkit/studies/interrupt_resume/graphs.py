@@ -2,13 +2,17 @@
 
 `combined`: one node creates the ticket, then calls `interrupt()` for a receipt review.
 `split`: prepare → approve (the interrupt, before any side effect) → execute (creates the
-ticket) → verify. The key strategy decides the operation key: `fresh`, a new UUID each time the
-node runs; `stable`, the operation id fixed in the first input. Every ticket the node gets back
-is appended to the ledger, so the parent can count node runs and receipts after any kill.
+ticket) → verify. `mark_first`: the split layout, but execute first commits a "filed" mark in
+its own table and only then asks for the ticket; a re-run that finds the mark skips (at most
+once). The key strategy decides the operation key: `fresh`, a new UUID each time the node runs;
+`stable`, the operation id fixed in the first input. Every ticket the node gets back is appended
+to the ledger, so the parent can count node runs and receipts after any kill.
 """
 
 from __future__ import annotations
 
+import contextlib
+import os
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TypedDict
@@ -23,6 +27,7 @@ from langgraph.types import Command, interrupt
 from labkit.bench.checkpoints import checkpoint_report, open_saver, with_saver
 from labkit.bench.gate import Gate, report
 from labkit.bench.ledger import Ledger
+from labkit.bench.store import connect
 from labkit.bench.tickets import Tickets
 from labkit.bench.trace import Trace
 from labkit.studies.interrupt_resume.contract import (
@@ -35,6 +40,7 @@ from labkit.studies.interrupt_resume.contract import (
 __all__ = ["first_process", "resume_process", "same_process"]
 
 CONFIG = {"configurable": {"thread_id": "workflow-1"}}
+FILED_FILE = "filed.db"  # mark_first's own table of the operations it filed
 
 
 class State(TypedDict, total=False):
@@ -49,6 +55,20 @@ def no_stop(point: str) -> None:
     """No kill points (the run in one process)."""
 
 
+class Filed:
+    """The mark_first layout's own record of the operations it filed: its own SQLite file,
+    apart from the ticket service and the checkpointer, made only when a node marks one."""
+
+    def __init__(self, run_dir: str) -> None:
+        self.path = os.path.join(run_dir, FILED_FILE)
+
+    def mark(self, key: str) -> bool:
+        """Record the operation as filed, committed at once; False if a run already had."""
+        with contextlib.closing(connect(self.path)) as db:
+            db.execute("CREATE TABLE IF NOT EXISTS filed (op_key TEXT PRIMARY KEY)")
+            return db.execute("INSERT OR IGNORE INTO filed VALUES (?)", (key,)).rowcount == 1
+
+
 @dataclass(frozen=True)
 class RunContext:
     """What the nodes need from the process they run in, given to `invoke(context=...)`: the
@@ -58,11 +78,12 @@ class RunContext:
     ledger: Ledger
     operation_key: Callable[[State], str]
     stop: Callable[[str], None] = no_stop  # a kill point: the worker's gate
+    filed: Filed | None = None  # mark_first's own record (for_job gives every job one)
 
     @classmethod
     def for_job(cls, job: dict, gate: Gate | None = None) -> RunContext:
         tickets, ledger = Tickets(job["run_dir"]), Ledger(job["run_dir"])
-        return cls(tickets, ledger, key_function(job), gate or no_stop)
+        return cls(tickets, ledger, key_function(job), gate or no_stop, Filed(job["run_dir"]))
 
 
 def create_ticket(state: State, node: str, hooks: RunContext) -> int:
@@ -96,6 +117,15 @@ def execute(state: State, runtime: Runtime[RunContext]) -> dict:
     return {"ticket_id": create_ticket(state, "execute", runtime.context)}
 
 
+def mark_then_execute(state: State, runtime: Runtime[RunContext]) -> dict:
+    """execute, kept from filing twice by a mark committed BEFORE it asks for the ticket: a
+    re-run that finds the mark skips, so a kill between the mark and the ticket loses it."""
+    hooks = runtime.context
+    if state["approved"] and not hooks.filed.mark(hooks.operation_key(state)):
+        return {}  # an earlier run marked it: taken as filed
+    return execute(state, runtime)
+
+
 def verify(state: State, runtime: Runtime[RunContext]) -> dict:
     ids = [row[0] for row in runtime.context.tickets.rows()]
     return {"receipt_seen": state.get("ticket_id") in ids}
@@ -104,6 +134,12 @@ def verify(state: State, runtime: Runtime[RunContext]) -> dict:
 LAYOUTS = {
     "combined": [("create_and_review", create_and_review)],
     "split": [("prepare", prepare), ("approve", approve), ("execute", execute), ("verify", verify)],
+    "mark_first": [
+        ("prepare", prepare),
+        ("approve", approve),
+        ("execute", mark_then_execute),
+        ("verify", verify),
+    ],
 }
 
 
@@ -155,7 +191,7 @@ def first_process(job: dict) -> None:
 
 def resume_process(job: dict) -> None:
     """A later process: look at the saved thread, then resume it (re-running what a kill cut
-    off). In the split layout the ticket is created here, so its kill points are here too."""
+    off). In the split layouts the ticket is created here, so its kill points are here too."""
     graph, saver = sqlite_graph(job)
     hooks = RunContext.for_job(job, Gate(Trace(job["run_dir"], job["role"]), job))
 
