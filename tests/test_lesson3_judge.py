@@ -16,6 +16,8 @@ import pytest
 from wrong_answers import WRONG, gate, key
 
 from labkit.bench.launcher import read_report
+from labkit.bench.snapshot import read_tables
+from labkit.bench.tickets import TICKETS_FILE
 from labkit.workshop import lesson3
 from labkit.workshop.checks import ReaderCodeError
 from labkit.workshop.lesson3 import operation_key, predict_kills, release_gate
@@ -235,6 +237,32 @@ def test_a_gate_that_lets_a_candidate_through_or_holds_it_back_hears_its_real_ru
     )
 
 
+def test_the_candidate_that_marks_the_ticket_filed_first_loses_it_to_the_crash():
+    """Its mark is committed before it asks for the ticket: the crash's kill comes between the
+    two, and the recovery, finding the mark, skips filing. A gate content with at most one
+    ticket releases it; its other scenarios are the safe candidate's."""
+    tickets, run_dir = lesson3.run_scenario("stable_mark_first", "tickets_after_crash")
+    ran = results(run_dir)
+    assert (tickets, ran["layout"], ran["kill_at"], ran["exits"]) == (
+        0,
+        "mark_first",
+        "before_create",
+        {"first": 0, "resume": -9, "recover": 0},
+    )
+    assert read_tables(Path(run_dir) / TICKETS_FILE)["ticket"].rows == []
+    assert read_tables(Path(run_dir) / "filed.db")["filed"].rows == [[ONE]]
+    assert ran["recover"]["resumed_how"] == ["invoke(None)"]  # it ran execute again: skipped
+    others = ("tickets_after_rejection", "changed_title")
+    assert [lesson3.run_scenario("stable_mark_first", s)[0] for s in others] == [0, "refused"]
+    verdict = release_gate.check(GATES["at most one ticket after the crash"][0])
+    assert (verdict.status, verdict.message) == (
+        "incorrect",
+        "your gate released “stable key, approve, marked filed before the ticket”, whose real"
+        " runs gave: tickets_after_crash = 0, tickets_after_rejection = 0, changed_title ="
+        " 'refused'",
+    )
+
+
 def test_the_safe_gate_is_correct_and_a_scenario_that_failed_gives_no_verdict(monkeypatch):
     right = gate(
         'return trial("tickets_after_crash") == 1 and trial("tickets_after_rejection") == 0'
@@ -243,7 +271,7 @@ def test_the_safe_gate_is_correct_and_a_scenario_that_failed_gives_no_verdict(mo
     verdict = release_gate.check(right)
     assert (verdict.status, verdict.message) == (
         "correct",
-        "of 6 candidate graphs, your gate released only “stable key, approve then execute”",
+        "of 7 candidate graphs, your gate released only “stable key, approve then execute”",
     )
     assert results(verdict.run_dir)["key"] == "stable"
 
@@ -313,6 +341,7 @@ def test_a_changed_title_is_refused_under_a_stable_key_and_a_new_ticket_under_an
         "refused",
         "new ticket",
         "new ticket",
+        "refused",
         "refused",
         "refused",
     ]

@@ -769,6 +769,10 @@ WRONG: dict[str, dict[str, tuple[object, str]]] = {
             gate(f'return {CRASH} == 1 and {REJECTION} <= 1 and {CHANGED} == "refused"'),
             "released “stable key, review after the ticket”",
         ),
+        "at most one ticket after the crash": (
+            gate(f'return {CRASH} <= 1 and {REJECTION} == 0 and {CHANGED} == "refused"'),
+            "released “stable key, approve, marked filed before the ticket”",
+        ),
         "the crash never asked": (
             gate(f'return {REJECTION} == 0 and {CHANGED} == "refused"'),
             "released “a UUID kept per process, approve then execute”",

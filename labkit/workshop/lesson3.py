@@ -6,9 +6,10 @@ hour and minute; see `labkit.bench.restart`), then a real SIGKILL and a resume i
 
     lesson3.operation_key.check(operation_key)   # .hint(), .solution()
 
-The release gate (study 001's closing advice) is judged on six real candidate graphs: the
-reader's gate must let through exactly the one that keeps one ticket after a crash and a
-resume, none after a rejected approval, and refuses a changed title under the same operation.
+The release gate (study 001's closing advice) is judged on seven real candidate graphs: the
+reader's gate must let through exactly the one that keeps one ticket after a crash and a resume
+(not two, and not none: one marks the ticket filed before asking for it), none after a rejected
+approval, and refuses a changed title under the same operation.
 
 What the verdicts and hints say is in the catalogue, `lesson3.toml`.
 """
@@ -190,9 +191,10 @@ predict_kills = Exercise(
 )
 
 
-# The release gate: six candidates (key strategy, layout, a key function for "custom"), each
+# The release gate: seven candidates (key strategy, layout, a key function for "custom"), each
 # by a code; the reader reads its name, `lesson3.release_gate.candidate.<code>`. Each of the
-# three scenarios is the only one that refuses some candidate.
+# three scenarios is the only one that refuses some candidate (the crash, two: one with a
+# ticket too many, one with a ticket too few).
 TITLE_IN_KEY = (
     "def operation_key(state):\n    return f\"{state['operation_id']}/{state['title']}\"\n"
 )
@@ -207,9 +209,14 @@ CANDIDATES = {
     "fresh_approve": ("fresh", "split", None),
     "title_approve": ("custom", "split", TITLE_IN_KEY),
     "process_approve": ("custom", "split", KEY_PER_PROCESS),
+    "stable_mark_first": ("stable", "mark_first", None),
     "stable_approve": ("stable", "split", None),
 }
 RELEASE = "stable_approve"
+# The crash's SIGKILL, by layout: between the node's first write and the next, where the two
+# disagree. The ticket comes first in "combined" and "split" (the checkpoint after it);
+# "mark_first" commits its "filed" mark first, and a kill before the ticket loses it.
+CRASH_AT = {"combined": "after_create", "split": "after_create", "mark_first": "before_create"}
 SCENARIOS = ("tickets_after_crash", "tickets_after_rejection", "changed_title")
 GATE_FILE = "<your gate>"
 
@@ -247,7 +254,7 @@ def run_scenario(candidate: str, scenario: str) -> tuple[object, str | None]:
     if scenario == "changed_title":
         return changed_title(key, source), None
     crash = scenario == "tickets_after_crash"
-    kill_at = "after_create" if crash else "none"  # the rejection: a person says no, no kill
+    kill_at = CRASH_AT[layout] if crash else "none"  # the rejection: a person says no, no kill
     r = run_interrupt(key, layout, crash, kill_at, key_source=source, approval=crash)
     if r["failure"]:
         raise ScenarioFailed(r["failure"], r["run_dir"])
