@@ -2,7 +2,8 @@
 differ from the recovery at once: when the reader's code read a clock that a restart moves
 (`clock_reads`). Otherwise each takes that recovery's report, marked `same_as`, and the
 exploration spends a quarter of the processes' work (issue 25, speed). Asserted on real rows:
-a monthly key still fails at the month restart, read directly or through a library."""
+a monthly key still fails at the month restart, read directly, through a library or through
+SQLite's 'now'."""
 
 from __future__ import annotations
 
@@ -27,7 +28,7 @@ def reports(found: object, restart: str) -> list[dict]:
     ]
 
 
-@pytest.mark.parametrize("name", ["direct_graph", "library_graph"])
+@pytest.mark.parametrize("name", ["direct_graph", "library_graph", "sqlite_graph"])
 def test_a_key_of_the_month_still_fails_at_the_month_restart(name):
     found = explore(f"{MONTH_KEYS}:{name}", "graph", restart_at="now,day,month")
     rows = [(p.n, p.outcome, p.restart) for p in found.points]

@@ -9,8 +9,10 @@ import os
 import signal
 import subprocess
 import time
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from zoneinfo import ZoneInfo
+
+import pytest
 
 from labkit.bench.launcher import LABKIT_ROOT, isolated_python
 from labkit.bench.restart import LATER, RETRY_DELAY
@@ -113,3 +115,81 @@ def test_the_trace_keeps_the_real_clock_in_a_restarted_worker(tmp_path):
     starts = {e["role"]: e for e in read_trace(result.run_dir) if e["event"] == "start"}
     assert starts["recovery"]["pid"] != result.recovery.pid  # the retry ran in the child
     assert 0 < starts["recovery"]["t_ns"] - starts["first"]["t_ns"] < 60e9
+
+
+SQLITE_NOW = f"""
+import json, sqlite3, sys, time
+sys.path.insert(0, {LABKIT_ROOT!r})
+from labkit.bench.restart import RETRY_DELAY, restart_here
+before = time.time()
+restart_here(RETRY_DELAY)
+moved = time.time()
+time.time = lambda: moved  # one moment for every read below
+db = sqlite3.connect(":memory:")
+db.execute("CREATE TABLE t (x, at DEFAULT CURRENT_TIMESTAMP)")
+db.execute("INSERT INTO t (x) VALUES (1)")
+class Mine(sqlite3.Connection): pass
+class FromSqlitesOwn(sqlite3.Connection.__mro__[-2]): pass
+opened = [db, Mine(":memory:"), sqlite3.connect(":memory:", factory=Mine),
+          sqlite3.connect(":memory:", factory=FromSqlitesOwn)]
+print(json.dumps({{
+    "before": before, "moved": moved,
+    "said": {{sql: db.execute("SELECT " + sql).fetchone()[0] for sql in json.loads(sys.argv[1])}},
+    "default": db.execute("SELECT at FROM t").fetchone()[0],
+    "each": [c.execute("SELECT datetime()").fetchone()[0] for c in opened],
+}}))
+"""
+ZONE = "Asia/Shanghai"  # UTC+8: 'localtime' is another hour, and after 16:00 UTC another day
+
+
+def sqlite_expected(moment: float) -> dict:
+    """What SQLite says at `moment` (its 'now' is kept to the millisecond), worked out in
+    Python: each function and keyword, with modifiers, and time values of their own."""
+    ms = int(moment * 1000)
+    utc = datetime.fromtimestamp(ms // 1000, UTC)
+    local = utc.astimezone(ZoneInfo(ZONE))
+    return {
+        "date('now')": f"{utc:%Y-%m-%d}",
+        "date()": f"{utc:%Y-%m-%d}",
+        "time('NOW')": f"{utc:%H:%M:%S}",
+        "datetime('now')": f"{utc:%Y-%m-%d %H:%M:%S}",
+        "datetime('Now', '+1 day')": f"{utc + timedelta(days=1):%Y-%m-%d %H:%M:%S}",
+        "datetime('now', 'localtime')": f"{local:%Y-%m-%d %H:%M:%S}",
+        "date('now', 'localtime', 'start of month', '+1 day')": f"{local:%Y-%m}-02",
+        "julianday('now')": ms / 86_400_000 + 2_440_587.5,
+        "unixepoch('now')": ms // 1000,
+        "unixepoch()": ms // 1000,
+        "strftime('%Y-%m-%d %H:%M:%f', 'now')": f"{utc:%Y-%m-%d %H:%M:%S}.{ms % 1000:03d}",
+        "strftime('%s')": str(ms // 1000),
+        "CURRENT_TIMESTAMP": f"{utc:%Y-%m-%d %H:%M:%S}",
+        "CURRENT_DATE": f"{utc:%Y-%m-%d}",
+        "CURRENT_TIME": f"{utc:%H:%M:%S}",
+        "date('2024-02-29', '+1 year')": "2025-03-01",  # a time value of its own: not moved
+        "strftime('%s', '2024-01-01 08:00', 'utc')": "1704067200",  # 08:00 in Shanghai
+        "datetime(1704067200, 'unixepoch')": "2024-01-01 00:00:00",
+        "strftime('%Y', 'nowhere')": None,  # not 'now': no time at all, as SQLite says
+    }
+
+
+def test_sqlites_own_clock_is_moved_in_every_function_keyword_and_connection():
+    """date('now'), CURRENT_TIMESTAMP and the rest read the restarted process's clock, with
+    SQLite's own meaning for every modifier; a time value of the code's own is not moved."""
+    sqls = list(sqlite_expected(0))
+    done = subprocess.run(
+        isolated_python("-c", SQLITE_NOW, json.dumps(sqls)),
+        capture_output=True,
+        text=True,
+        timeout=20,
+        env={**os.environ, "TZ": ZONE},
+    )
+    assert done.returncode == 0, done.stderr
+    seen = json.loads(done.stdout)
+    assert RETRY_DELAY - 5 < seen["moved"] - seen["before"] < RETRY_DELAY + 60
+    expected = sqlite_expected(seen["moved"])
+    assert seen["said"] == {
+        **expected,
+        "julianday('now')": pytest.approx(expected["julianday('now')"], abs=1e-8),
+    }
+    assert seen["default"] == expected["CURRENT_TIMESTAMP"]  # a column's DEFAULT too
+    # connect, a subclass of sqlite3.Connection, it as a factory, a factory of SQLite's own
+    assert seen["each"] == [expected["datetime('now')"]] * 4

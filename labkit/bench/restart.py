@@ -5,9 +5,9 @@ on the first attempt, and a real retry comes in another process, under another s
 maybe hours or months later. A retry the lab starts moments later under the same parent would
 let a key made of the parent's pid, the date, the month or the hour pass. So the worker that
 retries calls `restart_here(RETRY_DELAY)` first: it forks and goes on as the child, with a
-new pid and parent pid, its clocks moved to another year, month, day, hour and minute, and
-`LABKIT_ATTEMPT` one higher; the parent only waits and ends as the child ends, so the launcher
-sees one worker. Worker-side: standard library only.
+new pid and parent pid, its clocks (Python's, and SQLite's 'now') moved to another year,
+month, day, hour and minute, and `LABKIT_ATTEMPT` one higher; the parent only waits and ends
+as the child ends, so the launcher sees one worker. Worker-side: standard library only.
 
 A recovery can come at other moments too (`RESTARTS`, lesson 9's explorer): at once, a day
 later, in the next month, in the next year; and after a restart in a new interpreter, whose
@@ -51,8 +51,11 @@ CPU_CLOCKS = {time.CLOCK_PROCESS_CPUTIME_ID, time.CLOCK_THREAD_CPUTIME_ID}  # no
 
 def move_clocks(seconds: float) -> None:
     """Every clock a key could be read from runs `seconds` ahead in this process: time's wall,
-    monotonic and performance clocks, the local and UTC calendars and their texts, and
-    datetime's now, utcnow and today (SQLite's own clock and the kernel's file times do not)."""
+    monotonic and performance clocks, the local and UTC calendars and their texts, datetime's
+    now, utcnow and today, and SQLite's 'now' in every connection opened from here on, which
+    reads time's clock (`sqlite_clock`; the kernel's file times do not move)."""
+    from labkit.bench.sqlite_clock import follow_python_clock  # imports sqlite3: a restart's
+
     nanoseconds = int(seconds * 1e9)
     for name in ("time", "monotonic", "perf_counter"):
         real, real_ns = getattr(time, name), getattr(time, f"{name}_ns")
@@ -92,6 +95,7 @@ def move_clocks(seconds: float) -> None:
             return Later.now().date()
 
     datetime.datetime, datetime.date = Later, LaterDate
+    follow_python_clock()
 
 
 def seconds_until(restart: str) -> float:

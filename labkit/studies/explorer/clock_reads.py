@@ -3,12 +3,14 @@ state's recoveries at its other restarts (a day, a month, a year later) would do
 at once did, and need not run.
 
 A restart moves the clocks of this process only (`bench.restart.move_clocks`): time's wall,
-monotonic and performance clocks and their texts, datetime's now, utcnow and today. Each of
-them, once moved, is wrapped here: a call is the reader's when the innermost frame that
-called it, past the standard library's, is neither the lab's (labkit's bench and explorer:
-its ledger's times are no state, `states.VOLATILE`) nor LangGraph's own (its checkpoints'
-times and ids are no state either). A library the reader's code calls, or one that runs a
-tool of theirs, is theirs. Worker-side: standard library only.
+monotonic and performance clocks and their texts, datetime's now, utcnow and today, and
+SQLite's 'now', which reads time's clock. Each of them, once moved, is wrapped here: a call
+is the reader's when the innermost frame that called it, past the standard library's and
+`bench.sqlite_clock`'s (SQLite's 'now' is read for the code that ran the statement), is
+neither the lab's (labkit's bench and explorer: its ledger's times are no state,
+`states.VOLATILE`) nor LangGraph's own (its checkpoints' times and ids are no state either).
+A library the reader's code calls, or one that runs a tool of theirs, is theirs.
+Worker-side: standard library only.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ TIME_CLOCKS += ("clock_gettime", "clock_gettime_ns")
 EXPLORER = os.path.dirname(os.path.abspath(__file__)) + os.sep
 BENCH = os.path.join(os.path.dirname(os.path.dirname(EXPLORER.rstrip(os.sep))), "bench") + os.sep
 EXAMPLES = EXPLORER + "lab.py"  # the lab's own targets: the reader's code
+SQLITE_CLOCK = BENCH + "sqlite_clock.py"  # SQLite's 'now', read for the statement's caller
 _read = [False]
 _then: list = []  # what to call at the first read
 
@@ -60,7 +63,8 @@ def watch_clock_reads() -> None:
             if name.startswith("<") and not name.startswith("<your"):
                 frame = frame.f_back
                 continue
-            if name.startswith(stdlib) and not name.startswith(sites):
+            standard = name.startswith(stdlib) and not name.startswith(sites)
+            if standard or name == SQLITE_CLOCK:
                 frame = frame.f_back
                 continue
             lab = name.startswith((EXPLORER, BENCH)) and not name.startswith(EXAMPLES)
