@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import os
 import signal
+import socket
 import subprocess
 import time
 from datetime import UTC, datetime, timedelta
@@ -15,7 +16,8 @@ from zoneinfo import ZoneInfo
 import pytest
 
 from labkit.bench.launcher import LABKIT_ROOT, isolated_python
-from labkit.bench.restart import LATER, RETRY_DELAY
+from labkit.bench.restart import LATER, RETRY_DELAY, RETRY_NODE
+from labkit.studies.explorer.replay import explore
 
 RESTARTED = f"""
 import datetime, json, os, sys, time
@@ -193,3 +195,55 @@ def test_sqlites_own_clock_is_moved_in_every_function_keyword_and_connection():
     assert seen["default"] == expected["CURRENT_TIMESTAMP"]  # a column's DEFAULT too
     # connect, a subclass of sqlite3.Connection, it as a factory, a factory of SQLite's own
     assert seen["each"] == [expected["datetime('now')"]] * 4
+
+
+HOST_READS = f"""
+import json, os, platform, socket, sys, uuid
+sys.path.insert(0, {LABKIT_ROOT!r})
+from labkit.bench.restart import move_host
+def reads():
+    return {{
+        "socket.gethostname()": socket.gethostname(),
+        "socket.getfqdn()": socket.getfqdn(),
+        "os.uname().nodename": os.uname().nodename,
+        "platform.node()": platform.node(),
+        "platform.uname().node": platform.uname().node,
+        "$HOSTNAME": os.environ["HOSTNAME"],
+        "uuid.getnode()": uuid.getnode(),
+        "uuid.uuid1().node": uuid.uuid1().node,
+    }}
+real = reads()  # each read once first: platform and uuid keep what they read
+move_host()
+print(json.dumps({{"real": real, "moved": reads()}}))
+"""
+
+
+def test_a_judged_retry_reads_another_host_name_and_node_id_everywhere():
+    """`move_host` makes the process another machine for every read of its host, cached ones
+    too: its name gets "-retry" added, its node id is RETRY_NODE, a multicast one (RFC 4122)."""
+    done = subprocess.run(
+        isolated_python("-c", HOST_READS),
+        capture_output=True,
+        text=True,
+        timeout=20,
+        env={**os.environ, "HOSTNAME": socket.gethostname()},
+    )
+    assert done.returncode == 0, done.stderr
+    real, moved = json.loads(done.stdout).values()
+    assert [read for read in real if moved[read] == real[read]] == []
+    name = f"{real['socket.gethostname()']}-retry"
+    assert {moved[read] for read in real if "node" not in read or "name" in read} == {name}
+    assert moved["uuid.getnode()"] == moved["uuid.uuid1().node"] == RETRY_NODE
+    assert RETRY_NODE & 1 << 40  # the first octet's lowest bit: multicast, no card's address
+
+
+def test_the_explorers_restarts_keep_the_host(tmp_path):
+    """Only a judged retry comes as on another machine: a step that writes its host into its
+    receipt is no finding of the explorer, whose recoveries all restart on this one."""
+    (tmp_path / "logged.py").write_text(
+        "import socket\n\n\ndef step(control, effect, gate):\n    with effect:\n"
+        '        effect.add_receipt_once("report-17", f"report from {socket.gethostname()}")\n'
+        "    with control:\n        control.mark_done()\n"
+    )
+    found = explore(f"{tmp_path}/logged.py:step", out=tmp_path / "x")
+    assert found.green and len(found.points) > 1, found.summary()

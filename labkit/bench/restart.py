@@ -7,7 +7,9 @@ let a key made of the parent's pid, the date, the month or the hour pass. So the
 retries calls `restart_here(RETRY_DELAY)` first: it forks and goes on as the child, with a
 new pid and parent pid, its clocks (Python's, and SQLite's 'now') moved to another year,
 month, day, hour and minute, and `LABKIT_ATTEMPT` one higher; the parent only waits and ends
-as the child ends, so the launcher sees one worker. Worker-side: standard library only.
+as the child ends, so the launcher sees one worker. A real retry may also come on another
+machine, so a judged one then calls `move_host()`: another host name and node id.
+Worker-side: standard library only.
 
 A recovery can come at other moments too (`RESTARTS`, lesson 9's explorer): at once, a day
 later, in the next month, in the next year; and after a restart in a new interpreter, whose
@@ -29,7 +31,9 @@ __all__ = [
     "LATER",
     "RESTARTS",
     "RETRY_DELAY",
+    "RETRY_NODE",
     "move_clocks",
+    "move_host",
     "new_parent",
     "next_attempt",
     "restart_here",
@@ -47,6 +51,10 @@ ATTEMPT = "LABKIT_ATTEMPT"  # the environment variable that says which attempt t
 RESTARTS = ("now", "day", "month", "year", "hash")  # when, and how, a recovery comes back
 FRESH = "hash"  # the restart that needs a new interpreter: a fork keeps the hash seed
 CPU_CLOCKS = {time.CLOCK_PROCESS_CPUTIME_ID, time.CLOCK_THREAD_CPUTIME_ID}  # not wall clocks
+# A judged retry's node id (`move_host`): b"\x01retry". Its first octet's lowest bit, the
+# multicast bit, is set, as RFC 4122 (4.5) asks of a node id that is no network card's address:
+# a card's has it clear, and without a card uuid.getnode() is random in every process anyway.
+RETRY_NODE = 0x01_72_65_74_72_79
 
 
 def move_clocks(seconds: float) -> None:
@@ -96,6 +104,26 @@ def move_clocks(seconds: float) -> None:
 
     datetime.datetime, datetime.date = Later, LaterDate
     follow_python_clock()
+
+
+def move_host() -> None:
+    """Run on as on another machine: a real retry may come on one (a rescheduled pod gets a
+    new name), where a key made of the host would change. Its name gets "-retry" added, and
+    its node id is `RETRY_NODE`. Only a judged retry (lessons 2 and 3) moves: the explorer's
+    restarts keep the host, so that a reader's graph that logs it is no finding."""
+    import platform
+    import socket
+    import uuid  # (on Linux it imports platform, which keeps the os.uname() it read)
+
+    name = f"{socket.gethostname()}-retry"
+    real = os.uname()
+    os.uname = lambda: os.uname_result((real.sysname, name, *real[2:]))
+    socket.gethostname = lambda: name  # socket.getfqdn() asks it too
+    platform._uname_cache = None  # platform.uname() and platform.node() read os.uname() anew
+    if "HOSTNAME" in os.environ:
+        os.environ["HOSTNAME"] = name
+    uuid._node = RETRY_NODE  # what uuid.getnode() returns once it has looked
+    uuid._generate_time_safe = None  # uuid1() makes its ids itself, from getnode(), not libuuid
 
 
 def seconds_until(restart: str) -> float:
