@@ -80,6 +80,7 @@ def changed_by_restart(run_dir: str, key: str, key_later: str) -> str:
     return (
         f"the same request got the key {key} before a restart and {key_later} after it (pid"
         f" {before['pid']} → {after['pid']}, parent {before['ppid']} → {after['ppid']},"
+        f" host {before['host']} → {after['host']},"
         f" hash('probe') {before['hash']} → {after['hash']}, its clocks in another year, month,"
         " day, hour and minute, in another working folder, the requests in another order): the"
         " resumed node would create a second ticket"
@@ -105,6 +106,16 @@ def test_a_key_that_a_restart_changes_is_told_each_processs_pid_parent_and_hash(
     other = "request-43/create-ticket/v1"
     assert verdict.message == changed_by_restart(
         verdict.run_dir, f"'{other}:{before}'", f"'{other}:{after}'"
+    )
+
+
+def test_a_key_of_the_host_is_refused_by_a_retry_as_on_another_machine():
+    verdict = operation_key.check(KEYS["the host's name"][0])
+    before, after = (read_report(Path(verdict.run_dir), r)["host"] for r in ("before", "after"))
+    assert after == f"{before}-retry"  # restart.move_host
+    assert (verdict.status, verdict.message) == (
+        "incorrect",
+        changed_by_restart(verdict.run_dir, f"'{ONE}:{before}'", f"'{ONE}:{after}'"),
     )
 
 

@@ -7,5 +7,5 @@
 forms); `lesson1` ... `lesson4` hold each lesson's exercises and their judges, which run the
 reader's answer through real crashes; `key_probe` runs a reader's key function in a worker,
 once as it is and once restarted (a new parent process, another hash seed, its clocks in another
-year, month, day, hour and minute).
+year, month, day, hour and minute, on another host).
 """

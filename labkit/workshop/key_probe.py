@@ -1,10 +1,11 @@
 """A reader's `operation_key(state)` computed in a worker, before and after a restart.
 
 The judge (`lesson3.keys_after_restart`) starts two workers through the launcher, one after the
-other, in one run folder. "before" computes the keys of its requests; "after" restarts first
-(`restart_here`: another pid and parent pid, its clocks in another year, month, day, hour and
-minute (`RETRY_DELAY`), the next attempt in its environment, as another interpreter, another
-hash seed, and in another working folder) and gets the same requests in another order, so a key
+other, in one run folder. "before" computes the keys of its requests; "after" restarts first,
+as on another machine (`restart_here`: another pid and parent pid, its clocks, Python's and
+SQLite's, in another year, month, day, hour and minute (`RETRY_DELAY`), the next attempt in
+its environment, as another interpreter, another hash seed; `move_host`: another host name and
+node id; and another working folder), and gets the same requests in another order, so a key
 made of what the process saw before differs too. Each leaves its keys (their reprs) or the
 reader's error, with their line, in `<role>.json`. Worker-side: standard library only.
 """
@@ -17,7 +18,7 @@ import traceback
 from collections.abc import Iterator
 
 from labkit.bench.gate import report
-from labkit.bench.restart import RETRY_DELAY, restart_here
+from labkit.bench.restart import RETRY_DELAY, move_host, restart_here
 
 __all__ = ["READER_FILE", "probe"]
 
@@ -66,11 +67,18 @@ def another_folder(job: dict) -> str:
 
 def probe(job: dict) -> None:
     """The worker's entry: restart if asked, then the keys (or the error) and what this
-    process is: its pid, its parent's, and hash("probe"), which a new hash seed changes."""
+    process is: its pid, its parent's, its host's name, and hash("probe"), which a new hash
+    seed changes."""
     if job["restart"]:
         restart_here(RETRY_DELAY)
+        move_host()
         os.chdir(another_folder(job))
-    here = {"pid": os.getpid(), "ppid": os.getppid(), "hash": hash("probe")}
+    here = {
+        "pid": os.getpid(),
+        "ppid": os.getppid(),
+        "host": os.uname().nodename,
+        "hash": hash("probe"),
+    }
     try:
         here["keys"] = keys_here(job)
     except BaseException as error:  # the reader's code, SystemExit too: shown, never a crash

@@ -1,8 +1,9 @@
 """Lesson 3 · Interrupt and resume (notebooks/03_interrupt_and_resume.ipynb): its checked exercises.
 
 A key is judged across a restart: computed in a worker, then in another that restarts first
-(another pid, parent pid, hash seed and environment, its clocks in another year, month, day,
-hour and minute; see `labkit.bench.restart`), then a real SIGKILL and a resume in a new process.
+(another pid, parent pid, hash seed, environment and host, its clocks in another year, month,
+day, hour and minute; see `labkit.bench.restart`), then a real SIGKILL and a resume in a new
+process.
 
     lesson3.operation_key.check(operation_key)   # .hint(), .solution()
 
@@ -70,7 +71,7 @@ REQUESTS = {"before": [ONE, ONE, OTHER, RETITLED], "after": [OTHER, ONE, ONE]}
 
 def probe_keys(run_dir: Path, role: str, source: str, name: str, seconds: float) -> dict:
     """One key probe worker (`key_probe.probe`) in the run folder: what it left in its report
-    ({pid, ppid, hash, keys}), or the reader's error as a ReaderCodeError."""
+    ({pid, ppid, host, hash, keys}), or the reader's error as a ReaderCodeError."""
     job = {"source": source, "name": name, "requests": REQUESTS[role], "restart": role == "after"}
     process = WorkerProcess(run_dir, role, "labkit.workshop.key_probe:probe", job, timeout=seconds)
     with process:
@@ -94,9 +95,9 @@ def probe_keys(run_dir: Path, role: str, source: str, name: str, seconds: float)
 @holds_run_dirs
 def keys_after_restart(source: str, name: str, seconds: float = 15) -> tuple[Path, dict, dict]:
     """The key function in two workers, one after the other: "before" on [ONE, ONE, OTHER,
-    RETITLED], then "after", restarted (another pid, parent pid, hash seed and environment, its
-    clocks in another year, month, day, hour and minute), on [OTHER, ONE, ONE]; each gives {pid,
-    ppid, hash, keys}."""
+    RETITLED], then "after", restarted (another pid, parent pid, hash seed, environment and
+    host, its clocks in another year, month, day, hour and minute), on [OTHER, ONE, ONE]; each
+    gives {pid, ppid, host, hash, keys}."""
     run_dir = new_run_dir(None, prefix="key-probe-")
     before, after = (probe_keys(run_dir, role, source, name, seconds) for role in REQUESTS)
     return run_dir, before, after
@@ -141,6 +142,8 @@ def judge_operation_key(answer: Callable | str) -> Verdict:
                 pid_later=after["pid"],
                 ppid=before["ppid"],
                 ppid_later=after["ppid"],
+                host=before["host"],
+                host_later=after["host"],
                 hash=before["hash"],
                 hash_later=after["hash"],
             )

@@ -25,11 +25,13 @@ LEARNER_FILE = "<your step>"  # a reader's step's file name in a traceback (the 
 
 def restart_if_retry(job: dict) -> None:
     """A reader's retry (the recovery worker) runs as after a real restart: under a new parent,
-    its clocks in another year, month, day, hour and minute (`labkit.bench.restart`)."""
+    its clocks (SQLite's too) in another year, month, day, hour and minute, on another host
+    (`labkit.bench.restart`)."""
     if job["role"] == "recovery":
-        from labkit.bench.restart import RETRY_DELAY, restart_here
+        from labkit.bench.restart import RETRY_DELAY, move_host, restart_here
 
         restart_here(RETRY_DELAY)
+        move_host()
 
 
 def learner_step(source: str, name: str) -> Callable[[Store, Store, Gate], None]:
