@@ -60,6 +60,11 @@ with control:
 """
 
 
+def sqlite_says(sql: str) -> str:
+    """An expression: the one value an in-memory SQLite connection answers to `sql`."""
+    return f"__import__('sqlite3').connect(':memory:').execute(\"{sql}\").fetchone()[0]"
+
+
 def keyed(expression: str) -> str:
     """The bug hunt's step with the key made by `expression`."""
     return step(BUG_HUNT_KEYED.format(expression), "buggy_step")
@@ -371,6 +376,10 @@ WRONG: dict[str, dict[str, tuple[object, str]]] = {
             green_keyed("f'job-17:{__import__(\"datetime\").date.today():%Y}'"),
             "end duplicate",
         ),
+        "a key of the day, from SQLite's date('now')": (
+            green_keyed("'job-17:' + " + sqlite_says("SELECT date('now')")),
+            "a recovery a day later end duplicate",
+        ),
         "commit before the effect": (
             step(
                 "with control:\n    control.mark_done()\n"
@@ -616,6 +625,16 @@ WRONG: dict[str, dict[str, tuple[object, str]]] = {
             keyed("f\"job-17:{sorted(__import__('os').environ.items())}\""),
             "(duplicate)",
         ),
+        "SQLite's date('now')": (
+            keyed("'job-17:' + " + sqlite_says("SELECT date('now')")),
+            "(duplicate)",
+        ),
+        "the day of SQLite's CURRENT_TIMESTAMP": (
+            keyed("'job-17:' + " + sqlite_says("SELECT date(CURRENT_TIMESTAMP)")),
+            "(duplicate)",
+        ),
+        "the host's name": (keyed("'job-17:' + __import__('socket').gethostname()"), "(duplicate)"),
+        "the node id": (keyed("f\"job-17:{__import__('uuid').getnode()}\""), "(duplicate)"),
     },
     "lesson3.operation_key": {
         "hash() of the operation id": (
@@ -696,6 +715,22 @@ WRONG: dict[str, dict[str, tuple[object, str]]] = {
             beside_the_id("os", "sorted(os.environ.items())"),
             "before a restart and",
         ),
+        "SQLite's date('now')": (
+            key("return state['operation_id'] + ':' + " + sqlite_says("SELECT date('now')")),
+            "the same request got",
+        ),
+        "the day of SQLite's CURRENT_TIMESTAMP": (
+            key(
+                "return state['operation_id'] + ':' + "
+                + sqlite_says("SELECT date(CURRENT_TIMESTAMP)")
+            ),
+            "the same request got",
+        ),
+        "the host's name": (
+            beside_the_id("socket", "socket.gethostname()"),
+            "before a restart and",
+        ),
+        "the node id": (beside_the_id("uuid", "uuid.getnode()"), "before a restart and"),
     },
     "lesson3.predict_kills": {
         "one ticket each": (
@@ -1363,6 +1398,12 @@ RIGHT: dict[str, dict[str, object]] = {
             "buggy_step",
         ),
         "a key made from KEY": step(BUG_HUNT_KEYED.format('KEY + ":retry-safe"'), "buggy_step"),
+        "a date of its own, through SQLite": step(
+            BUG_HUNT_KEYED.format(
+                "'job-17:' + " + sqlite_says("SELECT date('2024-01-01', '+1 day')")
+            ),
+            "buggy_step",
+        ),
     },
     "lesson3.operation_key": {
         "a sha256 of the operation id": key(
@@ -1378,6 +1419,10 @@ RIGHT: dict[str, dict[str, object]] = {
         ),
         "with a print and a pause": key(
             "import time\nprint(state)\ntime.sleep(0.05)\nreturn state['operation_id']"
+        ),
+        "the host and SQLite's time printed, not in the key": key(
+            f"import socket\nprint(socket.gethostname(), {sqlite_says('SELECT CURRENT_TIMESTAMP')})"
+            "\nreturn state['operation_id']"
         ),
     },
     "lesson3.predict_kills": {
