@@ -237,13 +237,42 @@ def test_a_judged_retry_reads_another_host_name_and_node_id_everywhere():
     assert RETRY_NODE & 1 << 40  # the first octet's lowest bit: multicast, no card's address
 
 
-def test_the_explorers_restarts_keep_the_host(tmp_path):
-    """Only a judged retry comes as on another machine: a step that writes its host into its
-    receipt is no finding of the explorer, whose recoveries all restart on this one."""
-    (tmp_path / "logged.py").write_text(
-        "import socket\n\n\ndef step(control, effect, gate):\n    with effect:\n"
-        '        effect.add_receipt_once("report-17", f"report from {socket.gethostname()}")\n'
-        "    with control:\n        control.mark_done()\n"
-    )
-    found = explore(f"{tmp_path}/logged.py:step", out=tmp_path / "x")
+# Code that saves its host: a step in its receipt, a graph in a row. A recovery on another
+# machine would change either: a finding.
+LOGS_ITS_HOST = {
+    "step": """
+import socket
+
+def step(control, effect, gate):
+    with effect:
+        effect.add_receipt_once("report-17", f"report from {socket.gethostname()}")
+    with control:
+        control.mark_done()
+""",
+    "graph": """
+import socket, sqlite3
+from typing import TypedDict
+from langgraph.graph import START, StateGraph
+
+class Report(TypedDict):
+    done: bool
+
+def report(state: Report) -> dict:
+    with sqlite3.connect("reports.db") as db:
+        db.execute("CREATE TABLE IF NOT EXISTS reports (name TEXT PRIMARY KEY, host TEXT)")
+        db.execute("REPLACE INTO reports VALUES ('report-17', ?)", (socket.gethostname(),))
+    return {"done": True}
+
+graph = StateGraph(Report).add_node("report", report).add_edge(START, "report").compile()
+INPUT = {"done": False}
+""",
+}
+
+
+@pytest.mark.parametrize("kind", list(LOGS_ITS_HOST))
+def test_the_explorers_restarts_keep_the_host(tmp_path, kind):
+    """Only a judged retry comes as on another machine (`move_host`): code that saves its host
+    is no finding of the explorer, whose recoveries all restart on this one."""
+    (tmp_path / "logged.py").write_text(LOGS_ITS_HOST[kind])
+    found = explore(f"{tmp_path}/logged.py:{kind}", kind, out=tmp_path / "x")
     assert found.green and len(found.points) > 1, found.summary()
