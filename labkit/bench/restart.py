@@ -62,7 +62,7 @@ def move_clocks(seconds: float) -> None:
     monotonic and performance clocks, the local and UTC calendars and their texts, datetime's
     now, utcnow and today, and SQLite's 'now' in every connection opened from here on, which
     reads time's clock (`sqlite_clock`; the kernel's file times do not move)."""
-    from labkit.bench.sqlite_clock import follow_python_clock  # imports sqlite3: a restart's
+    from labkit.bench.sqlite_clock import follow_python_clock  # (sqlite3: a restart pays it)
 
     nanoseconds = int(seconds * 1e9)
     for name in ("time", "monotonic", "perf_counter"):
