@@ -16,7 +16,7 @@ from zoneinfo import ZoneInfo
 import pytest
 
 from labkit.bench.launcher import LABKIT_ROOT, isolated_python
-from labkit.bench.restart import LATER, RETRY_DELAY, RETRY_NODE
+from labkit.bench.restart import LATER, RETRY_DELAY, RETRY_NODE, seconds_until
 from labkit.studies.explorer.replay import explore
 
 RESTARTED = f"""
@@ -88,6 +88,44 @@ def test_a_restart_after_the_retry_delay_reads_another_month_and_year():
     seen = json.loads(done.stdout)
     before, after = seen["before"]["day"], seen["day"]
     assert after[:4] != before[:4] and after[5:7] != before[5:7], (before, after)
+
+
+def test_the_explorers_month_and_year_restarts_change_them_in_local_time_and_utc_everywhere(
+    monkeypatch,
+):
+    """The explorer's restart "in the next month" comes where a key of the month changes read
+    in local time and in UTC alike (in Shanghai, an hour into the 1st is still the last day of
+    the month in UTC), and "in the next year" where a key of the year changes, its ISO year
+    (`%G`, `isocalendar()`) too: every 7 hours over four years, in zones ahead of UTC, behind
+    it and off the hour."""
+    start = datetime(2026, 1, 1, tzinfo=UTC).timestamp()
+    moments = [start + n * 7 * 3600 for n in range(4 * 365 * 24 // 7)]
+    try:
+        for name in (*ZONES, "Etc/GMT+12"):  # and UTC-12, the zone furthest behind
+            monkeypatch.setenv("TZ", name)
+            time.tzset()
+            zone = ZoneInfo(name)
+            for moment in moments:
+                for restart, keys in (("month", MONTH_KEYS), ("year", YEAR_KEYS)):
+                    later = moment + seconds_until(restart, moment)
+                    now, then = (datetime.fromtimestamp(t, zone) for t in (moment, later))
+                    same = [key for key, read in keys.items() if read(now) == read(then)]
+                    assert not same and then - now < timedelta(days=400), (name, now, then, same)
+    finally:
+        monkeypatch.undo()
+        time.tzset()
+
+
+MONTH_KEYS = {
+    "local month": lambda moment: f"{moment:%Y-%m}",
+    "UTC month": lambda moment: f"{moment.astimezone(UTC):%Y-%m}",
+}
+YEAR_KEYS = {
+    "local year": lambda moment: moment.year,
+    "UTC year": lambda moment: moment.astimezone(UTC).year,
+    "local ISO year": lambda moment: moment.isocalendar().year,
+    "UTC ISO year": lambda moment: moment.astimezone(UTC).isocalendar().year,
+}
 
 
 def test_a_child_killed_by_a_signal_reads_as_killed_to_the_launcher():

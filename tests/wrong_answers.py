@@ -380,6 +380,17 @@ WRONG: dict[str, dict[str, tuple[object, str]]] = {
             green_keyed("'job-17:' + " + sqlite_says("SELECT date('now')")),
             "a recovery a day later end duplicate",
         ),
+        # the month's restart once came an hour into the 1st, local time: in a zone ahead of
+        # UTC (Shanghai's), still the month before in UTC, where SQLite's 'now' is
+        "a key of the UTC month, from SQLite's strftime": (
+            green_keyed("'job-17:' + " + sqlite_says("SELECT strftime('%Y-%m', 'now')")),
+            "a recovery in the next month end duplicate",
+        ),
+        # and the year's on January 1st: in 2026 and 2027 still in the ISO year before
+        "a key of the ISO year": (
+            green_keyed("f'job-17:{__import__(\"datetime\").date.today().isocalendar()[0]}'"),
+            "a recovery in the next year end duplicate",
+        ),
         "commit before the effect": (
             step(
                 "with control:\n    control.mark_done()\n"

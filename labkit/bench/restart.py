@@ -126,19 +126,28 @@ def move_host() -> None:
     uuid._generate_time_safe = None  # uuid1() makes its ids itself, from getnode(), not libuuid
 
 
-def seconds_until(restart: str) -> float:
-    """How far a restart moves the clocks: none at once; a day and an hour (also the new
-    interpreter's); or to an hour into the first day of the next month or the next year,
-    local time, so that a key of the month or of the year changes as it would."""
-    now = datetime.datetime.now()
-    if restart == "month":
-        first = (now.replace(day=1) + datetime.timedelta(days=32)).replace(day=1)
-    elif restart == "year":
-        first = now.replace(year=now.year + 1, month=1, day=1)
-    else:
+def seconds_until(restart: str, now: float | None = None) -> float:
+    """How far a restart moves the clocks from `now` (time.time()'s): none at once; a day and
+    an hour (also the new interpreter's); or into the next month or the next year, so that a
+    key of the month or of the year changes as it would, read in local time or in UTC.
+
+    The month's: an hour into its 2nd day, local time, which in every time zone (UTC-12 to
+    UTC+14) is in that month in UTC too (an hour into the 1st, in Shanghai, is still the
+    last day of the month before in UTC). The year's: an hour into January 5th, in the next
+    ISO year too (`%G`, `isocalendar()`: January 4th is always in its first week). Both come
+    after the later of now's local and UTC days (near a month's end one is in the next) and
+    its ISO year (December 29th can be in the next one already)."""
+    now = time.time() if now is None else now
+    if restart not in ("month", "year"):
         return 0.0 if restart == "now" else LATER
-    then = first.replace(hour=1, minute=0, second=0, microsecond=0)
-    return time.mktime(then.timetuple()) - time.time()
+    local = datetime.date.fromtimestamp(now)
+    utc = datetime.datetime.fromtimestamp(now, datetime.UTC).date()
+    if restart == "month":
+        then = (max(local, utc).replace(day=1) + datetime.timedelta(days=32)).replace(day=2)
+    else:
+        year = max(local.year, utc.year, local.isocalendar().year, utc.isocalendar().year)
+        then = datetime.date(year + 1, 1, 5)
+    return time.mktime((then.year, then.month, then.day, 1, 0, 0, 0, 0, -1)) - now
 
 
 def restart_here(seconds_later: float) -> None:
