@@ -55,19 +55,28 @@ def run_dir(tmp_path):
     (folder / "orders.json").write_text('["o-1"]')  # the reader's: no orders.stderr beside it
     for left in ("effect.db-journal", "effect.db-wal", "effect.db-shm"):
         (folder / left).write_bytes(b"")
-    (folder / "a-folder").mkdir()  # before the files by name: a folder is no state
+    (folder / "a-folder").mkdir()  # the reader's folder: its files are the run's, by their path
     (folder / "a-folder" / "inner.txt").write_text("x\n")
+    for lab in (".code", "after-day"):  # the lab's: a dot-folder, a restart's copy of the state
+        (folder / lab).mkdir()
+        (folder / lab / "inner.txt").write_text("the lab's own\n")
     return folder
 
 
 def test_a_run_folder_is_read_as_its_tables_and_lines_and_nothing_of_the_labs(run_dir):
     blob = "sha256:" + hashlib.sha256(b"\x00\xff").hexdigest()[:16]
     assert read_state(str(run_dir)) == {
+        "a-folder/inner.txt": ["x"],
         "effect.db": {"receipts": [[1, "a", None], [2, "b", blob]]},
         "orders.json": [["o-1"]],
         "outbox.log": [{"sent": 1}, "plain text", [1, 2]],
     }
-    assert list(read_state(str(run_dir))) == ["effect.db", "orders.json", "outbox.log"]
+    assert list(read_state(str(run_dir))) == [
+        "a-folder/inner.txt",
+        "effect.db",
+        "orders.json",
+        "outbox.log",
+    ]
 
 
 def test_a_sqlite_file_is_known_by_its_header_not_its_name(run_dir):
@@ -166,7 +175,7 @@ def test_a_copy_holds_the_run_as_it_is_and_its_trace_as_the_first_workers(run_di
     copy_files(str(run_dir), str(copy))
     assert sorted(os.listdir(copy)) == sorted(
         ["effect.db", "orders.json", "outbox.log", "trace.jsonl", "a-folder"]
-        + ["effect.db-journal", "effect.db-wal", "effect.db-shm"]
+        + ["effect.db-journal", "effect.db-wal", "effect.db-shm", "after-day"]
     )
     trace = (copy / "trace.jsonl").read_text()
     assert trace == '{"role": "first", "x": 1}\n{"role": "other"}\n'

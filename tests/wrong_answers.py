@@ -36,6 +36,21 @@ def green_keyed(expression: str) -> str:
     )
 
 
+def audited(key: str, insert: str) -> str:
+    """Lesson 9's fixed step, after an audit row in audit/audit.db (in a folder of the run
+    folder) whose column has the constraint `key`, written by `insert` (INSERT, or INSERT OR
+    IGNORE)."""
+    return step(
+        "import os, sqlite3\nos.makedirs('audit', exist_ok=True)\n"
+        "audit = sqlite3.connect('audit/audit.db', isolation_level=None)\n"
+        f"audit.execute('CREATE TABLE IF NOT EXISTS sent(op_key TEXT{key})')\n"
+        f"audit.execute('{insert} INTO sent VALUES(?)', (KEY,))\n"
+        "with effect:\n    effect.add_receipt_once(KEY, PAYLOAD)\n"
+        "with control:\n    control.mark_done()",
+        "report_step",
+    )
+
+
 FIVE = ("effect_first/effect", "checkpoint_first/checkpoint", "atomic/in_transaction")
 FIVE += ("atomic/committed", "idempotent/effect")
 
@@ -390,6 +405,21 @@ WRONG: dict[str, dict[str, tuple[object, str]]] = {
         "a key of the ISO year": (
             green_keyed("f'job-17:{__import__(\"datetime\").date.today().isocalendar()[0]}'"),
             "a recovery in the next year end duplicate",
+        ),
+        # a folder of the run folder was once no state: its duplicates went unseen
+        "a log line appended in a folder of the run folder": (
+            step(
+                "import os\nos.makedirs('logs', exist_ok=True)\n"
+                "with open('logs/sent.log', 'a') as log:\n    log.write('report 17 sent\\n')\n"
+                "with effect:\n    effect.add_receipt_once(KEY, PAYLOAD)\n"
+                "with control:\n    control.mark_done()",
+                "report_step",
+            ),
+            "end duplicate: logs/sent.log holds 2 where the run without a crash left 1",
+        ),
+        "an audit row without a key, in a SQLite file in a folder of the run folder": (
+            audited("", "INSERT"),
+            "end duplicate: audit/audit.db table sent holds 2",
         ),
         "commit before the effect": (
             step(
@@ -1332,6 +1362,9 @@ RIGHT: dict[str, dict[str, object]] = {
         ),
         "a crc32 of KEY": green_keyed("f\"job-17:{__import__('zlib').crc32(KEY.encode())}\""),
         "KEY and a fixed report month": green_keyed("f'{KEY}:2026-11'"),
+        "an audit row under its key, in a SQLite file in a folder of the run folder": audited(
+            " PRIMARY KEY", "INSERT OR IGNORE"
+        ),
         # once refused as unwatched; its commits are crash points in effect.db-wal, and the
         # receiver's key makes the step idempotent in WAL mode as in rollback mode
         "the effect file in WAL mode": step(

@@ -49,11 +49,14 @@ class CommitWatch:
         on_commit: Callable[[str], None],
         trace: Trace,
         locate: Locate | None = None,
+        folders: Callable[[str], bool] | None = None,
     ) -> None:
         import threading  # only a reader's code is watched: the built-in orders never pay for it
 
         self._run_dir, self._ignored = run_dir, set()
         self._discover = files is None  # None: every SQLite file of the folder, as it appears
+        # discovering, whether a folder of the folder (its path in it) holds files of the run
+        self._folders = folders or (lambda name: False)
         self._not_sqlite: set[str] = set()  # files of the folder that hold something else
         self._paths = {name: os.path.join(run_dir, name) for name in files or ()}
         if self._discover:
@@ -140,17 +143,21 @@ class CommitWatch:
             self._paths.pop(name, None)
             self._files.pop(name, None)
 
-    def new_files(self) -> dict[str, str]:
-        """The SQLite files that appeared in the folder since the last look, whatever their
+    def new_files(self, folder: str = "") -> dict[str, str]:
+        """The SQLite files that appeared in the folder (or in a folder of it that `folders`
+        accepts, by their path there: "audit/audit.db") since the last look, whatever their
         names (travel2.sqlite, orders.db, a file without a suffix): known by their header.
         An empty file may become one (SQLite creates it at `connect`): watched until it holds
         something else."""
         found = {}
-        for name in os.listdir(self._run_dir):
+        for entry in os.listdir(os.path.join(self._run_dir, folder)):
+            name = os.path.join(folder, entry)
             if name in self._paths or name in self._ignored or name in self._not_sqlite:
                 continue
             path = os.path.join(self._run_dir, name)
-            if name.endswith(NOT_DATABASES) or not os.path.isfile(path):
+            if os.path.isdir(path) and not os.path.islink(path) and self._folders(name):
+                found.update(self.new_files(name))
+            elif name.endswith(NOT_DATABASES) or not os.path.isfile(path):
                 self._not_sqlite.add(name)
             elif HEADER.startswith(read_file(path, len(HEADER))):
                 found[name] = path

@@ -1,7 +1,8 @@
 """What a run folder holds, as the explorer compares crash states: every table of every
 SQLite file (known by its header, whatever its name) and every line of every other file the
-run wrote, JSON lines without the fields two equal runs give differently; a file that is
-neither is named (`unreadable`). Worker-side: standard library only.
+run wrote, in the folder or in a folder of it ("logs/sent.log"), JSON lines without the fields
+two equal runs give differently; a file that is neither is named (`unreadable`).
+Worker-side: standard library only.
 """
 
 from __future__ import annotations
@@ -12,7 +13,9 @@ import os
 import sqlite3
 
 from labkit.bench.commit_watch import HEADER, read_file
+from labkit.bench.restart import RESTARTS
 from labkit.bench.trace import TRACE_FILE
+from labkit.studies.explorer.restart_forks import AFTER
 
 __all__ = [
     "is_database",
@@ -21,6 +24,7 @@ __all__ = [
     "read_lines",
     "read_state",
     "read_tables",
+    "run_folder",
     "state_digest",
     "unreadable",
     "without_volatile",
@@ -30,6 +34,7 @@ VOLATILE = ("pid", "t_ns")  # fields of a JSON line that differ between two equa
 SKIPPED = (".stdout", ".stderr", "-journal", "-wal", "-shm")  # not the run's state
 REAL_CONNECT = sqlite3.connect  # bound before any commit watch wraps it
 UNREADABLE = "not SQLite, not text"  # a file whose contents the explorer cannot judge
+COPIES = {AFTER + restart for restart in RESTARTS}  # a point's crash state, copied for a restart
 
 
 def lab_file(name: str, folder: str | None = None) -> bool:
@@ -45,16 +50,40 @@ def lab_file(name: str, folder: str | None = None) -> bool:
 
 def read_state(run_dir: str) -> dict:
     """What the run folder holds: every table of every SQLite file (rows in rowid order) and
-    every line of every other file the run wrote, JSON lines without their pid and time."""
+    every line of every other file the run wrote, JSON lines without their pid and time; a
+    file in a folder of it by its path there ("logs/sent.log")."""
     state: dict[str, object] = {}
-    for name in sorted(os.listdir(run_dir)):
+    for name in run_files(run_dir):
         path = os.path.join(run_dir, name)
-        if name == TRACE_FILE or name.endswith(SKIPPED) or lab_file(name, run_dir):
-            continue  # the lab's own: the trace, a folder's marker, a worker's output
-        if not os.path.isfile(path):
-            continue
         state[name] = read_tables(path) if is_database(path) else read_lines(path)
-    return state
+    return dict(sorted(state.items()))
+
+
+def run_files(run_dir: str, folder: str = "") -> list[str]:
+    """The run's files in `folder` of the run folder and in its folders (`run_folder`), by
+    their paths in the run folder: not the lab's own (the trace, a folder's marker, a worker's
+    output), nor SQLite's journals."""
+    found = []
+    with os.scandir(os.path.join(run_dir, folder)) as entries:
+        for entry in entries:
+            name = os.path.join(folder, entry.name)
+            if entry.is_dir(follow_symlinks=False):
+                found += run_files(run_dir, name) if run_folder(name) else []
+            elif not (
+                entry.name == TRACE_FILE
+                or entry.name.endswith(SKIPPED)
+                or lab_file(entry.name, os.path.join(run_dir, folder))
+                or not entry.is_file()
+            ):
+                found.append(name)
+    return found
+
+
+def run_folder(name: str) -> bool:
+    """Whether a folder in the run folder (`name`, its path there) holds files of the run:
+    the reader's folders do; a dot-folder (the lab's, as a dot-file is) and the copies of a
+    point's crash state that the recoveries after its other restarts run in do not."""
+    return not os.path.basename(name).startswith(".") and name not in COPIES
 
 
 def is_database(path: str) -> bool:

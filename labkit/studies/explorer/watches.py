@@ -20,7 +20,7 @@ from labkit.bench.commit_watch import CommitWatch
 from labkit.bench.trace import TRACE_FILE
 from labkit.studies.explorer.postgres_runs import postgres_run
 from labkit.studies.explorer.postgres_writes import watch_postgres_writes
-from labkit.studies.explorer.states import lab_file
+from labkit.studies.explorer.states import lab_file, run_folder
 from labkit.studies.explorer.written_file import WrittenFile, mark
 
 __all__ = ["Watches", "opened_path", "run_file"]
@@ -33,7 +33,8 @@ class Watches:
     """The watches a worker sets before the reader's code runs (a mixin of CrashPoints)."""
 
     def watch_commits(self, ignore: Iterable[str] = ()) -> CommitWatch:
-        """A crash point after every commit to a SQLite file of the run folder (but `ignore`)."""
+        """A crash point after every commit to a SQLite file of the run folder or of a folder
+        of it (but `ignore`)."""
 
         def committed(file: str) -> None:
             self.pointed.update(file.split(" and "))
@@ -44,7 +45,7 @@ class Watches:
             else:
                 self.hit("commit", file, watch.committed_at)
 
-        watch = CommitWatch(self.run_dir, None, committed, self.trace, self.locate)
+        watch = CommitWatch(self.run_dir, None, committed, self.trace, self.locate, run_folder)
         for name in ignore:
             watch.ignore(name)
         watch.opened = self.opened_database
