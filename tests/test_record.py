@@ -268,3 +268,12 @@ def test_a_written_file_is_a_crash_point_only_when_its_bytes_reach_the_kernel(tm
     assert out.closed and path.read_text() == "bufferedabc"
     out.close()  # closed twice: nothing happens
     assert len(reached) == 3
+
+
+def test_a_written_file_dropped_unclosed_is_a_crash_point_as_python_closes_it(tmp_path):
+    reached = []
+    path = tmp_path / "out.log"
+    opened = open(path, "w")  # noqa: SIM115 - never closed, as in `open(path, "w").write(text)`
+    WrittenFile(opened, lambda: reached.append(path.read_text())).write("sent\n")
+    del opened
+    assert reached == ["sent\n"]  # flushed as it is dropped: its bytes reached the kernel

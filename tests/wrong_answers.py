@@ -421,6 +421,16 @@ WRONG: dict[str, dict[str, tuple[object, str]]] = {
             audited("", "INSERT"),
             "end duplicate: audit/audit.db table sent holds 2",
         ),
+        # its file dropped unclosed: once no crash point, refused as writes not crashed apart
+        "a log line appended, its file never closed": (
+            step(
+                "open('sent.log', 'a').write('report 17 sent\\n')\n"
+                "with effect:\n    effect.add_receipt_once(KEY, PAYLOAD)\n"
+                "with control:\n    control.mark_done()",
+                "report_step",
+            ),
+            "(after the write of sent.log; your line 2: open('sent.log', 'a')",
+        ),
         "commit before the effect": (
             step(
                 "with control:\n    control.mark_done()\n"
@@ -1364,6 +1374,13 @@ RIGHT: dict[str, dict[str, object]] = {
         "KEY and a fixed report month": green_keyed("f'{KEY}:2026-11'"),
         "an audit row under its key, in a SQLite file in a folder of the run folder": audited(
             " PRIMARY KEY", "INSERT OR IGNORE"
+        ),
+        # once refused: the file, closed by Python as it was dropped, had no crash point
+        "the report written to a file never closed, whole each time": step(
+            "open('report-17.txt', 'w').write(PAYLOAD)\n"
+            "with effect:\n    effect.add_receipt_once(KEY, PAYLOAD)\n"
+            "with control:\n    control.mark_done()",
+            "report_step",
         ),
         # once refused as unwatched; its commits are crash points in effect.db-wal, and the
         # receiver's key makes the step idempotent in WAL mode as in rollback mode

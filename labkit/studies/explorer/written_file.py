@@ -14,8 +14,8 @@ __all__ = ["WrittenFile", "mark"]
 
 class WrittenFile:
     """A file of the run open for writing, as the reader's code holds it: after each call
-    that may hand its bytes to the kernel (a write that fills the buffer, `flush`, `close`),
-    a crash point if it did: from then on they survive a kill."""
+    that may hand its bytes to the kernel (a write that fills the buffer, `flush`, `close`, or
+    its being dropped unclosed), a crash point if it did: from then on they survive a kill."""
 
     def __init__(self, opened: io.IOBase, written: Callable[[], None]) -> None:
         self._opened, self._written = opened, written
@@ -48,6 +48,11 @@ class WrittenFile:
         if not self._opened.closed:
             self.flush()
         self._opened.close()
+
+    def __del__(self) -> None:
+        """Dropped unclosed (`open(path, "w").write(text)`): Python closes the file it holds,
+        and that flush is a write that reaches the kernel, so this closes it first."""
+        self.close()
 
     def __enter__(self) -> WrittenFile:
         return self
