@@ -431,6 +431,19 @@ WRONG: dict[str, dict[str, tuple[object, str]]] = {
             ),
             "(after the write of sent.log; your line 2: open('sent.log', 'a')",
         ),
+        # aiosqlite commits in a thread of its own: no line of the reader's is on its stack
+        "an INSERT without a key, through aiosqlite": (
+            step(
+                "import asyncio, aiosqlite\nasync def send():\n"
+                "    async with aiosqlite.connect('effect.db') as db:\n"
+                "        await db.execute('INSERT INTO receipts(op_key, payload) VALUES(?, ?)',"
+                " (KEY, PAYLOAD))\n        await db.commit()\nasyncio.run(send())\n"
+                "with control:\n    control.mark_done()",
+                "report_step",
+            ),
+            "a crash at crash point 1 (after the commit of effect.db) and a recovery at once end"
+            " duplicate",
+        ),
         "commit before the effect": (
             step(
                 "with control:\n    control.mark_done()\n"

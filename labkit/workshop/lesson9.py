@@ -70,11 +70,12 @@ def line_of(where: str | None, source: str) -> str:
 def crash_wrong(point: PointResult, source: str) -> str:
     """What went wrong at a failing crash point, and after which restart; a point that could
     not be crashed (its run did not get there again) had no recovery to name."""
+    line = line_of(point.where, source)  # none for a commit of a thread not theirs (aiosqlite's)
     fields = {
         "n": point.n,
         "op": verb(point.op),
         "detail": detail_words(point),
-        "where": line_of(point.where, source),
+        "where": say("lesson9.green_matrix.at_line", line=line) if line else "",
         "said": what_is_wrong(point),
     }
     if point.restart is None:
