@@ -444,6 +444,30 @@ WRONG: dict[str, dict[str, tuple[object, str]]] = {
             "a crash at crash point 1 (after the commit of effect.db) and a recovery at once end"
             " duplicate",
         ),
+        "INSERT OR IGNORE, where no unique index ignores anything": (
+            step(
+                "with effect:\n    effect.db.execute('INSERT OR IGNORE INTO receipts(op_key,"
+                " payload) VALUES(?, ?)', (KEY, PAYLOAD))\nwith control:\n    control.mark_done()",
+                "report_step",
+            ),
+            "and a recovery at once end duplicate: effect.db table receipts holds 2",
+        ),
+        "the key and the payload swapped": (
+            green_keyed("KEY").replace("(key, PAYLOAD)", "(PAYLOAD, key)"),
+            "receipts [[1, 'demo-report-17', 'job-17:save-report:v1']]: it must save one receipt",
+        ),
+        # once an IndexError of the judge's: the payload was read as the row's third value
+        "the receipts table made again, keyed, with two columns": (
+            step(
+                "effect.db.execute('DROP TABLE receipts')\n"
+                "effect.db.execute('CREATE TABLE receipts(op_key TEXT PRIMARY KEY,"
+                " payload TEXT)')\n"
+                "with effect:\n    effect.db.execute('INSERT OR IGNORE INTO receipts VALUES(?, ?)',"
+                " (KEY, PAYLOAD))\nwith control:\n    control.mark_done()",
+                "report_step",
+            ),
+            "receipts [['job-17:save-report:v1', 'demo-report-17']]: it must save one receipt",
+        ),
         "commit before the effect": (
             step(
                 "with control:\n    control.mark_done()\n"

@@ -91,8 +91,11 @@ def judge_matrix(answer: object) -> Verdict:
     source, name = source_of(answer)
     found = explored(source, name)
     receipts = found.clean.get("effect.db", {}).get("receipts", [])
-    done = found.clean.get("control.db", {}).get("progress", [[1, 0]])[0][1]
-    if (len(receipts), done) != (1, 1) or receipts[0][2] != PAYLOAD:
+    progress = found.clean.get("control.db", {}).get("progress", [])
+    # read where the lab's tables hold them, (id, done) and (id, op_key, payload): a table the
+    # step dropped, emptied or made again with other columns holds no done=1 or PAYLOAD there
+    done = next((row[1] for row in progress if row[:1] == [1] and len(row) > 1), 0)
+    if (len(receipts), done) != (1, 1) or receipts[0][2:3] != [PAYLOAD]:
         said = say("lesson9.green_matrix.clean_wrong", done=done, receipts=receipts)
         return Verdict("incorrect", said, found.point(None).run_dir)
     if found.unwatched:
