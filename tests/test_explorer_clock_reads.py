@@ -49,3 +49,41 @@ def test_recoveries_that_read_no_clock_take_the_report_of_the_one_at_once():
     for restart in ("day", "month", "year"):
         said = reports(found, restart)
         assert said and all(report["same_as"] == "now" for report in said)
+
+
+ARROW_STEP = """import arrow
+
+from labkit.studies.commit_window.stores import PAYLOAD
+
+
+def report_step(control, effect, gate):
+    with effect:
+        effect.add_receipt_once(f"job-17:{arrow.utcnow().format('YYYY-MM')}", PAYLOAD)
+    with control:
+        control.mark_done()
+"""
+ARROW_GRAPH = """import arrow
+from month_keys import graph_of, save_once
+
+graph = graph_of(lambda state: save_once(f"report:{arrow.utcnow().format('YYYY-MM')}"))
+INPUT = {"done": False}
+"""
+
+
+@pytest.mark.parametrize("kind", ["step", "graph"])
+def test_a_library_imported_before_the_restart_reads_its_moved_clock(tmp_path, kind):
+    """arrow takes `datetime` by a name of its own as it loads (`dt_datetime`), and the server
+    imports the reader's libraries once (`bench.preload`), before it forks the recoveries: a
+    key of the month read through it must still change at the month restart, as it does after
+    a real restart, which imports arrow anew; and a graph's read of it is a read of a clock
+    (`clock_reads`), or the month's recovery would take the report of the one at once."""
+    pytest.importorskip("arrow")
+    (tmp_path / "arrow_month.py").write_text(ARROW_STEP if kind == "step" else ARROW_GRAPH)
+    name = "report_step" if kind == "step" else "graph"
+    found = explore(
+        f"{tmp_path}/arrow_month.py:{name}", kind, restart_at="now,month", path=MONTH_KEYS.parent
+    )
+    failing = [(p.outcome, p.restart) for p in found.failing]
+    assert failing and set(failing) <= {("duplicate", "month"), ("inconsistent", "month")}, (
+        found.summary()
+    )

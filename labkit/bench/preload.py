@@ -26,6 +26,7 @@ from collections.abc import Iterable
 from labkit.bench import launcher, spares
 from labkit.bench.ctrl_c import ctrl_c_held
 from labkit.bench.portable import die_with
+from labkit.bench.restart import IMPORTED_BEFORE
 
 __all__ = ["preload"]
 
@@ -42,6 +43,7 @@ def preload(modules: Iterable[str]) -> list[str]:
         return []
     for name in wanted:
         importlib.import_module(name)
+    IMPORTED_BEFORE.extend(wanted)  # a restart's moved clocks reach them too (`retake`)
     gc.freeze()  # as the server's start does: the workers leave the new pages shared
     spares.drop()
     spares.refill()

@@ -28,7 +28,9 @@ import time
 __all__ = [
     "ATTEMPT",
     "FRESH",
+    "IMPORTED_BEFORE",
     "LATER",
+    "MOVED",
     "RESTARTS",
     "RETRY_DELAY",
     "RETRY_NODE",
@@ -37,6 +39,7 @@ __all__ = [
     "new_parent",
     "next_attempt",
     "restart_here",
+    "retake",
     "seconds_until",
 ]
 
@@ -51,19 +54,30 @@ ATTEMPT = "LABKIT_ATTEMPT"  # the environment variable that says which attempt t
 RESTARTS = ("now", "day", "month", "year", "hash")  # when, and how, a recovery comes back
 FRESH = "hash"  # the restart that needs a new interpreter: a fork keeps the hash seed
 CPU_CLOCKS = {time.CLOCK_PROCESS_CPUTIME_ID, time.CLOCK_THREAD_CPUTIME_ID}  # not wall clocks
+MOVED = ("time", "time_ns", "monotonic", "monotonic_ns", "perf_counter", "perf_counter_ns")
+MOVED += ("localtime", "gmtime", "ctime", "asctime", "strftime", "clock_gettime")
+MOVED += ("clock_gettime_ns",)  # time's clocks that a restart moves
 # A judged retry's node id (`move_host`): b"\x01retry". Its first octet's lowest bit, the
 # multicast bit, is set, as RFC 4122 (4.5) asks of a node id that is no network card's address:
 # a card's has it clear, and without a card uuid.getnode() is random in every process anyway.
 RETRY_NODE = 0x01_72_65_74_72_79
+# The installed modules of the reader's that were imported before a restart (the explorer's
+# server imports them once and forks the recoveries from it: `bench.preload`). A real restart
+# imports them anew, after its clocks moved: a clock one took by a name of its own as it
+# loaded (arrow's `from datetime import datetime as dt_datetime`) is given the moved one.
+IMPORTED_BEFORE: list[str] = []
 
 
 def move_clocks(seconds: float) -> None:
     """Every clock a key could be read from runs `seconds` ahead in this process: time's wall,
     monotonic and performance clocks, the local and UTC calendars and their texts, datetime's
     now, utcnow and today, and SQLite's 'now' in every connection opened from here on, which
-    reads time's clock (`sqlite_clock`; the kernel's file times do not move)."""
+    reads time's clock (`sqlite_clock`; the kernel's file times do not move); in the reader's
+    modules imported before (`IMPORTED_BEFORE`), those they took by a name of their own."""
     from labkit.bench.sqlite_clock import follow_python_clock  # (sqlite3: a restart pays it)
 
+    before = {name: getattr(time, name) for name in MOVED}  # for `retake`
+    before.update(datetime=datetime.datetime, date=datetime.date)
     nanoseconds = int(seconds * 1e9)
     for name in ("time", "monotonic", "perf_counter"):
         real, real_ns = getattr(time, name), getattr(time, f"{name}_ns")
@@ -103,7 +117,22 @@ def move_clocks(seconds: float) -> None:
             return Later.now().date()
 
     datetime.datetime, datetime.date = Later, LaterDate
+    retake({before[name]: getattr(time, name) for name in MOVED})
+    retake({before["datetime"]: Later, before["date"]: LaterDate})
     follow_python_clock()
+
+
+def retake(replaced: dict) -> None:
+    """Each clock of `replaced` (the real one: its replacement) that a module imported before
+    the restart (`IMPORTED_BEFORE`) holds by a name of its own is replaced there too, as
+    importing the module now would bind it."""
+    taken = {id(real): (real, new) for real, new in replaced.items()}
+    for name in IMPORTED_BEFORE:
+        namespace = getattr(sys.modules.get(name), "__dict__", {})
+        for key, value in list(namespace.items()):
+            real, new = taken.get(id(value), (None, None))
+            if real is value:
+                namespace[key] = new
 
 
 def move_host() -> None:

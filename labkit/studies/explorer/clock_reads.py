@@ -20,11 +20,10 @@ import os
 import sys
 import time
 
+from labkit.bench.restart import MOVED, retake
+
 __all__ = ["read", "watch_clock_reads", "when_read"]
 
-TIME_CLOCKS = ("time", "time_ns", "monotonic", "monotonic_ns", "perf_counter")
-TIME_CLOCKS += ("perf_counter_ns", "localtime", "gmtime", "ctime", "asctime", "strftime")
-TIME_CLOCKS += ("clock_gettime", "clock_gettime_ns")
 EXPLORER = os.path.dirname(os.path.abspath(__file__)) + os.sep
 BENCH = os.path.join(os.path.dirname(os.path.dirname(EXPLORER.rstrip(os.sep))), "bench") + os.sep
 EXAMPLES = EXPLORER + "lab.py"  # the lab's own targets: the reader's code
@@ -83,8 +82,9 @@ def watch_clock_reads() -> None:
 
         return clock
 
-    for name in TIME_CLOCKS:
-        setattr(time, name, wrapped(getattr(time, name)))
+    moved_clocks = {name: getattr(time, name) for name in MOVED}
+    for name, moved_clock in moved_clocks.items():
+        setattr(time, name, wrapped(moved_clock))
     moved, moved_date = datetime.datetime, datetime.date
 
     class Watched(moved):
@@ -110,3 +110,5 @@ def watch_clock_reads() -> None:
             return super().today()
 
     datetime.datetime, datetime.date = Watched, WatchedDate
+    retake({moved_clock: getattr(time, name) for name, moved_clock in moved_clocks.items()})
+    retake({moved: Watched, moved_date: WatchedDate})  # in the reader's libraries loaded before
