@@ -468,6 +468,16 @@ WRONG: dict[str, dict[str, tuple[object, str]]] = {
             ),
             "receipts [['job-17:save-report:v1', 'demo-report-17']]: it must save one receipt",
         ),
+        # one `with` for both is no one transaction: control, the last entered, commits first
+        "both stores in one with, effect first": (
+            step(
+                "with effect, control:\n    effect.add_receipt_once(KEY, PAYLOAD)\n"
+                "    control.mark_done()",
+                "report_step",
+            ),
+            "(after the commit of control.db; your line 2: with effect, control:) and a recovery"
+            " at once end lost",
+        ),
         "commit before the effect": (
             step(
                 "with control:\n    control.mark_done()\n"
@@ -1411,6 +1421,11 @@ RIGHT: dict[str, dict[str, object]] = {
         "KEY and a fixed report month": green_keyed("f'{KEY}:2026-11'"),
         "an audit row under its key, in a SQLite file in a folder of the run folder": audited(
             " PRIMARY KEY", "INSERT OR IGNORE"
+        ),
+        "both stores in one with, control first: effect.db commits first": step(
+            "with control, effect:\n    effect.add_receipt_once(KEY, PAYLOAD)\n"
+            "    control.mark_done()",
+            "report_step",
         ),
         # once refused: the file, closed by Python as it was dropped, had no crash point
         "the report written to a file never closed, whole each time": step(
