@@ -144,6 +144,7 @@ def test_a_checklist_answer_is_read_in_its_natural_form():
 def test_a_kill_point_is_said_in_the_readers_words(chinese):
     assert point_words("start") == "开始"
     assert point_words("after commit 2 (control.db)") == "第 2 次提交（control.db）之后"
+    assert point_words("after write 1 (sent.json)") == "第 1 次写入（sent.json）之后"
     assert point_words("effect") == "effect"  # a point the gate names in no other words
 
 
@@ -187,13 +188,32 @@ def test_a_commit_it_never_saw_is_refused_with_the_run_that_shows_it():
     assert a_run_folder(verdict.run_dir), verdict.run_dir
 
 
+def test_a_step_that_writes_outside_its_run_folder_is_refused_naming_the_file(tmp_path):
+    """A kill there cannot be judged: every run would find what the runs before it left (a
+    note that it sent, made by the run without a crash, would skip every later run's send)."""
+    note = tmp_path / "sent"
+    noted = lesson2.safe_step.starter.replace(
+        "    with effect:\n", f"    open({str(note)!r}, 'w').write(KEY)\n    with effect:\n"
+    )
+    verdict = lesson2.safe_step.check(noted)
+    assert (verdict.status, verdict.message) == (
+        "incorrect",
+        f"your step wrote outside its run folder ({note}): the lab cannot judge a kill there,"
+        " since every run would find what the runs before it left. Keep what your step"
+        " remembers in control.db or effect.db, or beside them in its run folder",
+    )
+    assert a_run_folder(verdict.run_dir), verdict.run_dir
+
+
 def counted_step(runs: Path, raise_at: int) -> str:
     """A safe step that counts its runs in `runs` and raises in run number `raise_at` (from
-    0), before its first commit (line 7)."""
+    0), before its first commit (line 7). The count is kept outside the run folder through
+    posix's own calls, below the names the lab watches: a test's device that the judge does
+    not see (a step that writes outside its folder through `open` or `os` is refused)."""
     return (
-        "def my_step(control, effect, gate):\n"
-        f"    with open({str(runs)!r}, 'a+') as runs:\n"
-        "        runs.seek(0)\n        count = len(runs.read())\n        runs.write('x')\n"
+        "def my_step(control, effect, gate):\n    import posix\n"
+        f"    runs = posix.open({str(runs)!r}, posix.O_RDWR | posix.O_CREAT | posix.O_APPEND)\n"
+        "    count = len(posix.read(runs, 64))\n    posix.write(runs, b'x')\n"
         f"    if count == {raise_at}:\n        raise ValueError('run again')\n"
         "    with effect:\n        effect.add_receipt_once(KEY, PAYLOAD)\n"
         "    with control:\n        control.mark_done()\n"

@@ -90,10 +90,10 @@ def test_a_step_that_commits_another_way_when_run_again_is_not_the_same(tmp_path
     and its files look right. The judge must say it did not reach that point."""
     runs = tmp_path / "runs"
     step = f"""def my_step(control, effect, gate):
-    with open({str(runs)!r}, "a+") as seen:
-        seen.seek(0)
-        first = seen.read() == ""
-        seen.write("x")
+    import posix  # below the names the lab watches: a write outside the run folder it can't see
+    seen = posix.open({str(runs)!r}, posix.O_RDWR | posix.O_CREAT | posix.O_APPEND)
+    first = posix.read(seen, 1) == b""
+    posix.write(seen, b"x")
     if first:
         with effect:
             effect.add_receipt_once(KEY, PAYLOAD)

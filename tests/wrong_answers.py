@@ -85,6 +85,40 @@ def keyed(expression: str) -> str:
     return step(BUG_HUNT_KEYED.format(expression), "buggy_step")
 
 
+# A step that notes it sent the receipt in a file beside control.db and effect.db (made by
+# `note`), then sends it without the receiver's key, and skips the send when the note is there:
+# killed after the note, before the receipt's commit, the retry finds the note and skips it.
+NOTED_FIRST = """import os
+if not os.path.exists("{path}"):
+{note}    effect.add_receipt(KEY, PAYLOAD)
+control.mark_done()
+"""
+
+
+def noted_first(path: str, note: str) -> str:
+    """The step that makes its note at `path` by `note` (lines) before the receipt."""
+    return step(
+        NOTED_FIRST.format(path=path, note="".join(f"    {line}\n" for line in note.splitlines()))
+    )
+
+
+# The run folder's parent (the runs' own folder): outside the run folder, in the tests' temp.
+BESIDE_THE_RUN = 'os.path.join(os.path.dirname(os.getcwd()), os.path.basename(os.getcwd()) + "{}")'
+# The bug hunt's step with a uuid4 key made once and kept in a file at `where`, for retries.
+KEY_KEPT_IN = """import os, uuid
+path = {where}
+if os.path.exists(path):
+    key = open(path).read()
+else:
+    key = f"job-17:save-report:{{uuid.uuid4()}}"
+    with open(path, "w") as kept:
+        kept.write(key)
+with effect:
+    effect.add_receipt_once(key, PAYLOAD)
+with control:
+    control.mark_done()
+"""
+
 # A reader's own SQLite connections in the worker (its folder is the run folder).
 OWN_CONNECTION_DONE = """import sqlite3
 c = sqlite3.connect("control.db")
@@ -675,6 +709,34 @@ WRONG: dict[str, dict[str, tuple[object, str]]] = {
             ),
             "2 commits to control.db and effect.db that could not be crashed apart",
         ),
+        # a note beside the files is a kill point as a commit is: its window is
+        # checkpoint-first's, the note taken for done
+        "a note that it sent, in a JSON file beside the files, before the receipt": (
+            noted_first(
+                "sent.json",
+                'import json\nwith open("sent.json", "w") as note:\n    json.dump([KEY], note)',
+            ),
+            "killed at `after write 1 (sent.json)`, when the files held done=0 and 0 receipts"
+            " (unfinished), recovery left done=1 and 0 receipts (lost)",
+        ),
+        "the keys it sent in a SQLite file of its own, before the receipt": (
+            step(
+                'import sqlite3\nsent = sqlite3.connect("sent.db", isolation_level=None)\n'
+                'sent.execute("CREATE TABLE IF NOT EXISTS sent(op_key TEXT PRIMARY KEY)")\n'
+                'if sent.execute("INSERT OR IGNORE INTO sent VALUES(?)", (KEY,)).rowcount:\n'
+                "    effect.add_receipt(KEY, PAYLOAD)\ncontrol.mark_done()"
+            ),
+            "killed at `after commit 2 (sent.db)`, when the files held done=0 and 0 receipts"
+            " (unfinished), recovery left done=1 and 0 receipts (lost)",
+        ),
+        "a note that it sent, outside the run folder": (
+            step(
+                f"import os\nnote = {BESIDE_THE_RUN.format('.sent')}\n"
+                "if not os.path.exists(note):\n    with open(note, 'w') as sent:\n"
+                "        sent.write(KEY)\n    effect.add_receipt(KEY, PAYLOAD)\ncontrol.mark_done()"
+            ),
+            "your step wrote outside its run folder (",
+        ),
     },
     "lesson2.bug_hunt": {
         "uuid1 instead of uuid4": (
@@ -733,6 +795,10 @@ WRONG: dict[str, dict[str, tuple[object, str]]] = {
         ),
         "the host's name": (keyed("'job-17:' + __import__('socket').gethostname()"), "(duplicate)"),
         "the node id": (keyed("f\"job-17:{__import__('uuid').getnode()}\""), "(duplicate)"),
+        "a uuid4 made once, kept outside the run folder for the retries": (
+            step(KEY_KEPT_IN.format(where=BESIDE_THE_RUN.format(".key")), "buggy_step"),
+            "your step wrote outside its run folder (",
+        ),
     },
     "lesson3.operation_key": {
         "hash() of the operation id": (
@@ -1498,6 +1564,10 @@ RIGHT: dict[str, dict[str, object]] = {
             'control.db.execute("PRAGMA journal_mode=WAL")\n'
             "effect.add_receipt_once(KEY, PAYLOAD)\ncontrol.mark_done()"
         ),
+        "a log of its own beside the files": step(
+            'with open("step.log", "a") as log:\n    log.write(f"sending {KEY}\\n")\n'
+            "effect.add_receipt_once(KEY, PAYLOAD)\ncontrol.mark_done()"
+        ),
     },
     "lesson2.bug_hunt": {
         "the key as a literal": step(
@@ -1516,6 +1586,11 @@ RIGHT: dict[str, dict[str, object]] = {
                 "'job-17:' + " + sqlite_says("SELECT date('2024-01-01', '+1 day')")
             ),
             "buggy_step",
+        ),
+        # made once, kept beside control.db and effect.db before the first attempt's receipt:
+        # every retry reads it back
+        "a uuid4 made once, kept beside the files for the retries": step(
+            KEY_KEPT_IN.format(where='"key.txt"'), "buggy_step"
         ),
     },
     "lesson3.operation_key": {

@@ -148,9 +148,10 @@ class CommitWatch:
         accepts, by their path there: "audit/audit.db") since the last look, whatever their
         names (travel2.sqlite, orders.db, a file without a suffix): known by their header.
         An empty file may become one (SQLite creates it at `connect`): watched until it holds
-        something else."""
+        something else. In the order of their names, so that what is said of them (the commits
+        it could not crash apart) does not depend on the order a folder lists them in."""
         found = {}
-        for entry in os.listdir(os.path.join(self._run_dir, folder)):
+        for entry in sorted(os.listdir(os.path.join(self._run_dir, folder))):
             name = os.path.join(folder, entry)
             if name in self._paths or name in self._ignored or name in self._not_sqlite:
                 continue

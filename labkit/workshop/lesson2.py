@@ -105,21 +105,29 @@ def unwatched(run: RunResult) -> str | None:
     return None
 
 
-COMMIT_POINT = re.compile(r"after commit (\d+) \((.+)\)")  # the gate's name for a commit's point
+# The gate's name for the point after a commit or a write: "after write 1 (sent.json)"
+WRITE_POINT = re.compile(r"after (commit|write) (\d+) \((.+)\)")
 
 
 def point_words(point: str) -> str:
-    """A kill point the gate named ("start", "after commit 1 (effect.db)") in the reader's
-    words, from its number and file."""
-    commit = COMMIT_POINT.fullmatch(point)
-    if commit:
-        return say("lesson2.point.after_commit", number=commit[1], file=commit[2])
+    """A kill point the gate named ("start", "after commit 1 (effect.db)", "after write 1
+    (sent.json)") in the reader's words, from its number and file."""
+    after = WRITE_POINT.fullmatch(point)
+    if after:
+        return say(f"lesson2.point.after_{after[1]}", number=after[2], file=after[3])
     return say("lesson2.point.start") if point == "start" else point
+
+
+def written_outside(run: RunResult) -> str | None:
+    """The files a run's step wrote outside its run folder, in words, if it wrote any."""
+    files = [e["file"] for e in read_trace(run.run_dir) if e["event"] == "outside"]
+    return say("checks.words.and").join(dict.fromkeys(files)) or None
 
 
 def judge_step(answer: Callable | str) -> Verdict:
     """Run the step once uncrashed, then kill it at every point its run passed (after every
-    commit that reached a file) and recover: every run must end with done=1 and one receipt."""
+    commit and every write that reached a file of its run folder) and recover: every run must
+    end with done=1 and one receipt. A step that writes outside its run folder is refused."""
 
     source, name = source_of(answer)
 
@@ -130,6 +138,10 @@ def judge_step(answer: Callable | str) -> Verdict:
     error = worker_error(clean.first, source, LEARNER_FILE)
     if error:
         raise ReaderCodeError(error, str(clean.run_dir))
+    outside = written_outside(clean)  # before all else: what it left there, a run finds again
+    if outside:
+        said = say("lesson2.step.outside", files=outside)
+        return Verdict("incorrect", said, str(clean.run_dir))
     receipts = clean.before.table("receipts").rows
     if (clean.before.done, len(receipts)) != (1, 1) or receipts[0][2] != PAYLOAD:
         state = describe_state(clean.before)

@@ -1,9 +1,12 @@
 """A reader's own step (an exercise), run in the worker like the built-in ones, with a kill
-point after every commit it makes, however it makes it.
+point after every commit and every write it makes to the files of its run folder, however it
+makes them.
 
 The built-in orders name their kill points themselves. A reader's step is code the lab did not
 write, so the lab cannot know where its commits are: the bench's commit watch
-(`labkit.bench.commit_watch`) finds them, however they are made. Its retry runs
+(`labkit.bench.commit_watch`) finds them, however they are made, in control.db, effect.db or a
+SQLite file of the step's own, and lesson 9's watches (`explorer.readers_writes`) find its
+writes to any other file of the folder, and note a file it writes outside it. Its retry runs
 as after a real restart (`labkit.bench.restart`). Only a reader's worker imports this module.
 Worker-side: standard library only.
 """
@@ -17,6 +20,7 @@ from labkit.bench.commit_watch import CommitWatch
 from labkit.bench.gate import Gate
 from labkit.bench.trace import Trace
 from labkit.studies.commit_window.stores import KEY, PAYLOAD, Store
+from labkit.studies.explorer.readers_writes import watch_writes
 
 __all__ = ["LEARNER_FILE", "restart_if_retry", "run", "watch"]
 
@@ -58,8 +62,8 @@ def run(job: dict, control: Store, effect: Store, gate: Gate, watch: CommitWatch
 
 def watch(job: dict, gate: Gate, trace: Trace) -> CommitWatch:
     """Before a reader's step opens anything: a kill point after every commit it will make, to
-    either file, however it writes it (`CommitWatch`), so no commit window can hide from the
-    judge (the built-in steps name their points themselves)."""
-    watch = CommitWatch(job["run_dir"], job["files"], gate.after_commit, trace)
-    watch.watch_process()
-    return watch
+    any SQLite file of the run folder, and after every write to another file of it, however it
+    writes them (`readers_writes`), so no window can hide from the judge, not even one between
+    a note the step keeps beside the files (a file of the keys it sent) and its commit (the
+    built-in steps name their points themselves)."""
+    return watch_writes(job, gate, trace)

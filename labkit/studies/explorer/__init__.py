@@ -13,5 +13,6 @@ the worlds it runs in (a lesson 2 step, a LangGraph graph, any run(checkpointer,
 `worker` is the process of each role; `services` names a call into the lab's services as
 its crash point (lesson 6's claims); `stepping` replays a step with a pause at each crash
 point; `lab` names the lab's own studies as targets; `placement` explores study 004's
-advice (one effect first, in the middle or last, under each mode).
+advice (one effect first, in the middle or last, under each mode); `readers_writes` lends the
+watches of a reader's writes to lessons 2 and 5's judges.
 """

@@ -7,8 +7,8 @@ The flow, one module a step: `experiment` (the reader's choice, `OutboxSpec`, an
 each unsent message to a `consumer` process of its own, then marks it sent: killed in between,
 the next relay delivers it again) → `consumer` (applies the effect in consumer.db; with an
 inbox keyed (subscriber, message id) in the same transaction, a redelivery changes nothing).
-`consumer_writes` gives a reader's consumer a kill point after each commit and write to the
-run's files. `stores` holds the two files' schemas and writers, `stepping` pauses at each
-boundary, and `graph` / `replay` put the producer in a LangGraph node that is killed and
+`explorer.readers_writes` gives a reader's consumer a kill point after each commit and write
+to the run's files. `stores` holds the two files' schemas and writers, `stepping` pauses at
+each boundary, and `graph` / `replay` put the producer in a LangGraph node that is killed and
 replayed (the node runs twice, the outbox row is written once).
 """

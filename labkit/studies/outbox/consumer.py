@@ -6,7 +6,7 @@ first notes the message in its inbox, keyed (subscriber, message_id), in the sam
 as the effect: a redelivery finds the inbox row and changes nothing, and a kill before the
 commit leaves neither. A reader's consumer (an exercise) runs inside that transaction, with a
 kill point after every commit and every write made to the files of the run folder, theirs or
-the lab's own COMMIT (`consumer_writes`). Worker-side: standard library only.
+the lab's own COMMIT (`explorer.readers_writes`). Worker-side: standard library only.
 """
 
 from __future__ import annotations
@@ -37,7 +37,7 @@ def consume(job: dict) -> None:
     trace.event("start", message_id=job["message_id"], dedupe=job["dedupe"])
     gate = Gate(trace, job)
     if "source" in job:  # only a reader's consumer pays for the watches
-        from labkit.studies.outbox.consumer_writes import watch_writes
+        from labkit.studies.explorer.readers_writes import watch_writes
 
         watch_writes(job, gate, trace)
     consumer = ConsumerStore(job["run_dir"], CONSUMER_FILE, trace)

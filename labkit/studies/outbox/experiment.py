@@ -82,7 +82,7 @@ MAX_ORDERS = 5
 YOURS = "yours"  # the consumer is a reader's function (an exercise)
 # A reader's consumer has a kill point after each commit to a SQLite file of the run folder,
 # the lab's own COMMIT of the delivery included, "after commit 2 (consumer.db)", and after each
-# write to another file of it, "after write 1 (processed.json)" (`consumer_writes`).
+# write to another file of it, "after write 1 (processed.json)" (`explorer.readers_writes`).
 CONSUMER_POINT = re.compile(r"after (commit|write) \d+ \(.+\)")
 
 
