@@ -10,6 +10,9 @@ import json
 from pathlib import Path
 from types import SimpleNamespace
 
+from wrong_answers import step as a_step
+
+from labkit.bench.trace import read_trace
 from labkit.studies.commit_window.expired_key import HOUR, LONGEST_DELAY, ExpiredKeyRun
 from labkit.studies.commit_window.stores import KEY
 from labkit.workshop import lesson2
@@ -203,6 +206,31 @@ def test_a_step_that_writes_outside_its_run_folder_is_refused_naming_the_file(tm
         " remembers in control.db or effect.db, or beside them in its run folder",
     )
     assert a_run_folder(verdict.run_dir), verdict.run_dir
+
+
+def test_a_marker_made_or_removed_without_a_byte_written_is_a_kill_point():
+    """A file of the run folder made empty (`Path.touch`), or removed, changes what a retry
+    finds as a write does: the step is killed right after each. This step sends without the
+    receiver's key unless its marker says a send was under way, and removes the marker before
+    done=1: killed after that removal, the retry sends again (the receiver refuses it)."""
+    marked = a_step(
+        "from pathlib import Path\nmarker = Path('sending')\nif marker.exists():\n"
+        "    effect.add_receipt_once(KEY, PAYLOAD)\nelse:\n    marker.touch()\n"
+        "    effect.add_receipt(KEY, PAYLOAD)\nmarker.unlink()\ncontrol.mark_done()"
+    )
+    verdict = lesson2.safe_step.check(marked)
+    assert verdict.status == "incorrect", str(verdict)
+    assert verdict.message.startswith(
+        "killed at `after write 2 (sending)`, when the files held done=0 and 1 receipt"
+        " (unfinished), the recovery failed: your code raised sqlite3.IntegrityError"
+    ), verdict.message
+    assert [e["point"] for e in read_trace(verdict.run_dir) if e["event"] == "point"][:5] == [
+        "start",
+        "after write 1 (sending)",
+        "after commit 1 (effect.db)",
+        "after write 2 (sending)",
+        "start",  # the recovery's: killed at the write before it, at the removal
+    ]
 
 
 def counted_step(runs: Path, raise_at: int) -> str:

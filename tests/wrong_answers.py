@@ -729,6 +729,15 @@ WRONG: dict[str, dict[str, tuple[object, str]]] = {
             "killed at `after commit 2 (sent.db)`, when the files held done=0 and 0 receipts"
             " (unfinished), recovery left done=1 and 0 receipts (lost)",
         ),
+        "an empty marker that it sent, touched before the receipt": (
+            noted_first("sent.flag", 'open("sent.flag", "w").close()'),
+            "killed at `after write 1 (sent.flag)`, when the files held done=0 and 0 receipts"
+            " (unfinished), recovery left done=1 and 0 receipts (lost)",
+        ),
+        "a folder made as the marker, before the receipt": (
+            noted_first("sent", 'os.mkdir("sent")'),
+            "killed at `after write 1 (sent)`, when the files held done=0 and 0 receipts",
+        ),
         "a note that it sent, outside the run folder": (
             step(
                 f"import os\nnote = {BESIDE_THE_RUN.format('.sent')}\n"

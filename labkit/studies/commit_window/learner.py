@@ -62,8 +62,8 @@ def run(job: dict, control: Store, effect: Store, gate: Gate, watch: CommitWatch
 
 def watch(job: dict, gate: Gate, trace: Trace) -> CommitWatch:
     """Before a reader's step opens anything: a kill point after every commit it will make, to
-    any SQLite file of the run folder, and after every write to another file of it, however it
-    writes them (`readers_writes`), so no window can hide from the judge, not even one between
-    a note the step keeps beside the files (a file of the keys it sent) and its commit (the
-    built-in steps name their points themselves)."""
-    return watch_writes(job, gate, trace)
+    any SQLite file of the run folder, and after every write to another file of it and every
+    file of it made or removed, however it writes them (`readers_writes`), so no window can hide
+    from the judge, not even one between a note the step keeps beside the files (a marker, a
+    file of seen keys) and its commit (the built-in steps name their points themselves)."""
+    return watch_writes(job, gate, trace, made=True)

@@ -140,6 +140,67 @@ class Watches:
 
         builtins.open = io.open = watched_open
 
+    def watch_made_and_removed(self) -> None:
+        """A crash point after every file of the run folder made or emptied by an open for
+        writing (`open(path, "w")`, `Path.touch`, `os.open` with O_CREAT or O_TRUNC), even if
+        nothing is written to it, and after every file or folder of it made or removed
+        (`os.mkdir`, `os.remove`, `os.unlink`, `os.rmdir`): an empty marker is a state a kill
+        leaves, as a file's bytes are. Set after `watch_writes` and `watch_descriptor_writes`,
+        so that the point of a file made comes before the points of the bytes written to it.
+        Lesson 2's judge sets it (`readers_writes`); lesson 5's and the explorer's points are
+        writes, renames and commits."""
+        real_open, real_os_open = io.open, os.open
+
+        def run_name(path: object) -> str | None:
+            """The name of a file of the run folder at `path` (not the lab's own), or None."""
+            real = None if isinstance(path, int) else opened_path(path)
+            if self.quiet or real is None or real == self._real_dir or not self.inside(real):
+                return None
+            folder, file = os.path.split(real)
+            if file == TRACE_FILE or lab_file(file, folder):
+                return None
+            return os.path.relpath(real, self._real_dir)
+
+        def size(path: object) -> int | None:
+            try:
+                return os.stat(path).st_size
+            except (OSError, TypeError, ValueError):
+                return None
+
+        def made_open(file: object, mode: str = "r", *args: object, **kwargs: object) -> object:
+            name = None if WRITING.isdisjoint(mode) else run_name(file)
+            before = size(file) if name else None
+            opened = real_open(file, mode, *args, **kwargs)
+            if name and (before is None or ("w" in mode and before > 0)):
+                self.hit("write", name)
+            return opened
+
+        def made_os_open(path: object, flags: int, *args: object, **kwargs: object) -> int:
+            changes = flags & (os.O_CREAT | os.O_TRUNC) and kwargs.get("dir_fd") is None
+            name = run_name(path) if changes else None
+            before = size(path) if name else None
+            fd = real_os_open(path, flags, *args, **kwargs)
+            made = before is None and flags & os.O_CREAT
+            if name and (made or (flags & os.O_TRUNC and before)):
+                self.hit("write", name)
+            return fd
+
+        def watched(change: Callable[..., None]) -> Callable[..., None]:
+            @functools.wraps(change)
+            def changed(path: object, *args: object, **kwargs: object) -> None:
+                name = None if kwargs.get("dir_fd") is not None else run_name(path)
+                change(path, *args, **kwargs)
+                if name:
+                    self.hit("write", name)
+
+            return changed
+
+        builtins.open = io.open = made_open
+        os.open = made_os_open
+        os.mkdir, os.rmdir, os.remove, os.unlink = map(
+            watched, (os.mkdir, os.rmdir, os.remove, os.unlink)
+        )
+
     def opened_database(self, database: object) -> None:
         """A SQLite connection opened `database`: noted if it is a file outside the run folder
         opened for writing (not `:memory:`, not `?mode=ro`)."""
