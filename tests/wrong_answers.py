@@ -937,6 +937,9 @@ WRONG: dict[str, dict[str, tuple[object, str]]] = {
         "in words": ("thirty-one", "a whole number of hours from 1 to 87,840"),
         "none at all": (0, "a whole number of hours"),
         "forever": (10**9, "a whole number of hours"),
+        # read as a count, the unit once went unread: 31 minutes was judged 31 h, correct
+        "31 minutes": ("31 minutes", "a whole number of hours from 1 to 87,840, such as 12; not"),
+        "in days": ("2 days", "give the TTL as a whole number of hours"),
     },
     "lesson2.tool_checklist": {
         "effect_first's op_key taken for a key": checklist(
@@ -1630,7 +1633,11 @@ RIGHT: dict[str, dict[str, object]] = {
             "PAUSED": [2],
         },
     },
-    "lesson2.shortest_ttl": {"with its unit": "31 h", "as a float": 31.0},
+    "lesson2.shortest_ttl": {
+        "with its unit": "31 h",
+        "as a float": 31.0,
+        "the unit in full": "31 hours.",
+    },
     "lesson2.tool_checklist": {
         "booleans, capitals, keys as one writes them": {
             "Effect_First / Idempotent": False,

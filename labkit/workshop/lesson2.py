@@ -38,7 +38,6 @@ from labkit.studies.commit_window.tool_runs import run_tool_step
 from labkit.studies.commit_window.tool_steps import JOBS
 from labkit.views.commit_window_words import describe_state
 from labkit.workshop.checks import (
-    WHOLE_NUMBER,
     Exercise,
     Form,
     Measured,
@@ -49,6 +48,7 @@ from labkit.workshop.checks import (
     lone,
     no_verdict,
     one_of,
+    read_whole_number,
     source_of,
     word,
     worker_error,
@@ -320,10 +320,22 @@ def ttl_run(ttl_hours: int) -> ExpiredKeyRun:
     return run_expired_key(DELAY_HOURS * HOUR, ttl=ttl_hours * HOUR)
 
 
+HOUR_UNITS = ("h", "hr", "hrs", "hour", "hours")
+
+
+def read_hours(value: object) -> int | None:
+    """A TTL in whole hours, as a count is read (31, "31", 31.0, "31 h", "31 hours"), but a
+    count in another unit is none: "31 minutes" or "2 days" are not 31 or 2 hours."""
+    unit = re.fullmatch(r"\d+(?:\.0*)? *([a-z_]*)", word(lone(value)) or "")
+    if unit and unit[1] not in ("", *HOUR_UNITS):
+        return None
+    return read_whole_number(value)
+
+
 def judge_ttl(answer: object) -> Verdict:
     """Real crashes: the answer's TTL must leave one receipt, and one hour less must not. A
     run that failed by itself (a worker's own error, a timeout) gives no verdict."""
-    hours = WHOLE_NUMBER.read(answer)
+    hours = read_hours(answer)
     if not hours or hours * HOUR > LONGEST_DELAY:
         most = LONGEST_DELAY // HOUR
         return Verdict("incorrect", say("lesson2.shortest_ttl.form", given=repr(answer), most=most))
