@@ -954,6 +954,10 @@ WRONG: dict[str, dict[str, tuple[object, str]]] = {
             {**CHECKLIST, "effect_first/on_retry": 2},
             "each prediction is yes or no, a key (or none), or one of: duplicate, original",
         ),
+        "the idempotent receiver's key taken for none (None)": (
+            {**CHECKLIST, "idempotent/key": None},
+            "idempotent/key: you said 'none', the real run gave 'job-17:save-report:v1'",
+        ),
         "a question the checklist does not ask": (
             {**CHECKLIST, "effect_first/exactly_once": "no"},
             "not a case of this exercise",
@@ -1649,6 +1653,11 @@ RIGHT: dict[str, dict[str, object]] = {
             "queue_pop/idempotent": "NO",
             "queue_pop/key": "no key",
             "queue_pop/on_retry": "Next job.",
+        },
+        "no key written as Python's None": {
+            **CHECKLIST,
+            "effect_first/key": None,
+            "queue_pop/key": None,
         },
     },
     "lesson3.release_gate": {
