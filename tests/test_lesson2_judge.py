@@ -7,11 +7,14 @@ The step judge's refusals (not_reached, not_the_same, no_commit_seen) are in tes
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from types import SimpleNamespace
 
+from wrong_answers import RIGHT
 from wrong_answers import step as a_step
 
+from labkit.bench.gate import same_point
 from labkit.bench.trace import read_trace
 from labkit.studies.commit_window.expired_key import HOUR, LONGEST_DELAY, ExpiredKeyRun
 from labkit.studies.commit_window.stores import KEY
@@ -206,6 +209,30 @@ def test_a_step_that_writes_outside_its_run_folder_is_refused_naming_the_file(tm
         " remembers in control.db or effect.db, or beside them in its run folder",
     )
     assert a_run_folder(verdict.run_dir), verdict.run_dir
+
+
+def test_a_write_is_the_same_point_whatever_its_file_is_called():
+    """A temporary file has a new name in every run: its write is known by its number."""
+    assert same_point("after write 2 (tmpk3j_2x)", "after write 2 (tmp9q_a0c)")
+    assert not same_point("after write 2 (tmpk3j_2x)", "after write 3 (tmpk3j_2x)")
+    assert not same_point("after commit 1 (a.db)", "after commit 1 (b.db)")
+    assert same_point("start", "start") and not same_point("start", None)
+
+
+def test_a_file_written_aside_is_killed_after_each_write_under_its_name_of_the_moment():
+    """The key written to a temporary file of a new name in every run (NamedTemporaryFile
+    opens the folder with an opener that makes the file), then renamed over key.txt: each
+    point is the temporary file's own, and each is killed in a run of its own (it was judged
+    "not the same": the run to be killed after it never wrote a file of that name)."""
+    aside = "a uuid4 made once, written aside and renamed into place"
+    verdict = lesson2.bug_hunt.check(RIGHT["lesson2.bug_hunt"][aside])
+    assert verdict.status == "correct", str(verdict)
+    assert re.fullmatch(
+        r"done=1 and one receipt after a kill at every one of the 6 points your step passed:"
+        r" start, after write 1 \((tmp\w+)\), after write 2 \(\1\), after write 3 \(key.txt\),"
+        r" after commit 1 \(effect.db\), after commit 2 \(control.db\)",
+        verdict.message,
+    ), verdict.message
 
 
 def test_a_marker_made_or_removed_without_a_byte_written_is_a_kill_point():

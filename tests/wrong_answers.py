@@ -729,6 +729,16 @@ WRONG: dict[str, dict[str, tuple[object, str]]] = {
             "killed at `after commit 2 (sent.db)`, when the files held done=0 and 0 receipts"
             " (unfinished), recovery left done=1 and 0 receipts (lost)",
         ),
+        "a note that it sent, written aside and renamed into place, before the receipt": (
+            noted_first(
+                "sent.json",
+                "import tempfile\n"
+                'with tempfile.NamedTemporaryFile("w", dir=".", delete=False) as aside:\n'
+                "    aside.write(KEY)\n"
+                'os.replace(aside.name, "sent.json")',
+            ),
+            "killed at `after write 3 (sent.json)`, when the files held done=0 and 0 receipts",
+        ),
         "an empty marker that it sent, touched before the receipt": (
             noted_first("sent.flag", 'open("sent.flag", "w").close()'),
             "killed at `after write 1 (sent.flag)`, when the files held done=0 and 0 receipts"
@@ -1607,6 +1617,16 @@ RIGHT: dict[str, dict[str, object]] = {
         # every retry reads it back
         "a uuid4 made once, kept beside the files for the retries": step(
             KEY_KEPT_IN.format(where='"key.txt"'), "buggy_step"
+        ),
+        # a temporary file of a new name in every run: the same write, whatever its name
+        "a uuid4 made once, written aside and renamed into place": step(
+            KEY_KEPT_IN.format(where='"key.txt"').replace(
+                '    with open(path, "w") as kept:\n        kept.write(key)\n',
+                "    import tempfile\n"
+                '    with tempfile.NamedTemporaryFile("w", dir=".", delete=False) as kept:\n'
+                "        kept.write(key)\n    os.replace(kept.name, path)\n",
+            ),
+            "buggy_step",
         ),
     },
     "lesson3.operation_key": {

@@ -9,12 +9,24 @@ from __future__ import annotations
 
 import json
 import os
+import re
 
 from labkit.bench.trace import Trace
 
-__all__ = ["EXIT_CODE", "Gate", "report"]
+__all__ = ["EXIT_CODE", "Gate", "report", "same_point"]
 
 EXIT_CODE = 91  # study 000's deliberate exit status
+WRITE_POINT = re.compile(r"(after write \d+) \(.*\)")  # `Gate.after_write`'s name for a point
+
+
+def same_point(point: str, planned: str | None) -> bool:
+    """`point` is the `planned` one: the same name, or the same write (by its number) of a
+    file whose name may change from run to run: a temporary file, written and then renamed
+    over the real one, is called something new in every run ("after write 1 (tmpk3j_2x)")."""
+    if point == planned:
+        return True
+    write, planned_write = WRITE_POINT.fullmatch(point), WRITE_POINT.fullmatch(planned or "")
+    return bool(write and planned_write and write[1] == planned_write[1])
 
 
 class Gate:
@@ -32,13 +44,20 @@ class Gate:
         self.commits = getattr(self, "commits", 0) + 1
         self(f"after commit {self.commits} ({file})")
 
+    def after_write(self, file: str) -> None:
+        """A kill point after a write to another file of the run folder (a reader's code has
+        one after each: `explorer.readers_writes`), the same whatever the file is called."""
+        self.writes = getattr(self, "writes", 0) + 1
+        self(f"after write {self.writes} ({file})")
+
     def __call__(self, point: str) -> None:
         self.trace.note("point", point=point)  # written: a kill cannot take it back
-        if point == self.exit_at:
+        if same_point(point, self.exit_at):
             self.trace.event("kill", point=point, mode="exit", code=EXIT_CODE)
             os._exit(EXIT_CODE)  # no finally, no close: the files stay as they are right now
-        if point in self.pause_at:
-            os.write(self.notify_fd, f"{point}\n".encode())
+        planned = next((p for p in self.pause_at if same_point(point, p)), None)
+        if planned is not None:  # told by the name the parent planned it under
+            os.write(self.notify_fd, f"{planned}\n".encode())
             if not os.read(self.resume_fd, 64):  # the parent went away without an answer
                 os._exit(2)
 

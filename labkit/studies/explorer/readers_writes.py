@@ -37,11 +37,9 @@ class ReadersWrites(Watches):
         self._real_dir = os.path.realpath(run_dir)
         self._lock = threading.RLock()
         self.outside: set[str] = set()
-        self.writes = 0
 
     def hit(self, op: str, name: str) -> None:
-        self.writes += 1
-        self.gate(f"after write {self.writes} ({name})")
+        self.gate.after_write(name)
 
     def wrote(self, op: str, name: str, fd: int) -> None:
         self.hit(op, name)

@@ -125,7 +125,9 @@ class Watches:
             opened = real_open(file, mode, *args, **kwargs)
             if self.quiet or WRITING.isdisjoint(mode):
                 return opened
-            path = opened_path(file)
+            # by its descriptor: `file` may be a folder, with an opener that makes the file in it
+            # (tempfile.NamedTemporaryFile)
+            path = opened_path(opened.fileno())
             if (
                 path is None
                 or os.path.basename(path) == TRACE_FILE
