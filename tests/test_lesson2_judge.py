@@ -260,6 +260,27 @@ def test_a_marker_made_or_removed_without_a_byte_written_is_a_kill_point():
     ]
 
 
+def test_a_step_that_writes_in_shared_memory_is_refused_as_outside_its_run_folder(tmp_path):
+    """/dev/shm is no device whose writes vanish: its files outlive a killed process. A note
+    that it sent kept there, one for each run folder, hid the window between the note and the
+    receipt (it was not noted, and judged correct)."""
+    shared = Path("/dev/shm")
+    prefix = f"labkit-test-{tmp_path.name}-"
+    noted = a_step(
+        f"import os\nnote = {str(shared / prefix)!r} + os.path.basename(os.getcwd())\n"
+        "if not os.path.exists(note):\n    open(note, 'w').write(KEY)\n"
+        "    effect.add_receipt(KEY, PAYLOAD)\ncontrol.mark_done()"
+    )
+    try:
+        verdict = lesson2.safe_step.check(noted)
+    finally:
+        for note in shared.glob(f"{prefix}*"):
+            note.unlink()
+    assert verdict.status == "incorrect", str(verdict)
+    written = shared / f"{prefix}{Path(verdict.run_dir).name}"
+    assert verdict.message.startswith(f"your step wrote outside its run folder ({written})")
+
+
 def counted_step(runs: Path, raise_at: int) -> str:
     """A safe step that counts its runs in `runs` and raises in run number `raise_at` (from
     0), before its first commit (line 7). The count is kept outside the run folder through

@@ -27,6 +27,7 @@ __all__ = ["Watches", "opened_path", "run_file"]
 
 WRITING = set("wax+")  # the letters of a mode that opens a file for writing
 NOT_FILES = ("/dev/", "/proc/", "/sys/")  # written to, but nothing of them survives a crash
+IN_MEMORY = ("/dev/shm/", "/dev/mqueue/")  # but these files outlive a process that is killed
 
 
 class Watches:
@@ -220,8 +221,9 @@ class Watches:
         return path == self._real_dir or path.startswith(self._real_dir + os.sep)
 
     def note_outside(self, path: str) -> None:
-        """A write outside the run folder: into the trace once per file (not /dev/null's)."""
-        if path.startswith(NOT_FILES) or self.quiet:
+        """A write outside the run folder: into the trace once per file (not /dev/null's, but
+        a file of /dev/shm's: a killed process leaves it behind as it leaves /tmp's)."""
+        if (path.startswith(NOT_FILES) and not path.startswith(IN_MEMORY)) or self.quiet:
             return
         with self._lock:
             if path not in self.outside:
