@@ -1,8 +1,9 @@
 """Lesson 2 · Closing the window (notebooks/02_closing_the_window.ipynb): its checked exercises.
 
 The step exercises run the reader's step where the lab runs its own and kill it after every
-commit that reached a file, however it was written; the worker's own reports (exit codes,
-stderr, the files) tell a wrong step from an error in the reader's code, shown at their line.
+commit and every write that reached a file of its run folder, however it was written (a step
+that writes outside it is refused); the worker's own reports (exit codes, stderr, the files)
+tell a wrong step from an error in the reader's code, shown at their line.
 
     lesson2.safe_step.check(my_step)   # .hint(), .solution()
 
@@ -107,13 +108,13 @@ def unwatched(run: RunResult) -> str | None:
 
 
 # The gate's name for the point after a commit or a write: "after write 1 (sent.json)"
-WRITE_POINT = re.compile(r"after (commit|write) (\d+) \((.+)\)")
+AFTER_POINT = re.compile(r"after (commit|write) (\d+) \((.+)\)")
 
 
 def point_words(point: str) -> str:
     """A kill point the gate named ("start", "after commit 1 (effect.db)", "after write 1
     (sent.json)") in the reader's words, from its number and file."""
-    after = WRITE_POINT.fullmatch(point)
+    after = AFTER_POINT.fullmatch(point)
     if after:
         return say(f"lesson2.point.after_{after[1]}", number=after[2], file=after[3])
     return say("lesson2.point.start") if point == "start" else point
