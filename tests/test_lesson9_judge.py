@@ -7,12 +7,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from wrong_answers import WRONG, green_keyed, step
 
 from labkit.studies.commit_window.stores import KEY, PAYLOAD
 from labkit.studies.explorer.report import Exploration, PointResult
 from labkit.workshop import lesson9
-from labkit.workshop.lesson9 import green_matrix, line_of
+from labkit.workshop.lesson9 import done_in, green_matrix, line_of, one_receipt_of_payload
 
 SOURCE = "def report_step(control, effect, gate):\n    key = 1\n    with effect:\n"
 
@@ -136,9 +137,9 @@ def test_writes_it_cannot_crash_apart_are_refused_with_the_explorations_folder()
     )
     verdict = green_matrix.check(two_at_once)
     assert verdict.status == "incorrect", str(verdict)
-    assert verdict.message.startswith("the explorer could not crash your commits apart: "), (
-        verdict.message
-    )
+    assert verdict.message.startswith(
+        "the explorer could not crash your commits apart: 2 commits to control.db and effect.db"
+    ), verdict.message
     run_dir = Path(verdict.run_dir)  # the exploration's own folder: no crash point's
     assert run_dir.is_dir() and run_dir.name.startswith("lesson9-"), run_dir
     assert (run_dir / "record").is_dir(), sorted(p.name for p in run_dir.iterdir())
@@ -189,7 +190,16 @@ def test_a_point_its_step_does_not_reach_again_names_no_recovery(tmp_path):
     assert (run_dir.name, run_dir.parent.name[:8]) == ("point-001", "lesson9-"), run_dir
 
 
-def test_an_exploration_stopped_before_its_end_gives_no_verdict(monkeypatch, tmp_path):
+@pytest.mark.parametrize(
+    ("stopped_by", "why"),
+    [
+        ({"code": "interrupted", "explored": 1}, "interrupted (Ctrl-C) after 1 crash states"),
+        (None, "stopped, in the lab's own words"),  # no code: the lab's own words are shown
+    ],
+)
+def test_an_exploration_stopped_before_its_end_gives_no_verdict(
+    monkeypatch, tmp_path, stopped_by, why
+):
     """Interrupted (Ctrl-C) with no failing point yet: the matrix is not green, nor wrong."""
     clean = PointResult(None, "run", "to its end", None, "consistent", None, str(tmp_path))
     stopped = Exploration(
@@ -198,7 +208,7 @@ def test_an_exploration_stopped_before_its_end_gives_no_verdict(monkeypatch, tmp
         str(tmp_path),
         points=[clean],
         stopped="stopped, in the lab's own words",  # the reader's are stopped_by's
-        stopped_by={"code": "interrupted", "explored": 1},
+        stopped_by=stopped_by,
         clean={
             "effect.db": {"receipts": [[1, KEY, PAYLOAD]]},
             "control.db": {"progress": [[1, 1]]},
@@ -208,7 +218,18 @@ def test_an_exploration_stopped_before_its_end_gives_no_verdict(monkeypatch, tmp
     verdict = green_matrix.check(green_keyed("KEY"))
     assert (verdict.status, verdict.message, verdict.run_dir) == (
         "no verdict",
-        "the exploration failed (interrupted (Ctrl-C) after 1 crash states), so it says nothing"
-        " about your answer: check again",
+        f"the exploration failed ({why}), so it says nothing about your answer: check again",
         str(tmp_path),
     )
+
+
+def test_done_and_the_receipt_are_read_where_the_lab_s_tables_hold_them():
+    assert done_in([[1, 1]]) == 1
+    assert done_in([[2, 1], [1, 0]]) == 0  # another row's done is not row 1's
+    assert done_in([[1]]) == 0  # the table made again with one column: no done there
+    assert done_in([]) == 0
+    assert one_receipt_of_payload([[1, "job-17", PAYLOAD]])
+    assert one_receipt_of_payload([[1, "job-17", PAYLOAD, "a column of the step's own"]])
+    assert not one_receipt_of_payload([[1, PAYLOAD]])  # made again with two columns
+    assert not one_receipt_of_payload([[1, "job-17", PAYLOAD]] * 2)
+    assert not one_receipt_of_payload([])

@@ -85,17 +85,26 @@ def crash_wrong(point: PointResult, source: str) -> str:
     return say("lesson9.green_matrix.crash_wrong", when=when, outcome=outcome, **fields)
 
 
+# Read where the lab's tables hold them, (id, done) and (id, op_key, payload): a table the step
+# dropped, emptied or made again with other columns holds no done=1 or PAYLOAD there.
+def done_in(progress: list[list]) -> object:
+    """The progress table's done, in its row 1; 0 where no such row holds one."""
+    return next((row[1] for row in progress if row[:1] == [1] and len(row) > 1), 0)
+
+
+def one_receipt_of_payload(receipts: list[list]) -> bool:
+    """One receipt, its payload (the third column) PAYLOAD."""
+    return len(receipts) == 1 and receipts[0][2:3] == [PAYLOAD]
+
+
 def judge_matrix(answer: object) -> Verdict:
     """Green: one receipt of PAYLOAD and done=1 without a crash, every crash point consistent
     after recovery, and every commit seen apart."""
     source, name = source_of(answer)
     found = explored(source, name)
     receipts = found.clean.get("effect.db", {}).get("receipts", [])
-    progress = found.clean.get("control.db", {}).get("progress", [])
-    # read where the lab's tables hold them, (id, done) and (id, op_key, payload): a table the
-    # step dropped, emptied or made again with other columns holds no done=1 or PAYLOAD there
-    done = next((row[1] for row in progress if row[:1] == [1] and len(row) > 1), 0)
-    if (len(receipts), done) != (1, 1) or receipts[0][2:3] != [PAYLOAD]:
+    done = done_in(found.clean.get("control.db", {}).get("progress", []))
+    if done != 1 or not one_receipt_of_payload(receipts):
         said = say("lesson9.green_matrix.clean_wrong", done=done, receipts=receipts)
         return Verdict("incorrect", said, found.point(None).run_dir)
     if found.unwatched:
