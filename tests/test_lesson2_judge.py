@@ -16,6 +16,7 @@ from wrong_answers import step as a_step
 
 from labkit.bench.gate import same_point
 from labkit.bench.trace import read_trace
+from labkit.language import say
 from labkit.studies.commit_window.expired_key import HOUR, LONGEST_DELAY, ExpiredKeyRun
 from labkit.studies.commit_window.stores import KEY
 from labkit.workshop import lesson2
@@ -24,8 +25,10 @@ from labkit.workshop.lesson2 import (
     answer_step,
     point_words,
     read_checklist_answer,
+    read_hours,
     shortest_ttl,
     study_000_case,
+    unwatched,
 )
 
 
@@ -388,3 +391,17 @@ def test_a_case_whose_run_failed_by_itself_carries_its_failure(tmp_path, monkeyp
     for step in ("effect_first", "queue_pop"):
         answers = answer_step(step)
         assert [m.failure for m in answers.values()] == [TIMED_OUT] * 3, (step, answers)
+
+
+def test_a_ttl_is_read_in_hours_with_its_unit_or_without_one():
+    assert [read_hours(v) for v in (31, "31", "31.0", "31 h", "31 hours", 31.0)] == [31] * 6
+    assert [read_hours(v) for v in ("31 minutes", "31 s", "2 days")] == [None] * 3
+
+
+def test_a_wal_file_the_check_could_not_read_is_said_with_its_file(tmp_path):
+    """The commit watch's unwatched event with reason "wal" becomes lesson 2's own words."""
+    event = {"event": "unwatched", "role": "first", "files": ["effect.db"], "reason": "wal"}
+    (tmp_path / "trace.jsonl").write_text(json.dumps(event) + "\n")
+    said = unwatched(SimpleNamespace(run_dir=str(tmp_path)))
+    assert said == say("lesson2.step.wal", files="effect.db")
+    assert said.startswith("effect.db is in WAL mode")
