@@ -129,11 +129,7 @@ class Watches:
             # by its descriptor: `file` may be a folder, with an opener that makes the file in it
             # (tempfile.NamedTemporaryFile)
             path = opened_path(opened.fileno())
-            if (
-                path is None
-                or os.path.basename(path) == TRACE_FILE
-                or lab_file(os.path.basename(path), os.path.dirname(path))
-            ):
+            if path is None or labs_own(path):
                 return opened
             if not self.inside(path):
                 self.note_outside(path)
@@ -159,10 +155,7 @@ class Watches:
             real = None if isinstance(path, int) else opened_path(path)
             if self.quiet or real is None or real == self._real_dir or not self.inside(real):
                 return None
-            folder, file = os.path.split(real)
-            if file == TRACE_FILE or lab_file(file, folder):
-                return None
-            return os.path.relpath(real, self._real_dir)
+            return None if labs_own(real) else os.path.relpath(real, self._real_dir)
 
         def size(path: object) -> int | None:
             try:
@@ -256,6 +249,13 @@ def opened_path(file: object) -> str | None:
         return os.path.realpath(os.fsdecode(file))
     except (OSError, TypeError, ValueError):
         return None
+
+
+def labs_own(path: str) -> bool:
+    """Whether the file at `path` is the lab's own (its trace, a worker's output or report),
+    whose writes are no state of the reader's."""
+    folder, file = os.path.split(path)
+    return file == TRACE_FILE or lab_file(file, folder)
 
 
 def run_file(fd: int, run_dir: str) -> str | None:
