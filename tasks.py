@@ -108,11 +108,13 @@ def lab(extra: list[str]) -> None:
 
 
 def test(extra: list[str]) -> None:
-    """The suite, on every core up to four (pytest-xdist; each worker has its own temp folder
-    and runs home, and a test looks only for the processes it started): most of a test's
-    time is waiting for processes, so two run where one would. `-n 0` runs one at a time."""
-    cores = str(min(4, os.cpu_count() or 1))
-    parallel = [] if "-n" in extra else ["-n", cores, "--dist", "worksteal"]
+    """The suite in one more pytest-xdist worker than there are cores, four at most (each
+    worker has its own temp folder and runs home, and a test looks only for the processes it
+    started): most of a test's time is waiting for its processes, so on 2 cores two workers
+    kept them busy 132% of the time, and a third fills the waits (557 s with two, 473 s with
+    three, 483 s with four). `-n 0` runs one at a time."""
+    workers = str(min(4, (os.cpu_count() or 1) + 1))
+    parallel = [] if "-n" in extra else ["-n", workers, "--dist", "worksteal"]
     # argv[0] must be the venv's own path: Python finds its environment from it
     command = [str(BIN / "python"), "-m", "pytest", *parallel, *extra]
     os.execv(command[0], command)
