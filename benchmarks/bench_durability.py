@@ -22,7 +22,7 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
-from timing import CALL, interleaved_medians, ratio_line
+from timing import CALL, interleaved_medians, new_file_line, ratio_line
 
 from labkit.studies.durability.experiment import (
     DurabilitySpec,
@@ -45,6 +45,7 @@ def main() -> None:
     parser.add_argument("--matrix-rounds", type=int, default=3, help="rounds with one matrix")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as scratch:  # every run folder goes, once it is timed
+        print(new_file_line(Path(scratch)))
         folders = (Path(scratch) / f"run-{i}" for i in range(10**6))
         measure(args, folders)
 

@@ -25,6 +25,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from timing import new_file_line
+
 from labkit.bench.ledger import read_ledger
 from labkit.bench.trace import read_json_lines
 from labkit.studies.durability.experiment import DurabilitySpec, clean_run_seconds, run_trials
@@ -85,6 +87,7 @@ def main() -> None:
     print(f"load average before: {os.getloadavg()[0]:.1f}")
     found: dict[str, list[dict[str, int]]] = {"clean": [], "trial": []}
     with tempfile.TemporaryDirectory() as scratch:  # every run folder goes, once it is read
+        print(new_file_line(Path(scratch)))
         folders = (Path(scratch) / f"run-{i}" for i in range(10**6))
         clean_parts(next(folders))  # the server's start is no part of either
         for _ in range(args.runs):

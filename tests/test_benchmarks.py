@@ -36,11 +36,13 @@ def test_durability_benchmark_prints_its_ratio_and_matrix_time():
     out = bench("bench_durability.py", "--rounds", "1", "--forked", "3", "--matrix-rounds", "1")
     assert "ratio fresh / forked" in out and "24-kill matrix" in out
     assert "ratio trial / clean run" in out and "ratio matrix / clean run" in out
+    assert "a new file here now:" in out  # the figures' condition: files deleted just before
 
 
 def test_trial_anatomy_prints_each_part_of_both_calls():
     out = bench("bench_trial_anatomy.py", "--runs", "2")
-    rows = {line[:48].strip(): line[48:].split() for line in out.splitlines()[2:9]}
+    assert out.splitlines()[1].startswith("a new file here now:"), out
+    rows = {line[:48].strip(): line[48:].split() for line in out.splitlines()[3:10]}
     assert list(rows)[0] == "the call, until node a starts" and len(rows) == 7, out
     # the parts only a trial has: no figure for the clean run, a positive one for the trial
     for part in ("c starts -> the kill (a pause, a freeze)", "the kill -> c starts again"):
