@@ -49,9 +49,9 @@ def ratio_line(over: list[float], under: list[float]) -> tuple[float, float, flo
 def new_file_line(scratch: Path, files: int = 50) -> str:
     """How long a new file takes to make in `scratch` right now, as a line to print beside the
     figures. On an ext4 file system without a journal (this project's machine) it is 0.014 ms
-    at rest but up to 0.7 ms for half a minute after many files were deleted, a previous
-    benchmark's cleanup among them: ext4 will not reuse an inode freed moments ago, and each
-    new file scans past every such one. The files stay in `scratch`, which goes at the end."""
+    at rest but up to 0.7 ms for a minute or more after many files were deleted, a previous
+    benchmark's cleanup among them: ext4 will not reuse an inode freed in the last minute, and
+    each new file scans past every such one. The files stay in `scratch`, which goes at the end."""
     folder = scratch / "new-files"
     folder.mkdir()
     started = time.perf_counter()
