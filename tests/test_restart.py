@@ -16,7 +16,7 @@ from zoneinfo import ZoneInfo
 import pytest
 
 from labkit.bench.launcher import LABKIT_ROOT, isolated_python
-from labkit.bench.restart import LATER, RETRY_DELAY, RETRY_NODE, seconds_until
+from labkit.bench.restart import LATER, RETRY_ADDRESS, RETRY_DELAY, RETRY_NODE, seconds_until
 from labkit.studies.explorer.replay import explore
 
 RESTARTED = f"""
@@ -249,6 +249,10 @@ def reads():
         "$HOSTNAME": os.environ["HOSTNAME"],
         "uuid.getnode()": uuid.getnode(),
         "uuid.uuid1().node": uuid.uuid1().node,
+        "its address": socket.gethostbyname(socket.gethostname()),
+        "its addresses": socket.gethostbyname_ex(socket.gethostname())[2],
+        "its address info": socket.getaddrinfo(socket.gethostname(), 80)[0][4],
+        "another's address": socket.gethostbyname("localhost"),
     }}
 real = reads()  # each read once first: platform and uuid keep what they read
 move_host()
@@ -258,7 +262,8 @@ print(json.dumps({{"real": real, "moved": reads()}}))
 
 def test_a_judged_retry_reads_another_host_name_and_node_id_everywhere():
     """`move_host` makes the process another machine for every read of its host, cached ones
-    too: its name gets "-retry" added, its node id is RETRY_NODE, a multicast one (RFC 4122)."""
+    too: its name gets "-retry" added and resolves to RETRY_ADDRESS (other names as before), its
+    node id is RETRY_NODE, a multicast one (RFC 4122)."""
     done = subprocess.run(
         isolated_python("-c", HOST_READS),
         capture_output=True,
@@ -268,10 +273,15 @@ def test_a_judged_retry_reads_another_host_name_and_node_id_everywhere():
     )
     assert done.returncode == 0, done.stderr
     real, moved = json.loads(done.stdout).values()
+    assert moved.pop("another's address") == real.pop("another's address")
     assert [read for read in real if moved[read] == real[read]] == []
     name = f"{real['socket.gethostname()']}-retry"
-    assert {moved[read] for read in real if "node" not in read or "name" in read} == {name}
+    names = [read for read in real if ("node" not in read or "name" in read) and "its" not in read]
+    assert {moved[read] for read in names} == {name}
     assert moved["uuid.getnode()"] == moved["uuid.uuid1().node"] == RETRY_NODE
+    assert moved["its address"] == RETRY_ADDRESS  # no resolver knows the moved name
+    assert moved["its addresses"] == [RETRY_ADDRESS]
+    assert moved["its address info"] == [RETRY_ADDRESS, 80]
     assert RETRY_NODE & 1 << 40  # the first octet's lowest bit: multicast, no card's address
 
 

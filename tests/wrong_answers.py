@@ -813,6 +813,10 @@ WRONG: dict[str, dict[str, tuple[object, str]]] = {
             "(duplicate)",
         ),
         "the host's name": (keyed("'job-17:' + __import__('socket').gethostname()"), "(duplicate)"),
+        "the host's address": (
+            keyed("'job-17:' + (s := __import__('socket')).gethostbyname(s.gethostname())"),
+            "(duplicate)",
+        ),
         "the node id": (keyed("f\"job-17:{__import__('uuid').getnode()}\""), "(duplicate)"),
         "a uuid4 made once, kept outside the run folder for the retries": (
             step(KEY_KEPT_IN.format(where=BESIDE_THE_RUN.format(".key")), "buggy_step"),
@@ -911,6 +915,10 @@ WRONG: dict[str, dict[str, tuple[object, str]]] = {
         ),
         "the host's name": (
             beside_the_id("socket", "socket.gethostname()"),
+            "before a restart and",
+        ),
+        "the host's address": (
+            beside_the_id("socket", "socket.gethostbyname(socket.gethostname())"),
             "before a restart and",
         ),
         "the node id": (beside_the_id("uuid", "uuid.getnode()"), "before a restart and"),

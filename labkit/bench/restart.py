@@ -8,7 +8,7 @@ retries calls `restart_here(RETRY_DELAY)` first: it forks and goes on as the chi
 new pid and parent pid, its clocks (Python's, and SQLite's 'now') moved to another year,
 month, day, hour and minute, and `LABKIT_ATTEMPT` one higher; the parent only waits and ends
 as the child ends, so the launcher sees one worker. A real retry may also come on another
-machine, so a judged one then calls `move_host()`: another host name and node id.
+machine, so a judged one then calls `move_host()`: another host name, address and node id.
 Worker-side: standard library only.
 
 A recovery can come at other moments too (`RESTARTS`, lesson 9's explorer): at once, a day
@@ -24,6 +24,7 @@ import os
 import signal
 import sys
 import time
+from types import ModuleType
 
 __all__ = [
     "ATTEMPT",
@@ -33,6 +34,7 @@ __all__ = [
     "MOVED",
     "RESTARTS",
     "RETRY_DELAY",
+    "RETRY_ADDRESS",
     "RETRY_NODE",
     "move_clocks",
     "move_host",
@@ -61,6 +63,9 @@ MOVED += ("clock_gettime_ns",)  # time's clocks that a restart moves
 # multicast bit, is set, as RFC 4122 (4.5) asks of a node id that is no network card's address:
 # a card's has it clear, and without a card uuid.getnode() is random in every process anyway.
 RETRY_NODE = 0x01_72_65_74_72_79
+# A judged retry's address, what its host name resolves to (`move_host`): an address of
+# TEST-NET-1 (RFC 5737), kept for documentation, so no real host has it.
+RETRY_ADDRESS = "192.0.2.1"
 # The installed modules of the reader's that were imported before a restart (the explorer's
 # server imports them once and forks the recoveries from it: `bench.preload`). A real restart
 # imports them anew, after its clocks moved: a clock one took by a name of its own as it
@@ -137,9 +142,10 @@ def retake(replaced: dict) -> None:
 
 def move_host() -> None:
     """Run on as on another machine: a real retry may come on one (a rescheduled pod gets a
-    new name), where a key made of the host would change. Its name gets "-retry" added, and
-    its node id is `RETRY_NODE`. Only a judged retry (lessons 2 and 3) moves: the explorer's
-    restarts keep the host, so that a reader's graph that logs it is no finding."""
+    new name and address), where a key made of the host would change. Its name gets "-retry"
+    added, the name resolves to `RETRY_ADDRESS`, and its node id is `RETRY_NODE`. Only a judged
+    retry (lessons 2 and 3) moves: the explorer's restarts keep the host, so that a reader's
+    graph that logs it is no finding."""
     import platform
     import socket
     import uuid  # (on Linux it imports platform, which keeps the os.uname() it read)
@@ -148,11 +154,30 @@ def move_host() -> None:
     real = os.uname()
     os.uname = lambda: os.uname_result((real.sysname, name, *real[2:]))
     socket.gethostname = lambda: name  # socket.getfqdn() asks it too
+    resolve_moved_name(socket, name)
     platform._uname_cache = None  # platform.uname() and platform.node() read os.uname() anew
     if "HOSTNAME" in os.environ:
         os.environ["HOSTNAME"] = name
     uuid._node = RETRY_NODE  # what uuid.getnode() returns once it has looked
     uuid._generate_time_safe = None  # uuid1() makes its ids itself, from getnode(), not libuuid
+
+
+def resolve_moved_name(socket: ModuleType, name: str) -> None:
+    """Resolve the moved host's `name` to `RETRY_ADDRESS` (no resolver knows it), as its own
+    machine would, in the three calls a key of the host's address is made with; every other
+    name resolves as before."""
+    by_name, by_name_ex, address_info = (
+        socket.gethostbyname,
+        socket.gethostbyname_ex,
+        socket.getaddrinfo,
+    )
+    socket.gethostbyname = lambda host: RETRY_ADDRESS if host == name else by_name(host)
+    socket.gethostbyname_ex = lambda host: (
+        (name, [], [RETRY_ADDRESS]) if host == name else by_name_ex(host)
+    )
+    socket.getaddrinfo = lambda host, *args, **kwargs: address_info(
+        RETRY_ADDRESS if host == name else host, *args, **kwargs
+    )
 
 
 def seconds_until(restart: str, now: float | None = None) -> float:

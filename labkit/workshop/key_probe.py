@@ -4,10 +4,11 @@ The judge (`lesson3.keys_after_restart`) starts two workers through the launcher
 other, in one run folder. "before" computes the keys of its requests; "after" restarts first,
 as on another machine (`restart_here`: another pid and parent pid, its clocks, Python's and
 SQLite's, in another year, month, day, hour and minute (`RETRY_DELAY`), the next attempt in
-its environment, as another interpreter, another hash seed; `move_host`: another host name and
-node id; and another working folder), and gets the same requests in another order, so a key
-made of what the process saw before differs too. Each leaves its keys (their reprs) or the
-reader's error, with their line, in `<role>.json`. Worker-side: standard library only.
+its environment, as another interpreter, another hash seed; `move_host`: another host name,
+address and node id; and another working folder), and gets the same requests in another
+order, so a key made of what the process saw before differs too. Each leaves its keys (their
+reprs) or the reader's error, with their line, in `<role>.json`. Worker-side: standard library
+only.
 """
 
 from __future__ import annotations
