@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import json
 import re
+import sqlite3
+from contextlib import closing
 from dataclasses import replace
 from pathlib import Path
 from types import SimpleNamespace
@@ -97,8 +99,9 @@ def test_the_right_consumer_is_correct_counting_the_commits_it_was_killed_after(
         "correct",
         "each message took effect once: delivered once each, redelivered after the relay was"
         " killed (beside another message with the same payload), and redelivered after the"
-        " consumer was killed right after each commit and each write to the run's files in each"
-        " delivery (2 in all, the last of each the lab's own COMMIT to consumer.db)",
+        " consumer was killed right after each commit, each write and each file made or removed"
+        " in the run folder in each delivery (2 in all, the last of each the lab's own COMMIT"
+        " to consumer.db)",
     )
     assert kill_of(verdict.run_dir) == "none"  # the clean run's
 
@@ -301,19 +304,46 @@ def test_a_consumer_that_commits_apart_only_in_its_second_delivery_is_killed_the
 
 
 def test_a_consumer_that_keeps_its_ids_in_a_file_beside_consumer_db_is_killed_after_that_write():
-    """What it has seen is out of the delivery's transaction: killed after that write and
-    before the lab's COMMIT, the message is seen and never applied (it was judged correct)."""
+    """What it has seen is out of the delivery's transaction. Killed as the file is made, still
+    empty, the redelivery fails on it, in the reader's own line: a wrong answer, not an error
+    of theirs (killed after its bytes, the message would be seen and never applied)."""
     beside = CONSUMERS["the ids kept in a JSON file beside consumer.db"][0]
     verdict = idempotent_consumer.check(beside)
     assert verdict.status == "incorrect", str(verdict)
     assert re.fullmatch(
         rf"the consumer was killed right after write 1 \(processed.json\) of its delivery of"
-        rf" ({MSG}), before it answered the relay \(consumer.db then held 0 effect rows and 0"
-        r" inbox rows\), so a fresh relay delivered it again \(3 deliveries in all\);"
-        r" consumer.db holds 0 effect rows for \1, not 1",
+        rf" {MSG}, before it answered the relay \(consumer.db then held 0 effect rows and 0"
+        r" inbox rows\), so a fresh relay delivered it again \(2 deliveries in all\); then your"
+        r" consumer failed on that redelivery: your code raised json.decoder.JSONDecodeError:"
+        r" Expecting value: line 1 column 1 \(char 0\), at line 4: done = json.load\(open\(path\)\)"
+        r" if os.path.exists\(path\) else \[\]. A redelivered message must take effect once, not"
+        r" end in an error",
         verdict.message,
     ), verdict.message
     assert kill_of(verdict.run_dir) == "after write 1 (processed.json)"
+    assert (Path(verdict.run_dir) / "processed.json").read_bytes() == b""  # as the kill left it
+
+
+def test_a_consumer_that_marks_a_message_with_an_empty_file_is_killed_after_it_is_made():
+    """No byte is written to an empty marker, yet it is a state a kill leaves: killed between
+    the marker and the lab's COMMIT, the redelivery finds it and skips the effect (it was
+    judged correct)."""
+    marker = CONSUMERS["an empty marker file per message, made before the effect"][0]
+    verdict = idempotent_consumer.check(marker)
+    assert verdict.status == "incorrect", str(verdict)
+    said = re.fullmatch(
+        rf"the consumer was killed right after write 1 \(seen-({MSG})\) of its delivery of \1,"
+        r" before it answered the relay \(consumer.db then held 0 effect rows and 0 inbox rows\),"
+        r" so a fresh relay delivered it again \(3 deliveries in all\); consumer.db holds 0"
+        r" effect rows for \1, not 1",
+        verdict.message,
+    )
+    assert said, verdict.message
+    lost = said[1]  # the run's own message id: the point is named as the killed run named it
+    with closing(sqlite3.connect(Path(verdict.run_dir) / "consumer.db")) as db:
+        effects = db.execute("SELECT message_id FROM effects").fetchall()
+    assert (Path(verdict.run_dir) / f"seen-{lost}").stat().st_size == 0
+    assert lost not in [row[0] for row in effects]
 
 
 def test_a_consumer_that_writes_a_log_beside_consumer_db_is_killed_after_it_and_is_right():
@@ -325,8 +355,9 @@ def test_a_consumer_that_writes_a_log_beside_consumer_db_is_killed_after_it_and_
         "correct",
         "each message took effect once: delivered once each, redelivered after the relay was"
         " killed (beside another message with the same payload), and redelivered after the"
-        " consumer was killed right after each commit and each write to the run's files in each"
-        " delivery (4 in all, the last of each the lab's own COMMIT to consumer.db)",
+        " consumer was killed right after each commit, each write and each file made or removed"
+        " in the run folder in each delivery (5 in all, the last of each the lab's own COMMIT"
+        " to consumer.db)",
     )
 
 

@@ -1348,7 +1348,23 @@ WRONG: dict[str, dict[str, tuple[object, str]]] = {
                     'os.replace(path + ".new", path)',
                 )
             ),
-            "killed right after write 2 (processed.json) of its delivery of msg-",
+            "killed right after write 3 (processed.json) of its delivery of msg-",
+        ),
+        # an empty marker, no byte written: killed between it and the lab's COMMIT, the
+        # redelivery finds it and skips the effect
+        "an empty marker file per message, made before the effect": (
+            consumer(
+                f"import os\nmarker = os.path.join({RUN_FOLDER}, 'seen-' + message_id)\n"
+                f"if os.path.exists(marker):\n    return\nopen(marker, 'w').close()\n{EFFECT}"
+            ),
+            "killed right after write 1 (seen-msg-",
+        ),
+        "a folder per message, made before the effect": (
+            consumer(
+                f"import os\nmarker = os.path.join({RUN_FOLDER}, 'seen-' + message_id)\n"
+                f"if os.path.isdir(marker):\n    return\nos.mkdir(marker)\n{EFFECT}"
+            ),
+            "consumer.db holds 0 effect rows for msg-",
         ),
         "the ids kept in a SQLite file of its own, INSERT OR IGNORE": (
             consumer(

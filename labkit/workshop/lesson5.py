@@ -33,6 +33,7 @@ from labkit.workshop.checks import (
     WHOLE_NUMBER,
     Exercise,
     Measured,
+    ReaderCodeError,
     Verdict,
     check_worker,
     judge_predictions,
@@ -154,16 +155,26 @@ CONSUMER_STARTER = """def consume(db, subscriber, message_id, payload):
 """
 
 
-def run_outbox_case(source: str, name: str, **plan: object) -> OutboxResult:
-    """One real outbox run of two orders with the reader's consumer; their error, if a
-    consumer died of it, as theirs."""
+def run_outbox_case(source: str, name: str, **plan: object) -> tuple[OutboxResult, str | None]:
+    """One real outbox run of two orders with the reader's consumer. A consumer that died of
+    the reader's error: theirs (ReaderCodeError), unless it came after a consumer killed at its
+    point; then that error, in words, comes back beside the run: a redelivery that fails on
+    what the kill left (a file made but still empty) is the consumer's answer to the kill."""
     spec = OutboxSpec(YOURS, consumer_source=source, consumer_name=name, orders=2, **plan)
     result = execute_outbox(spec)
     expects = "lesson5.idempotent_consumer.expects"
+    after_kill = False
     for worker in result.workers.values():
-        if "consumer" in worker.role:
+        if "consumer" not in worker.role:
+            continue
+        try:
             check_worker(worker, source, CONSUMER_FILE, result.run_dir, expects, (0, -9))
-    return result
+        except ReaderCodeError as error:
+            if not after_kill:
+                raise
+            return result, str(error)
+        after_kill = after_kill or worker.role == result.killed
+    return result, None
 
 
 def kill_points(clean: OutboxResult) -> list[tuple[int, str]]:
@@ -189,6 +200,14 @@ def noted_files(clean: OutboxResult, event: str) -> str | None:
     return say("checks.words.and").join(dict.fromkeys(files)) or None
 
 
+def killed_at(result: OutboxResult) -> str:
+    """The point the run's process was killed at, named as this run named it: the last it
+    noted. The plan's name is the clean run's, where a file named after its message ("seen-"
+    and the message id) had another message's id."""
+    noted = [e for e in result.trace() if e["event"] == "point" and e["role"] == result.killed]
+    return noted[-1]["point"] if noted else result.spec.kill_at
+
+
 def case_said(case: str, result: OutboxResult) -> str:
     """What a run did to the reader's consumer, in the lesson's words."""
     first, second = (row[1] for row in result.after.table("outbox").rows)
@@ -199,7 +218,7 @@ def case_said(case: str, result: OutboxResult) -> str:
         second=second,
         message=(first, second)[result.spec.killed_delivery - 1],
         deliveries=result.deliveries,
-        point=result.spec.kill_at,
+        point=killed_at(result),
         effects=at_kill["effects"],
         inbox=at_kill["inbox"],
     )
@@ -230,7 +249,7 @@ def judge_consumer(answer: Callable | str) -> Verdict:
     consumer is killed right after each of its commits and writes to the run's files, before
     it answered the relay. A consumer that writes outside the run folder is refused."""
     source, name = source_of(answer)
-    clean = run_outbox_case(source, name)
+    clean, _ = run_outbox_case(source, name)  # no kill: an error is theirs
     for noted in ("outside", "unwatched"):
         files = noted_files(clean, noted)
         if files:
@@ -242,9 +261,16 @@ def judge_consumer(answer: Callable | str) -> Verdict:
     points = kill_points(clean)
     cases = [("redelivered", 1, "after_deliver"), *(("killed", n, p) for n, p in points)]
     for case, delivery, kill_at in cases:
-        result = run_outbox_case(
+        result, failed = run_outbox_case(
             source, name, kill_at=kill_at, one_payload=True, killed_delivery=delivery
         )
+        if failed:
+            said = say(
+                "lesson5.idempotent_consumer.redelivery_failed",
+                case=case_said(case, result),
+                error=failed,
+            )
+            return Verdict("incorrect", said, str(result.run_dir))
         wrong = took_effect_once(case, result)
         if wrong is not None:
             return wrong

@@ -66,4 +66,4 @@ def watch(job: dict, gate: Gate, trace: Trace) -> CommitWatch:
     file of it made or removed, however it writes them (`readers_writes`), so no window can hide
     from the judge, not even one between a note the step keeps beside the files (a marker, a
     file of seen keys) and its commit (the built-in steps name their points themselves)."""
-    return watch_writes(job, gate, trace, made=True)
+    return watch_writes(job, gate, trace)

@@ -1,7 +1,7 @@
 """Where a reader's code in a lesson's worker may keep what it has done, each a kill point:
 after every commit to a SQLite file of the run folder (the lab's files, or one of its own),
-after every write or rename that reaches another file of it, and, for lesson 2's steps, after
-every file of it made, emptied or removed (an empty marker is a state too). A file written
+after every write or rename that reaches another file of it, and after every file of it made,
+emptied or removed (an empty marker is a state too). A file written
 outside the run folder is noted ("outside"): a kill there cannot be judged, and every run
 would find what the last one left. Lesson 2's steps (`commit_window.learner`) and lesson 5's
 consumers (`outbox.consumer`) set these watches before the reader's code runs. Worker-side:
@@ -25,8 +25,8 @@ __all__ = ["ReadersWrites", "watch_writes"]
 class ReadersWrites(Watches):
     """Lesson 9's watches of a reader's code, in a lesson's worker: where the explorer
     numbers a crash point (a write that reaches a file of the run folder, a rename into it),
-    the gate has a kill point, "after write 1 (processed.json)", and, if asked, after a file
-    of it made, emptied or removed (`watch_made_and_removed`); a file written outside the
+    the gate has a kill point, "after write 1 (processed.json)", and after a file of it made,
+    emptied or removed (`watch_made_and_removed`); a file written outside the
     folder is noted ("outside") as there. No fsync's point: a kill after the write leaves
     what a kill after its fsync leaves (the kernel keeps what was written)."""
 
@@ -48,20 +48,18 @@ class ReadersWrites(Watches):
         """No line of the reader's: the judge names the file."""
 
 
-def watch_writes(job: dict, gate: Gate, trace: Trace, made: bool = False) -> CommitWatch:
+def watch_writes(job: dict, gate: Gate, trace: Trace) -> CommitWatch:
     """Before a reader's code opens anything: a kill point after every commit made to a
     SQLite file of the run folder, however it is made (`CommitWatch`, returned), and after
-    every write to another file of it (`ReadersWrites`), so that whatever the code keeps, in
-    the lab's files or beside them, is a point the judge kills at, as lesson 9's explorer
-    crashes at a write. `made`: after every file of it made, emptied or removed too (lesson
-    2's steps; lesson 5's consumers are killed after their writes and commits only)."""
+    every write to another file of it and every file of it made, emptied or removed
+    (`ReadersWrites`), so that whatever the code keeps, in the lab's files or beside them, is
+    a point the judge kills at, as lesson 9's explorer crashes at a write."""
     writes = ReadersWrites(job["run_dir"], gate, trace)
     commits = CommitWatch(job["run_dir"], None, gate.after_commit, trace)
     commits.opened = writes.opened_database  # a database outside the folder: noted
     commits.watch_process()
     writes.watch_writes()
     writes.watch_descriptor_writes()
-    if made:
-        writes.watch_made_and_removed()
+    writes.watch_made_and_removed()
     watch_renames(writes)
     return commits

@@ -146,8 +146,8 @@ class Watches:
         (`os.mkdir`, `os.remove`, `os.unlink`, `os.rmdir`): an empty marker is a state a kill
         leaves, as a file's bytes are. Set after `watch_writes` and `watch_descriptor_writes`,
         so that the point of a file made comes before the points of the bytes written to it.
-        Lesson 2's judge sets it (`readers_writes`); lesson 5's and the explorer's points are
-        writes, renames and commits."""
+        Lessons 2 and 5's judges set it (`readers_writes`); the explorer's points are writes,
+        renames and commits."""
         real_open, real_os_open = io.open, os.open
 
         def run_name(path: object) -> str | None:

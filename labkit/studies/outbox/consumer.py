@@ -6,7 +6,8 @@ first notes the message in its inbox, keyed (subscriber, message_id), in the sam
 as the effect: a redelivery finds the inbox row and changes nothing, and a kill before the
 commit leaves neither. A reader's consumer (an exercise) runs inside that transaction, with a
 kill point after every commit and every write made to the files of the run folder, theirs or
-the lab's own COMMIT (`explorer.readers_writes`). Worker-side: standard library only.
+the lab's own COMMIT, and after every file of it made, emptied or removed
+(`explorer.readers_writes`). Worker-side: standard library only.
 """
 
 from __future__ import annotations
