@@ -73,16 +73,18 @@ def test_an_entrypoint_with_tasks_repeats_its_body_until_its_own_writes_are_save
     rows = [(p.op, p.detail, p.outcome) for p in found.points if p.n is not None]
     assert rows == [
         ("put", "checkpoint of step -1 (input)", "consistent"),
+        ("write", "audit.txt", "consistent"),  # the file made, still empty
         ("write", "audit.txt", "duplicate"),
         ("commit", "payments.db", "duplicate"),  # the table made: the audit line again
         ("commit", "payments.db", "duplicate"),  # the charge: twice, and the audit line
         ("put_writes", "writes of task charge", "duplicate"),  # the audit line only
+        ("write", "outbox.txt", "duplicate"),  # the file made: the audit line again
         ("write", "outbox.txt", "duplicate"),
         ("put_writes", "writes of task email", "duplicate"),
         ("put_writes", "writes of node workflow", "consistent"),
         ("put", "checkpoint of step 0 (loop)", "consistent"),
     ], found.summary()
-    assert found.point(4).where == at("functional", "INSERT INTO payments")
+    assert found.point(5).where == at("functional", "INSERT INTO payments")
     with pytest.raises(RunFailed, match="LookupError: no order"):
         shape("raises", "in_task")
 
@@ -258,6 +260,7 @@ def test_a_json_file_saved_with_os_replace_is_state_and_its_rename_a_crash_point
     assert found.clean["orders.json"] == [{"o-6": "paid"}], found.summary()
     writes = [(p.detail, p.where) for p in found.points if p.op == "write"]
     assert writes == [
+        ("orders.json.tmp", at("json_state", 'open("orders.json.tmp", "w")')),  # made, empty
         ("orders.json.tmp", at("json_state", "f.flush()")),  # its bytes reach the kernel
         ("orders.json", at("json_state", "os.replace(")),
     ], found.summary()

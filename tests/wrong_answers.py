@@ -455,6 +455,18 @@ WRONG: dict[str, dict[str, tuple[object, str]]] = {
             audited("", "INSERT"),
             "end duplicate: audit/audit.db table sent holds 2",
         ),
+        # an empty marker: once no crash point of its own, refused as writes not crashed apart
+        "an empty marker that it sent, made before the receipt": (
+            step(
+                "import os\nif os.path.exists('sent.flag'):\n    with control:\n"
+                "        control.mark_done()\n    return\nopen('sent.flag', 'w').close()\n"
+                "with effect:\n    effect.add_receipt(KEY, PAYLOAD)\n"
+                "with control:\n    control.mark_done()",
+                "report_step",
+            ),
+            "a crash at crash point 1 (after the write of sent.flag; your line 7: open('sent.flag',"
+            " 'w').close()) and a recovery at once end lost",
+        ),
         # its file dropped unclosed: once no crash point, refused as writes not crashed apart
         "a log line appended, its file never closed": (
             step(

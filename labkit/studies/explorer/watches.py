@@ -2,10 +2,11 @@
 
 A crash point comes after each commit to a SQLite file of the run (the bench's commit watch,
 however the reader writes it), each write that reaches a file in the run folder, fsynced or
-not, through a file object or a descriptor (`os.write`), and each `os.fsync` of one that makes
-something new durable. A file or a database opened for writing outside the run folder is
-noted ("outside"). `Watches` is a mixin of `record.CrashPoints`, whose state it uses (the run
-folder, the trace, the lock, `hit` and `locate`). Worker-side: standard library only.
+not, through a file object or a descriptor (`os.write`), each file or folder of it made,
+emptied or removed, and each `os.fsync` of one that makes something new durable. A file or a
+database opened for writing outside the run folder is noted ("outside"). `Watches` is a mixin
+of `record.CrashPoints`, whose state it uses (the run folder, the trace, the lock, `hit` and
+`locate`). Worker-side: standard library only.
 """
 
 from __future__ import annotations
@@ -62,13 +63,15 @@ class Watches:
         watch_postgres_writes(self.note_outside, postgres_run(self.job))  # psycopg preloaded
 
     def watch_files(self) -> None:
-        """A crash point after every write to a file in the run folder and every fsync of one;
-        a file opened for writing outside it is noted."""
+        """A crash point after every write to a file in the run folder, every fsync of one and
+        every file or folder of it made, emptied or removed; a file opened for writing outside
+        it is noted."""
         from labkit.studies.explorer.renames import watch_renames
 
         self.watch_fsync()
         self.watch_writes()
         self.watch_descriptor_writes()
+        self.watch_made_and_removed()
         watch_renames(self)
 
     def watch_descriptor_writes(self) -> None:
@@ -146,8 +149,7 @@ class Watches:
         (`os.mkdir`, `os.remove`, `os.unlink`, `os.rmdir`): an empty marker is a state a kill
         leaves, as a file's bytes are. Set after `watch_writes` and `watch_descriptor_writes`,
         so that the point of a file made comes before the points of the bytes written to it.
-        Lessons 2 and 5's judges set it (`readers_writes`); the explorer's points are writes,
-        renames and commits."""
+        Its points are writes, as the lessons' judges number them ("after write 1 (sent.flag)")."""
         real_open, real_os_open = io.open, os.open
 
         def run_name(path: object) -> str | None:
