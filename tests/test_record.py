@@ -13,6 +13,8 @@ import sqlite3
 
 import pytest
 
+from labkit.bench.home import MARKER
+from labkit.bench.own_names import LABS_OWN
 from labkit.studies.explorer.disk_waits import keep_synchronous_off, skip_disk_waits
 from labkit.studies.explorer.record import copy_files, readers_own
 from labkit.studies.explorer.states import (
@@ -50,14 +52,17 @@ def run_dir(tmp_path):
         "INSERT INTO receipts VALUES (1, 'a', NULL)",
     )
     (folder / "outbox.log").write_text('{"pid": 7, "t_ns": 9, "sent": 1}\nplain text\n\n[1, 2]\n')
-    for lab in ("trace.jsonl", ".marker", "w.stdout", "w.stderr", "w.json"):
+    for lab in ("trace.jsonl", MARKER, "w.stdout", "w.stderr", "w.json"):
         (folder / lab).write_text("the lab's own\n")
     (folder / "orders.json").write_text('["o-1"]')  # the reader's: no orders.stderr beside it
+    (folder / ".sent").write_text("")  # the reader's too: a dot-file the lab did not name
     for left in ("effect.db-journal", "effect.db-wal", "effect.db-shm"):
         (folder / left).write_bytes(b"")
     (folder / "a-folder").mkdir()  # the reader's folder: its files are the run's, by their path
     (folder / "a-folder" / "inner.txt").write_text("x\n")
-    for lab in (".code", "after-day"):  # the lab's: a dot-folder, a restart's copy of the state
+    (folder / ".cache").mkdir()  # the reader's folder, though a dot-folder
+    (folder / ".cache" / "seen.txt").write_text("o-1\n")
+    for lab in (LABS_OWN + "code", "after-day"):  # the lab's own, a restart's copy of the state
         (folder / lab).mkdir()
         (folder / lab / "inner.txt").write_text("the lab's own\n")
     return folder
@@ -66,12 +71,16 @@ def run_dir(tmp_path):
 def test_a_run_folder_is_read_as_its_tables_and_lines_and_nothing_of_the_labs(run_dir):
     blob = "sha256:" + hashlib.sha256(b"\x00\xff").hexdigest()[:16]
     assert read_state(str(run_dir)) == {
+        ".cache/seen.txt": ["o-1"],
+        ".sent": [],
         "a-folder/inner.txt": ["x"],
         "effect.db": {"receipts": [[1, "a", None], [2, "b", blob]]},
         "orders.json": [["o-1"]],
         "outbox.log": [{"sent": 1}, "plain text", [1, 2]],
     }
     assert list(read_state(str(run_dir))) == [
+        ".cache/seen.txt",
+        ".sent",
         "a-folder/inner.txt",
         "effect.db",
         "orders.json",
@@ -153,7 +162,9 @@ def test_equal_states_have_equal_digests_and_a_changed_row_another(run_dir, tmp_
 @pytest.mark.parametrize(
     ("name", "labs"),
     [
-        (".marker", True),
+        (MARKER, True),
+        (LABS_OWN + "recovery-exit", True),  # a name the lab gave its own
+        (".sent", False),  # a dot-file the lab did not name: the reader's marker
         ("w.stdout", True),
         ("w.stderr", True),
         ("w.json", True),  # a worker's report, beside its w.stderr
@@ -174,7 +185,7 @@ def test_a_copy_holds_the_run_as_it_is_and_its_trace_as_the_first_workers(run_di
     copy.mkdir()
     copy_files(str(run_dir), str(copy))
     assert sorted(os.listdir(copy)) == sorted(
-        ["effect.db", "orders.json", "outbox.log", "trace.jsonl", "a-folder"]
+        ["effect.db", "orders.json", "outbox.log", "trace.jsonl", "a-folder", ".sent", ".cache"]
         + ["effect.db-journal", "effect.db-wal", "effect.db-shm", "after-day"]
     )
     trace = (copy / "trace.jsonl").read_text()

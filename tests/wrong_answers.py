@@ -467,6 +467,18 @@ WRONG: dict[str, dict[str, tuple[object, str]]] = {
             "a crash at crash point 1 (after the write of sent.flag; your line 7: open('sent.flag',"
             " 'w').close()) and a recovery at once end lost",
         ),
+        # once the lab's own by its dot: no crash point, left out of every crash state
+        "an empty dot-file marker that it sent, made before the receipt": (
+            step(
+                "import os\nif os.path.exists('.sent'):\n    with control:\n"
+                "        control.mark_done()\n    return\nopen('.sent', 'w').close()\n"
+                "with effect:\n    effect.add_receipt(KEY, PAYLOAD)\n"
+                "with control:\n    control.mark_done()",
+                "report_step",
+            ),
+            "a crash at crash point 1 (after the write of .sent; your line 7: open('.sent', 'w')"
+            ".close()) and a recovery at once end lost",
+        ),
         # its file dropped unclosed: once no crash point, refused as writes not crashed apart
         "a log line appended, its file never closed": (
             step(
@@ -755,6 +767,10 @@ WRONG: dict[str, dict[str, tuple[object, str]]] = {
             noted_first("sent.flag", 'open("sent.flag", "w").close()'),
             "killed at `after write 1 (sent.flag)`, when the files held done=0 and 0 receipts"
             " (unfinished), recovery left done=1 and 0 receipts (lost)",
+        ),
+        "an empty dot-file marker, touched before the receipt": (
+            noted_first(".sent", 'open(".sent", "w").close()'),
+            "killed at `after write 1 (.sent)`, when the files held done=0 and 0 receipts",
         ),
         "a folder made as the marker, before the receipt": (
             noted_first("sent", 'os.mkdir("sent")'),

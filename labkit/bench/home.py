@@ -16,6 +16,7 @@ import tempfile
 from pathlib import Path
 
 from labkit.bench.errors import LabError, check_instance
+from labkit.bench.own_names import LABS_OWN
 
 __all__ = [
     "KEEP_MB_DEFAULT",
@@ -32,7 +33,7 @@ __all__ = [
     "temp_dir",
 ]
 
-MARKER = ".labkit-run"
+MARKER = LABS_OWN + "run"
 SQLITE_PATH_MAX = 503  # SQLite opens no file whose path, with "-journal" added, tops 512 bytes
 DEEPEST_BELOW_RUN = 100  # room under a run folder: <trial>/at-kill/checkpoints.db-journal
 RUN_DIR_MAX = SQLITE_PATH_MAX - DEEPEST_BELOW_RUN

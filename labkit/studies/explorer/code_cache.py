@@ -16,11 +16,13 @@ import hashlib
 import marshal
 import os
 
+from labkit.bench.own_names import LABS_OWN
+
 __all__ = ["compiled", "use_cache"]
 
 # bound before the watches wrap them (`watches`, `renames`): the worker imports this first
 OPEN, WRITE, CLOSE, REPLACE, MAKEDIRS = os.open, os.write, os.close, os.replace, os.makedirs
-FOLDER = ".code"  # in the exploration's folder, beside its run folders (a dot: no run's state)
+FOLDER = LABS_OWN + "code"  # in the exploration's folder, beside its run folders: no run's state
 where: str | None = None  # this worker's cache folder (`use_cache`), or None: compile
 
 

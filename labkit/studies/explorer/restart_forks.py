@@ -25,6 +25,8 @@ import os
 import sys
 from dataclasses import dataclass
 
+from labkit.bench.own_names import LABS_OWN
+
 __all__ = [
     "AFTER",
     "ALSO",
@@ -42,7 +44,7 @@ AFTER = "after-"  # a copy of a crash state, for the recovery after one more res
 ALSO = "also_restarts"  # a recovery job's other restarts: [{"restart": ..., "run_dir": ...}]
 SAME_AS = "same_as"  # a report taken from the recovery at another restart: that restart
 SAME = b"same"  # what a child is told when its restart would do what the recovery at once did
-EXIT_FILE = ".recovery-exit"  # a child's exit status, in its folder (a dot: no state of the run)
+EXIT_FILE = LABS_OWN + "recovery-exit"  # a child's exit status, in its folder: no run's state
 # bound before any watch of the worker's wraps them (`watches`): the lab's own files
 OPEN, WRITE, CLOSE, DUP2 = os.open, os.write, os.close, os.dup2
 

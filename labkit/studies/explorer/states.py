@@ -13,6 +13,7 @@ import os
 import sqlite3
 
 from labkit.bench.commit_watch import HEADER, read_file
+from labkit.bench.own_names import labs_own_name
 from labkit.bench.restart import RESTARTS
 from labkit.bench.trace import TRACE_FILE
 from labkit.studies.explorer.restart_forks import AFTER
@@ -38,10 +39,10 @@ COPIES = {AFTER + restart for restart in RESTARTS}  # a point's crash state, cop
 
 
 def lab_file(name: str, folder: str | None = None) -> bool:
-    """A file of the lab's own in a run folder (`folder`): a folder's marker, a worker's
-    output and its report, `<role>.json` beside its `<role>.stderr` (a reader's orders.json
-    is the run's own)."""
-    if name.startswith(".") or name.endswith((".stdout", ".stderr")):
+    """A file of the lab's own in a run folder (`folder`): one the lab named as its own (a
+    folder's marker), a worker's output and its report, `<role>.json` beside its
+    `<role>.stderr` (a reader's orders.json, or .sent, is the run's own)."""
+    if labs_own_name(name) or name.endswith((".stdout", ".stderr")):
         return True
     stem, dot_json, rest = name.rpartition(".json")
     report = bool(dot_json) and not rest
@@ -81,9 +82,9 @@ def run_files(run_dir: str, folder: str = "") -> list[str]:
 
 def run_folder(name: str) -> bool:
     """Whether a folder in the run folder (`name`, its path there) holds files of the run:
-    the reader's folders do; a dot-folder (the lab's, as a dot-file is) and the copies of a
-    point's crash state that the recoveries after its other restarts run in do not."""
-    return not os.path.basename(name).startswith(".") and name not in COPIES
+    the reader's folders do (a dot-folder too); the lab's own (`labs_own_name`) and the copies
+    of a point's crash state that the recoveries after its other restarts run in do not."""
+    return not labs_own_name(os.path.basename(name)) and name not in COPIES
 
 
 def is_database(path: str) -> bool:

@@ -23,6 +23,7 @@ from collections.abc import Callable
 from urllib.parse import urlencode
 
 from labkit.bench.gate import Gate
+from labkit.bench.own_names import LABS_OWN
 from labkit.bench.trace import MONOTONIC_NS, Trace, append_json_line
 
 __all__ = [
@@ -47,7 +48,7 @@ LEARNER_FILE = "<your recovery>"  # a reader's recovery's file name in a traceba
 # The service's side of the wire, named here, in the module every caller loads anyway
 FAULT_HEADER = "X-Labkit-Fault"
 SECRET_HEADER = "X-Labkit-Secret"
-SECRET_FILE = ".secret"  # in the service's folder, mode 0600; a dot: no effect of the run
+SECRET_FILE = LABS_OWN + "secret"  # in the service's folder, mode 0600: no effect of the run
 SCHEMA = """CREATE TABLE IF NOT EXISTS intent(
     op_key TEXT PRIMARY KEY, title TEXT NOT NULL, status TEXT NOT NULL, ticket INTEGER)"""
 

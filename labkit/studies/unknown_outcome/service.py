@@ -1,7 +1,7 @@
 """The ticket service: study 001's receiver behind HTTP, in a process of its own.
 
 Started by the lab as a worker (entry `labkit.studies.unknown_outcome.service:serve`). It
-binds 127.0.0.1 on a free port, writes the port to `port` and a secret of its own to `.secret`
+binds 127.0.0.1 on a free port, writes the port to `port` and a secret of its own to `SECRET_FILE`
 (mode 0600) in its folder, stops once at the gate (`listening`) so the parent reads both, then
 serves until the parent kills it. Tickets go to its own `tickets.db` through `Tickets`
 (UNIQUE(tenant, op_key): the same key returns the original ticket, a changed payload is
@@ -203,7 +203,7 @@ class Handler(BaseHTTPRequestHandler):
 
 def serve(job: dict) -> None:
     """Serve tickets on 127.0.0.1 until killed; the port goes to `port` in the run folder,
-    the secret to `.secret`, which only this user may read."""
+    the secret to `SECRET_FILE`, which only this user may read."""
     folder = job["run_dir"]
     trace = Trace(folder, job["role"])
     server = TicketServer(folder, trace)
