@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
 import sqlite3
 import subprocess
 import sys
@@ -265,6 +266,30 @@ def test_a_json_file_saved_with_os_replace_is_state_and_its_rename_a_crash_point
         ("orders.json", at("json_state", "os.replace(")),
     ], found.summary()
     assert found.green, found.summary()
+
+
+def test_a_temporary_file_a_crash_leaves_behind_is_no_effect():
+    """The recipe through `NamedTemporaryFile`: a crash after its write, before the rename,
+    leaves it in the folder, and the recovery saves through another. The file the run without
+    a crash wrote and renamed away holds no effect of its own: green, as with a fixed name.
+    Adding to a list through it is still a second order after a crash after the rename."""
+    found = shape("json_state", "keyed_in_a_temporary")
+    [temporary] = found.temporaries
+    assert found.clean["orders.json"] == [{"o-6": "paid"}] and temporary not in found.clean
+    assert found.green, found.summary()
+    # made by tempfile's os.open, its bytes at the with's end, the rename; nothing after it:
+    # the descriptor tempfile's file object closed is no longer taken for that file
+    writes = [(p.detail, p.where) for p in found.points if p.op == "write"]
+    assert writes == [
+        (temporary, at("json_state", 'NamedTemporaryFile("w"')),
+        (temporary, at("json_state", 'NamedTemporaryFile("w"')),
+        ("orders.json", at("json_state", "os.replace(f.name")),
+    ], found.summary()
+    left = [p for p in found.points if p.op == "write" and p.detail == temporary]
+    assert all(temporary in os.listdir(p.run_dir) for p in left), "a crash left it behind"
+    appended = shape("json_state", "appending_in_a_temporary")
+    renamed = ("write", "orders.json", at("json_state", "os.replace(f.name"))
+    assert failing(appended) == {renamed: "inconsistent"}, appended.summary()
 
 
 def test_a_json_file_rewritten_whole_is_judged_by_its_contents():

@@ -1578,6 +1578,15 @@ RIGHT: dict[str, dict[str, object]] = {
             "with control:\n    control.mark_done()",
             "report_step",
         ),
+        # once refused as a duplicate: a crash before the rename left the temporary behind
+        "the report saved through a NamedTemporaryFile, renamed into place": step(
+            "import json, os, tempfile\n"
+            "with tempfile.NamedTemporaryFile('w', dir='.', delete=False) as f:\n"
+            "    json.dump({'report': 17}, f)\nos.replace(f.name, 'report.json')\n"
+            "with effect:\n    effect.add_receipt_once(KEY, PAYLOAD)\n"
+            "with control:\n    control.mark_done()",
+            "report_step",
+        ),
         # once refused as unwatched; its commits are crash points in effect.db-wal, and the
         # receiver's key makes the step idempotent in WAL mode as in rollback mode
         "the effect file in WAL mode": step(

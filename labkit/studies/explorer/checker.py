@@ -14,6 +14,8 @@ The default checker takes the run without a crash as the truth: every effect tha
 (each table's rows, each line of a file it wrote; a checkpointer's own file, the calls'
 history and the port file of lesson 5's service aside) must be
 there exactly as often after any crash and recovery, and the recovered run must have finished.
+A file that run wrote and then renamed away or removed (a temporary: the atomic save's
+`NamedTemporaryFile`, a lock) is no effect of its own, and a crash may leave it behind.
 A table's rows must also hold what they held (an UPDATE run twice leaves as many rows, with
 other values), but for values that differ between two equal runs anyway (`IGNORED`, shown
 as null): timestamps (ISO dates and times; seconds, milliseconds or nanoseconds since 2001)
@@ -106,9 +108,12 @@ class CrashState:
         finished: bool,  # recovery ran the work to its end (done=1; the graph reached END)
         recovery_error: str | None = None,  # the recovery's exception, in one line
         run_dir: str = "",
+        temporaries: tuple[str, ...] = (),  # files the run without a crash wrote, then renamed
+        # or removed: what a crash left of one is no effect
     ) -> None:
         self.point, self.at_kill, self.after, self.clean = point, at_kill, after, clean
         self.finished, self.recovery_error, self.run_dir = finished, recovery_error, run_dir
+        self.temporaries = temporaries
 
     def __repr__(self) -> str:
         where = "no crash" if self.point is None else f"crash point {self.point['n']}"
@@ -220,20 +225,21 @@ def default_checker(state: CrashState) -> Finding | None:
     the run finished."""
     if state.recovery_error:
         return Finding("recovery_failed", error=state.recovery_error)
-    made, expected = effects(state.after), effects(state.clean)
+    after = without_temporaries(state)
+    made, expected = effects(after), effects(state.clean)
     for name in sorted(set(made) | set(expected)):
         have, want = made.get(name, 0), expected.get(name, 0)
         if have != want:
             code = "holds_more" if have > want else "holds_fewer"
             return Finding(code, **file_and_table(name), count=have, clean=want)
-    ids = generated_ids(state.run_dir, state.after)
-    made, expected = contents(state.after, ids), contents(state.clean, ids)
+    ids = generated_ids(state.run_dir, after)
+    made, expected = contents(after, ids), contents(state.clean, ids)
     for name in sorted(expected):
         have, want = Counter(made.get(name, [])), Counter(expected[name])
         if have != want:
             row, instead = min(have - want), min(want - have)
             return Finding("holds_other", **file_and_table(name), row=row, clean_row=instead)
-    made, expected = lines_of(state.after), lines_of(state.clean)
+    made, expected = lines_of(after), lines_of(state.clean)
     for name in sorted(expected):
         have, want = Counter(made.get(name, [])), Counter(expected[name])
         if have != want:
@@ -242,6 +248,14 @@ def default_checker(state: CrashState) -> Finding | None:
     if not state.finished:
         return Finding("unfinished")
     return None
+
+
+def without_temporaries(state: CrashState) -> dict:
+    """What recovery left but the temporaries a crash left behind: a file the run without a
+    crash wrote and then renamed over another or removed (the atomic save's
+    `NamedTemporaryFile`, a lock) holds no effect of its own; what it held for another file,
+    that file holds, and is compared."""
+    return {file: held for file, held in state.after.items() if file not in state.temporaries}
 
 
 def file_and_table(name: str) -> dict:

@@ -188,6 +188,7 @@ def explore_with(
     record = recording(folder, spec, schemas)
     preload(record.get("imported", ()))  # the replays' workers start with the reader's imports
     exploration.clean, exploration.unwatched = record["state"], record["unwatched"]
+    exploration.temporaries = record["temporaries"]
     exploration.outside, exploration.replaced = record["outside"], record["replaced"]
     clean_row = PointResult(None, "run", "to its end", None, "", None, record["run_dir"])
     clean_row.left = record["left"]
@@ -218,7 +219,8 @@ def explore_with(
             break
         base.mkdir(exist_ok=True)
         replays.append({})
-        with contextlib.closing(replayed(base, spec, to_explore, record["state"], schemas)) as done:
+        truth = exploration.clean, exploration.temporaries  # what each recovery is judged by
+        with contextlib.closing(replayed(base, spec, to_explore, truth, schemas)) as done:
             for row in done:
                 replays[-1][row.n] = row
                 if len(replays) == 1:  # the first replay's rows are the matrix's
@@ -291,7 +293,8 @@ def recording(folder: Path, spec: ExploreSpec, schemas: RunSchemas) -> dict:
         why = worker_failure(ended)
         if not outside:  # else the server refused it a write outside: said as such, not green
             raise run_failed(why, run_dir, "code_failed", CodeFailed)
-        report, trace = {"state": {}}, []  # no crash state to explore: its writes go elsewhere
+        # no crash state to explore: its writes go elsewhere
+        report, trace = {"state": {}, "temporaries": []}, []
     points = [
         {k: e[k] for k in ("n", "op", "detail", "nth", "where", "said", "state") if k in e}
         for e in trace

@@ -60,7 +60,11 @@ def exploration_row(point: dict, spec: ExploreSpec, run_dir: Path | None) -> Poi
 
 
 def replayed(
-    folder: Path, spec: ExploreSpec, points: list[dict], clean: dict, schemas: RunSchemas
+    folder: Path,
+    spec: ExploreSpec,
+    points: list[dict],
+    truth: tuple[dict, list[str]],
+    schemas: RunSchemas,
 ) -> Iterator:
     """Each point's row once its crash state is explored: a worker runs to the point and dies
     there, then fresh ones recover (one per restart, each on its own copy of what the kill
@@ -105,7 +109,7 @@ def replayed(
                     start("recovery", *ready.pop(0))
                     continue
                 point, restart = waiting.pop(0)
-                row, job = prepared(folder, spec, point, clean, schemas.job_fields, restart)
+                row, job = prepared(folder, spec, point, truth, schemas.job_fields, restart)
                 if point["forked"] is None:
                     start("first", row, job)
                 elif died_as_planned(row, point["forked"]["code"], spec):
@@ -211,12 +215,13 @@ def prepared(
     folder: Path,
     spec: ExploreSpec,
     point: dict,
-    clean: dict,
+    truth: tuple[dict, list[str]],
     job_fields: Callable[[Path], dict],
     restart: str | None = None,
 ) -> tuple:
     """A point's row (its run folder made, unless the recording's fork left it) and the job
-    that crashes there; given a `restart`, the crash state is made for that restart alone,
+    that crashes there, its recoveries judged by `truth` (the run without a crash at its end,
+    and its temporaries); given a `restart`, the crash state is made for that restart alone,
     in the point's folder for the first, in a folder `after-<restart>` in it for another."""
     run_dir = Path(point_folder(str(folder), point["n"]))
     if restart not in (None, spec.restarts[0]):
@@ -228,7 +233,14 @@ def prepared(
     plan = {k: point[k] for k in ("op", "detail", "nth")}
     killed_parent = point["forked"] and point["forked"]["parent"]  # the recording's parent
     point = {k: point[k] for k in ("n", "op", "detail", "nth", "where")}
-    job = spec.job(crash_at=plan, point=point, clean=clean, killed_parent=killed_parent)
+    clean, temporaries = truth
+    job = spec.job(
+        crash_at=plan,
+        point=point,
+        clean=clean,
+        temporaries=temporaries,
+        killed_parent=killed_parent,
+    )
     job["code_cache"] = str(folder)  # the reader's module compiled once: `code_cache`
     job["own_parent"] = not killed_parent  # a worker that runs to the point: `killed_under`
     return row, {**job, **job_fields(run_dir), **({"restart": restart} if restart else {})}

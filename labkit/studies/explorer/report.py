@@ -85,6 +85,7 @@ class Exploration:
     replaced: dict | None = None  # the reader's saver, explored on SQLite instead (savers.py):
     # {"saver": its class's name, "postgres": whether a server would have explored it as it is}
     clean: dict = field(default_factory=dict)  # the files as the run without a crash left them
+    temporaries: list[str] = field(default_factory=list)  # files it wrote, then renamed or removed
 
     @property
     def failing(self) -> list[PointResult]:

@@ -35,7 +35,9 @@ class ExplorerStepSession(PausedWorker):
         self.spec = ExploreSpec(**exploration.spec)
         self.points = [p for p in exploration.points if p.n is not None]
         names = [point_name(p.n) for p in self.points]
-        self.job = self.spec.job(point=None, clean=exploration.clean)
+        self.job = self.spec.job(
+            point=None, clean=exploration.clean, temporaries=exploration.temporaries
+        )
         self.begin(
             WorkerProcess(self.run_dir, "first", ENTRY, self.job, pause_at=names, timeout=600.0)
         )

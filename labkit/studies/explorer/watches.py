@@ -79,7 +79,10 @@ class Watches:
         then `os.write`, `os.pwrite` or `os.writev` on its descriptor (a crash point after each
         that wrote a byte), until `os.close`."""
         real_open, real_close = os.open, os.close
-        files: dict[int, str] = {}  # descriptor -> the run file it is open on
+        # descriptor -> the run file it is open on, and that file's (device, inode): a file
+        # object that took the descriptor (tempfile's `_io.open(fd)`) closes it without
+        # `os.close`, and the number comes back for another file
+        files: dict[int, tuple[str, tuple[int, int]]] = {}
 
         def watched_open(path: object, flags: int, *args: object, **kwargs: object) -> int:
             fd = real_open(path, flags, *args, **kwargs)
@@ -97,7 +100,7 @@ class Watches:
             ):
                 return fd
             if self.inside(real):
-                files[fd] = os.path.relpath(real, self._real_dir)
+                files[fd] = os.path.relpath(real, self._real_dir), file_id(fd)
             else:
                 self.note_outside(real)
             return fd
@@ -107,7 +110,11 @@ class Watches:
             def written(fd: int, *args: object) -> int:
                 count = write(fd, *args)
                 if count and fd in files and not self.quiet:
-                    self.wrote("write", files[fd], fd)
+                    name, opened = files[fd]
+                    if file_id(fd) == opened:
+                        self.wrote("write", name, fd)
+                    else:  # closed by another hand, the number given to another file
+                        del files[fd]
                 return count
 
             return written
@@ -258,6 +265,12 @@ def labs_own(path: str) -> bool:
     whose writes are no state of the reader's."""
     folder, file = os.path.split(path)
     return file == TRACE_FILE or lab_file(file, folder)
+
+
+def file_id(fd: int) -> tuple[int, int]:
+    """The file open as `fd`: its device and inode, whatever descriptor it has now."""
+    status = os.fstat(fd)
+    return status.st_dev, status.st_ino
 
 
 def run_file(fd: int, run_dir: str) -> str | None:

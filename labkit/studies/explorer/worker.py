@@ -133,7 +133,14 @@ def run_from_the_start(job: dict, world: object, trace: Trace, loaded: list[str]
         end = state_of(job)
         state = CrashState(None, end, end, end, finished=finished, run_dir=job["run_dir"])
         verdict = judge(checker, state)
-        report(job, state=end, points=points.count, imported=newly_imported(loaded), **verdict)
+        report(
+            job,
+            state=end,
+            temporaries=sorted(points.pointed - set(end)),  # written, then renamed or removed
+            points=points.count,
+            imported=newly_imported(loaded),
+            **verdict,
+        )
 
 
 def state_of(job: dict) -> dict:
@@ -161,7 +168,16 @@ def recover_and_check(
     except Exception as exc:  # the reader's recovery failed: an outcome, said in one line
         finished, error = False, said(exc)
     after = state_of(job)
-    state = CrashState(job["point"], at_kill, after, job["clean"], finished, error, job["run_dir"])
+    state = CrashState(
+        job["point"],
+        at_kill,
+        after,
+        job["clean"],
+        finished,
+        error,
+        job["run_dir"],
+        tuple(job["temporaries"]),
+    )
     report(
         job,
         at_kill=at_kill,
