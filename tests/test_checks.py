@@ -112,6 +112,9 @@ def test_one_of_reads_a_word_with_its_endings():
         ("2.", 2),
         ("12 tickets", 12),
         ("2tickets", 2),
+        ("2 张", 2),  # the unit in the reader's language: a Chinese reader writes it so
+        ("2张工单", 2),
+        ("2 张 工单", None),
         (["3"], 3),
         ("two", None),
         (2.5, None),

@@ -395,7 +395,9 @@ def test_a_case_whose_run_failed_by_itself_carries_its_failure(tmp_path, monkeyp
 
 def test_a_ttl_is_read_in_hours_with_its_unit_or_without_one():
     assert [read_hours(v) for v in (31, "31", "31.0", "31 h", "31 hours", 31.0)] == [31] * 6
+    assert [read_hours(v) for v in ("31 小时", "31小时", "31 个小时", "31 钟头")] == [31] * 4
     assert [read_hours(v) for v in ("31 minutes", "31 s", "2 days")] == [None] * 3
+    assert [read_hours(v) for v in ("31 分钟", "2 天", "31 秒")] == [None] * 3
 
 
 def test_a_wal_file_the_check_could_not_read_is_said_with_its_file(tmp_path):

@@ -986,6 +986,7 @@ WRONG: dict[str, dict[str, tuple[object, str]]] = {
         # read as a count, the unit once went unread: 31 minutes was judged 31 h, correct
         "31 minutes": ("31 minutes", "a whole number of hours from 1 to 87,840, such as 12; not"),
         "in days": ("2 days", "give the TTL as a whole number of hours"),
+        "in days, in Chinese": ("2 天", "give the TTL as a whole number of hours"),
     },
     "lesson2.tool_checklist": {
         "effect_first's op_key taken for a key": checklist(
@@ -1722,6 +1723,7 @@ RIGHT: dict[str, dict[str, object]] = {
         "with its unit": "31 h",
         "as a float": 31.0,
         "the unit in full": "31 hours.",
+        "the unit in Chinese": "31 小时",
     },
     "lesson2.tool_checklist": {
         "booleans, capitals, keys as one writes them": {

@@ -72,15 +72,23 @@ def one_of(*words: str) -> Form:
     return Form("checks.form.one_of", read, {"words": ", ".join(words)})
 
 
+def written_count(value: object) -> tuple[int, str] | None:
+    """A count written as text and the unit after it, if any, in any script: "2" is (2, ""),
+    "2.0 tickets" (2, "tickets"), "2 张" or "2张" (2, "张"); "two" or "2.5" is None."""
+    text = re.fullmatch(r"(\d+)(?:\.0*)? *([^\W\d_]*)", word(lone(value)) or "")
+    return (int(text[1]), text[2]) if text else None
+
+
 def read_whole_number(value: object) -> int | None:
-    """A count: 2, 2.0, "2", "2.0" or "2 tickets" is 2; "two", 2.5, True or -1 is not one."""
+    """A count: 2, 2.0, "2", "2.0", "2 tickets" or "2 张" is 2; "two", 2.5, True or -1 is
+    not one."""
     value = lone(value)
-    text = re.fullmatch(r"(\d+)(?:\.0*)?(?: *[a-z_]+)?", word(value) or "")
     if isinstance(value, bool):
         return None
     if isinstance(value, numbers.Real) and float(value).is_integer():
         return int(value) if value >= 0 else None
-    return int(text[1]) if text else None
+    counted = written_count(value)
+    return counted[0] if counted else None
 
 
 WHOLE_NUMBER = Form("checks.form.whole_number", read_whole_number)

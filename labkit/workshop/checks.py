@@ -34,6 +34,7 @@ from labkit.workshop.answers import (
     one_of,
     read_whole_number,
     word,
+    written_count,
 )
 from labkit.workshop.predictions import Measure, Measured, checking, each, judge_predictions
 from labkit.workshop.reader_code import (
@@ -82,6 +83,7 @@ __all__ = [
     "read_whole_number",
     "source_of",
     "word",
+    "written_count",
     "worker_code_error",
     "worker_error",
 ]

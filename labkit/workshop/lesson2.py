@@ -54,6 +54,7 @@ from labkit.workshop.checks import (
     source_of,
     word,
     worker_error,
+    written_count,
 )
 
 __all__ = ["bug_hunt", "predict_five_cases", "safe_step", "shortest_ttl", "tool_checklist"]
@@ -332,14 +333,15 @@ def ttl_run(ttl_hours: int) -> ExpiredKeyRun:
     return run_expired_key(DELAY_HOURS * HOUR, ttl=ttl_hours * HOUR)
 
 
-HOUR_UNITS = ("h", "hr", "hrs", "hour", "hours")
+HOUR_UNITS = ("h", "hr", "hrs", "hour", "hours", "小时", "个小时", "钟头", "个钟头")
 
 
 def read_hours(value: object) -> int | None:
-    """A TTL in whole hours, as a count is read (31, "31", 31.0, "31 h", "31 hours"), but a
-    count in another unit is none: "31 minutes" or "2 days" are not 31 or 2 hours."""
-    unit = re.fullmatch(r"\d+(?:\.0*)? *([a-z_]*)", word(lone(value)) or "")
-    if unit and unit[1] not in ("", *HOUR_UNITS):
+    """A TTL in whole hours, as a count is read (31, "31", 31.0, "31 h", "31 hours", "31 小时"),
+    but a count in another unit is none: "31 minutes", "2 days" or "2 天" are not 31 or 2
+    hours."""
+    counted = written_count(value)
+    if counted and counted[1] not in ("", *HOUR_UNITS):
         return None
     return read_whole_number(value)
 
