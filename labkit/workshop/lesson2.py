@@ -23,7 +23,7 @@ from collections.abc import Callable
 
 from labkit.bench.gate import EXIT_CODE
 from labkit.bench.trace import read_trace
-from labkit.language import say
+from labkit.language import LANGUAGES, catalogue, say
 from labkit.studies.commit_window.expired_key import (
     HOUR,
     LONGEST_DELAY,
@@ -333,7 +333,11 @@ def ttl_run(ttl_hours: int) -> ExpiredKeyRun:
     return run_expired_key(DELAY_HOURS * HOUR, ttl=ttl_hours * HOUR)
 
 
-HOUR_UNITS = ("h", "hr", "hrs", "hour", "hours", "小时", "个小时", "钟头", "个钟头")
+def hour_units() -> set[str]:
+    """The words for hours a TTL's count may have after it, in every language's catalogue:
+    a reader may write either language's, whichever the lab speaks."""
+    key = "lesson2.shortest_ttl.hour_units"
+    return {unit for code in LANGUAGES for unit in catalogue(code)[key].split()}
 
 
 def read_hours(value: object) -> int | None:
@@ -341,7 +345,7 @@ def read_hours(value: object) -> int | None:
     but a count in another unit is none: "31 minutes", "2 days" or "2 天" are not 31 or 2
     hours."""
     counted = written_count(value)
-    if counted and counted[1] not in ("", *HOUR_UNITS):
+    if counted and counted[1] not in {"", *hour_units()}:
         return None
     return read_whole_number(value)
 
