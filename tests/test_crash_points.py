@@ -271,13 +271,17 @@ def test_a_descriptor_opened_for_writing_keeps_its_mode_and_each_write_is_a_poin
         os.close(relative)
     finally:
         os.close(folder)
-    for lab in (tmp_path / "x.stdout", tmp_path.parent / "trace.jsonl"):  # the lab's own
-        own = os.open(lab, os.O_WRONLY | os.O_CREAT, 0o600)
-        os.write(own, b"z")
-        os.close(own)
+    own = os.open(tmp_path / "x.stdout", os.O_WRONLY | os.O_CREAT, 0o600)  # the lab's own
+    os.write(own, b"z")
+    os.close(own)
+    Trace(tmp_path.parent, "fork").note("point")  # the lab's trace of another run folder
+    (tmp_path / "logs").mkdir()  # in a folder of the run folder, the lab's names are the reader's
+    readers = os.open(tmp_path / "logs" / "trace.jsonl", os.O_WRONLY | os.O_CREAT, 0o600)
+    os.write(readers, b"{}\n")
+    os.close(readers)
     assert os.stat(tmp_path / "d.log").st_mode & 0o777 == 0o600
     assert (tmp_path / "rel.log").exists()
-    assert points(tmp_path) == [(1, "write", "d.log", 1)]
+    assert points(tmp_path) == [(1, "write", "d.log", 1), (2, "write", "logs/trace.jsonl", 1)]
     noted = [e["file"] for e in read_trace(tmp_path) if e["event"] == "outside"]
     assert noted == [os.path.realpath(tmp_path.parent / "d-outside.log")]
 

@@ -60,6 +60,8 @@ def run_dir(tmp_path):
         (folder / left).write_bytes(b"")
     (folder / "a-folder").mkdir()  # the reader's folder: its files are the run's, by their path
     (folder / "a-folder" / "inner.txt").write_text("x\n")
+    for readers in ("trace.jsonl", "app.stdout"):  # in a folder of it, the lab's names are theirs
+        (folder / "a-folder" / readers).write_text('{"step": 1}\n')
     (folder / ".cache").mkdir()  # the reader's folder, though a dot-folder
     (folder / ".cache" / "seen.txt").write_text("o-1\n")
     for lab in (LABS_OWN + "code", "after-day"):  # the lab's own, a restart's copy of the state
@@ -73,7 +75,9 @@ def test_a_run_folder_is_read_as_its_tables_and_lines_and_nothing_of_the_labs(ru
     assert read_state(str(run_dir)) == {
         ".cache/seen.txt": ["o-1"],
         ".sent": [],
+        "a-folder/app.stdout": [{"step": 1}],
         "a-folder/inner.txt": ["x"],
+        "a-folder/trace.jsonl": [{"step": 1}],
         "effect.db": {"receipts": [[1, "a", None], [2, "b", blob]]},
         "orders.json": [["o-1"]],
         "outbox.log": [{"sent": 1}, "plain text", [1, 2]],
@@ -81,7 +85,9 @@ def test_a_run_folder_is_read_as_its_tables_and_lines_and_nothing_of_the_labs(ru
     assert list(read_state(str(run_dir))) == [
         ".cache/seen.txt",
         ".sent",
+        "a-folder/app.stdout",
         "a-folder/inner.txt",
+        "a-folder/trace.jsonl",
         "effect.db",
         "orders.json",
         "outbox.log",

@@ -451,6 +451,19 @@ WRONG: dict[str, dict[str, tuple[object, str]]] = {
             ),
             "end duplicate: logs/sent.log holds 2 where the run without a crash left 1",
         ),
+        # a name the lab gives its own files at the top of the run folder, once taken for the
+        # lab's anywhere: its lines were no state and had no crash point
+        "a trace line appended in a folder of the run folder, to logs/trace.jsonl": (
+            step(
+                "import json, os\nos.makedirs('logs', exist_ok=True)\n"
+                "with open('logs/trace.jsonl', 'a') as log:\n"
+                "    log.write(json.dumps({'sent': 'report 17'}) + '\\n')\n"
+                "with effect:\n    effect.add_receipt_once(KEY, PAYLOAD)\n"
+                "with control:\n    control.mark_done()",
+                "report_step",
+            ),
+            "end duplicate: logs/trace.jsonl holds 2 where the run without a crash left 1",
+        ),
         "an audit row without a key, in a SQLite file in a folder of the run folder": (
             audited("", "INSERT"),
             "end duplicate: audit/audit.db table sent holds 2",

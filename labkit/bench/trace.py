@@ -19,6 +19,10 @@ __all__ = ["TRACE_FILE", "Trace", "append_json_line", "read_json_lines", "read_t
 
 TRACE_FILE = "trace.jsonl"
 MONOTONIC_NS = time.monotonic_ns  # bound now: a restarted worker's moved clocks move no event
+# Bound now too, before a worker's watches wrap it (the explorer's, lessons 2 and 5's): a trace
+# is the lab's own file wherever it is (a recording's fork writes into its point's folder), and
+# the watches never take it for a file of the reader's.
+OPEN = os.open
 
 
 class Trace:
@@ -26,7 +30,7 @@ class Trace:
 
     def __init__(self, run_dir: str | os.PathLike, role: str) -> None:
         self.role = role
-        self._fd = os.open(
+        self._fd = OPEN(
             os.path.join(run_dir, TRACE_FILE), os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644
         )
 

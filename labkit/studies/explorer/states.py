@@ -21,6 +21,7 @@ from labkit.studies.explorer.restart_forks import AFTER
 __all__ = [
     "is_database",
     "lab_file",
+    "labs_own_file",
     "plain",
     "read_lines",
     "read_state",
@@ -32,10 +33,17 @@ __all__ = [
 ]
 
 VOLATILE = ("pid", "t_ns")  # fields of a JSON line that differ between two equal runs
-SKIPPED = (".stdout", ".stderr", "-journal", "-wal", "-shm")  # not the run's state
+SKIPPED = ("-journal", "-wal", "-shm")  # SQLite's companions of a file: not the run's state
 REAL_CONNECT = sqlite3.connect  # bound before any commit watch wraps it
 UNREADABLE = "not SQLite, not text"  # a file whose contents the explorer cannot judge
 COPIES = {AFTER + restart for restart in RESTARTS}  # a point's crash state, copied for a restart
+
+
+def labs_own_file(run_dir: str, name: str) -> bool:
+    """Whether `name`, a file's path in the run folder `run_dir`, is the lab's own: its trace
+    or a `lab_file`, in the run folder itself. In a folder of it every file is the reader's
+    (their logs/trace.jsonl, their logs/app.stdout)."""
+    return os.sep not in name and (name == TRACE_FILE or lab_file(name, run_dir))
 
 
 def lab_file(name: str, folder: str | None = None) -> bool:
@@ -71,10 +79,7 @@ def run_files(run_dir: str, folder: str = "") -> list[str]:
             if entry.is_dir(follow_symlinks=False):
                 found += run_files(run_dir, name) if run_folder(name) else []
             elif not (
-                entry.name == TRACE_FILE
-                or entry.name.endswith(SKIPPED)
-                or lab_file(entry.name, os.path.join(run_dir, folder))
-                or not entry.is_file()
+                entry.name.endswith(SKIPPED) or labs_own_file(run_dir, name) or not entry.is_file()
             ):
                 found.append(name)
     return found

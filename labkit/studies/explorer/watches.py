@@ -18,10 +18,9 @@ import os
 from collections.abc import Callable, Iterable
 
 from labkit.bench.commit_watch import CommitWatch
-from labkit.bench.trace import TRACE_FILE
 from labkit.studies.explorer.postgres_runs import postgres_run
 from labkit.studies.explorer.postgres_writes import watch_postgres_writes
-from labkit.studies.explorer.states import lab_file, run_folder
+from labkit.studies.explorer.states import labs_own_file, run_folder
 from labkit.studies.explorer.written_file import WrittenFile, mark
 
 __all__ = ["Watches", "opened_path", "run_file"]
@@ -93,11 +92,7 @@ class Watches:
                 if not kwargs.get("dir_fd")
                 else None
             )
-            if (  # the lab's own files are told apart in their own folder, as open's are
-                real is None
-                or os.path.basename(real) == TRACE_FILE
-                or lab_file(os.path.basename(real), os.path.dirname(real))
-            ):
+            if real is None or labs_own_file(self._real_dir, os.path.relpath(real, self._real_dir)):
                 return fd
             if self.inside(real):
                 files[fd] = os.path.relpath(real, self._real_dir), file_id(fd)
@@ -139,7 +134,7 @@ class Watches:
             # by its descriptor: `file` may be a folder, with an opener that makes the file in it
             # (tempfile.NamedTemporaryFile)
             path = opened_path(opened.fileno())
-            if path is None or labs_own(path):
+            if path is None or labs_own_file(self._real_dir, os.path.relpath(path, self._real_dir)):
                 return opened
             if not self.inside(path):
                 self.note_outside(path)
@@ -164,7 +159,8 @@ class Watches:
             real = None if isinstance(path, int) else opened_path(path)
             if self.quiet or real is None or real == self._real_dir or not self.inside(real):
                 return None
-            return None if labs_own(real) else os.path.relpath(real, self._real_dir)
+            name = os.path.relpath(real, self._real_dir)
+            return None if labs_own_file(self._real_dir, name) else name
 
         def size(path: object) -> int | None:
             try:
@@ -258,13 +254,6 @@ def opened_path(file: object) -> str | None:
         return os.path.realpath(os.fsdecode(file))
     except (OSError, TypeError, ValueError):
         return None
-
-
-def labs_own(path: str) -> bool:
-    """Whether the file at `path` is the lab's own (its trace, a worker's output or report),
-    whose writes are no state of the reader's."""
-    folder, file = os.path.split(path)
-    return file == TRACE_FILE or lab_file(file, folder)
 
 
 def file_id(fd: int) -> tuple[int, int]:
