@@ -1,11 +1,10 @@
 """Where a reader's code in a lesson's worker may keep what it has done, each a kill point:
 after every commit to a SQLite file of the run folder (the lab's files, or one of its own),
 after every write or rename that reaches another file of it, and after every file of it made,
-emptied or removed (an empty marker is a state too). A file written
-outside the run folder is noted ("outside"): a kill there cannot be judged, and every run
-would find what the last one left. Lesson 2's steps (`commit_window.learner`) and lesson 5's
-consumers (`outbox.consumer`) set these watches before the reader's code runs. Worker-side:
-standard library only.
+emptied or removed (an empty marker is a state too). A file written outside the run folder is
+noted ("outside"): a kill there cannot be judged, and every run would find what the last one
+left. Lesson 2's steps (`commit_window.learner`) and lesson 5's consumers (`outbox.consumer`)
+set these watches before the reader's code runs. Worker-side: standard library only.
 """
 
 from __future__ import annotations
@@ -26,8 +25,8 @@ class ReadersWrites(Watches):
     """Lesson 9's watches of a reader's code, in a lesson's worker: where the explorer
     numbers a crash point (a write that reaches a file of the run folder, a rename into it),
     the gate has a kill point, "after write 1 (processed.json)", and after a file of it made,
-    emptied or removed (`watch_made_and_removed`); a file written outside the
-    folder is noted ("outside") as there. No fsync's point: a kill after the write leaves
+    emptied or removed (`watch_made_and_removed`); a file written outside the folder is
+    noted ("outside") as there. No fsync's point: a kill after the write leaves
     what a kill after its fsync leaves (the kernel keeps what was written)."""
 
     quiet = False  # the explorer's own copies of the files are quiet; a reader's code makes none

@@ -214,12 +214,12 @@ def explore_with(
     # A write outside the run folder: each replay would make it again, where no crash is seen
     to_explore = [] if exploration.stopped or exploration.outside else list(firsts.values())
     replays: list[dict[int, PointResult]] = []
+    truth = exploration.clean, exploration.temporaries  # what each recovery is judged by
     for base in passes:
         if exploration.stopped:
             break
         base.mkdir(exist_ok=True)
         replays.append({})
-        truth = exploration.clean, exploration.temporaries  # what each recovery is judged by
         with contextlib.closing(replayed(base, spec, to_explore, truth, schemas)) as done:
             for row in done:
                 replays[-1][row.n] = row

@@ -92,7 +92,7 @@ class Watches:
                 if not kwargs.get("dir_fd")
                 else None
             )
-            if real is None or labs_own_file(self._real_dir, os.path.relpath(real, self._real_dir)):
+            if real is None or self.labs_own(real):
                 return fd
             if self.inside(real):
                 files[fd] = os.path.relpath(real, self._real_dir), file_id(fd)
@@ -134,7 +134,7 @@ class Watches:
             # by its descriptor: `file` may be a folder, with an opener that makes the file in it
             # (tempfile.NamedTemporaryFile)
             path = opened_path(opened.fileno())
-            if path is None or labs_own_file(self._real_dir, os.path.relpath(path, self._real_dir)):
+            if path is None or self.labs_own(path):
                 return opened
             if not self.inside(path):
                 self.note_outside(path)
@@ -159,8 +159,7 @@ class Watches:
             real = None if isinstance(path, int) else opened_path(path)
             if self.quiet or real is None or real == self._real_dir or not self.inside(real):
                 return None
-            name = os.path.relpath(real, self._real_dir)
-            return None if labs_own_file(self._real_dir, name) else name
+            return None if self.labs_own(real) else os.path.relpath(real, self._real_dir)
 
         def size(path: object) -> int | None:
             try:
@@ -214,6 +213,11 @@ class Watches:
                 return
         if name and name != ":memory:" and not self.inside(os.path.realpath(name)):
             self.note_outside(os.path.realpath(name))
+
+    def labs_own(self, path: str) -> bool:
+        """Whether the file at `path` (a real path) is one of the lab's own in the run folder
+        (`states.labs_own_file`), whose writes are no state of the reader's."""
+        return labs_own_file(self._real_dir, os.path.relpath(path, self._real_dir))
 
     def inside(self, path: str) -> bool:
         return path == self._real_dir or path.startswith(self._real_dir + os.sep)
