@@ -14,6 +14,7 @@ import sys
 import pytest
 
 from labkit.bench.gate import EXIT_CODE
+from labkit.bench.own_names import LabsOwnFile
 from labkit.bench.trace import Trace, read_trace
 from labkit.studies.explorer.record import CrashPoints, point_folder
 
@@ -271,9 +272,10 @@ def test_a_descriptor_opened_for_writing_keeps_its_mode_and_each_write_is_a_poin
         os.close(relative)
     finally:
         os.close(folder)
-    own = os.open(tmp_path / "x.stdout", os.O_WRONLY | os.O_CREAT, 0o600)  # the lab's own
-    os.write(own, b"z")
-    os.close(own)
+    (tmp_path / "x.stderr").write_bytes(b"")  # a worker's output comes as a pair: the lab's
+    with pytest.raises(LabsOwnFile):  # refused to the reader's code, before it is opened
+        os.open(tmp_path / "x.stdout", os.O_WRONLY | os.O_CREAT, 0o600)
+    assert not (tmp_path / "x.stdout").exists()
     Trace(tmp_path.parent, "fork").note("point")  # the lab's trace of another run folder
     (tmp_path / "logs").mkdir()  # in a folder of the run folder, the lab's names are the reader's
     readers = os.open(tmp_path / "logs" / "trace.jsonl", os.O_WRONLY | os.O_CREAT, 0o600)
@@ -301,9 +303,12 @@ def test_a_file_opened_for_writing_in_the_run_folder_is_watched_and_one_outside_
         out.write("é")
     with open(tmp_path / "w.log", "rb") as back:  # read only: not watched
         assert back.read() == b"\xe9"
-    with open(tmp_path / "trace.jsonl", "a") as trace, open(tmp_path / "x.stdout", "w") as lab:
-        trace.write("")  # the trace and the lab's own files: no points
-        lab.write("out")
+    (tmp_path / "x.stderr").write_text("")
+    for lab in ("trace.jsonl", "x.stdout"):  # the lab's trace and a worker's output: refused
+        with pytest.raises(LabsOwnFile), open(tmp_path / lab, "a"):
+            pass
+    with open(tmp_path / "trace.jsonl") as trace:  # read: as any file
+        assert trace.read()
     with open(tmp_path.parent / "w-outside.log", "w") as elsewhere:
         elsewhere.write("b")
     assert points(tmp_path) == [(1, "write", "w.log", 1)]

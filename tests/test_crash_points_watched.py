@@ -15,6 +15,8 @@ import types
 
 import pytest
 
+from labkit.bench import gate
+from labkit.bench.own_names import LabsOwnFile
 from labkit.bench.trace import read_trace
 from tests.test_crash_points import (
     crash_points,
@@ -192,7 +194,9 @@ def test_a_report_named_file_in_a_sub_folder_is_the_runs_own_however_it_is_writt
     fd = os.open(tmp_path / "sub" / "first.json", os.O_WRONLY)
     os.write(fd, b"[]")
     os.close(fd)
-    with open(tmp_path / "first.json", "w") as report:  # the lab's report: no point
+    with pytest.raises(LabsOwnFile), open(tmp_path / "first.json", "w"):  # the reader's code
+        pass
+    with gate.OPEN(tmp_path / "first.json", "w") as report:  # as the lab writes it: no point
         report.write("{}")
     mine = os.path.join("sub", "first.json")
     assert points(tmp_path) == [(1, "write", mine, 1), (2, "write", mine, 2)]
@@ -211,3 +215,24 @@ def test_a_file_read_through_a_descriptor_is_neither_a_point_nor_noted(tmp_path,
         assert os.read(fd, 8) in (b"x", b"y")
         os.close(fd)
     assert [e["event"] for e in read_trace(tmp_path)] == []
+
+
+def test_the_labs_trace_is_never_the_target_of_the_readers_rename(tmp_path, monkeypatch):
+    """The atomic-save recipe aimed at `trace.jsonl`, the lab's trace at the top of the run
+    folder: refused before the rename, so the lab's record of the run stays whole; a
+    `trace.jsonl` in a folder of the run folder is the reader's, and its rename a point."""
+    from labkit.studies.explorer.renames import watch_renames
+
+    monkeypatch.setattr(os, "replace", os.replace)  # the watch replaces them
+    monkeypatch.setattr(os, "rename", os.rename)
+    cp = crash_points(tmp_path)
+    cp.arm()
+    watch_renames(cp)
+    (tmp_path / "new.tmp").write_text('{"sent": 1}\n')
+    labs = (tmp_path / "trace.jsonl").stat().st_ino
+    with pytest.raises(LabsOwnFile):
+        os.replace(tmp_path / "new.tmp", tmp_path / "trace.jsonl")
+    assert (tmp_path / "new.tmp").exists() and (tmp_path / "trace.jsonl").stat().st_ino == labs
+    (tmp_path / "logs").mkdir()
+    os.replace(tmp_path / "new.tmp", tmp_path / "logs" / "trace.jsonl")
+    assert points(tmp_path) == [(1, "write", os.path.join("logs", "trace.jsonl"), 1)]

@@ -51,6 +51,21 @@ def audited(key: str, insert: str) -> str:
     )
 
 
+LABS_NAME = "the lab keeps that name for its own file at the top of the run folder"
+
+
+GREEN_BODY = (  # lesson 9's fixed step, and a right one for lesson 2
+    "with effect:\n    effect.add_receipt_once(KEY, PAYLOAD)\n"
+    "with control:\n    control.mark_done()"
+)
+
+
+def logged_to(name: str, body: str) -> str:
+    """`body` after a line appended to the file `name` of the run folder: what it sent."""
+    line = "    log.write(json.dumps({'sent': 1}) + '\\n')"
+    return f"import json\nwith open({name!r}, 'a') as log:\n{line}\n{body}"
+
+
 FIVE = ("effect_first/effect", "checkpoint_first/checkpoint", "atomic/in_transaction")
 FIVE += ("atomic/committed", "idempotent/effect")
 
@@ -463,6 +478,11 @@ WRONG: dict[str, dict[str, tuple[object, str]]] = {
                 "report_step",
             ),
             "end duplicate: logs/trace.jsonl holds 2 where the run without a crash left 1",
+        ),
+        # a worker's output comes as a pair (.stdout and .stderr): a lone app.stdout is the run's
+        "a log of what it sent, appended to app.stdout at the top of the run folder": (
+            step(logged_to("app.stdout", GREEN_BODY), "report_step"),
+            "end duplicate: app.stdout holds 2 where the run without a crash left 1",
         ),
         "an audit row without a key, in a SQLite file in a folder of the run folder": (
             audited("", "INSERT"),
@@ -1907,6 +1927,15 @@ ERRORS: dict[str, dict[str, tuple[object, str]]] = {
     },
     "lesson9.green_matrix": {
         "a typo in a name": (green_keyed("KYE"), "NameError: name 'KYE' is not defined, at line 2"),
+        # a reader's trace.jsonl beside the lab's: once a traceback of the lab's (KeyError)
+        "a log of what it sent, named as the lab's trace": (
+            step(logged_to("trace.jsonl", GREEN_BODY), "report_step"),
+            LABS_NAME,
+        ),
+        "a log of what it sent, named as the recording's output": (
+            step(logged_to("record.stdout", GREEN_BODY), "report_step"),
+            LABS_NAME,
+        ),
     },
     "lesson3.release_gate": {
         "a scenario that does not exist": (
@@ -1920,6 +1949,10 @@ ERRORS: dict[str, dict[str, tuple[object, str]]] = {
         "a typo in a name": (gate("return tral('changed_title') == 'refused'"), "NameError"),
     },
     "lesson2.safe_step": {
+        "a log of what it sent, named as the lab's trace": (
+            step(logged_to("trace.jsonl", GREEN_BODY)),
+            LABS_NAME,
+        ),
         "a helper from another cell": (
             step(
                 "with effect:\n    effect.add_receipt_once(make_key(), PAYLOAD)\n"
@@ -1976,6 +2009,10 @@ ERRORS: dict[str, dict[str, tuple[object, str]]] = {
         ),
     },
     "lesson5.idempotent_consumer": {
+        "a log of what it applied, named as the lab's trace": (
+            consumer(logged_to("trace.jsonl", f"{INBOX}\nif new:\n    {EFFECT}")),
+            LABS_NAME,
+        ),
         "a typo in the name": (
             consumer(f"{INBOX}\nif nwe:\n    {EFFECT}"),
             "NameError: name 'nwe' is not defined, at line 3",

@@ -16,6 +16,7 @@ from labkit.bench.trace import Trace
 __all__ = ["EXIT_CODE", "Gate", "report", "same_point"]
 
 EXIT_CODE = 91  # study 000's deliberate exit status
+OPEN = open  # bound before any watch: the report is the lab's, never a point (`Watches`)
 WRITE_POINT = re.compile(r"(after write \d+) \(.*\)")  # `Gate.after_write`'s name for a point
 
 
@@ -64,5 +65,5 @@ class Gate:
 
 def report(job: dict, **fields: object) -> None:
     """Leave what this worker saw in `<role>.json` for the parent (`launcher.read_report`)."""
-    with open(os.path.join(job["run_dir"], f"{job['role']}.json"), "w") as out:
+    with OPEN(os.path.join(job["run_dir"], f"{job['role']}.json"), "w") as out:
         out.write(json.dumps(fields))

@@ -8,6 +8,7 @@ import re
 from collections.abc import Mapping
 
 from labkit.bench.errors import RunFailed
+from labkit.bench.own_names import refused_as_labs_own
 from labkit.language import catalogue, language
 from labkit.language.spacing import fill
 
@@ -53,7 +54,10 @@ def error_text(error: Mapping, messages: Mapping[str, str] | None = None) -> str
     yours = YOURS.fullmatch(str(error.get("file")))  # the reader's code, by the lab's name
     if yours and f"failure.yours.{yours[1]}" in said:
         error = {**error, "file": said[f"failure.yours.{yours[1]}"]}
-    return fill(said[f"failure.error.{key}"], error)
+    quoted = fill(said[f"failure.error.{key}"], error)
+    if refused_as_labs_own(str(error["error"])):  # the lab's refusal says why, in words
+        return f"{quoted} ({said['failure.error.labs_own']})"
+    return quoted
 
 
 def run_failed_text(error: RunFailed, messages: Mapping[str, str] | None = None) -> str:

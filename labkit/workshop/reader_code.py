@@ -11,6 +11,7 @@ import textwrap
 from collections.abc import Callable, Iterable
 
 from labkit.bench.launcher import WorkerReport
+from labkit.bench.own_names import refused_as_labs_own
 from labkit.language import say
 from labkit.language.failures import worker_name
 from labkit.workshop.verdicts import ReaderCodeError, UnmetExpectation
@@ -37,11 +38,14 @@ def code_error(error: str, line: int | None, source: str) -> str:
 def worker_code_error(error: str, line: int | None, source: str) -> str:
     """`code_error` for code that ran in a worker, which runs only the function's own source:
     a NameError there is most likely a name defined outside the function (in another cell, or
-    imported above it), and the note says so. (Not in `code_error` itself: lesson 3's gate runs
-    in the kernel, where "the worker" would be wrong.)"""
+    imported above it), and the note says so; so does the lab's refusal of a file of its own.
+    (Not in `code_error` itself: lesson 3's gate runs in the kernel, where "the worker" would
+    be wrong.)"""
     said = code_error(error, line, source)
     if error.startswith("NameError"):
         return f"{said} ({say('checks.code.own_source_only')})"
+    if refused_as_labs_own(error):
+        return f"{said} ({say('failure.error.labs_own')})"
     return said
 
 

@@ -27,6 +27,8 @@ def watch_renames(points: CrashPoints) -> None:
     def watched(rename: Callable[..., None]) -> Callable[..., None]:
         @functools.wraps(rename)
         def renamed(src: object, dst: object, *args: object, **kwargs: object) -> None:
+            if kwargs.get("dst_dir_fd") is None:
+                points.refuse_labs_own(dst)
             rename(src, dst, *args, **kwargs)
             if points.quiet or kwargs.get("dst_dir_fd") is not None:
                 return

@@ -35,6 +35,8 @@ __all__ = [
 VOLATILE = ("pid", "t_ns")  # fields of a JSON line that differ between two equal runs
 SKIPPED = ("-journal", "-wal", "-shm")  # SQLite's companions of a file: not the run's state
 REAL_CONNECT = sqlite3.connect  # bound before any commit watch wraps it
+# a worker's file of the lab's -> the one the lab always makes beside it
+WORKER_PAIR = {"stdout": "stderr", "stderr": "stdout", "json": "stderr"}
 UNREADABLE = "not SQLite, not text"  # a file whose contents the explorer cannot judge
 COPIES = {AFTER + restart for restart in RESTARTS}  # a point's crash state, copied for a restart
 
@@ -48,13 +50,14 @@ def labs_own_file(run_dir: str, name: str) -> bool:
 
 def lab_file(name: str, folder: str | None = None) -> bool:
     """A file of the lab's own in a run folder (`folder`): one the lab named as its own (a
-    folder's marker), a worker's output and its report, `<role>.json` beside its
-    `<role>.stderr` (a reader's orders.json, or .sent, is the run's own)."""
-    if labs_own_name(name) or name.endswith((".stdout", ".stderr")):
+    folder's marker), or a worker's output and report, which come as a pair (`<role>.stdout`
+    with `<role>.stderr`, and `<role>.json` beside them). A reader's orders.json, app.stdout or
+    .sent, with no worker's output beside it, is the run's own."""
+    if labs_own_name(name):
         return True
-    stem, dot_json, rest = name.rpartition(".json")
-    report = bool(dot_json) and not rest
-    return report and os.path.exists(os.path.join(folder or ".", f"{stem}.stderr"))
+    stem, dot, kind = name.rpartition(".")
+    beside = WORKER_PAIR.get(kind) if dot else None
+    return beside is not None and os.path.exists(os.path.join(folder or ".", f"{stem}.{beside}"))
 
 
 def read_state(run_dir: str) -> dict:

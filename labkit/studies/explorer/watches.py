@@ -18,6 +18,7 @@ import os
 from collections.abc import Callable, Iterable
 
 from labkit.bench.commit_watch import CommitWatch
+from labkit.bench.own_names import LabsOwnFile, labs_own_name
 from labkit.studies.explorer.postgres_runs import postgres_run
 from labkit.studies.explorer.postgres_writes import watch_postgres_writes
 from labkit.studies.explorer.states import labs_own_file, run_folder
@@ -84,6 +85,9 @@ class Watches:
         files: dict[int, tuple[str, tuple[int, int]]] = {}
 
         def watched_open(path: object, flags: int, *args: object, **kwargs: object) -> int:
+            writing = flags & (os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_TRUNC)
+            if writing and kwargs.get("dir_fd") is None:
+                self.refuse_labs_own(path)
             fd = real_open(path, flags, *args, **kwargs)
             if self.quiet or not flags & (os.O_WRONLY | os.O_RDWR):
                 return fd
@@ -128,6 +132,8 @@ class Watches:
         real_open = io.open
 
         def watched_open(file: object, mode: str = "r", *args: object, **kwargs: object) -> object:
+            if not WRITING.isdisjoint(mode):
+                self.refuse_labs_own(file)
             opened = real_open(file, mode, *args, **kwargs)
             if self.quiet or WRITING.isdisjoint(mode):
                 return opened
@@ -213,6 +219,16 @@ class Watches:
                 return
         if name and name != ":memory:" and not self.inside(os.path.realpath(name)):
             self.note_outside(os.path.realpath(name))
+
+    def refuse_labs_own(self, file: object) -> None:
+        """Raise `LabsOwnFile` where the reader's code would write one of the lab's files at
+        the top of the run folder that keep names readers see (its trace, a worker's output or
+        report), before it is opened: the lab writes those through calls bound before any
+        watch (`trace.OPEN`, `gate.OPEN`), and its `.labkit-` files are left to it."""
+        path = None if self.quiet or isinstance(file, int) else opened_path(file)
+        name = os.path.basename(path) if path else ""
+        if path and self.labs_own(path) and not labs_own_name(name):
+            raise LabsOwnFile(name)
 
     def labs_own(self, path: str) -> bool:
         """Whether the file at `path` (a real path) is one of the lab's own in the run folder
