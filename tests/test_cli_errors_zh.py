@@ -153,3 +153,16 @@ def test_a_run_folder_that_cannot_be_made_is_said_in_chinese(tmp_path):
         "the runs home", tmp_path, OSError(28, "No space left on device")
     )
     assert said_in_both(error) == f"无法创建运行主目录 {tmp_path}：No space left on device"
+
+
+def test_an_ignored_file_outside_the_run_folder_is_said_in_one_line_in_both(tmp_path):
+    (tmp_path / "booking.py").write_text("def step(control, effect, gate):\n    pass\n")
+    zh, en = labkit(tmp_path, "explore", "booking:step", "--ignore-file", "/var/log/*")
+    assert zh == [
+        "labkit：错误：ignore_files 接受运行目录里不算副作用的文件的模式，例如 '*.log' 或 "
+        "'logs/*'（一个 str，或它们的列表），而不是 ['/var/log/*']"
+    ]
+    assert en == [
+        "labkit: error: ignore_files takes patterns of files in the run folder that are no "
+        "effect, such as '*.log' or 'logs/*' (a str, or a list of them), not ['/var/log/*']"
+    ]

@@ -166,3 +166,26 @@ def explore_alerting(tmp_path: Path, alerts: Path):
     code = code.replace('os.path.join(os.path.expanduser("~"), "alerts.log")', repr(str(alerts)))
     (tmp_path / "retry_alert.py").write_text(code)
     return explore(f"{tmp_path}/retry_alert.py:graph", "graph", restart_at="now")
+
+
+def test_a_log_named_as_no_effect_is_seen_by_no_checker_and_the_effect_still_is():
+    """`logging` to agent.log says "booking" again after any crash before the end: without
+    `ignore_files` the keyed booking fails on its log; with it, green, and the summary says
+    what no checker saw. The log's writes stay crash points, and a booking that is not keyed
+    still fails on its table."""
+    logged = explore(target("logged_booking", "booked_once"), "graph")
+    assert {p.detail for p in logged.failing} == {"agent.log", "travel.sqlite"}, logged.summary()
+    assert all("agent.log holds" in p.complaint for p in logged.failing), logged.summary()
+    keyed = explore(target("logged_booking", "booked_once"), "graph", ignore_files="*.log")
+    assert keyed.green and "no checker saw *.log" in keyed.summary(), keyed.summary()
+    assert [p.detail for p in keyed.points if p.op == "write"] == ["agent.log"] * 3
+    assert keyed.clean["agent.log"] == ["booking LX 38", "booked LX 38"]  # the report keeps it
+    unkeyed = explore(target("logged_booking", "booked"), "graph", ignore_files=["agent.log"])
+    assert unkeyed.failing and not unkeyed.green, unkeyed.summary()  # after the commit: 7, 8
+    assert all("bookings holds 2" in p.complaint for p in unkeyed.failing), unkeyed.summary()
+
+
+@pytest.mark.parametrize("patterns", [["/var/log/*.log"], ["../agent.log"], [""], [3], 3])
+def test_ignore_files_takes_patterns_in_the_run_folder_only(patterns):
+    with pytest.raises(LabError, match="ignore_files takes patterns of files in the run folder"):
+        explore(target("logged_booking", "booked_once"), "graph", ignore_files=patterns)

@@ -72,6 +72,13 @@ def register(commands: argparse._SubParsersAction) -> None:
         help=say("cli.explore.explore.postgres"),
     )
     ex.add_argument(
+        "--ignore-file",
+        metavar="PATTERN",
+        action="append",
+        default=[],
+        help=say("cli.explore.explore.ignore_file"),
+    )
+    ex.add_argument(
         "--timeout",
         metavar="S",
         type=seconds,
@@ -154,6 +161,7 @@ def cmd_explore(args: argparse.Namespace) -> int:
             timeout=args.timeout,
             path=args.path,
             postgres=args.postgres,
+            ignore_files=args.ignore_file,
         )
     except CodeFailed as error:  # the reader's code failed, not their input: as a red matrix
         bar.close()

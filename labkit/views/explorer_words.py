@@ -60,6 +60,8 @@ def summary_text(found: Exploration) -> str:
     )
     if replays_twice(found.spec):
         verdict += say("explorer.report.varied", count=sum(p.varies for p in found.points))
+    if found.spec.get("ignore_files"):  # said beside the verdict it qualifies
+        verdict += say("explorer.report.not_judged", files=comma().join(found.spec["ignore_files"]))
     why = failed_words(found.stopped_by) if found.stopped_by else found.stopped
     stopped = say("explorer.report.stopped", why=why) if found.stopped else ""
     return say(

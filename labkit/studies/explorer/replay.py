@@ -93,6 +93,7 @@ def explore(
     timeout: float = 30.0,
     path: Path | str | None = None,
     postgres: str | None = None,
+    ignore_files: object = (),
 ) -> Exploration:
     """Crash `target` ('module:callable') at every crash point it passes and check each state,
     recovered after each restart `restart_at` names (default: the kind's own, RESTARTS_BY_KIND).
@@ -105,7 +106,9 @@ def explore(
     URL, gives every run a schema of its own there for the nodes' rows, whose commits are crash
     points (`postgres_runs`), and for a graph compiled with a Postgres saver, its checkpoints
     (`postgres_saver`); without it, a write to Postgres fails the exploration, and such a
-    graph's checkpoints are explored on SQLite, as the report says.
+    graph's checkpoints are explored on SQLite, as the report says. `ignore_files`, patterns
+    of files in the run folder ("*.log"), names what is no effect (a log that says "booking"
+    again after a crash): crash points still come after their writes, but no checker sees them.
 
     A Ctrl-C, or a checker that raises, ends the exploration early: what was explored comes
     back all the same, with `stopped` saying why."""
@@ -125,6 +128,7 @@ def explore(
         resumes=resumes,
         config=config,
         postgres=postgres,
+        ignore_files=ignore_files,
     )
     check_importable(spec.target, spec.checker, spec.resume_by)  # at once, not in a worker
     check_function("progress", progress)

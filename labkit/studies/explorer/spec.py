@@ -1,12 +1,13 @@
 """What an exploration is asked to do, checked before anything runs: the reader's target
 and checker, its kind, the durability mode, the kill mode, the restarts, how interrupts are
-answered, a graph's config and a Postgres server. Each bad value is one line (a LabError)
-that names the valid choices, in the API and the CLI alike.
+answered, a graph's config, a Postgres server and the files that are no effect. Each bad
+value is one line (a LabError) that names the valid choices, in the API and the CLI alike.
 """
 
 from __future__ import annotations
 
 import json
+import os
 from dataclasses import asdict, dataclass
 
 from labkit.bench.errors import (
@@ -47,6 +48,7 @@ class ExploreSpec:
     resumes: list | None = None  # or answers in order: the n-th interrupt gets the n-th, JSON
     config: dict | None = None  # a graph's config for invoke (its configurable values), JSON
     postgres: str | None = None  # a server for the nodes' rows ("lab": labkit's own), a URL
+    ignore_files: tuple[str, ...] = ()  # patterns of files that are no effect (logs): not judged
 
     def __post_init__(self) -> None:
         check_choice("kind", self.kind, KINDS)
@@ -61,6 +63,7 @@ class ExploreSpec:
         check_resume(self.resume, self.resume_by, self.resumes)
         check_config(self.config)
         check_postgres(self.postgres, self.kind)
+        object.__setattr__(self, "ignore_files", check_ignore_files(self.ignore_files))
 
     def job(self, **fields: object) -> dict:
         return {**asdict(self), **fields}
@@ -90,6 +93,18 @@ def check_resume(resume: object, resume_by: dict | None, resumes: object = None)
         except (TypeError, ValueError):
             kind = type(given).__name__
             raise refusal(f"explore_{code}_json", kind=kind) from None
+
+
+def check_ignore_files(patterns: object) -> tuple[str, ...]:
+    """Patterns of the files a checker never sees (`fnmatch`'s, matched against a file's path
+    in the run folder: "*.log" matches agent.log and logs/app.log): one, or a list of them."""
+    given = [patterns] if isinstance(patterns, str) else patterns
+    if not isinstance(given, (list, tuple)) or not all(
+        isinstance(p, str) and p and not os.path.isabs(p) and ".." not in p.split("/")
+        for p in given
+    ):
+        raise refusal("explore_ignore_files", value=repr(patterns))
+    return tuple(given)
 
 
 def check_postgres(postgres: object, kind: str) -> None:

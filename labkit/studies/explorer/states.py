@@ -7,10 +7,12 @@ Worker-side: standard library only.
 
 from __future__ import annotations
 
+import fnmatch
 import hashlib
 import json
 import os
 import sqlite3
+from collections.abc import Iterable
 
 from labkit.bench.commit_watch import HEADER, read_file
 from labkit.bench.own_names import labs_own_name
@@ -19,6 +21,7 @@ from labkit.bench.trace import TRACE_FILE
 from labkit.studies.explorer.restart_forks import AFTER
 
 __all__ = [
+    "ignored_file",
     "is_database",
     "lab_file",
     "labs_own_file",
@@ -58,6 +61,12 @@ def lab_file(name: str, folder: str | None = None) -> bool:
     stem, dot, kind = name.rpartition(".")
     beside = WORKER_PAIR.get(kind) if dot else None
     return beside is not None and os.path.exists(os.path.join(folder or ".", f"{stem}.{beside}"))
+
+
+def ignored_file(name: str, patterns: Iterable[str]) -> bool:
+    """Whether the file at `name` (its path in the run folder) matches one of `patterns`
+    (`fnmatch`'s, whose `*` crosses folders: "*.log" is agent.log and logs/app.log too)."""
+    return any(fnmatch.fnmatchcase(name, pattern) for pattern in patterns)
 
 
 def read_state(run_dir: str) -> dict:

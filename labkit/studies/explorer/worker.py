@@ -48,7 +48,7 @@ from labkit.studies.explorer.restart_forks import (
     wait_for,
 )
 from labkit.studies.explorer.services import NOT_EFFECTS, serve_here, watch_claims
-from labkit.studies.explorer.states import read_state
+from labkit.studies.explorer.states import ignored_file, read_state
 from labkit.studies.explorer.target import BadTarget, load_function
 
 __all__ = ["run"]
@@ -129,9 +129,12 @@ def run_from_the_start(job: dict, world: object, trace: Trace, loaded: list[str]
     finished = world.run_first(job, points) is not False  # a graph says; a step ends done
     points.reap()
     if recording:
-        points.note_changes_without_a_point(ignored=[CHECKPOINT_FILE, *NOT_EFFECTS])
+        points.note_changes_without_a_point(
+            ignored=[CHECKPOINT_FILE, *NOT_EFFECTS, *job["ignore_files"]]
+        )
         end = state_of(job)
-        state = CrashState(None, end, end, end, finished=finished, run_dir=job["run_dir"])
+        seen = judged_part(end, job)
+        state = CrashState(None, seen, seen, seen, finished=finished, run_dir=job["run_dir"])
         verdict = judge(checker, state)
         report(
             job,
@@ -146,6 +149,13 @@ def run_from_the_start(job: dict, world: object, trace: Trace, loaded: list[str]
 def state_of(job: dict) -> dict:
     """What the run holds: its folder's files, and its Postgres schema if it has one."""
     return {**read_state(job["run_dir"]), **read_schema(job)}
+
+
+def judged_part(state: dict, job: dict) -> dict:
+    """What a checker sees of a state: every file but those the job says are no effect
+    (`ignore_files`, patterns: a log), which the reports keep all the same."""
+    patterns = job["ignore_files"]
+    return {name: held for name, held in state.items() if not ignored_file(name, patterns)}
 
 
 def the_checker(job: dict) -> Callable:
@@ -170,9 +180,9 @@ def recover_and_check(
     after = state_of(job)
     state = CrashState(
         job["point"],
-        at_kill,
-        after,
-        job["clean"],
+        judged_part(at_kill, job),
+        judged_part(after, job),
+        judged_part(job["clean"], job),
         finished,
         error,
         job["run_dir"],
