@@ -60,6 +60,12 @@ GREEN_BODY = (  # lesson 9's fixed step, and a right one for lesson 2
 )
 
 
+CLEAN_UP = (  # a step that tidies its folder first
+    "import os\nfor name in os.listdir('.'):\n    if name.endswith('.jsonl'):\n"
+    "        os.remove(name)\n"
+)
+
+
 def logged_to(name: str, body: str) -> str:
     """`body` after a line appended to the file `name` of the run folder: what it sent."""
     line = "    log.write(json.dumps({'sent': 1}) + '\\n')"
@@ -1932,6 +1938,11 @@ ERRORS: dict[str, dict[str, tuple[object, str]]] = {
             step(logged_to("trace.jsonl", GREEN_BODY), "report_step"),
             LABS_NAME,
         ),
+        # the lab's trace removed: once green, with "0 crash points"
+        "a clean-up that removes every .jsonl file of its folder": (
+            step(CLEAN_UP + GREEN_BODY, "report_step"),
+            LABS_NAME,
+        ),
         "a log of what it sent, named as the recording's output": (
             step(logged_to("record.stdout", GREEN_BODY), "report_step"),
             LABS_NAME,
@@ -1949,6 +1960,10 @@ ERRORS: dict[str, dict[str, tuple[object, str]]] = {
         "a typo in a name": (gate("return tral('changed_title') == 'refused'"), "NameError"),
     },
     "lesson2.safe_step": {
+        "a clean-up that removes every .jsonl file of its folder": (  # once a StopIteration
+            step(CLEAN_UP + GREEN_BODY),
+            LABS_NAME,
+        ),
         "a log of what it sent, named as the lab's trace": (
             step(logged_to("trace.jsonl", GREEN_BODY)),
             LABS_NAME,

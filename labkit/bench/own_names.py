@@ -17,9 +17,9 @@ LABS_OWN = ".labkit-"
 
 
 class LabsOwnFile(PermissionError):
-    """What a reader's code gets for opening, for writing, a file the lab keeps for its own at
-    the top of a run folder (its trace, a worker's output or report): the lab's record of the
-    run must stay the lab's, and what the reader's code writes there would be no state of theirs.
+    """What a reader's code gets for opening for writing, or removing, a file the lab keeps for
+    its own at the top of a run folder (its trace, a worker's output or report): the lab's
+    record of the run must stay the lab's, and what the code writes there is no state of theirs.
     Its line in a traceback is recognised by `refused_as_labs_own`."""
 
     def __init__(self, name: str) -> None:

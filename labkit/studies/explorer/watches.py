@@ -195,6 +195,8 @@ class Watches:
             @functools.wraps(change)
             def changed(path: object, *args: object, **kwargs: object) -> None:
                 name = None if kwargs.get("dir_fd") is not None else run_name(path)
+                if kwargs.get("dir_fd") is None:
+                    self.refuse_labs_own(path)  # its trace removed, the lab would see no point
                 change(path, *args, **kwargs)
                 if name:
                     self.hit("write", name)
@@ -221,9 +223,9 @@ class Watches:
             self.note_outside(os.path.realpath(name))
 
     def refuse_labs_own(self, file: object) -> None:
-        """Raise `LabsOwnFile` where the reader's code would write one of the lab's files at
-        the top of the run folder that keep names readers see (its trace, a worker's output or
-        report), before it is opened: the lab writes those through calls bound before any
+        """Raise `LabsOwnFile` where the reader's code would write or remove one of the lab's
+        files at the top of the run folder that keep names readers see (its trace, a worker's
+        output or report), before it does: the lab writes those through calls bound before any
         watch (`trace.OPEN`, `gate.OPEN`), and its `.labkit-` files are left to it."""
         path = None if self.quiet or isinstance(file, int) else opened_path(file)
         name = os.path.basename(path) if path else ""
