@@ -60,6 +60,7 @@ GREEN_BODY = (  # lesson 9's fixed step, and a right one for lesson 2
 )
 
 
+SILENCED = "import sys\nsys.stdout = None\nprint('sending the report')\n"
 CLEAN_UP = (  # a step that tidies its folder first
     "import os\nfor name in os.listdir('.'):\n    if name.endswith('.jsonl'):\n"
     "        os.remove(name)\n"
@@ -1593,6 +1594,8 @@ RIGHT: dict[str, dict[str, object]] = {
         ),
     },
     "lesson9.green_matrix": {
+        # the lab flushed sys.stdout before each fork: AttributeError, and a KeyError of its own
+        "print silenced with sys.stdout = None": step(SILENCED + GREEN_BODY, "report_step"),
         "KEY through a variable": green_keyed("KEY"),
         "a uuid5 of the job": green_keyed(
             "str(__import__('uuid').uuid5(__import__('uuid').NAMESPACE_URL, 'job-17/save-report'))"
@@ -1654,6 +1657,7 @@ RIGHT: dict[str, dict[str, object]] = {
         },
     },
     "lesson2.safe_step": {
+        "print silenced with sys.stdout = None": step(SILENCED + GREEN_BODY),
         "without with blocks": step("effect.add_receipt_once(KEY, PAYLOAD)\ncontrol.mark_done()"),
         "INSERT OR IGNORE in SQL": step(
             'effect.db.execute("INSERT OR IGNORE INTO receipts(op_key, payload) VALUES(?, ?)",'
@@ -1960,6 +1964,10 @@ ERRORS: dict[str, dict[str, tuple[object, str]]] = {
         "a typo in a name": (gate("return tral('changed_title') == 'refused'"), "NameError"),
     },
     "lesson2.safe_step": {
+        "an error raised after stderr was captured": (  # once "no error message": the lab's
+            step("import io, sys\nsys.stderr = io.StringIO()\nraise RuntimeError('mail down')"),
+            "RuntimeError: mail down, at line 4",
+        ),
         "a clean-up that removes every .jsonl file of its folder": (  # once a StopIteration
             step(CLEAN_UP + GREEN_BODY),
             LABS_NAME,

@@ -13,10 +13,13 @@ LABKIT_ROOT = str(Path(__file__).resolve().parents[2])
 WORKER_PATH = (LABKIT_ROOT, *site.getsitepackages())
 # `-c` rather than `-m`: runpy's own imports would cost more than a SQLite worker's. It runs
 # in isolated mode (`isolated_python`) and puts the path entries first, as $PYTHONPATH would.
+# An error is printed on Python's own stderr, the worker's file, where the parent reads it:
+# the reader's code may have put another stream (a StringIO) in its place.
 FRESH_MAIN = (
     "import importlib, json, sys; entry, job, *path = sys.argv[1:]; sys.path[:0] = path; "
-    "module, function = entry.split(':'); "
-    "getattr(importlib.import_module(module), function)(json.loads(job))"
+    "module, function = entry.split(':')\n"
+    "try: getattr(importlib.import_module(module), function)(json.loads(job))\n"
+    "except BaseException: sys.stderr = sys.__stderr__; raise"
 )
 
 

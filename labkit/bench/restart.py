@@ -26,6 +26,8 @@ import sys
 import time
 from types import ModuleType
 
+from labkit.bench.output import flush_output
+
 __all__ = [
     "ATTEMPT",
     "FRESH",
@@ -217,8 +219,7 @@ def new_parent() -> None:
     from here: it waits for the child and ends with the child's status)."""
     from labkit.bench.portable import die_with  # ctypes, for prctl: only a retry needs it
 
-    sys.stdout.flush()  # nothing buffered may be written twice, once by each process
-    sys.stderr.flush()
+    flush_output()  # nothing buffered may be written twice, once by each process
     parent = os.getpid()
     child = os.fork()
     if child:

@@ -26,6 +26,7 @@ import traceback
 from labkit.bench.ctrl_c import ctrl_c_held
 from labkit.bench.installed import installed
 from labkit.bench.leftovers import become_subreaper
+from labkit.bench.output import flush_output
 from labkit.bench.portable import die_with, open_descriptors
 
 __all__ = [
@@ -61,7 +62,7 @@ class Spare:
         job_r, self.job_w = os.pipe()
         self.notify_r, notify_w = os.pipe()  # the worker says where it stopped; EOF: it exited
         resume_r, self.resume_w = os.pipe()  # the parent says "continue"
-        sys.stdout.flush()  # nothing buffered may be written twice, once by each process
+        flush_output()  # nothing buffered may be written twice, once by each process
         server = os.getpid()
         self.pid = os.fork()
         if self.pid == 0:
@@ -113,9 +114,10 @@ def become_worker(job_r: int, notify_w: int, resume_r: int) -> None:
     except BaseException as error:
         print_error(error)
     finally:
-        sys.stdout.flush()
-        sys.stderr.flush()
-        os._exit(code)
+        try:
+            flush_output()
+        finally:  # whatever the reader's code left in sys.stdout: never back into the server
+            os._exit(code)
 
 
 def print_error(error: BaseException) -> None:
@@ -126,7 +128,8 @@ def print_error(error: BaseException) -> None:
     trace = without_notes(error)
     lines = "".join(trace.format()).splitlines()
     said = summary(trace)
-    print(*lines, *([said] if lines[-1] != said else []), sep="\n", file=sys.stderr)
+    # Python's own stderr, the worker's file: the reader's code may have put another in its place
+    print(*lines, *([said] if lines[-1] != said else []), sep="\n", file=sys.__stderr__)
 
 
 def error_summary(error: BaseException) -> str:

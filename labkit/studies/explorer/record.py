@@ -32,6 +32,7 @@ from threading import Lock
 
 from labkit.bench.commit_watch import CommitWatch
 from labkit.bench.gate import EXIT_CODE, Gate
+from labkit.bench.output import flush_output
 from labkit.bench.trace import TRACE_FILE, Trace
 from labkit.studies.explorer.postgres_runs import postgres_run
 from labkit.studies.explorer.postgres_writes import watch_postgres_writes
@@ -201,8 +202,7 @@ class CrashPoints(Watches):
         still tears it down (a few ms, on another core); it is reaped at a later fork once
         that is over, or by `reap`, and its exit status noted then."""
         self.reap_ended()
-        sys.stdout.flush()  # nothing buffered may be written twice, once by each process
-        sys.stderr.flush()
+        flush_output()  # nothing buffered may be written twice, once by each process
         child = os.fork()
         if child == 0:
             self.die()

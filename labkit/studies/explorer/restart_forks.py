@@ -22,9 +22,9 @@ from __future__ import annotations
 
 import contextlib
 import os
-import sys
 from dataclasses import dataclass
 
+from labkit.bench.output import flush_output
 from labkit.bench.own_names import LABS_OWN
 
 __all__ = [
@@ -95,8 +95,7 @@ def restarts_apart(job: dict) -> tuple[dict | None, list[Child]]:
 
 
 def fork_child() -> int:
-    sys.stdout.flush()  # nothing buffered may be written twice
-    sys.stderr.flush()
+    flush_output()  # nothing buffered may be written twice
     return os.fork()
 
 

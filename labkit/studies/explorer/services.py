@@ -22,10 +22,10 @@ from __future__ import annotations
 import functools
 import os
 import sqlite3
-import sys
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
+from labkit.bench.output import flush_output
 from labkit.bench.tickets import TICKETS_FILE
 from labkit.studies.leases import stores as leases
 
@@ -125,8 +125,7 @@ def start_service(run_dir: str) -> int:
     Tickets(run_dir).close()
     notify_r, notify_w = os.pipe()
     resume_r, resume_w = os.pipe()
-    sys.stdout.flush()  # nothing buffered may be written twice, once by each process
-    sys.stderr.flush()
+    flush_output()  # nothing buffered may be written twice, once by each process
     if os.fork() == 0:  # the service: it ends by os._exit once its parent has gone
         try:
             if _here["points"] is not None:

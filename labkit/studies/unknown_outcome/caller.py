@@ -207,7 +207,7 @@ def recover(job: dict, checkpoint: Checkpoint, service: TicketService, trace: Tr
     except SystemExit:  # a reader's sys.exit is their error, shown at their line
         import traceback
 
-        traceback.print_exc()
+        traceback.print_exc(file=sys.__stderr__)  # the worker's own (`FRESH_MAIN`)
         sys.exit(1)
     status = "failed" if ticket is None else "done"
     checkpoint.save(intent["op_key"], intent["title"], status, ticket)
