@@ -19,6 +19,8 @@ from pathlib import Path
 
 import pytest
 
+from labkit.studies.commit_window.orders import NO_KILL, get_order
+
 ROOT = Path(__file__).resolve().parent.parent
 CHROMIUM = "/usr/bin/chromium"
 ARTIFACTS = ROOT / "test-artifacts"
@@ -127,6 +129,21 @@ def shot_on_failure(page, request):
         page.screenshot(path=ARTIFACTS / f"failed-{request.node.name}.png")
 
 
+def pick_order_and_kill_point(page, panel, order: str, point: str) -> None:
+    """Pick a write order in a crash panel, then one of its kill points. The kill points follow
+    the order, set by the kernel: wait until the list is that order's whole list before picking
+    (a dropdown syncs its index, which would name another point in the old list; effect_first's
+    list holds "checkpoint" too, so seeing that name proves nothing)."""
+    selects = panel.locator(".widget-dropdown select")
+    selects.nth(0).select_option(order)
+    names = [*get_order(order).kill_points, NO_KILL]
+    page.wait_for_function(
+        "([el, names]) => [...el.options].map(o => o.text).join() === names.join()",
+        arg=[selects.nth(1).element_handle(), names],
+    )
+    selects.nth(1).select_option(point)
+
+
 def run_all(page, lab_url: str, lesson: str, panel_class: str):
     """Open a lesson, Run All as a reader would, and return its panel once the kernel is idle."""
     page.goto(f"{lab_url}/lab/tree/{lesson}?token={TOKEN}&reset")
@@ -172,15 +189,7 @@ def test_lesson_1_panel_in_a_real_browser(lab_url, page, shot_on_failure):
     panel = run_all(page, lab_url, "notebooks/01_the_commit_window.ipynb", ".labkit-crash-panel")
     page.screenshot(path=ARTIFACTS / "01-panel-ready.png")
 
-    selects = panel.locator(".widget-dropdown select")
-    selects.nth(0).select_option("checkpoint_first")
-    # The kill points follow the order, set by the kernel: wait for them before picking one
-    # (a dropdown syncs its index, which would name another point in the old list).
-    page.wait_for_function(
-        "el => el.options.length > 1 && el.options[1].text === 'checkpoint'",
-        arg=selects.nth(1).element_handle(),
-    )
-    selects.nth(1).select_option("checkpoint")
+    pick_order_and_kill_point(page, panel, "checkpoint_first", "checkpoint")
     started = time.perf_counter()
     panel.locator("button:has-text('Run')").click()
     outcome = panel.locator(".labkit-outcome")
@@ -298,13 +307,7 @@ def test_chinese_lesson_1_panel_speaks_chinese_in_a_real_browser(lab_url, page, 
     at checkpoint reads 丢失 (LOST), and the timeline picture is drawn."""
     lesson = "notebooks/zh/01_the_commit_window.ipynb"
     panel = run_all(page, lab_url, lesson, ".labkit-crash-panel")
-    selects = panel.locator(".widget-dropdown select")
-    selects.nth(0).select_option("checkpoint_first")
-    page.wait_for_function(  # the kill points follow the order, set by the kernel
-        "el => [...el.options].some(o => o.text === 'checkpoint')",
-        arg=selects.nth(1).element_handle(),
-    )
-    selects.nth(1).select_option("checkpoint")
+    pick_order_and_kill_point(page, panel, "checkpoint_first", "checkpoint")
     panel.locator("button:has-text('运行')").click()
     panel.locator(".labkit-outcome").locator("text=丢失").wait_for(timeout=30_000)
     wait_until_drawn(page, panel.locator(".labkit-timeline img"))
