@@ -185,6 +185,12 @@ def test_a_log_named_as_no_effect_is_seen_by_no_checker_and_the_effect_still_is(
     assert all("bookings holds 2" in p.complaint for p in unkeyed.failing), unkeyed.summary()
 
 
+def test_a_cache_neither_sqlite_nor_text_named_as_no_effect_keeps_the_matrix_green():
+    """cache.pkl cannot be judged (test_item_1's): named in `ignore_files`, nothing is lost."""
+    found = explore(target("pickle_cache"), "graph", ignore_files="*.pkl")
+    assert found.green and not found.unwatched, found.summary()
+
+
 @pytest.mark.parametrize("patterns", [["/var/log/*.log"], ["../agent.log"], [""], [3], 3])
 def test_ignore_files_takes_patterns_in_the_run_folder_only(patterns):
     with pytest.raises(LabError, match="ignore_files takes patterns of files in the run folder"):

@@ -62,7 +62,7 @@ from labkit.studies.explorer.report import (
     replays_twice,
 )
 from labkit.studies.explorer.spec import ExploreSpec
-from labkit.studies.explorer.states import unreadable
+from labkit.studies.explorer.states import ignored_file, unreadable
 from labkit.studies.explorer.target import check_importable, name_target, on_import_path
 
 __all__ = ["explore", "explore_in", "explore_spec"]
@@ -309,8 +309,9 @@ def recording(folder: Path, spec: ExploreSpec, schemas: RunSchemas) -> dict:
         for e in trace
         if e["event"] == "unwatched"
     ]
-    if unreadable(report["state"]):
-        unwatched.append(unwatched_entry("unreadable", unreadable(report["state"])))
+    unjudged = [n for n in unreadable(report["state"]) if not ignored_file(n, spec.ignore_files)]
+    if unjudged:  # but a file no checker sees (`ignore_files`: a cache) is no loss
+        unwatched.append(unwatched_entry("unreadable", unjudged))
     forked = {e["n"]: e for e in trace if e["event"] == "forked"}
     replaced = next(
         ({k: e[k] for k in ("saver", "postgres")} for e in trace if e["event"] == "replaced"), None
