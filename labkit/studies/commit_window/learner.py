@@ -55,8 +55,9 @@ def run(job: dict, control: Store, effect: Store, gate: Gate, watch: CommitWatch
     except SystemExit:
         import traceback
 
-        traceback.print_exc(file=sys.__stderr__)  # its last line and the reader's frame, as for
-        # any other error, on the worker's own stderr (`python_command.FRESH_MAIN`)
+        # its last line and the reader's frame, as for any other error, on the worker's own
+        # stderr (`python_command.FRESH_MAIN`)
+        traceback.print_exc(file=sys.__stderr__)
         sys.exit(1)
     watch.observe()  # the point after the step's last commit
 

@@ -194,9 +194,10 @@ class Watches:
         def watched(change: Callable[..., None]) -> Callable[..., None]:
             @functools.wraps(change)
             def changed(path: object, *args: object, **kwargs: object) -> None:
-                name = None if kwargs.get("dir_fd") is not None else run_name(path)
-                if kwargs.get("dir_fd") is None:
+                by_path = kwargs.get("dir_fd") is None
+                if by_path:
                     self.refuse_labs_own(path)  # its trace removed, the lab would see no point
+                name = run_name(path) if by_path else None
                 change(path, *args, **kwargs)
                 if name:
                     self.hit("write", name)
