@@ -8,9 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from labkit.bench.errors import LabError
+from labkit.bench.errors import CodeFailed, LabError
 from labkit.language import set_language
 from labkit.studies.explorer.replay import explore
+from labkit.studies.explorer.stepping import ExplorerStepSession
 from labkit.views.explorer_words import failed_words, unwatched_words
 
 OUTSIDE = Path(__file__).parent / "outside"
@@ -195,3 +196,45 @@ def test_a_cache_neither_sqlite_nor_text_named_as_no_effect_keeps_the_matrix_gre
 def test_ignore_files_takes_patterns_in_the_run_folder_only(patterns):
     with pytest.raises(LabError, match="ignore_files takes patterns of files in the run folder"):
         explore(target("logged_booking", "booked_once"), "graph", ignore_files=patterns)
+
+
+@pytest.mark.parametrize("durability", ["sync", "async"])  # crash states forked, and run to
+def test_files_the_code_reads_by_a_relative_path_come_into_every_run_folder(durability):
+    """Without them the run without a crash fails in one line, at the reader's line; with
+    `with_files`, every run folder (the recording's, each crash state's) has prompts/ as the
+    project has it, unchanged in every state."""
+    prompted = target("prompted_booking")
+    with pytest.raises(CodeFailed, match=r"FileNotFoundError.*prompts/system.txt.*line 15"):
+        explore(prompted, "graph", durability=durability)
+    found = explore(prompted, "graph", durability=durability, with_files=[OUTSIDE / "prompts"])
+    assert found.green and found.crash_states > 1, found.summary()
+    said = ["You are a booking agent: book each flight once."]
+    assert found.clean["prompts/system.txt"] == said
+    assert all((Path(p.run_dir) / "prompts" / "system.txt").exists() for p in found.points)
+
+
+@pytest.mark.parametrize(
+    "paths", [["no-such-folder"], [OUTSIDE / "prompts", OUTSIDE / "prompts"], 3, [""]]
+)
+def test_with_files_takes_files_that_exist_each_under_a_name_of_its_own(paths):
+    with pytest.raises(LabError, match="with_files takes files or folders that exist"):
+        explore(target("prompted_booking"), "graph", with_files=paths)
+
+
+def test_step_mode_brings_the_files_the_code_reads_too(tmp_path):
+    """A step that reads its prompt by a relative path, explored and then stepped through:
+    step mode's run folder has prompts/ as the exploration's had."""
+    (tmp_path / "prompted.py").write_text(
+        "def step(control, effect, gate):\n"
+        "    with open('prompts/system.txt') as prompt:\n"
+        "        payload = prompt.read().strip()\n"
+        "    with effect:\n        effect.add_receipt_once('k', payload)\n"
+        "    with control:\n        control.mark_done()\n"
+    )
+    prompts = OUTSIDE / "prompts"
+    found = explore(f"{tmp_path}/prompted.py:step", out=tmp_path / "x", with_files=prompts)
+    assert found.green, found.summary()
+    with ExplorerStepSession(found, out=tmp_path / "step") as session:
+        session.run_to(1)
+        assert session.state()["prompts/system.txt"] == [(prompts / "system.txt").read_text()[:-1]]
+        session.kill()

@@ -79,6 +79,13 @@ def register(commands: argparse._SubParsersAction) -> None:
         help=say("cli.explore.explore.ignore_file"),
     )
     ex.add_argument(
+        "--with-file",
+        metavar="PATH",
+        action="append",
+        default=[],
+        help=say("cli.explore.explore.with_file"),
+    )
+    ex.add_argument(
         "--timeout",
         metavar="S",
         type=seconds,
@@ -162,6 +169,7 @@ def cmd_explore(args: argparse.Namespace) -> int:
             path=args.path,
             postgres=args.postgres,
             ignore_files=args.ignore_file,
+            with_files=args.with_file,
         )
     except CodeFailed as error:  # the reader's code failed, not their input: as a red matrix
         bar.close()

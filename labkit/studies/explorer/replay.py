@@ -64,6 +64,7 @@ from labkit.studies.explorer.report import (
 from labkit.studies.explorer.spec import ExploreSpec
 from labkit.studies.explorer.states import ignored_file, unreadable
 from labkit.studies.explorer.target import check_importable, name_target, on_import_path
+from labkit.studies.explorer.with_files import copy_in
 
 __all__ = ["explore", "explore_in", "explore_spec"]
 
@@ -94,6 +95,7 @@ def explore(
     path: Path | str | None = None,
     postgres: str | None = None,
     ignore_files: object = (),
+    with_files: object = (),
 ) -> Exploration:
     """Crash `target` ('module:callable') at every crash point it passes and check each state,
     recovered after each restart `restart_at` names (default: the kind's own, RESTARTS_BY_KIND).
@@ -109,6 +111,8 @@ def explore(
     graph's checkpoints are explored on SQLite, as the report says. `ignore_files`, patterns
     of files in the run folder ("*.log"), names what is no effect (a log that says "booking"
     again after a crash): crash points still come after their writes, but no checker sees them.
+    `with_files`, files or folders your code reads by a relative path (prompts/, config.yaml),
+    are copied into every run folder before it runs there.
 
     A Ctrl-C, or a checker that raises, ends the exploration early: what was explored comes
     back all the same, with `stopped` saying why."""
@@ -129,6 +133,7 @@ def explore(
         config=config,
         postgres=postgres,
         ignore_files=ignore_files,
+        with_files=with_files,
     )
     check_importable(spec.target, spec.checker, spec.resume_by)  # at once, not in a worker
     check_function("progress", progress)
@@ -282,6 +287,7 @@ def recording(folder: Path, spec: ExploreSpec, schemas: RunSchemas) -> dict:
     """Run the code once without a crash; its crash points (in order) and its end state."""
     run_dir = folder / "record"
     run_dir.mkdir()
+    copy_in(run_dir, spec.with_files)  # the forks' crash states copy them from here
     fork_to = str(folder) if forks_at_points(spec) else None
     job = spec.job(point=None, clean=None, fork_to=fork_to, code_cache=str(folder))
     job["fork_each"] = spec.kind not in FORKED  # a graph's points are each a crash state

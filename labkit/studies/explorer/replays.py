@@ -26,6 +26,7 @@ from labkit.studies.explorer.record import point_folder, point_name
 from labkit.studies.explorer.report import SERVICE, PointResult
 from labkit.studies.explorer.restart_forks import AFTER, ALSO, copy_crash_state, exit_status
 from labkit.studies.explorer.spec import ExploreSpec
+from labkit.studies.explorer.with_files import copy_in
 
 __all__ = ["CHECKER_RAISED", "ENTRY", "INTERRUPTED", "exploration_row", "replayed", "run_workers"]
 
@@ -230,6 +231,7 @@ def prepared(
     row.restart = restart
     if point["forked"] is None:
         run_dir.mkdir(parents=True, exist_ok=restart is not None)
+        copy_in(run_dir, spec.with_files)
     plan = {k: point[k] for k in ("op", "detail", "nth")}
     killed_parent = point["forked"] and point["forked"]["parent"]  # the recording's parent
     point = {k: point[k] for k in ("n", "op", "detail", "nth", "where")}

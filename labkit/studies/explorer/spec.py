@@ -1,6 +1,7 @@
 """What an exploration is asked to do, checked before anything runs: the reader's target
 and checker, its kind, the durability mode, the kill mode, the restarts, how interrupts are
-answered, a graph's config, a Postgres server and the files that are no effect. Each bad
+answered, a graph's config, a Postgres server, the files that are no effect and the files its
+code reads. Each bad
 value is one line (a LabError) that names the valid choices, in the API and the CLI alike.
 """
 
@@ -21,6 +22,7 @@ from labkit.bench.restart import RESTARTS
 from labkit.studies.explorer.record import KILL_MODES
 from labkit.studies.explorer.steps import FILES
 from labkit.studies.explorer.target import KINDS
+from labkit.studies.explorer.with_files import check_with_files
 
 __all__ = ["DURABILITY_MODES", "RESTARTS_BY_KIND", "ExploreSpec"]
 
@@ -49,6 +51,7 @@ class ExploreSpec:
     config: dict | None = None  # a graph's config for invoke (its configurable values), JSON
     postgres: str | None = None  # a server for the nodes' rows ("lab": labkit's own), a URL
     ignore_files: tuple[str, ...] = ()  # patterns of files that are no effect (logs): not judged
+    with_files: tuple[str, ...] = ()  # files the code reads by a relative path: in every run
 
     def __post_init__(self) -> None:
         check_choice("kind", self.kind, KINDS)
@@ -64,6 +67,7 @@ class ExploreSpec:
         check_config(self.config)
         check_postgres(self.postgres, self.kind)
         object.__setattr__(self, "ignore_files", check_ignore_files(self.ignore_files))
+        object.__setattr__(self, "with_files", check_with_files(self.with_files))
 
     def job(self, **fields: object) -> dict:
         return {**asdict(self), **fields}

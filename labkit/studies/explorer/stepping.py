@@ -20,6 +20,7 @@ from labkit.studies.explorer.replays import ENTRY, run_workers
 from labkit.studies.explorer.report import Exploration, PointResult
 from labkit.studies.explorer.spec import ExploreSpec
 from labkit.studies.explorer.states import read_state
+from labkit.studies.explorer.with_files import copy_in
 
 __all__ = ["ExplorerStepSession"]
 
@@ -33,6 +34,7 @@ class ExplorerStepSession(PausedWorker):
             raise refusal("explore_step_mode")
         super().__init__(new_run_dir(out, "explore-step-"))
         self.spec = ExploreSpec(**exploration.spec)
+        copy_in(self.run_dir, self.spec.with_files)
         self.points = [p for p in exploration.points if p.n is not None]
         names = [point_name(p.n) for p in self.points]
         self.job = self.spec.job(
