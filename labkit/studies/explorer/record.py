@@ -36,7 +36,7 @@ from labkit.bench.output import flush_output
 from labkit.bench.trace import TRACE_FILE, Trace
 from labkit.studies.explorer.postgres_runs import postgres_run
 from labkit.studies.explorer.postgres_writes import watch_postgres_writes
-from labkit.studies.explorer.states import ignored_file, lab_file, read_state, state_digest
+from labkit.studies.explorer.states import lab_file, read_state, state_digest
 from labkit.studies.explorer.watches import Watches
 from labkit.studies.explorer.written_file import mark
 
@@ -172,15 +172,14 @@ class CrashPoints(Watches):
         """Recording, at its end: a file of the run that changed although no crash point ever
         came after a change of it (written where the explorer does not look: `mmap`, a
         subprocess, a C library's own writes) goes into the trace as "unwatched", so that its
-        windows, never explored, keep the matrix from being green. `ignored`: patterns of files
-        that are no effect (`states.ignored_file`)."""
+        windows, never explored, keep the matrix from being green."""
         if self.armed_state is None:
             return
         end = read_state(self.run_dir)
         changed = {
             n for n in end.keys() | self.armed_state.keys() if end.get(n) != self.armed_state.get(n)
         }
-        unseen = sorted(n for n in changed - self.pointed if not ignored_file(n, ignored))
+        unseen = sorted(changed - self.pointed - set(ignored))
         if unseen:
             self.trace.event("unwatched", files=unseen, reason="no_point")
 

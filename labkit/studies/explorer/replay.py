@@ -315,9 +315,10 @@ def recording(folder: Path, spec: ExploreSpec, schemas: RunSchemas) -> dict:
         for e in trace
         if e["event"] == "unwatched"
     ]
-    unjudged = [n for n in unreadable(report["state"]) if not ignored_file(n, spec.ignore_files)]
-    if unjudged:  # but a file no checker sees (`ignore_files`: a cache) is no loss
-        unwatched.append(unwatched_entry("unreadable", unjudged))
+    if unreadable(report["state"]):
+        unwatched.append(unwatched_entry("unreadable", unreadable(report["state"])))
+    # writes of files no checker sees (`ignore_files`: a log, a cache) are no loss
+    unwatched = [u for u in unwatched if not all_ignored(u["files"], spec.ignore_files)]
     forked = {e["n"]: e for e in trace if e["event"] == "forked"}
     replaced = next(
         ({k: e[k] for k in ("saver", "postgres")} for e in trace if e["event"] == "replaced"), None
@@ -343,6 +344,12 @@ def forks_at_points(spec: ExploreSpec) -> bool:
     if spec.kind in FORKED:
         return True
     return spec.kind == "graph" and spec.durability == "sync" and not spec.postgres
+
+
+def all_ignored(files: list[str], patterns: tuple[str, ...]) -> bool:
+    """Whether every file of an unwatched entry is one no checker sees (`ignore_files`); an
+    entry that names another file too still keeps the matrix from green."""
+    return bool(patterns) and all(ignored_file(file, patterns) for file in files)
 
 
 def unwatched_entry(reason: str, files: list[str], commits: int | None = None) -> dict:

@@ -129,9 +129,7 @@ def run_from_the_start(job: dict, world: object, trace: Trace, loaded: list[str]
     finished = world.run_first(job, points) is not False  # a graph says; a step ends done
     points.reap()
     if recording:
-        points.note_changes_without_a_point(
-            ignored=[CHECKPOINT_FILE, *NOT_EFFECTS, *job["ignore_files"]]
-        )
+        points.note_changes_without_a_point(ignored=[CHECKPOINT_FILE, *NOT_EFFECTS])
         end = state_of(job)
         seen = judged_part(end, job)
         state = CrashState(None, seen, seen, seen, finished=finished, run_dir=job["run_dir"])
