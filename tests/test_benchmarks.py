@@ -105,3 +105,9 @@ def test_run_all_benchmark_reads_each_cells_time_as_jupyterlab_recorded_it(tmp_p
     notebook = tmp_path / "lesson.ipynb"
     notebook.write_text(json.dumps({"cells": cells}))
     assert slowest(notebook) == ([(12.5, "# a comment"), (0.25, "quick()")], 1)
+
+
+def test_prune_benchmark_prints_both_ways_and_their_ratio():
+    out = bench("bench_prune.py", "--runs", "5", "--files", "3")
+    assert "sizes read from the markers" in out and "every run walked" in out
+    assert "ratio walked / read" in out

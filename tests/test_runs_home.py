@@ -501,6 +501,21 @@ def test_once_a_run_does_not_fit_every_older_one_goes_too(pruning):
     assert newest.exists() and not big.exists() and not small_oldest.exists()
 
 
+def test_a_finished_runs_size_is_read_from_its_marker_and_a_dead_ones_walked(tmpdir_env):
+    finished = finished_run(1, 1_000)  # released: its size went into its marker
+    (finished / "added-later.bin").write_bytes(b"\0" * 500_000)  # not walked again: not counted
+    code = (  # a run whose process died before its end: no size in its marker
+        "import os, sys; from labkit.bench.folders import new_run_dir\n"
+        "folder = new_run_dir(None, 'died-'); (folder / 'data.bin').write_bytes(bytes(700))\n"
+        "print(folder, flush=True); os.kill(os.getpid(), 9)"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert done.returncode == -9, done.stderr
+    died = Path(done.stdout.strip())
+    marker = (died / MARKER).stat().st_size
+    assert lk.clean_runs(dry_run=True).home_size == 1_000_000 + 700 + marker
+
+
 def test_pruning_looks_at_most_once_in_a_while_and_can_be_turned_off(pruning):
     pruning.setenv("LABKIT_RUNS_KEEP_MB", "1")
     assert lk.bench.folders.prune_runs() is not None

@@ -3,6 +3,11 @@ to a size) and the pruning that making a run folder does (the newest finished ru
 200 MB, or `LABKIT_RUNS_KEEP_MB`, at most once in `PRUNE_EVERY` seconds): a workshop day fills
 the home fast (a participant's session leaves 100 MB or more).
 
+A run's size is written into its marker as the run ends (`record_size`), so that pruning reads
+one line per run rather than walking every file of every run: a home at its 200 MB holds some
+800 runs and 70,000 files, a walk of 0.4 s that every server start and every half minute of
+clicking would pay. A run whose process died before it could write its size is walked.
+
 Nothing is removed without labkit's marker, `.labkit-run`, nor while its run goes on (the marker
 is locked then); a link is never followed, and a folder that could not be removed whole is left
 whole and named.
@@ -32,11 +37,17 @@ __all__ = [
     "newest_first",
     "open_marker",
     "prune_runs",
+    "record_size",
     "remove_run_dir",
+    "run_size",
+    "size_line",
     "what_blocks_removal",
 ]
 
 PRUNE_EVERY = 30.0  # seconds: a sweep of hundreds of runs walks the home once, not per run
+
+SIZE_LABEL = b"bytes when its run ended: "  # the marker's first line, the size right-aligned
+SIZE_WIDTH = 20  # digits: room for any size, so that the marker's own size never changes
 
 _pruned_at: float | None = None  # when this process last pruned the runs home (monotonic)
 
@@ -76,7 +87,7 @@ def clean_runs(dry_run: bool = False, keep_bytes: int = 0) -> Cleaning:
                 done.not_ours.append(name)
             continue
         try:
-            size = folder_size(folder)
+            size = run_size(folder, marker)
             done.home_size += size
             try:
                 fcntl.flock(marker, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -181,6 +192,26 @@ def folder_size(folder: Path) -> int:
             with contextlib.suppress(FileNotFoundError):
                 size += os.lstat(os.path.join(top, name)).st_size
     return size
+
+
+def size_line() -> bytes:
+    """The marker's first line while its run goes on: the label, then blanks the size fills."""
+    return SIZE_LABEL + b" " * SIZE_WIDTH + b"\n"
+
+
+def record_size(marker: int, folder: Path) -> None:
+    """Write the folder's size, as its run ends, over the blanks of the marker's first line."""
+    os.pwrite(marker, str(folder_size(folder)).rjust(SIZE_WIDTH).encode(), len(SIZE_LABEL))
+
+
+def run_size(folder: Path, marker: int) -> int:
+    """The size the marker recorded as the run ended; the folder walked now where it holds none
+    (a run still going on, or one whose process died)."""
+    first = os.pread(marker, len(SIZE_LABEL) + SIZE_WIDTH, 0)
+    recorded = first.removeprefix(SIZE_LABEL).strip()
+    if first.startswith(SIZE_LABEL) and recorded.isdigit():
+        return int(recorded)
+    return folder_size(folder)
 
 
 def remove_run_dir(folder: Path) -> None:

@@ -12,6 +12,7 @@ holds them in use; the studies import all three modules' names from here.
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import functools
 import json
@@ -33,7 +34,9 @@ from labkit.bench.cleaning import (
     newest_first,
     open_marker,
     prune_runs,
+    record_size,
     remove_run_dir,
+    size_line,
     what_blocks_removal,
 )
 from labkit.bench.errors import LabError
@@ -122,7 +125,8 @@ def claim(folder: Path) -> None:
     try:
         marker = os.open(draft, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
         fcntl.flock(marker, fcntl.LOCK_EX)
-        os.write(marker, f"a labkit run folder; in use while locked (pid {os.getpid()})\n".encode())
+        said = f"a labkit run folder; in use while locked (pid {os.getpid()})\n"
+        os.write(marker, size_line() + said.encode())
         os.rename(draft, folder / MARKER)
     except OSError as error:
         if marker >= 0:
@@ -140,7 +144,11 @@ def release_run_dir(folder: Path) -> None:
     process ends; a folder given as `out` was never locked.)"""
     marker = _in_use.pop(Path(folder), None)
     if marker is not None:
-        os.close(marker)
+        try:  # without its size, pruning walks the folder instead: nothing else is lost
+            with contextlib.suppress(OSError):
+                record_size(marker, Path(folder))
+        finally:
+            os.close(marker)
 
 
 def keep_json(run_dir: Path, **documents: object) -> None:
