@@ -155,14 +155,16 @@ def test_a_run_folder_that_cannot_be_made_is_said_in_chinese(tmp_path):
     assert said_in_both(error) == f"无法创建运行主目录 {tmp_path}：No space left on device"
 
 
-def test_an_ignored_file_outside_the_run_folder_is_said_in_one_line_in_both(tmp_path):
+def test_an_ignored_file_above_the_run_folder_is_said_in_one_line_in_both(tmp_path):
     (tmp_path / "booking.py").write_text("def step(control, effect, gate):\n    pass\n")
-    zh, en = labkit(tmp_path, "explore", "booking:step", "--ignore-file", "/var/log/*")
+    zh, en = labkit(tmp_path, "explore", "booking:step", "--ignore-file", "../agent.log")
     assert zh == [
-        "labkit：错误：ignore_files 接受运行目录里不算副作用的文件的模式，例如 '*.log' 或 "
-        "'logs/*'（一个 str，或它们的列表），而不是 ['/var/log/*']"
+        "labkit：错误：ignore_files 接受不算副作用的文件的模式：运行目录里的，例如 '*.log' 或 "
+        "'logs/*'；或运行目录外的，用绝对路径，例如 '/var/log/agent/*.log'（一个 str，或它们的"
+        "列表），而不是 ['../agent.log']"
     ]
     assert en == [
-        "labkit: error: ignore_files takes patterns of files in the run folder that are no "
-        "effect, such as '*.log' or 'logs/*' (a str, or a list of them), not ['/var/log/*']"
+        "labkit: error: ignore_files takes patterns of files that are no effect, in the run "
+        "folder such as '*.log' or 'logs/*', or outside it by an absolute path such as "
+        "'/var/log/agent/*.log' (a str, or a list of them), not ['../agent.log']"
     ]

@@ -195,10 +195,31 @@ def test_a_file_named_as_no_effect_is_never_a_window_left_unexplored():
     assert found.green and not found.unwatched, found.summary()
 
 
-@pytest.mark.parametrize("patterns", [["/var/log/*.log"], ["../agent.log"], [""], [3], 3])
-def test_ignore_files_takes_patterns_in_the_run_folder_only(patterns):
-    with pytest.raises(LabError, match="ignore_files takes patterns of files in the run folder"):
+@pytest.mark.parametrize("patterns", [["../agent.log"], ["/var/../agent.log"], [""], ["/"], [3], 3])
+def test_ignore_files_takes_patterns_of_files_and_nothing_else(patterns):
+    with pytest.raises(LabError, match="ignore_files takes patterns of files that are no effect"):
         explore(target("logged_booking", "booked_once"), "graph", ignore_files=patterns)
+
+
+def test_a_log_outside_the_run_folder_named_by_its_absolute_path_is_no_write_outside(tmp_path):
+    """logged_booking's log kept at an absolute path, as an application's settings keep it:
+    a write outside the run folder, which stops the exploration, until `ignore_files` names it
+    by that path; then the keyed booking is green and the unkeyed one fails on its table. A
+    relative pattern ("*.log") names files in the run folder only."""
+    log = tmp_path / "var log" / "agent.log"
+    log.parent.mkdir()
+    code = (OUTSIDE / "logged_booking.py").read_text()
+    (tmp_path / "booking.py").write_text(code.replace('"agent.log"', repr(str(log))))
+    keyed, unkeyed = f"{tmp_path}/booking.py:booked_once", f"{tmp_path}/booking.py:booked"
+    for patterns in ((), "*.log"):
+        found = explore(keyed, "graph", ignore_files=patterns)
+        assert found.outside == [str(log)] and not found.green, found.summary()
+    found = explore(keyed, "graph", ignore_files=f"{log.parent}/*.log")
+    assert found.green and found.crash_states > 1 and not found.outside, found.summary()
+    assert "booked LX 38" in log.read_text()  # written, each run: the reader's choice
+    found = explore(unkeyed, "graph", ignore_files=[str(log)])
+    assert not found.outside and not found.green, found.summary()
+    assert all("bookings holds 2" in p.complaint for p in found.failing), found.summary()
 
 
 @pytest.mark.parametrize("durability", ["sync", "async"])  # crash states forked, and run to

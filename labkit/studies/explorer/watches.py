@@ -21,7 +21,7 @@ from labkit.bench.commit_watch import CommitWatch
 from labkit.bench.own_names import LabsOwnFile, labs_own_name
 from labkit.studies.explorer.postgres_runs import postgres_run
 from labkit.studies.explorer.postgres_writes import watch_postgres_writes
-from labkit.studies.explorer.states import labs_own_file, run_folder
+from labkit.studies.explorer.states import ignored_file, labs_own_file, run_folder
 from labkit.studies.explorer.written_file import WrittenFile, mark
 
 __all__ = ["Watches", "opened_path", "run_file"]
@@ -243,8 +243,11 @@ class Watches:
 
     def note_outside(self, path: str) -> None:
         """A write outside the run folder: into the trace once per file (not /dev/null's, but
-        a file of /dev/shm's: a killed process leaves it behind as it leaves /tmp's)."""
+        a file of /dev/shm's: a killed process leaves it behind as it leaves /tmp's; nor one
+        the reader named as no effect by its absolute path, `ignore_files`)."""
         if (path.startswith(NOT_FILES) and not path.startswith(IN_MEMORY)) or self.quiet:
+            return
+        if ignored_file(path, self.outside_ignored):
             return
         with self._lock:
             if path not in self.outside:
