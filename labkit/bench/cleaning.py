@@ -29,6 +29,7 @@ from labkit.bench.errors import check_bool, check_int
 from labkit.bench.home import MARKER, runs_home, runs_keep_bytes
 
 __all__ = [
+    "BLANK_SIZE_LINE",
     "PRUNE_EVERY",
     "Cleaning",
     "clean_runs",
@@ -40,7 +41,6 @@ __all__ = [
     "record_size",
     "remove_run_dir",
     "run_size",
-    "size_line",
     "what_blocks_removal",
 ]
 
@@ -48,6 +48,7 @@ PRUNE_EVERY = 30.0  # seconds: a sweep of hundreds of runs walks the home once, 
 
 SIZE_LABEL = b"bytes when its run ended: "  # the marker's first line, the size right-aligned
 SIZE_WIDTH = 20  # digits: room for any size, so that the marker's own size never changes
+BLANK_SIZE_LINE = SIZE_LABEL + b" " * SIZE_WIDTH + b"\n"  # while the run goes on
 
 _pruned_at: float | None = None  # when this process last pruned the runs home (monotonic)
 
@@ -192,11 +193,6 @@ def folder_size(folder: Path) -> int:
             with contextlib.suppress(FileNotFoundError):
                 size += os.lstat(os.path.join(top, name)).st_size
     return size
-
-
-def size_line() -> bytes:
-    """The marker's first line while its run goes on: the label, then blanks the size fills."""
-    return SIZE_LABEL + b" " * SIZE_WIDTH + b"\n"
 
 
 def record_size(marker: int, folder: Path) -> None:

@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import TypeVar
 
 from labkit.bench.cleaning import (
+    BLANK_SIZE_LINE,
     PRUNE_EVERY,
     Cleaning,
     clean_runs,
@@ -36,7 +37,6 @@ from labkit.bench.cleaning import (
     prune_runs,
     record_size,
     remove_run_dir,
-    size_line,
     what_blocks_removal,
 )
 from labkit.bench.errors import LabError
@@ -126,7 +126,7 @@ def claim(folder: Path) -> None:
         marker = os.open(draft, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
         fcntl.flock(marker, fcntl.LOCK_EX)
         said = f"a labkit run folder; in use while locked (pid {os.getpid()})\n"
-        os.write(marker, size_line() + said.encode())
+        os.write(marker, BLANK_SIZE_LINE + said.encode())
         os.rename(draft, folder / MARKER)
     except OSError as error:
         if marker >= 0:

@@ -99,8 +99,7 @@ class CrashPoints(Watches):
         self.seen: dict[tuple[str, str], int] = {}
         self.watch: CommitWatch | None = None
         self.outside: set[str] = set()  # files opened for writing outside the run folder
-        # but these, named no effect by an absolute pattern of `ignore_files` (a log elsewhere)
-        self.outside_ignored = [p for p in job.get("ignore_files", ()) if os.path.isabs(p)]
+        self.outside_ignored = tuple(p for p in job.get("ignore_files", ()) if os.path.isabs(p))
         self.pointed: set[str] = set()  # the run's files a crash point came after a change of
         self.marks: dict[str, tuple[int, int]] = {}  # a file's size and time at its last point
         self.armed_state: dict | None = None  # recording: what the files held when armed

@@ -34,6 +34,10 @@ IN_MEMORY = ("/dev/shm/", "/dev/mqueue/")  # but these files outlive a process t
 class Watches:
     """The watches a worker sets before the reader's code runs (a mixin of CrashPoints)."""
 
+    # files outside the run folder whose writes are no write outside: the explorer's job names
+    # them by the absolute patterns of `ignore_files` (a log elsewhere); a lesson's, none
+    outside_ignored: tuple[str, ...] = ()
+
     def watch_commits(self, ignore: Iterable[str] = ()) -> CommitWatch:
         """A crash point after every commit to a SQLite file of the run folder or of a folder
         of it (but `ignore`)."""
