@@ -64,7 +64,7 @@ def soak(trials: int, rng: random.Random, seed: int, private: Path) -> int:
     os.chdir(workdir)
 
     import labkit as lk
-    from labkit.bench import server
+    from labkit.bench import fork_server, server
 
     descriptors_before = open_descriptors()
     kinds: list[Callable[[random.Random], str]] = [
@@ -84,6 +84,7 @@ def soak(trials: int, rng: random.Random, seed: int, private: Path) -> int:
         except Exception as error:  # noqa: BLE001 - every failure is a finding, reported below
             problems.append(f"{kind.__name__}: {type(error).__name__}: {error}")
     server.stop()
+    fork_server.stop()
     left = survivors(str(private))
     descriptors_after = open_descriptors()
     home = lk.runs_home().name

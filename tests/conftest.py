@@ -19,6 +19,8 @@ from pathlib import Path
 
 import pytest
 
+from labkit.bench import fork_server
+
 # Started in the background by a shell without job control (`.ci/run &` in a script), the suite
 # inherits SIGINT ignored, and so would every process it starts: the tests that press Ctrl-C
 # would test nothing. Python's own handler here gives the children the default back at exec.
@@ -27,7 +29,9 @@ if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
 
 
 def processes_mentioning(*texts: str) -> list[int]:
-    """PIDs of live processes whose command line contains every one of `texts`."""
+    """PIDs of live processes whose command line, working folder and stdout, together, contain
+    every one of `texts`: a forked worker runs its server's command line, in its run folder,
+    writing to its role's file there (`first.stdout`)."""
     pids = []
     for entry in Path("/proc").iterdir():
         if entry.name.isdigit() and entry.name != str(os.getpid()):
@@ -35,9 +39,28 @@ def processes_mentioning(*texts: str) -> list[int]:
                 cmdline = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode()
             except OSError:
                 continue
-            if all(text in cmdline for text in texts):
+            said = " ".join([cmdline, link_of(entry / "cwd"), link_of(entry / "fd" / "1")])
+            if all(text in said for text in texts):
                 pids.append(int(entry.name))
     return pids
+
+
+def link_of(path: Path) -> str:
+    """Where a link in /proc leads: "" where there is none, or it is not ours to read (another
+    user's process, one gone meanwhile)."""
+    try:
+        return os.readlink(path)
+    except OSError:
+        return ""
+
+
+def ctrl_c_while_it_works(process: subprocess.Popen) -> None:
+    """Ctrl-C (SIGINT) a process that is sweeping: stopped (SIGSTOP) first, so that its sweep,
+    a quarter of a second in all, cannot end before the Ctrl-C lands, however busy the machine;
+    then let go on (SIGCONT), where the SIGINT meets it."""
+    process.send_signal(signal.SIGSTOP)
+    process.send_signal(signal.SIGINT)
+    process.send_signal(signal.SIGCONT)
 
 
 def processes_still_mentioning(*texts: str, seconds: float = 5.0) -> list[int]:
@@ -217,18 +240,24 @@ def zombie_children(pid: int | None = None) -> list[int]:
     return zombies
 
 
+def unreaped_workers() -> list[int]:
+    """Children of this process, or of its fork servers, that ended but were never reaped."""
+    parents = [os.getpid(), *(server.process.pid for server in fork_server._servers)]
+    return [pid for parent in parents for pid in zombie_children(parent)]
+
+
 def leftover_workers(tmp_path: Path, zombies_before: list[int] = ()) -> list[int]:
-    """The processes a test left behind: live ones that mention its tmp_path, and children of
-    this process that ended unreaped since `zombies_before` (a worker nobody waited for)."""
-    zombies = [pid for pid in zombie_children() if pid not in zombies_before]
-    return sorted(set(processes_mentioning(str(tmp_path))) | set(zombies))
+    """The processes a test left behind: live ones that mention its tmp_path, and workers that
+    ended unreaped since `zombies_before` (a worker nobody waited for)."""
+    zombies = set(unreaped_workers()) - set(zombies_before)
+    return sorted(set(processes_mentioning(str(tmp_path))) | zombies)
 
 
 @pytest.fixture
 def no_leftover_workers(tmp_path: Path):
     """Fail the test if any process that mentions its tmp_path is still alive afterwards, or
     if a child of this process ended during it and nobody reaped it."""
-    zombies_before = zombie_children()
+    zombies_before = unreaped_workers()
     yield
     assert leftover_workers(tmp_path, zombies_before) == []
 

@@ -20,7 +20,7 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import leftover_workers, zombie_children
+from conftest import leftover_workers, unreaped_workers
 
 import labkit as lk
 from labkit.bench.snapshot import Snapshot, Table
@@ -211,15 +211,15 @@ def test_a_failed_run_claims_no_outcome_and_says_why():
 def test_no_leftover_workers_sees_a_worker_that_ended_unreaped(tmp_path):
     order = lk.get_order("atomic")
     create_files(tmp_path, order.files, order.receiver_dedupes)
-    zombies_before = zombie_children()
+    zombies_before = unreaped_workers()
     worker = order_worker(lk.RunSpec("atomic"), tmp_path, "first")
     worker.start()
     try:
         pid = worker.proc.pid
         deadline = time.monotonic() + 10
-        while pid not in zombie_children() and time.monotonic() < deadline:
+        while pid not in unreaped_workers() and time.monotonic() < deadline:
             time.sleep(0.02)  # it runs to its end; nobody waits for it
-        assert pid in zombie_children(), "the worker never ended"
+        assert pid in unreaped_workers(), "the worker never ended"
         assert not (Path(f"/proc/{pid}/cmdline").read_bytes())  # its command line is gone
         assert leftover_workers(tmp_path, zombies_before) == [pid]
     finally:

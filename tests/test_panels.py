@@ -9,13 +9,12 @@ import os
 import re
 import threading
 import time
-from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
 
 import labkit as lk
-from labkit.bench import launcher
+from labkit.bench import fork_server, launcher
 from labkit.views.panel import CrashPanel
 from labkit.views.step_panel import StepPanel
 from labkit.views.sweep_panel import SweepPanel
@@ -170,15 +169,16 @@ def test_interrupt_panel_kill_needs_a_new_process_and_shows_the_tickets():
 
 
 def running_workers() -> list[int]:
-    """This process's children that run a study-000 worker, read from /proc."""
-    mine = children_of(os.getpid())
+    """The study-000 workers running now, this process's or its fork servers' children, read
+    from /proc: a worker writes its stdout to its role's file in its run folder."""
+    parents = [os.getpid(), *(server.process.pid for server in fork_server._servers)]
     found = []
-    for pid in mine:
+    for pid in (child for parent in parents for child in children_of(parent)):
         try:
-            cmdline = Path(f"/proc/{pid}/cmdline").read_bytes()
+            stdout = os.readlink(f"/proc/{pid}/fd/1")
         except OSError:
             continue
-        if b"commit_window.worker" in cmdline:
+        if stdout.endswith(("/first.stdout", "/recovery.stdout")):
             found.append(pid)
     return found
 
@@ -223,15 +223,28 @@ def test_a_sweep_runs_off_the_kernels_thread_and_moves_the_bar(monkeypatch):
     assert not panel.run_button.disabled and panel.job.stop_button.disabled
 
 
-def test_stop_during_a_sweep_kills_and_reaps_every_worker():
+def test_stop_during_a_sweep_kills_and_reaps_every_worker(monkeypatch):
+    from labkit.studies.commit_window import sweeps
     from labkit.views.sweep_panel import SweepPanel
 
+    # A sweep takes a quarter of a second: its runs after the first two wait for the click, so
+    # that Stop lands while they run, however busy the machine.
+    clicked, started, real_execute = threading.Event(), [], sweeps.execute
+
+    def execute_after_two(spec):
+        started.append(spec)
+        if len(started) > 2:
+            clicked.wait(30)
+        return real_execute(spec)
+
+    monkeypatch.setattr(sweeps, "execute", execute_after_two)
     panel = SweepPanel()
     panel.modes.value = ("exit", "sigkill")
     before = set(launcher._LIVE)  # another test of this process may hold a paused worker
     panel.click()
     wait_until(lambda: panel.progress.value >= 2)
     panel.job.stop_button.click()
+    clicked.set()
     assert panel.status.value.startswith("Stopping")  # said at once, within the click
     panel.job.wait()
     assert panel.job.stopped and panel.error is None

@@ -13,7 +13,7 @@ from pathlib import Path
 import labkit as lk
 from labkit.studies.commit_window.runs import order_worker
 from labkit.studies.commit_window.stores import create_files
-from tests.conftest import STDLIB, processes_mentioning, worker_imports
+from tests.conftest import STDLIB, ctrl_c_while_it_works, processes_mentioning, worker_imports
 
 
 def test_recorded_pids_are_gone_after_a_run(tmp_path, no_leftover_workers):
@@ -58,12 +58,9 @@ def test_ctrl_c_during_a_sweep_reaps_every_worker(tmp_path):
         text=True,
     )
     deadline = time.monotonic() + 10
-    while (
-        not processes_mentioning("labkit.studies.commit_window.worker", str(sweep_dir))
-        and time.monotonic() < deadline
-    ):
-        time.sleep(0.005)
-    parent.send_signal(signal.SIGINT)
+    while not processes_mentioning("/first.stdout", str(sweep_dir)) and time.monotonic() < deadline:
+        time.sleep(0.005)  # a first worker runs
+    ctrl_c_while_it_works(parent)
     _, stderr = parent.communicate(timeout=20)
     assert parent.returncode == 130, stderr
     assert "killed and reaped" in stderr

@@ -372,13 +372,14 @@ def test_a_ctrl_c_as_a_workers_pidfd_is_opened_leaks_no_descriptor(tmp_path):
         import json, os, signal
         from pathlib import Path
         import labkit as lk
-        from labkit.bench import launcher
+        from labkit.bench import fork_server, launcher
         from labkit.studies.commit_window.runs import order_worker
         from labkit.studies.commit_window.stores import create_files
 
         folder = Path({str(tmp_path)!r})
         spec = lk.RunSpec("effect_first")
         create_files(folder, spec.write_order.files, spec.write_order.receiver_dedupes)
+        fork_server.fork_server_here()  # its socket is kept open, as it serves the next worker
         before = len(os.listdir("/proc/self/fd"))
         real_pidfd = launcher.pidfd_or_none
 

@@ -8,7 +8,6 @@ from __future__ import annotations
 import http.client
 import json
 import os
-import signal
 import subprocess
 import sys
 import time
@@ -28,7 +27,7 @@ from labkit.studies.unknown_outcome.experiment import (
 )
 from labkit.studies.unknown_outcome.outcome import jepsen_ops
 from labkit.studies.unknown_outcome.spec import FAULTS, STRATEGIES, CallSpec
-from tests.conftest import STDLIB, processes_mentioning, worker_imports
+from tests.conftest import STDLIB, ctrl_c_while_it_works, processes_mentioning, worker_imports
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -137,10 +136,10 @@ def test_ctrl_c_during_a_sweep_reaps_the_service_and_every_caller(tmp_path):
     sweep_dir = tmp_path / "sweep"
     process = subprocess.Popen([sys.executable, "-c", code, str(sweep_dir)], cwd=ROOT)
     deadline = time.monotonic() + 30
-    while not processes_mentioning("unknown_outcome.caller", str(sweep_dir)):
+    while not processes_mentioning("/caller.stdout", str(sweep_dir)):  # a caller runs
         assert time.monotonic() < deadline and process.poll() is None
         time.sleep(0.01)
-    process.send_signal(signal.SIGINT)
+    ctrl_c_while_it_works(process)
     assert process.wait(timeout=30) == 130
     assert processes_mentioning(str(sweep_dir)) == []
 

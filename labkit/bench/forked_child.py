@@ -7,6 +7,7 @@ import os
 import select
 import signal
 import subprocess
+import threading
 import time
 
 from labkit.bench.ctrl_c import ctrl_c_held
@@ -26,18 +27,25 @@ class ForkedChild:
         self.returncode: int | None = None
         self.frozen = False
         self._pidfd = pidfd_or_none(pid)
+        # Two threads may poll at once (a sweep's, and the one that stops the sweep): one reaps.
+        self._reaping = threading.Lock()
 
     def poll(self) -> int | None:
-        if self.returncode is None:
-            with ctrl_c_held():
-                pid, status = os.waitpid(self.pid, os.WNOHANG)
-                if pid:
-                    self._ended(status)
+        with self._reaping, ctrl_c_held():
+            if self.returncode is None:
+                code = self._exit_code_if_ended()
+                if code is not None:
+                    self._ended(code)
         return self.returncode
 
-    def _ended(self, status: int) -> None:
+    def _exit_code_if_ended(self) -> int | None:
+        """Reap the worker if it has exited, and say its exit status (-9: SIGKILLed)."""
+        pid, status = os.waitpid(self.pid, os.WNOHANG)
+        return os.waitstatus_to_exitcode(status) if pid else None
+
+    def _ended(self, code: int) -> None:
         """Keep the exit status of the reaped worker; its pidfd is done with."""
-        self.returncode = os.waitstatus_to_exitcode(status)
+        self.returncode = code
         if self._pidfd is not None:
             os.close(self._pidfd)
 
@@ -59,12 +67,20 @@ class ForkedChild:
             if os.WIFSTOPPED(status):
                 self.frozen = True
                 return True
-            self._ended(status)
+            self._ended(os.waitstatus_to_exitcode(status))
         return False
 
     def send_signal(self, sig: int) -> None:
-        if self.returncode is None:
-            os.kill(self.pid, sig)
+        with self._reaping:  # never once reaped: its pid may be a stranger's by then
+            if self.returncode is None:
+                os.kill(self.pid, sig)
+
+    def kill_group(self) -> None:
+        """SIGKILL its process group (a retry's fork too), or it alone if it has none; not once
+        another thread has reaped it, a moment before."""
+        with self._reaping:
+            if self.returncode is None:
+                signal_group(self.pid, signal.SIGKILL)
 
     def wait(self, timeout: float | None = None) -> int:
         deadline = None if timeout is None else time.monotonic() + timeout
@@ -76,3 +92,11 @@ class ForkedChild:
                 raise subprocess.TimeoutExpired(str(self.pid), timeout)
             time.sleep(0.002)
         return self.returncode
+
+
+def signal_group(pid: int, sig: int) -> None:
+    """Signal the process group that `pid` leads, or `pid` alone if it leads none."""
+    try:
+        os.killpg(pid, sig)
+    except ProcessLookupError:  # not a group of its own
+        os.kill(pid, sig)

@@ -1,13 +1,19 @@
 """Start worker processes, stop them at kill points, kill them, and always reap them.
 
-Two ways to start a worker, same protocol afterwards:
-- `fresh`: a new `python -S` interpreter per worker. Right for the SQLite workers, which
-  import only the standard library and start in a few tens of milliseconds.
+Three ways to start a worker, same protocol afterwards:
+- `fresh`: a new `python -S` interpreter per worker, 20–55 ms of CPU: the reader's code in the
+  crash explorer's fresh restarts, and wherever nothing better is at hand.
+- `served`: a fork of the caller's fork server, a clean `python -S` that imported the SQLite
+  workers' modules once (`labkit.bench.fork_server`): about a millisecond. Lessons 1, 2 and
+  5's workers (lesson 6 waits for a frozen worker's stop, which only its parent can see: its
+  start fresh); a fresh interpreter where there is no fork server (not Linux), a plain fork
+  inside a trial server.
 - `fork`: a fork of labkit's trial server, a clean helper process that imported LangGraph once
   (`labkit.bench.server`); the server forks it ahead of time and hands it the job
   (`labkit.bench.spares`). A LangGraph worker would otherwise pay ~1.4 s of imports each
-  time. Only the server forks, never the Jupyter kernel; each worker is still its own process,
-  opens its own SQLite connections after it got its job, and dies by SIGKILL.
+  time.
+Only a server forks, never the Jupyter kernel; each worker is still its own process, opens its
+own SQLite connections after it got its job, and dies by SIGKILL.
 
 A worker that must stop at a point writes the point's name to a notify pipe and blocks
 reading a resume pipe. The parent waits on the notify pipe (never a sleep-and-hope), then
@@ -30,12 +36,13 @@ import signal
 import subprocess
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 
-from labkit.bench import spares
+from labkit.bench import fork_server, spares
 from labkit.bench.ctrl_c import ctrl_c_held
 from labkit.bench.errors import check_choice
-from labkit.bench.forked_child import ForkedChild
+from labkit.bench.forked_child import ForkedChild, signal_group
 from labkit.bench.gate import EXIT_CODE
 from labkit.bench.leftovers import children, end_leftovers
 from labkit.bench.portable import LINUX, pidfd_or_none
@@ -54,7 +61,7 @@ __all__ = [
     "read_report",
 ]
 
-START_MODES = ("fresh", "fork")
+START_MODES = ("fresh", "served", "fork")
 FORKING_ALLOWED = False  # set by labkit.bench.server, the one process that may fork workers
 ADOPTING = False  # set where this process adopts its workers' orphans (the server, on Linux)
 EXIT_POLL = 0.05  # seconds between two looks at whether a worker without a pidfd has exited
@@ -153,17 +160,24 @@ class WorkerProcess:
         try:
             if ADOPTING:  # what it leaves will be our children too: these ones are not its
                 self._expected = children()
+            how = self._how()
             with spares.FORKS:  # listed (self.proc) before anyone looks for leftovers
-                if self.start_mode == "fresh":
-                    self._start_fresh()
-                else:
-                    self._start_forked()
-            if self.start_mode != "fresh":
+                how()
+            if how == self._start_forked:
                 spares.refill()  # the next spare is forked now, while this worker runs
         except BaseException:  # a Ctrl-C held back until the worker was ours lands here
             self.close()
             raise
         return self
+
+    def _how(self) -> Callable[[], None]:
+        """How this worker starts here: a `served` one is forked at once inside a trial server,
+        and starts fresh where there is no fork server."""
+        if self.start_mode == "fork" or (self.start_mode == "served" and FORKING_ALLOWED):
+            return self._start_forked
+        if self.start_mode == "served" and LINUX:
+            return self._start_served
+        return self._start_fresh
 
     def _start_fresh(self) -> None:
         notify_r, notify_w = os.pipe()
@@ -193,17 +207,30 @@ class WorkerProcess:
     def _start_forked(self) -> None:
         if not FORKING_ALLOWED:
             raise RuntimeError("start_mode='fork' runs only inside labkit's trial server")
-        for stream in ("stdout", "stderr"):  # the worker appends to them, as a fresh one writes
-            self.output_path(stream).write_bytes(b"")
+        self._make_output_files()
         # A spare taken is ours whole, pid, pipes and pidfd, and has its job (which closes the
         # job pipe, held by nobody else): a Ctrl-C that came meanwhile is raised after, and
         # kills it.
         with ctrl_c_held():
             spare = spares.take()
-            self.proc = ForkedChild(spare.pid)
-            self._notify, self._resume = spare.notify_r, spare.resume_w
-            self._exit_fd = pidfd_or_none(spare.pid)
+            self._adopt(ForkedChild(spare.pid), spare.notify_r, spare.resume_w)
             spare.hand(self.entry, self.job)
+
+    def _start_served(self) -> None:
+        self._make_output_files()
+        with ctrl_c_held():  # as for a spare: the worker is ours whole before a Ctrl-C
+            self._adopt(*fork_server.start_worker(self.entry, self.job))
+
+    def _make_output_files(self) -> None:
+        """A forked worker appends to its stdout and stderr, as a fresh one writes them."""
+        for stream in ("stdout", "stderr"):
+            self.output_path(stream).write_bytes(b"")
+
+    def _adopt(self, proc: ForkedChild, notify: int, resume: int) -> None:
+        """Keep a forked worker: its process, the parent's ends of its pipes, a pidfd."""
+        self.proc = proc
+        self._notify, self._resume = notify, resume
+        self._exit_fd = pidfd_or_none(proc.pid)
 
     def _time_left(self) -> float:
         return max(self._started + self.timeout - time.monotonic(), 0.0)
@@ -270,11 +297,11 @@ class WorkerProcess:
     def _sigkill(self) -> None:
         """Send SIGKILL (unless it has exited: a frozen worker that had, is reaped already)
         and note it in the trace: after this, the worker runs no more of its code."""
-        if self.proc.returncode is None:
-            try:  # the worker and all of its group: a retry's fork (bench.restart) too
-                os.killpg(self.proc.pid, signal.SIGKILL)
-            except ProcessLookupError:  # not a group of its own
-                self.proc.send_signal(signal.SIGKILL)
+        if isinstance(self.proc, ForkedChild):  # the worker and all of its group
+            self.proc.kill_group()
+        elif self.proc.returncode is None:
+            with contextlib.suppress(ProcessLookupError):  # reaped by another thread just now
+                signal_group(self.proc.pid, signal.SIGKILL)
         self.kill_sent = True
         self.killed_at = self.paused_at
         trace = Trace(self.run_dir, self.role)

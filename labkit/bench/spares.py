@@ -111,6 +111,8 @@ def become_worker(job_r: int, notify_w: int, resume_r: int) -> None:
         os.chdir(job["run_dir"])  # as a fresh worker's: a relative path lands in the run folder
         run_entry(request["entry"], job)
         code = 0
+    except SystemExit as exit:  # as Python ends: sys.exit(3) is status 3, a message status 1
+        code = exit_status(exit)
     except BaseException as error:
         print_error(error)
     finally:
@@ -118,6 +120,15 @@ def become_worker(job_r: int, notify_w: int, resume_r: int) -> None:
             flush_output()
         finally:  # whatever the reader's code left in sys.stdout: never back into the server
             os._exit(code)
+
+
+def exit_status(exit: SystemExit) -> int:
+    """The status Python exits with after `exit` reached the top: its code, 0 for None, and 1
+    for anything else, which is printed on stderr first."""
+    if exit.code is None or isinstance(exit.code, int):
+        return exit.code or 0
+    print(exit.code, file=sys.__stderr__)
+    return 1
 
 
 def print_error(error: BaseException) -> None:

@@ -62,7 +62,7 @@ class ExpiredKeyRun:
 
 def worker(run_dir: Path, role: str, job: dict, **plan: object) -> WorkerProcess:
     entry = "labkit.studies.commit_window.expiring:run_step"
-    return WorkerProcess(run_dir, role, entry, job, **plan)
+    return WorkerProcess(run_dir, role, entry, job, start_mode="served", **plan)
 
 
 @holds_run_dirs

@@ -95,6 +95,7 @@ def order_worker(spec: RunSpec, run_dir: Path, role: str, **plan: object) -> Wor
         "labkit.studies.commit_window.worker:run_step",
         job,
         timeout=spec.timeout,
+        start_mode="served",
         **plan,
     )
 

@@ -213,7 +213,10 @@ def prepare_outbox(spec: OutboxSpec) -> Path:
 def stage_worker(spec: OutboxSpec, run_dir: Path, stage: str, **plan: object) -> WorkerProcess:
     """The process of one stage: the producer, the relay, or the recovering relay."""
     entry = ENTRIES[stage]
-    return WorkerProcess(run_dir, stage, entry, spec.job(stage), timeout=spec.timeout, **plan)
+    job = spec.job(stage)
+    return WorkerProcess(
+        run_dir, stage, entry, job, timeout=spec.timeout, start_mode="served", **plan
+    )
 
 
 def run_stage(spec: OutboxSpec, run_dir: Path, stage: str) -> WorkerReport:

@@ -80,7 +80,13 @@ class ServiceProcess:
         meanwhile)."""
         role = f"service-{len(self.reports) + 1}" if self.reports else "service"
         self.worker = WorkerProcess(
-            self.folder, role, SERVICE_ENTRY, {}, pause_at=("listening",), timeout=10**6
+            self.folder,
+            role,
+            SERVICE_ENTRY,
+            {},
+            pause_at=("listening",),
+            timeout=10**6,
+            start_mode="served",
         )
         self.worker.start()
         if self.worker.wait_for_pause() != "listening":
@@ -220,7 +226,7 @@ class CallLab:
             "recover_source": spec.recover_source,
         }
         plan.setdefault("timeout", spec.timeout + WORKER_TIMEOUT)
-        return WorkerProcess(run_dir, role, CALLER_ENTRY, job, **plan)
+        return WorkerProcess(run_dir, role, CALLER_ENTRY, job, start_mode="served", **plan)
 
     def first_caller(self, spec: CallSpec, run_dir: Path, **plan: object) -> WorkerProcess:
         """The first caller, with the fault's kill: it exits right after sending."""

@@ -1,0 +1,191 @@
+"""labkit's fork server: where the standard-library workers of lessons 1, 2 and 5 are forked.
+
+A fresh `python -I -S` costs a worker 20–55 ms of CPU before its first step: the interpreter,
+then `sqlite3` and `json` (whose `re` and `enum` alone take 10 ms). A sweep starts hundreds.
+Forked from a process that imported them once, a worker costs about a millisecond.
+
+The caller (a kernel, the CLI, which never fork themselves) starts one fork server: a clean
+`python -I -S` that imports the workers' modules and keeps spares (`labkit.bench.spares`). It
+asks for each worker on a Unix socket:
+- a start: a spare takes the job; the reply is its pid, with the caller's ends of its notify
+  and resume pipes passed along as descriptors (SCM_RIGHTS);
+- a reap, once the caller has seen the worker end (its pidfd): the reply is its exit status.
+
+The server reaps nothing unasked, so a worker's pid stays its own (a zombie at worst) until
+its caller has reaped it: a SIGKILL of its group can never reach a stranger that took the pid.
+The server ends when its caller closes the socket or dies (which closes it too), and its spares
+and workers die with it. Not a death signal (`portable.die_with`): Linux sends that when the
+thread that started the process ends, and a sweep's threads, which may start it, come and go.
+It runs with the caller's environment as it was when it started; a caller whose environment
+has changed since gets a new one (`fork_server_here`). Linux only: elsewhere these workers
+start fresh.
+"""
+
+from __future__ import annotations
+
+import atexit
+import gc
+import importlib
+import json
+import os
+import socket
+import subprocess
+import threading
+
+from labkit.bench import spares
+from labkit.bench.ctrl_c import ctrl_c_held
+from labkit.bench.forked_child import ForkedChild
+from labkit.bench.python_command import WORKER_PATH, isolated_python
+from labkit.bench.server_errors import ServerError
+
+__all__ = ["ServedChild", "serve", "start_worker"]
+
+# What the server imports before it forks: the workers' modules, and so what they import.
+PRELOAD = (
+    "labkit.studies.commit_window.worker",
+    "labkit.studies.commit_window.tool_steps",
+    "labkit.studies.commit_window.expiring",
+    "labkit.studies.unknown_outcome.caller",
+    "labkit.studies.unknown_outcome.service",
+    "labkit.studies.outbox.producer",
+    "labkit.studies.outbox.relay",
+    "labkit.studies.outbox.consumer",
+)
+# After `isolated_python("-S", "-c", ...)`: the socket's descriptor, then the path entries a
+# fresh worker's command line puts first (`python_command.FRESH_MAIN`).
+SERVER_MAIN = (
+    "import sys; fd, *path = sys.argv[1:]; sys.path[:0] = path; "
+    "from labkit.bench.fork_server import serve; serve(int(fd))"
+)
+MESSAGE = 1 << 20  # bytes: the largest request (a job with the reader's step as source)
+EXITED = "labkit's fork server exited"
+
+
+def serve(fd: int) -> None:
+    """The server's loop: a start or a reap per message, until the caller's end is closed."""
+    for module in PRELOAD:
+        importlib.import_module(module)
+    gc.freeze()  # as the trial server: the workers leave these pages shared
+    connection = socket.socket(fileno=fd)
+    spares.refill()
+    connection.send(b"{}")  # ready
+    while request := connection.recv(MESSAGE):
+        answer(connection, json.loads(request))
+    spares.drop()  # the workers still running die with this process
+
+
+def answer(connection: socket.socket, request: dict) -> None:
+    """Hand a spare its job and pass on its pid and pipe ends, or reap a worker that ended."""
+    if "entry" in request:
+        spare = spares.take()
+        spare.hand(request["entry"], request["job"])
+        reply = json.dumps({"pid": spare.pid}).encode()
+        socket.send_fds(connection, [reply], [spare.notify_r, spare.resume_w])
+        os.close(spare.notify_r)  # the caller's now
+        os.close(spare.resume_w)
+        spares.refill()
+    else:
+        pid, status = os.waitpid(request["reap"], os.WNOHANG)
+        code = os.waitstatus_to_exitcode(status) if pid else None
+        connection.send(json.dumps({"status": code}).encode())
+
+
+class ForkServer:
+    """The caller's handle on one fork server process."""
+
+    def __init__(self) -> None:
+        self.environment = dict(os.environ)
+        self.workers: set[int] = set()  # forked and not yet reaped
+        self.lock = threading.Lock()  # one request at a time: a sweep's threads share it
+        self.connection, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        command = isolated_python("-S", "-c", SERVER_MAIN, str(theirs.fileno()), *WORKER_PATH)
+        with ctrl_c_held(), theirs:  # a Ctrl-C meanwhile waits until the process is ours
+            self.process = subprocess.Popen(
+                command,
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,
+                pass_fds=(theirs.fileno(),),
+                cwd="/",  # it holds no folder of the caller's; a worker runs in its run folder
+                start_new_session=True,  # a Ctrl-C reaches the caller only
+            )
+        try:
+            if not self.connection.recv(MESSAGE):
+                raise ServerError(f"labkit's fork server did not start: {self.process.wait()}")
+        except BaseException:
+            self.stop()
+            raise
+
+    def ask(self, request: dict) -> tuple[dict, list[int]]:
+        """One request, one reply, whole: a Ctrl-C waits (the server answers at once)."""
+        with self.lock, ctrl_c_held():
+            try:
+                self.connection.send(json.dumps(request).encode())
+                message, fds, _, _ = socket.recv_fds(self.connection, MESSAGE, 2)
+            except OSError:
+                message, fds = b"", []
+        if not message:
+            raise ServerError(EXITED)
+        return json.loads(message), fds
+
+    def stop(self) -> None:
+        """Close the socket: the server ends its spares and exits (its workers die with it)."""
+        self.connection.close()
+        try:
+            self.process.wait(timeout=10)
+        except BaseException:
+            self.process.kill()
+            self.process.wait()
+
+
+class ServedChild(ForkedChild):
+    """A worker the fork server forked, seen through Popen's interface. It is the server's
+    child, so the server reaps it when asked, and says its exit status. A stop (SIGSTOP) only
+    its parent could see: the launcher kills and reaps it, as a fresh worker."""
+
+    def __init__(self, pid: int, server: ForkServer) -> None:
+        self.server = server
+        super().__init__(pid)
+
+    def _exit_code_if_ended(self) -> int | None:
+        code = self.server.ask({"reap": self.pid})[0]["status"]
+        if code is not None:
+            self.server.workers.discard(self.pid)
+        return code
+
+    def freeze(self) -> bool:
+        return False
+
+
+_servers: list[ForkServer] = []  # the newest is used; older ones (another environment) live on
+_starting = threading.Lock()
+
+
+def start_worker(entry: str, job: dict) -> tuple[ServedChild, int, int]:
+    """A worker for `job`, forked by this process's fork server: the worker (its pid yet
+    unreaped), and the caller's ends of its notify and resume pipes."""
+    server = fork_server_here()
+    reply, (notify, resume) = server.ask({"entry": entry, "job": job})
+    server.workers.add(reply["pid"])
+    return ServedChild(reply["pid"], server), notify, resume
+
+
+def fork_server_here() -> ForkServer:
+    """The fork server for this process as it is now: a new one if there is none, if it has
+    died, or if the environment changed since it started (a worker sees the caller's). An
+    older one is stopped once none of its workers is left to reap."""
+    with _starting:
+        newest = _servers[-1] if _servers else None
+        if newest and newest.process.poll() is None and newest.environment == os.environ:
+            return newest
+        for older in [server for server in _servers if not server.workers]:
+            _servers.remove(older)
+            older.stop()
+        _servers.append(ForkServer())
+        return _servers[-1]
+
+
+@atexit.register
+def stop() -> None:
+    """Stop every fork server this process started."""
+    while _servers:
+        _servers.pop().stop()
