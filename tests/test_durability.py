@@ -114,8 +114,10 @@ def test_a_mistyped_durability_passes_silently_and_waits_like_async():
     report = run_pitfall("mistyped_durability")
     assert report["raised"] is None and report["warnings"] == []
     waited = {row["mode"]: row["b_waited_ms"] for row in report["outcome"]}
-    assert waited["sync"] >= 90  # sync waits for the 100 ms put() before b starts
-    assert waited["syncc"] < 50 and waited["async"] < 50
+    # sync waits for the 100 ms put() before b starts; the others do not wait for it, so their
+    # gap is the machine's own: under load it has reached 71 ms, never the put's 100
+    assert waited["sync"] >= 90
+    assert waited["syncc"] < 90 and waited["async"] < 90
 
 
 def test_every_pitfall_in_one_call_gives_the_same_reports_in_order():
@@ -127,7 +129,7 @@ def test_every_pitfall_in_one_call_gives_the_same_reports_in_order():
         raised = reports[name]["raised"]
         assert raised["type"] == kind and text in raised["message"], name
     waited = {row["mode"]: row["b_waited_ms"] for row in reports["mistyped_durability"]["outcome"]}
-    assert waited["sync"] >= 90 and waited["syncc"] < 50 and waited["async"] < 50
+    assert waited["sync"] >= 90 and waited["syncc"] < 90 and waited["async"] < 90
 
 
 def test_every_pitfall_is_tested():

@@ -7,6 +7,7 @@ import os
 import signal
 import sys
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -29,8 +30,8 @@ def parent_of(pid: int) -> int:
 def test_lesson_1s_worker_is_forked_by_a_fork_server_without_langgraph(tmp_path):
     with StepSession("effect_first", out=tmp_path / "step") as step:
         worker = step.worker.proc.pid
-        server = fork_server._servers[-1].process.pid
-        assert parent_of(worker) == server != os.getpid()
+        server = parent_of(worker)
+        assert server in {s.process.pid for s in fork_server._servers} and server != os.getpid()
         assert Path(f"/proc/{worker}/cwd").resolve() == step.run_dir.resolve()
         mapped = Path(f"/proc/{server}/maps").read_text()
         assert "_sqlite3" in mapped and "pydantic" not in mapped  # LangGraph's never loaded
@@ -55,14 +56,28 @@ def test_a_served_worker_exits_as_a_fresh_one_does(tmp_path, way):
     assert seen["served"][0] == STATUS and seen["served"][2] == ""
 
 
-def test_a_changed_environment_gets_a_new_fork_server_and_the_old_one_ends(tmp_path, monkeypatch):
+def test_a_changed_environment_gets_new_fork_servers_and_the_old_ones_end(tmp_path, monkeypatch):
     lk.run("atomic", out=tmp_path / "before")
-    old = fork_server._servers[-1]
+    old = list(fork_server._servers)
     monkeypatch.setenv("LABKIT_FORK_SERVER_TEST", "seen")
     lk.run("atomic", out=tmp_path / "after")
-    new = fork_server._servers[-1]
-    assert new is not old and old.process.poll() is not None  # stopped: no worker of its left
-    assert b"LABKIT_FORK_SERVER_TEST=seen" in Path(f"/proc/{new.process.pid}/environ").read_bytes()
+    assert all(server.process.poll() is not None for server in old)  # none of their workers left
+    for server in fork_server._servers:
+        environ = Path(f"/proc/{server.process.pid}/environ").read_bytes()
+        assert b"LABKIT_FORK_SERVER_TEST=seen" in environ
+
+
+def test_a_recovery_runs_with_another_hash_seed_than_the_worker_before_it(tmp_path):
+    source = (
+        "def my_step(control, effect, gate):\n"
+        "    with effect:\n        effect.add_receipt_once(f'job-17:{hash(PAYLOAD)}', PAYLOAD)\n"
+        "    with control:\n        control.mark_done()\n"
+    )
+    for n in range(3):  # the servers take turns within each run folder, whatever ran before
+        point = "after commit 1 (effect.db)"  # its first commit: the receipt
+        spec = lk.RunSpec("idempotent", point, step_source=source, step_name="my_step")
+        result = lk.execute(replace(spec, out=tmp_path / f"run-{n}"))
+        assert result.after.receipts == 2 and result.outcome == "duplicate"
 
 
 def test_a_killed_caller_takes_its_fork_server_and_its_paused_worker_along(tmp_path):

@@ -648,6 +648,14 @@ WRONG: dict[str, dict[str, tuple[object, str]]] = {
             ),
             "recovery left done=1 and 2 receipts (duplicate)",
         ),
+        # the recovery runs with another hash seed, as after a real restart, though forked
+        "a key from hash() of the payload": (
+            step(
+                "with effect:\n    effect.add_receipt_once(f'job-17:{hash(PAYLOAD)}', PAYLOAD)"
+                "\nwith control:\n    control.mark_done()"
+            ),
+            "recovery left done=1 and 2 receipts (duplicate)",
+        ),
         "raw SQL through a cursor, checkpoint first": (
             step(
                 'control.db.cursor().execute("UPDATE progress SET done=1 WHERE id=1")\n'

@@ -4,7 +4,7 @@ A fresh `python -I -S` costs a worker 20–55 ms of CPU before its first step: t
 then `sqlite3` and `json` (whose `re` and `enum` alone take 10 ms). A sweep starts hundreds.
 Forked from a process that imported them once, a worker costs about a millisecond.
 
-The caller (a kernel, the CLI, which never fork themselves) starts one fork server: a clean
+The caller (a kernel, the CLI, which never fork themselves) starts fork servers: each a clean
 `python -I -S` that imports the workers' modules and keeps spares (`labkit.bench.spares`). It
 asks for each worker on a Unix socket:
 - a start: a spare takes the job; the reply is its pid, with the caller's ends of its notify
@@ -17,8 +17,9 @@ The server ends when its caller closes the socket or dies (which closes it too),
 and workers die with it. Not a death signal (`portable.die_with`): Linux sends that when the
 thread that started the process ends, and a sweep's threads, which may start it, come and go.
 It runs with the caller's environment as it was when it started; a caller whose environment
-has changed since gets a new one (`fork_server_here`). Linux only: elsewhere these workers
-start fresh.
+has changed since gets a new one (`fork_server_here`). Two take turns within a run folder, so
+that a recovery has another hash seed than the worker before it (`start_worker`). Linux only:
+elsewhere these workers start fresh.
 """
 
 from __future__ import annotations
@@ -115,6 +116,10 @@ class ForkServer:
             self.stop()
             raise
 
+    def serves(self, environment: os._Environ) -> bool:
+        """Whether it runs, in that environment."""
+        return self.process.poll() is None and self.environment == environment
+
     def ask(self, request: dict) -> tuple[dict, list[int]]:
         """One request, one reply, whole: a Ctrl-C waits (the server answers at once)."""
         with self.lock, ctrl_c_held():
@@ -156,28 +161,38 @@ class ServedChild(ForkedChild):
         return False
 
 
-_servers: list[ForkServer] = []  # the newest is used; older ones (another environment) live on
+_servers: list[ForkServer] = []  # those of this environment, and older ones still reaping
+_last_in: dict[str, ForkServer] = {}  # a run folder → the server of its last worker
+FOLDERS_KEPT = 256  # run folders remembered: a sweep's trials in flight, and more
 _starting = threading.Lock()
 
 
 def start_worker(entry: str, job: dict) -> tuple[ServedChild, int, int]:
-    """A worker for `job`, forked by this process's fork server: the worker (its pid yet
-    unreaped), and the caller's ends of its notify and resume pipes."""
-    server = fork_server_here()
+    """A worker for `job`, forked by a fork server of this process: the worker (its pid yet
+    unreaped), and the caller's ends of its notify and resume pipes.
+
+    Two servers take turns within a run folder, each with the hash seed its own interpreter
+    drew: a recovery runs with another seed than the worker before it, as after a real restart
+    (a key made with `hash()` changes then, and a check must see it)."""
+    folder = job["run_dir"]
+    server = fork_server_here(other_than=_last_in.pop(folder, None))
+    _last_in[folder] = server
+    if len(_last_in) > FOLDERS_KEPT:
+        del _last_in[next(iter(_last_in))]  # the oldest
     reply, (notify, resume) = server.ask({"entry": entry, "job": job})
     server.workers.add(reply["pid"])
     return ServedChild(reply["pid"], server), notify, resume
 
 
-def fork_server_here() -> ForkServer:
-    """The fork server for this process as it is now: a new one if there is none, if it has
-    died, or if the environment changed since it started (a worker sees the caller's). An
-    older one is stopped once none of its workers is left to reap."""
+def fork_server_here(other_than: ForkServer | None = None) -> ForkServer:
+    """A running fork server of this process's environment as it is now (a worker sees the
+    caller's), not `other_than`: one started now if there is none. One of an environment
+    that has changed since is stopped once none of its workers is left to reap."""
     with _starting:
-        newest = _servers[-1] if _servers else None
-        if newest and newest.process.poll() is None and newest.environment == os.environ:
-            return newest
-        for older in [server for server in _servers if not server.workers]:
+        for server in _servers:
+            if server is not other_than and server.serves(os.environ):
+                return server
+        for older in [s for s in _servers if not s.workers and not s.serves(os.environ)]:
             _servers.remove(older)
             older.stop()
         _servers.append(ForkServer())
@@ -187,5 +202,6 @@ def fork_server_here() -> ForkServer:
 @atexit.register
 def stop() -> None:
     """Stop every fork server this process started."""
+    _last_in.clear()
     while _servers:
         _servers.pop().stop()
