@@ -15,6 +15,7 @@ import pytest
 import labkit as lk
 from labkit.bench import fork_server
 from labkit.bench.launcher import WorkerProcess
+from labkit.bench.portable import AS_ON_MACOS
 from labkit.studies.commit_window.exits import EXITS, LOG, STATUS
 from labkit.studies.commit_window.stepping import StepSession
 from tests.conftest import unreaped_workers
@@ -56,15 +57,21 @@ def test_a_served_worker_exits_as_a_fresh_one_does(tmp_path, way):
     assert seen["served"][0] == STATUS and seen["served"][2] == ""
 
 
-def test_a_changed_environment_gets_new_fork_servers_and_the_old_ones_end(tmp_path, monkeypatch):
-    lk.run("atomic", out=tmp_path / "before")
-    old = list(fork_server._servers)
+def test_a_served_worker_runs_in_its_callers_environment_as_it_is_now(tmp_path, monkeypatch):
+    source = (
+        "def my_step(control, effect, gate):\n"
+        "    import os\n"
+        "    payload = os.environ.get('LABKIT_FORK_SERVER_TEST', 'unset')\n"
+        "    with effect:\n        effect.add_receipt_once(KEY, payload)\n"
+        "    with control:\n        control.mark_done()\n"
+    )
+    spec = lk.RunSpec("idempotent", step_source=source, step_name="my_step")
+    lk.execute(replace(spec, out=tmp_path / "before"))
+    servers = [server.process.pid for server in fork_server._servers]
     monkeypatch.setenv("LABKIT_FORK_SERVER_TEST", "seen")
-    lk.run("atomic", out=tmp_path / "after")
-    assert all(server.process.poll() is not None for server in old)  # none of their workers left
-    for server in fork_server._servers:
-        environ = Path(f"/proc/{server.process.pid}/environ").read_bytes()
-        assert b"LABKIT_FORK_SERVER_TEST=seen" in environ
+    result = lk.execute(replace(spec, out=tmp_path / "after"))
+    assert result.after.table("receipts").rows[0][2] == "seen"
+    assert [server.process.pid for server in fork_server._servers] == servers  # the same ones
 
 
 def test_a_recovery_runs_with_another_hash_seed_than_the_worker_before_it(tmp_path):
@@ -101,3 +108,9 @@ def test_a_killed_caller_takes_its_fork_server_and_its_paused_worker_along(tmp_p
     caller.wait()
     caller.stdout.close()
     assert gone_within(5, str(tmp_path)) == []
+
+
+def test_where_the_caller_asks_for_macos_ways_a_lesson_worker_starts_fresh(tmp_path, monkeypatch):
+    monkeypatch.setenv(AS_ON_MACOS, "1")  # a fork of the server would use Linux's ways
+    with StepSession("effect_first", out=tmp_path / "step") as step:
+        assert parent_of(step.worker.proc.pid) == os.getpid()

@@ -16,10 +16,10 @@ its caller has reaped it: a SIGKILL of its group can never reach a stranger that
 The server ends when its caller closes the socket or dies (which closes it too), and its spares
 and workers die with it. Not a death signal (`portable.die_with`): Linux sends that when the
 thread that started the process ends, and a sweep's threads, which may start it, come and go.
-It runs with the caller's environment as it was when it started; a caller whose environment
-has changed since gets a new one (`fork_server_here`). Two take turns within a run folder, so
-that a recovery has another hash seed than the worker before it (`start_worker`). Linux only:
-elsewhere these workers start fresh.
+A worker runs in its caller's environment as it is at the worker's start, sent along with its
+job. Two servers take turns within a run folder, so that a recovery has another hash seed than
+the worker before it (`start_worker`). Linux only: elsewhere, and where the caller asks for
+macOS's ways (`portable.linux_now`), these workers start fresh.
 """
 
 from __future__ import annotations
@@ -79,7 +79,7 @@ def answer(connection: socket.socket, request: dict) -> None:
     """Hand a spare its job and pass on its pid and pipe ends, or reap a worker that ended."""
     if "entry" in request:
         spare = spares.take()
-        spare.hand(request["entry"], request["job"])
+        spare.hand(request["entry"], request["job"], request["environ"])
         reply = json.dumps({"pid": spare.pid}).encode()
         socket.send_fds(connection, [reply], [spare.notify_r, spare.resume_w])
         os.close(spare.notify_r)  # the caller's now
@@ -95,7 +95,6 @@ class ForkServer:
     """The caller's handle on one fork server process."""
 
     def __init__(self) -> None:
-        self.environment = dict(os.environ)
         self.workers: set[int] = set()  # forked and not yet reaped
         self.lock = threading.Lock()  # one request at a time: a sweep's threads share it
         self.connection, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
@@ -115,10 +114,6 @@ class ForkServer:
         except BaseException:
             self.stop()
             raise
-
-    def serves(self, environment: os._Environ) -> bool:
-        """Whether it runs, in that environment."""
-        return self.process.poll() is None and self.environment == environment
 
     def ask(self, request: dict) -> tuple[dict, list[int]]:
         """One request, one reply, whole: a Ctrl-C waits (the server answers at once)."""
@@ -161,7 +156,7 @@ class ServedChild(ForkedChild):
         return False
 
 
-_servers: list[ForkServer] = []  # those of this environment, and older ones still reaping
+_servers: list[ForkServer] = []  # the two that take turns, and one that died, still reaping
 _last_in: dict[str, ForkServer] = {}  # a run folder → the server of its last worker
 FOLDERS_KEPT = 256  # run folders remembered: a sweep's trials in flight, and more
 _starting = threading.Lock()
@@ -179,22 +174,22 @@ def start_worker(entry: str, job: dict) -> tuple[ServedChild, int, int]:
     _last_in[folder] = server
     if len(_last_in) > FOLDERS_KEPT:
         del _last_in[next(iter(_last_in))]  # the oldest
-    reply, (notify, resume) = server.ask({"entry": entry, "job": job})
+    request = {"entry": entry, "job": job, "environ": dict(os.environ)}
+    reply, (notify, resume) = server.ask(request)
     server.workers.add(reply["pid"])
     return ServedChild(reply["pid"], server), notify, resume
 
 
 def fork_server_here(other_than: ForkServer | None = None) -> ForkServer:
-    """A running fork server of this process's environment as it is now (a worker sees the
-    caller's), not `other_than`: one started now if there is none. One of an environment
-    that has changed since is stopped once none of its workers is left to reap."""
+    """A running fork server of this process, not `other_than`: one started now if there is
+    none. One that died is let go once none of its workers is left to reap."""
     with _starting:
         for server in _servers:
-            if server is not other_than and server.serves(os.environ):
+            if server is not other_than and server.process.poll() is None:
                 return server
-        for older in [s for s in _servers if not s.workers and not s.serves(os.environ)]:
-            _servers.remove(older)
-            older.stop()
+        for dead in [s for s in _servers if not s.workers and s.process.poll() is not None]:
+            _servers.remove(dead)
+            dead.stop()
         _servers.append(ForkServer())
         return _servers[-1]
 

@@ -45,7 +45,7 @@ from labkit.bench.errors import check_choice
 from labkit.bench.forked_child import ForkedChild, signal_group
 from labkit.bench.gate import EXIT_CODE
 from labkit.bench.leftovers import children, end_leftovers
-from labkit.bench.portable import LINUX, pidfd_or_none
+from labkit.bench.portable import LINUX, linux_now, pidfd_or_none
 from labkit.bench.python_command import FRESH_MAIN, LABKIT_ROOT, WORKER_PATH, isolated_python
 from labkit.bench.trace import Trace
 from labkit.bench.worker_report import WorkerReport, read_report
@@ -172,10 +172,11 @@ class WorkerProcess:
 
     def _how(self) -> Callable[[], None]:
         """How this worker starts here: a `served` one is forked at once inside a trial server,
-        and starts fresh where there is no fork server."""
+        and starts fresh where there is no fork server, or where the caller's environment asks
+        for macOS's ways now (a worker forked from the server would use Linux's)."""
         if self.start_mode == "fork" or (self.start_mode == "served" and FORKING_ALLOWED):
             return self._start_forked
-        if self.start_mode == "served" and LINUX:
+        if self.start_mode == "served" and linux_now():
             return self._start_served
         return self._start_fresh
 

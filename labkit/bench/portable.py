@@ -25,12 +25,20 @@ __all__ = [
     "LINUX",
     "check_as_on_macos",
     "die_with",
+    "linux_now",
     "open_descriptors",
     "pidfd_or_none",
 ]
 
 AS_ON_MACOS = "LABKIT_AS_ON_MACOS"
-LINUX = sys.platform == "linux" and os.environ.get(AS_ON_MACOS) != "1"
+
+
+def linux_now() -> bool:
+    """Whether this is Linux, and the environment does not ask for macOS's ways now."""
+    return sys.platform == "linux" and os.environ.get(AS_ON_MACOS) != "1"
+
+
+LINUX = linux_now()  # as this process started: what it uses itself
 PR_SET_PDEATHSIG = 1  # prctl(2): the signal this process gets when its parent ends
 WATCH_EVERY = 0.02  # seconds between two looks at the parent, where Linux's prctl is missing
 

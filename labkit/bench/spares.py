@@ -76,9 +76,10 @@ class Spare:
         for fd in (job_r, notify_w, resume_r):
             os.close(fd)
 
-    def hand(self, entry: str, job: dict) -> None:
-        """Give the spare its job; it starts at once. The job pipe is closed after it."""
-        line = (json.dumps({"entry": entry, "job": job}) + "\n").encode()
+    def hand(self, entry: str, job: dict, environ: dict | None = None) -> None:
+        """Give the spare its job, and the environment it runs in if not the server's: it starts
+        at once. The job pipe is closed after it."""
+        line = (json.dumps({"entry": entry, "job": job, "environ": environ}) + "\n").encode()
         while line:
             line = line[os.write(self.job_w, line) :]
         os.close(self.job_w)
@@ -102,6 +103,9 @@ def become_worker(job_r: int, notify_w: int, resume_r: int) -> None:
         if not line:  # the server went away before giving a job
             os._exit(0)
         request = json.loads(line)
+        if request["environ"] is not None:  # a fork server's worker: its caller's, as it is now
+            os.environ.clear()
+            os.environ.update(request["environ"])
         job = {**request["job"], "notify_fd": notify_w, "resume_fd": resume_r}
         for fd, stream in ((1, "stdout"), (2, "stderr")):
             path = os.path.join(job["run_dir"], f"{job['role']}.{stream}")
