@@ -35,6 +35,26 @@ CHROMIUM_ARGS = [
     "--disable-quic",
 ]
 # No news pop-up and no kernel dialog over the page; every cell rendered (no windowing).
+# A sweep takes a quarter of a second: too quick for a browser to click Stop while it runs. Each
+# kernel of the tests' JupyterLab holds a sweep's runs after its first two while this file exists
+# (an IPython start-up script: `HOLD_SWEEPS`); a test makes it, clicks Stop, and removes it.
+SWEEP_HOLD: dict[str, Path] = {}  # the file, once the lab runs
+HOLD_SWEEPS = """
+import os, time
+from labkit.studies.commit_window import sweeps
+
+_sweep_execute, _runs_started = sweeps.execute, []
+
+
+def _held_execute(spec):
+    _runs_started.append(spec)
+    while len(_runs_started) > 2 and os.path.exists(os.environ["LABKIT_TEST_SWEEP_HOLD"]):
+        time.sleep(0.01)
+    return _sweep_execute(spec)
+
+
+sweeps.execute = _held_execute
+"""
 LAB_SETTINGS = {
     "@jupyterlab/apputils-extension:notification": {"checkForUpdates": False, "fetchNews": "false"},
     "@jupyterlab/notebook-extension:tracker": {
@@ -65,11 +85,17 @@ def lab_url(tmp_path_factory):
     port = free_port()
     served = home / "lab"  # a copy: Lab's autosave and checkpoints never touch the repository
     shutil.copytree(ROOT / "notebooks", served / "notebooks")
+    startup = home / "ipython" / "profile_default" / "startup"
+    startup.mkdir(parents=True)
+    (startup / "00-hold-sweeps.py").write_text(HOLD_SWEEPS)
     env = {
         **os.environ,
         "JUPYTER_RUNTIME_DIR": str(home / "runtime"),
         "JUPYTER_CONFIG_DIR": str(home / "config"),
+        "IPYTHONDIR": str(home / "ipython"),
+        "LABKIT_TEST_SWEEP_HOLD": str(home / "hold-sweeps"),
     }
+    SWEEP_HOLD["file"] = home / "hold-sweeps"
     env.pop("MPLBACKEND", None)  # the kernel picks its inline backend itself
     command = [
         sys.executable,
@@ -275,6 +301,8 @@ def test_lesson_6_the_lease_panel_in_a_real_browser(lab_url, page, shot_on_failu
 def test_start_page_sweep_moves_its_bar_and_stops_in_a_real_browser(lab_url, page, shot_on_failure):
     panel = run_all(page, lab_url, "notebooks/00_start_here.ipynb", ".labkit-sweep-panel")
     panel.locator(".widget-select-multiple select").select_option(["exit", "sigkill"])
+    hold = SWEEP_HOLD["file"]
+    hold.touch()  # its runs after the first two wait until Stop is clicked
     started = time.perf_counter()
     panel.locator("button:has-text('Run sweep')").click()
     panel.locator("text=/Sweeping every order|\\d+\\/24:/").wait_for(timeout=10_000)
@@ -286,6 +314,7 @@ def test_start_page_sweep_moves_its_bar_and_stops_in_a_real_browser(lab_url, pag
     )
     panel.screenshot(path=ARTIFACTS / "00-sweep-running.png")
     panel.locator(".labkit-stop").click()
+    hold.unlink()
     panel.locator("text=Stopped after").wait_for(timeout=60_000)
     text = panel.inner_text()
     assert "of 24 runs: every process the run started has been killed and reaped" in text
