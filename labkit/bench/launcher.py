@@ -5,9 +5,9 @@ Three ways to start a worker, same protocol afterwards:
   crash explorer's fresh restarts, and wherever nothing better is at hand.
 - `served`: a fork of the caller's fork server, a clean `python -S` that imported the SQLite
   workers' modules once (`labkit.bench.fork_server`): about a millisecond. Lessons 1, 2 and
-  5's workers (lesson 6 waits for a frozen worker's stop, which only its parent can see: its
-  start fresh); a fresh interpreter where there is no fork server (not Linux), a plain fork
-  inside a trial server.
+  5's workers (lesson 6's start fresh: it waits for a frozen worker's stop, which only the
+  worker's parent can see); a fresh interpreter where there is no fork server (not Linux), a
+  plain fork inside a trial server.
 - `fork`: a fork of labkit's trial server, a clean helper process that imported LangGraph once
   (`labkit.bench.server`); the server forks it ahead of time and hands it the job
   (`labkit.bench.spares`). A LangGraph worker would otherwise pay ~1.4 s of imports each
