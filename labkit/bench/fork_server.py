@@ -59,6 +59,7 @@ SERVER_MAIN = (
     "from labkit.bench.fork_server import serve; serve(int(fd))"
 )
 MESSAGE = 1 << 20  # bytes: the largest request (a job with the reader's step as source)
+REPLY = 256  # bytes: the largest reply (a pid or an exit status); a caller reads one per ask
 EXITED = "labkit's fork server exited"
 
 
@@ -109,7 +110,7 @@ class ForkServer:
                 start_new_session=True,  # a Ctrl-C reaches the caller only
             )
         try:
-            if not self.connection.recv(MESSAGE):
+            if not self.connection.recv(REPLY):
                 raise ServerError(f"labkit's fork server did not start: {self.process.wait()}")
         except BaseException:
             self.stop()
@@ -120,7 +121,7 @@ class ForkServer:
         with self.lock, ctrl_c_held():
             try:
                 self.connection.send(json.dumps(request).encode())
-                message, fds, _, _ = socket.recv_fds(self.connection, MESSAGE, 2)
+                message, fds, _, _ = socket.recv_fds(self.connection, REPLY, 2)
             except OSError:
                 message, fds = b"", []
         if not message:
@@ -159,7 +160,7 @@ class ServedChild(ForkedChild):
 _servers: list[ForkServer] = []  # the two that take turns, and one that died, still reaping
 _last_in: dict[str, ForkServer] = {}  # a run folder → the server of its last worker
 FOLDERS_KEPT = 256  # run folders remembered: a sweep's trials in flight, and more
-_starting = threading.Lock()
+_starting = threading.RLock()  # held by `fork_server_for` around `fork_server_here` too
 
 
 def start_worker(entry: str, job: dict) -> tuple[ServedChild, int, int]:
@@ -169,15 +170,22 @@ def start_worker(entry: str, job: dict) -> tuple[ServedChild, int, int]:
     Two servers take turns within a run folder, each with the hash seed its own interpreter
     drew: a recovery runs with another seed than the worker before it, as after a real restart
     (a key made with `hash()` changes then, and a check must see it)."""
-    folder = job["run_dir"]
-    server = fork_server_here(other_than=_last_in.pop(folder, None))
-    _last_in[folder] = server
-    if len(_last_in) > FOLDERS_KEPT:
-        del _last_in[next(iter(_last_in))]  # the oldest
+    server = fork_server_for(job["run_dir"])
     request = {"entry": entry, "job": job, "environ": dict(os.environ)}
     reply, (notify, resume) = server.ask(request)
     server.workers.add(reply["pid"])
     return ServedChild(reply["pid"], server), notify, resume
+
+
+def fork_server_for(folder: str) -> ForkServer:
+    """The fork server for the next worker in run folder `folder`: the one its last worker did
+    not come from. Under one lock, as a sweep's threads start workers at once."""
+    with _starting:
+        server = fork_server_here(other_than=_last_in.pop(folder, None))
+        _last_in[folder] = server
+        if len(_last_in) > FOLDERS_KEPT:
+            del _last_in[next(iter(_last_in))]  # the oldest
+        return server
 
 
 def fork_server_here(other_than: ForkServer | None = None) -> ForkServer:
