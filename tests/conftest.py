@@ -92,15 +92,22 @@ def forks_of(pid: int) -> list[int]:
 
 def children_of(pid: int) -> list[int]:
     """Live processes whose parent is `pid` (read from /proc, as an operator would)."""
-    kids = []
-    for stat in Path("/proc").glob("[0-9]*/stat"):
-        try:
-            fields = stat.read_text().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        if int(fields[1]) == pid and fields[0] != "Z":
-            kids.append(int(stat.parent.name))
-    return kids
+    return [child for child, state, parent in process_states() if parent == pid and state != "Z"]
+
+
+def process_states() -> list[tuple[int, str, int]]:
+    """(pid, state, parent pid) of every process in /proc. A process may end between the listing
+    and the read: a glob's own check of each path raises ProcessLookupError then (a CI run saw
+    it), so each read is tried on its own."""
+    states = []
+    for name in os.listdir("/proc"):
+        if name.isdigit():
+            try:
+                fields = Path(f"/proc/{name}/stat").read_text().rsplit(")", 1)[1].split()
+            except OSError:  # gone meanwhile
+                continue
+            states.append((int(name), fields[0], int(fields[1])))
+    return states
 
 
 def run_python(code: str) -> object:
@@ -229,15 +236,7 @@ def zombie_children(pid: int | None = None) -> list[int]:
     """Children of `pid` (this process) that have ended but were never reaped: state Z in
     /proc/<child>/stat. A zombie's command line is empty, so only its state and parent tell."""
     parent = os.getpid() if pid is None else pid
-    zombies = []
-    for stat in Path("/proc").glob("[0-9]*/stat"):
-        try:
-            fields = stat.read_text().rsplit(")", 1)[1].split()
-        except OSError:  # gone meanwhile
-            continue
-        if fields[0] == "Z" and int(fields[1]) == parent:
-            zombies.append(int(stat.parent.name))
-    return zombies
+    return [child for child, state, of in process_states() if state == "Z" and of == parent]
 
 
 def unreaped_workers() -> list[int]:

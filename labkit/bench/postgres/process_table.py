@@ -45,10 +45,13 @@ def processes() -> dict[int, tuple[int, int, str]]:
     /proc on Linux, from `ps` elsewhere (macOS has no /proc)."""
     found = {}
     if LINUX:
-        for stat_file in Path("/proc").glob("[0-9]*/stat"):
+        # Not a glob of /proc/[0-9]*/stat: its own check of each path raises
+        # ProcessLookupError for a process that ends meanwhile, outside any suppress here.
+        for pid in filter(str.isdigit, os.listdir("/proc")):
             with contextlib.suppress(OSError, IndexError, ValueError):
-                state, parent, group = stat_file.read_text().rsplit(")", 1)[1].split()[:3]
-                found[int(stat_file.parent.name)] = (int(parent), int(group), state)
+                stat = Path(f"/proc/{pid}/stat").read_text()
+                state, parent, group = stat.rsplit(")", 1)[1].split()[:3]
+                found[int(pid)] = (int(parent), int(group), state)
         return found
     listed = subprocess.run(
         ["ps", "-A", "-o", "pid=,ppid=,pgid=,stat="], capture_output=True, text=True
