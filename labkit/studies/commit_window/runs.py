@@ -84,7 +84,8 @@ def note_created_files(run_dir: Path, created: Snapshot) -> None:
 
 
 def order_worker(spec: RunSpec, run_dir: Path, role: str, **plan: object) -> WorkerProcess:
-    """A fresh-interpreter worker that does the spec's write order once."""
+    """A worker process of its own (`served`: forked from a server) that does the spec's write
+    order once."""
     order = spec.write_order
     job = {"order": order.name, "files": list(order.files)}
     if spec.step_source is not None:

@@ -86,7 +86,8 @@ def tool_word(snapshot: Snapshot) -> str:
 
 
 def step_worker(run_dir: Path, role: str, entry: str, step: str, **plan: object) -> WorkerReport:
-    """A fresh worker, run to its end or to its planned kill (its own exit, or a SIGKILL)."""
+    """A new worker process, run to its end or to its planned kill (its own exit, or a
+    SIGKILL)."""
     job = {"step": step}
     with WorkerProcess(run_dir, role, ENTRY + entry, job, start_mode="served", **plan) as worker:
         worker.finish(kill_at=plan["pause_at"][0] if plan.get("pause_at") else None)

@@ -4,8 +4,10 @@ A run: the producer commits an order and its outbox row in one transaction; the 
 the message to a consumer process and then marks it sent; one process dies at the kill point
 (SIGKILL, from its parent); a fresh relay recovers. The files say what happened: how often the
 effect took place at the consumer, for a `plain` consumer and one that deduplicates with its
-inbox (`dedupe`). Every process is its own fresh interpreter; the run keeps everything in its
-folder (the files, the trace, each process's output, before.json, after.json, results.json).
+inbox (`dedupe`). Each is a process of its own: the producer and the relays forked from a
+server that imported them once, the consumers fresh interpreters that the relay starts. The
+run keeps everything in its folder (the files, the trace, each process's output, before.json,
+after.json, results.json).
 """
 
 from __future__ import annotations

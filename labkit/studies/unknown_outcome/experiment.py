@@ -213,7 +213,7 @@ class CallLab:
         self.service = ServiceProcess(service_dir)
 
     def caller(self, spec: CallSpec, run_dir: Path, role: str, **plan: object) -> WorkerProcess:
-        """A fresh caller worker: the first call ("caller") or the recovery."""
+        """A caller worker, a new process: the first call ("caller") or the recovery."""
         job = {
             "port": self.service.port,
             "service_dir": str(self.service.folder),
