@@ -241,7 +241,7 @@ def zombie_children(pid: int | None = None) -> list[int]:
 
 def unreaped_workers() -> list[int]:
     """Children of this process, or of its fork servers, that ended but were never reaped."""
-    parents = [os.getpid(), *(server.process.pid for server in fork_server._servers)]
+    parents = [os.getpid(), *fork_server.server_pids()]
     return [pid for parent in parents for pid in zombie_children(parent)]
 
 

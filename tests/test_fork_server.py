@@ -32,7 +32,7 @@ def test_lesson_1s_worker_is_forked_by_a_fork_server_without_langgraph(tmp_path)
     with StepSession("effect_first", out=tmp_path / "step") as step:
         worker = step.worker.proc.pid
         server = parent_of(worker)
-        assert server in {s.process.pid for s in fork_server._servers} and server != os.getpid()
+        assert server in fork_server.server_pids() and server != os.getpid()
         assert Path(f"/proc/{worker}/cwd").resolve() == step.run_dir.resolve()
         mapped = Path(f"/proc/{server}/maps").read_text()
         assert "_sqlite3" in mapped and "pydantic" not in mapped  # LangGraph's never loaded
@@ -67,11 +67,11 @@ def test_a_served_worker_runs_in_its_callers_environment_as_it_is_now(tmp_path, 
     )
     spec = lk.RunSpec("idempotent", step_source=source, step_name="my_step")
     lk.execute(replace(spec, out=tmp_path / "before"))
-    servers = [server.process.pid for server in fork_server._servers]
+    servers = fork_server.server_pids()
     monkeypatch.setenv("LABKIT_FORK_SERVER_TEST", "seen")
     result = lk.execute(replace(spec, out=tmp_path / "after"))
     assert result.after.table("receipts").rows[0][2] == "seen"
-    assert [server.process.pid for server in fork_server._servers] == servers  # the same ones
+    assert fork_server.server_pids() == servers  # the same ones
 
 
 def test_a_recovery_runs_with_another_hash_seed_than_the_worker_before_it(tmp_path):

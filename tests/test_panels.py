@@ -171,7 +171,7 @@ def test_interrupt_panel_kill_needs_a_new_process_and_shows_the_tickets():
 def running_workers() -> list[int]:
     """The study-000 workers running now, this process's or its fork servers' children, read
     from /proc: a worker writes its stdout to its role's file in its run folder."""
-    parents = [os.getpid(), *(server.process.pid for server in fork_server._servers)]
+    parents = [os.getpid(), *fork_server.server_pids()]
     found = []
     for pid in (child for parent in parents for child in children_of(parent)):
         try:

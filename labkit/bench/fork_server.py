@@ -39,7 +39,7 @@ from labkit.bench.forked_child import ForkedChild
 from labkit.bench.python_command import WORKER_PATH, isolated_python
 from labkit.bench.server_errors import ServerError
 
-__all__ = ["ServedChild", "serve", "start_worker"]
+__all__ = ["ServedChild", "serve", "server_pids", "start_worker"]
 
 # What the server imports before it forks: the workers' modules, and so what they import.
 PRELOAD = (
@@ -200,6 +200,12 @@ def fork_server_here(other_than: ForkServer | None = None) -> ForkServer:
             dead.stop()
         _servers.append(ForkServer())
         return _servers[-1]
+
+
+def server_pids() -> list[int]:
+    """The pids of this process's fork servers, a dead one still reaping among them: the
+    parents of its served workers."""
+    return [server.process.pid for server in _servers]
 
 
 @atexit.register
