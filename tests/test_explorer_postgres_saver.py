@@ -10,6 +10,7 @@ import pytest
 
 from labkit.language import set_language
 from labkit.studies.explorer.replay import explore
+from labkit.studies.explorer.states import CHECKPOINT_FILE
 from tests.test_postgres import own_server  # noqa: F401 - the module's server, a fixture
 
 SAVERS = Path(__file__).parent / "outside" / "postgres_saver.py"
@@ -33,8 +34,8 @@ def test_a_graph_on_a_postgres_saver_is_explored_on_postgres_in_the_runs_schema(
     assert ops.count("put") == 4 and ops.count("put_writes") == 3, found.summary()
     assert failing(found) == {("commit", "orders.db", "postgres_saver.py:30"): "duplicate"}
     [charged] = [p for p in found.points if p.detail == "writes of node charge"]
-    assert charged.outcome == "consistent" and "checkpoints.db" not in found.clean
-    assert not list(Path(found.folder).glob("**/checkpoints.db")), found.folder
+    assert charged.outcome == "consistent"
+    assert not list(Path(found.folder).glob(f"**/{CHECKPOINT_FILE}")), found.folder
 
 
 @pytest.mark.parametrize("graph", GRAPHS)
@@ -46,5 +47,5 @@ def test_without_a_server_a_postgres_saver_is_explored_on_sqlite_and_the_report_
     assert f"{GRAPHS[graph]} 改用 SQLite 探索" in found.summary(), found.summary()
     set_language("en")
     assert f"{GRAPHS[graph]}, was explored on SQLite instead" in found.summary()
-    assert "checkpoints.db" in found.clean
+    assert (Path(found.folder) / "record" / CHECKPOINT_FILE).is_file()
     assert failing(found) == {("commit", "orders.db", "postgres_saver.py:30"): "duplicate"}

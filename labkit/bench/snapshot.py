@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from labkit.bench.errors import check_instance, refusal
+from labkit.bench.sql_names import quoted
 
 __all__ = ["Snapshot", "Table", "read_tables", "snapshot_folder", "take_snapshot"]
 
@@ -66,11 +67,6 @@ class Snapshot:
             for name, tables in self.files.items()
         }
         return {**self.counts(), "files": files}
-
-
-def quoted(name: str) -> str:
-    """An SQL identifier for any table name, even one with a double quote in it."""
-    return '"' + name.replace('"', '""') + '"'
 
 
 def read_tables(path: Path) -> dict[str, Table]:

@@ -1,18 +1,18 @@
 """Any Python callable with a checkpointer: `run(checkpointer, resume)`, the reader's own way
 to run (resume=False) and to recover (resume=True) whatever it checkpoints.
 
-The explorer hands it a LangGraph SqliteSaver on the run's `checkpoints.db` whose every `put`
-and `put_writes` is a crash point (`savers.Recorded`), beside the commits and fsyncs the
+The explorer hands it a LangGraph SqliteSaver on the run's `states.CHECKPOINT_FILE` whose every
+`put` and `put_writes` is a crash point (`savers.Recorded`), beside the commits and fsyncs the
 callable makes itself. Recovery is the reader's own: the same callable, in a fresh process, with
-resume=True; it returns False if it could not finish (anything else: it did). Runs in the
-trial server's workers, as graphs do.
+resume=True; it returns False if it could not finish (anything else: it did). Runs in the trial
+server's workers, as graphs do.
 """
 
 from __future__ import annotations
 
-from labkit.studies.explorer.checker import CHECKPOINT_FILE
 from labkit.studies.explorer.graphs import open_saver
 from labkit.studies.explorer.record import CrashPoints
+from labkit.studies.explorer.states import CHECKPOINT_FILE
 from labkit.studies.explorer.target import load_function
 
 __all__ = ["recover", "run_first"]

@@ -10,23 +10,23 @@ The default checker's line is a `Finding`: one of `FINDINGS`, a code with fields
 that keeps its code and fields; the worker reports them beside the line, so the views say it
 in the reader's language (explorer.toml's [finding]) from the code, never from its English.
 
-The default checker takes the run without a crash as the truth: every effect that run made
-(each table's rows, each line of a file it wrote; a checkpointer's own file, the calls'
-history and the port file of lesson 5's service aside) must be
-there exactly as often after any crash and recovery, and the recovered run must have finished.
-A file that run wrote and then renamed away or removed (a temporary: the atomic save's
-`NamedTemporaryFile`, a lock) is no effect of its own, and a crash may leave it behind.
-A table's rows must also hold what they held (an UPDATE run twice leaves as many rows, with
-other values), but for values that differ between two equal runs anyway (`IGNORED`, shown
-as null): timestamps (ISO dates and times; seconds, milliseconds or nanoseconds since 2001)
-and generated ids (UUIDs; a table's INTEGER PRIMARY KEY, which SQLite numbers: INSERT OR
-REPLACE run twice gives the same row another one). Other files: counted line by line, and
-their lines compared the same way (a JSON line's values as a row's; in a text line, a date,
-a time of day or a UUID is blanked): a counter or a JSON document rewritten whole keeps one
-line with other contents.
-Where the run without a crash is itself wrong (study 001's fresh key makes two tickets with no
-crash at all), only a checker that knows the operation can say so: pass your own.
-Worker-side: standard library only.
+The default checker takes the run without a crash as the truth: every effect that run made (each
+table's rows, each line of a file it wrote; the lab's own files aside: the explorer's checkpointer
+keeps LangGraph's state in `.labkit-checkpoints.db`, so that a checkpoints.db of the reader's is
+judged as any other file) must be there exactly as often after any crash and recovery, and the
+recovered run must have finished. A file that run wrote and then renamed away or removed (a
+temporary: the atomic save's `NamedTemporaryFile`, a lock) is no effect of its own, and a crash may
+leave it behind. A table's rows must also hold what they held (an UPDATE run twice leaves as many
+rows, with other values), but for values that differ between two equal runs anyway (`IGNORED`, shown
+as null): timestamps (ISO dates and times; a number of seconds, milliseconds, microseconds or
+nanoseconds since 1970 that is within five years of the check: a clock's reading, where a quota of 2
+GiB, 2147483648 bytes, is no time but a value to compare) and generated ids (UUIDs; a table's
+INTEGER PRIMARY KEY, which SQLite numbers: INSERT OR REPLACE run twice gives the same row another
+one). Other files: counted line by line, and their lines compared the same way (a JSON line's values
+as a row's; in a text line, a date, a time of day or a UUID is blanked): a counter or a JSON
+document rewritten whole keeps one line with other contents. Where the run without a crash is itself
+wrong (study 001's fresh key makes two tickets with no crash at all), only a checker that knows the
+operation can say so: pass your own. Worker-side: standard library only.
 """
 
 from __future__ import annotations
@@ -35,12 +35,12 @@ import json
 import os
 import re
 import sqlite3
+import time
 from collections import Counter
 
-from labkit.studies.explorer.services import NOT_EFFECTS
+from labkit.bench.sql_names import quoted
 
 __all__ = [
-    "CHECKPOINT_FILE",
     "IGNORED",
     "FINDINGS",
     "OUTCOMES",
@@ -60,13 +60,14 @@ FINDINGS = {  # the default checker's findings by code: its line, which names th
     "unfinished": "lost: recovery did not finish the run",
 }
 IN_A_TABLE = " table "  # "effect.db table receipts": {what} of a SQLite file's table
-CHECKPOINT_FILE = "checkpoints.db"  # the explorer's checkpointer: LangGraph's state, no effect
 IGNORED = {  # values two equal runs give differently: never compared, whatever the column
     "timestamp": re.compile(r"\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}|\Z)"),
     "uuid": re.compile(r"[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12}\Z", re.I),
 }
-EPOCHS = ((978_307_200, 4_102_444_800), (978_307_200_000, 4_102_444_800_000))  # s, ms: 2001-2100
-EPOCH_NS = (978_307_200 * 10**9, 4_102_444_800 * 10**9)
+# A number is a time if, read as seconds, ms, µs or ns since 1970, it is this close to now: a
+# clock read during the run (a restart moves it a year at most) or a deadline set from one.
+NEAR_NOW = 5 * 365 * 86_400  # seconds
+CLOCK_UNITS = (1, 10**3, 10**6, 10**9)
 IN_TEXT = re.compile(  # IGNORED's values inside a text line: a date (and time), a time, a UUID
     r"\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2})?([.,]\d+)?(Z|[+-]\d{2}:?\d{2})?)?"
     r"|\b\d{2}:\d{2}:\d{2}([.,]\d+)?"
@@ -136,8 +137,6 @@ def effects(state: dict) -> dict[str, int]:
     """How many rows each table holds and how many lines each other file: the effects."""
     counted = {}
     for file, content in state.items():
-        if file == CHECKPOINT_FILE or file in NOT_EFFECTS:
-            continue
         if isinstance(content, dict):
             counted.update({f"{file}:{table}": len(rows) for table, rows in content.items()})
         else:
@@ -150,8 +149,14 @@ def ignored(value: object) -> bool:
     if isinstance(value, str):
         return any(pattern.match(value) for pattern in IGNORED.values())
     if isinstance(value, (int, float)) and not isinstance(value, bool):
-        return any(low <= value < high for low, high in (*EPOCHS, EPOCH_NS))
+        return is_a_time(value)
     return False
+
+
+def is_a_time(number: float) -> bool:
+    """Whether `number` reads as a clock's time near now (NEAR_NOW), in any of CLOCK_UNITS."""
+    now = time.time()
+    return any(abs(number / unit - now) < NEAR_NOW for unit in CLOCK_UNITS)
 
 
 def generated_ids(run_dir: str, state: dict) -> dict[str, int]:
@@ -166,7 +171,7 @@ def generated_ids(run_dir: str, state: dict) -> dict[str, int]:
         db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
         try:
             for table in content:
-                columns = db.execute(f'PRAGMA table_info("{table}")').fetchall()
+                columns = db.execute(f"PRAGMA table_info({quoted(table)})").fetchall()
                 keys = [c for c in columns if c[5]]  # (cid, name, type, notnull, default, pk)
                 if len(keys) == 1 and keys[0][2].upper() == "INTEGER":
                     found[f"{file}:{table}"] = keys[0][0]
@@ -189,7 +194,7 @@ def contents(state: dict, ids: dict[str, int]) -> dict[str, list[str]]:
             for row in rows
         )
         for file, content in state.items()
-        if isinstance(content, dict) and file != CHECKPOINT_FILE and file not in NOT_EFFECTS
+        if isinstance(content, dict)
         for table, rows in content.items()
         for name in [f"{file}:{table}"]
     }
@@ -216,7 +221,7 @@ def lines_of(state: dict) -> dict[str, list[str]]:
             for line in content
         )
         for file, content in state.items()
-        if isinstance(content, list) and file != CHECKPOINT_FILE and file not in NOT_EFFECTS
+        if isinstance(content, list)
     }
 
 

@@ -36,10 +36,10 @@ from langgraph.store.memory import InMemoryStore
 from labkit.bench.checkpoints import with_saver
 from labkit.studies.explorer import savers
 from labkit.studies.explorer.answers import answered, answers
-from labkit.studies.explorer.checker import CHECKPOINT_FILE
 from labkit.studies.explorer.record import CrashPoints
 from labkit.studies.explorer.running import config_of, run_to_end
 from labkit.studies.explorer.savers import Recorded, note_replaced
+from labkit.studies.explorer.states import CHECKPOINT_FILE
 from labkit.studies.explorer.target import BadTarget, load, named, said_as
 
 __all__ = ["open_saver", "recover", "run_first"]

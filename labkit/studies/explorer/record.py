@@ -36,7 +36,7 @@ from labkit.bench.output import flush_output
 from labkit.bench.trace import TRACE_FILE, Trace
 from labkit.studies.explorer.postgres_runs import postgres_run
 from labkit.studies.explorer.postgres_writes import watch_postgres_writes
-from labkit.studies.explorer.states import lab_file, read_state, state_digest
+from labkit.studies.explorer.states import CHECKPOINT_FILE, lab_file, read_state, state_digest
 from labkit.studies.explorer.watches import Watches
 from labkit.studies.explorer.written_file import mark
 
@@ -267,8 +267,9 @@ def readers_own(file: str) -> bool:
 
 
 def copy_files(run_dir: str, folder: str) -> None:
-    """Every file of the run as it is now (a journal too: it is the state) into `folder`, and
-    the trace with its worker's events said to be the first worker's."""
+    """Every file of the run as it is now (a journal too: it is the state; the explorer's
+    checkpointer, though the lab's, too) into `folder`, and the trace with its worker's events
+    said to be the first worker's."""
     for name in os.listdir(run_dir):
         path = os.path.join(run_dir, name)
         if name == TRACE_FILE:
@@ -276,7 +277,7 @@ def copy_files(run_dir: str, folder: str) -> None:
                 events = trace.read().replace(b'"role": "record"', b'"role": "first"')
             with open(os.path.join(folder, name), "wb") as copy:
                 copy.write(events)
-        elif lab_file(name, run_dir):
+        elif lab_file(name, run_dir) and not name.startswith(CHECKPOINT_FILE):
             continue
         elif os.path.isdir(path):
             shutil.copytree(path, os.path.join(folder, name))

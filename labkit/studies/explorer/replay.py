@@ -197,7 +197,7 @@ def explore_with(
     record = recording(folder, spec, schemas)
     preload(record.get("imported", ()))  # the replays' workers start with the reader's imports
     exploration.clean, exploration.unwatched = record["state"], record["unwatched"]
-    exploration.temporaries = record["temporaries"]
+    exploration.temporaries, exploration.bookkeeping = record["temporaries"], record["bookkeeping"]
     exploration.outside, exploration.replaced = record["outside"], record["replaced"]
     clean_row = PointResult(None, "run", "to its end", None, "", None, record["run_dir"])
     clean_row.left = record["left"]
@@ -223,7 +223,9 @@ def explore_with(
     # A write outside the run folder: each replay would make it again, where no crash is seen
     to_explore = [] if exploration.stopped or exploration.outside else list(firsts.values())
     replays: list[dict[int, PointResult]] = []
-    truth = exploration.clean, exploration.temporaries  # what each recovery is judged by
+    # what each recovery is judged by: the run without a crash, and the files that are none
+    # of its effects (its temporaries, and the bookkeeping of a service it called)
+    truth = exploration.clean, exploration.temporaries, exploration.bookkeeping
     for base in passes:
         if exploration.stopped:
             break
@@ -304,7 +306,7 @@ def recording(folder: Path, spec: ExploreSpec, schemas: RunSchemas) -> dict:
         if not outside:  # else the server refused it a write outside: said as such, not green
             raise run_failed(why, run_dir, "code_failed", CodeFailed)
         # no crash state to explore: its writes go elsewhere
-        report, trace = {"state": {}, "temporaries": []}, []
+        report, trace = {"state": {}, "temporaries": [], "bookkeeping": []}, []
     points = [
         {k: e[k] for k in ("n", "op", "detail", "nth", "where", "said", "state") if k in e}
         for e in trace

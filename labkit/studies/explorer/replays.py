@@ -64,7 +64,7 @@ def replayed(
     folder: Path,
     spec: ExploreSpec,
     points: list[dict],
-    truth: tuple[dict, list[str]],
+    truth: tuple[dict, list[str], list[str]],
     schemas: RunSchemas,
 ) -> Iterator:
     """Each point's row once its crash state is explored: a worker runs to the point and dies
@@ -216,14 +216,15 @@ def prepared(
     folder: Path,
     spec: ExploreSpec,
     point: dict,
-    truth: tuple[dict, list[str]],
+    truth: tuple[dict, list[str], list[str]],
     job_fields: Callable[[Path], dict],
     restart: str | None = None,
 ) -> tuple:
     """A point's row (its run folder made, unless the recording's fork left it) and the job
     that crashes there, its recoveries judged by `truth` (the run without a crash at its end,
-    and its temporaries); given a `restart`, the crash state is made for that restart alone,
-    in the point's folder for the first, in a folder `after-<restart>` in it for another."""
+    its temporaries, and the files it keeps as no effect: `services.bookkeeping`); given a
+    `restart`, the crash state is made for that restart alone, in the point's folder for the
+    first, in a folder `after-<restart>` in it for another."""
     run_dir = Path(point_folder(str(folder), point["n"]))
     if restart not in (None, spec.restarts[0]):
         run_dir = run_dir / f"{AFTER}{restart}"
@@ -235,12 +236,13 @@ def prepared(
     plan = {k: point[k] for k in ("op", "detail", "nth")}
     killed_parent = point["forked"] and point["forked"]["parent"]  # the recording's parent
     point = {k: point[k] for k in ("n", "op", "detail", "nth", "where")}
-    clean, temporaries = truth
+    clean, temporaries, bookkeeping = truth
     job = spec.job(
         crash_at=plan,
         point=point,
         clean=clean,
         temporaries=temporaries,
+        ignore_files=[*spec.ignore_files, *bookkeeping],
         killed_parent=killed_parent,
     )
     job["code_cache"] = str(folder)  # the reader's module compiled once: `code_cache`

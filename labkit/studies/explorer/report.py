@@ -86,6 +86,7 @@ class Exploration:
     # {"saver": its class's name, "postgres": whether a server would have explored it as it is}
     clean: dict = field(default_factory=dict)  # the files as the run without a crash left them
     temporaries: list[str] = field(default_factory=list)  # files it wrote, then renamed or removed
+    bookkeeping: list[str] = field(default_factory=list)  # of a service it called: no effects
 
     @property
     def failing(self) -> list[PointResult]:

@@ -1,6 +1,6 @@
 """The checkpointer a graph is explored on, whose every `put` and `put_writes` is a crash point.
 
-A graph runs on a saver of the run's own: a SqliteSaver on `checkpoints.db` (`RecordedSaver`),
+A graph runs on a saver of the run's own: a SqliteSaver on `states.CHECKPOINT_FILE` (`RecordedSaver`),
 or, where the reader's graph is compiled with a Postgres saver (PostgresSaver,
 AsyncPostgresSaver) and the exploration has a server, a PostgresSaver in the run's own schema
 (`postgres_saver`): its checkpoint commits are then Postgres commits. Any other saver of the
@@ -17,9 +17,9 @@ from collections.abc import AsyncIterator
 from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.checkpoint.sqlite import SqliteSaver
 
-from labkit.studies.explorer.checker import CHECKPOINT_FILE
 from labkit.studies.explorer.postgres_runs import postgres_run
 from labkit.studies.explorer.record import CrashPoints
+from labkit.studies.explorer.states import CHECKPOINT_FILE
 
 __all__ = ["Recorded", "RecordedSaver", "note_replaced", "open_saver"]
 
@@ -98,7 +98,7 @@ def in_subgraph(what: str, said: dict, config: dict) -> tuple[str, dict]:
 
 
 class RecordedSaver(Recorded, SqliteSaver):
-    """A SqliteSaver on the run's `checkpoints.db`, its saves crash points."""
+    """A SqliteSaver on the run's `CHECKPOINT_FILE`, its saves crash points."""
 
 
 def open_saver(job: dict, readers: object = None) -> Recorded:

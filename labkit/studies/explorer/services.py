@@ -6,15 +6,16 @@ as what it is, "claim claim_lease (tasks.db)", at the reader's line that called 
 watch finds the commit itself, whether the claim commits on its own (autocommit) or in the
 reader's transaction.
 
-A step that calls lesson 5's ticket service takes it from `ticket_service()`: the service
-itself (`unknown_outcome.service`), in a process of its own that serves this run's folder (its
-tickets in the folder's tickets.db, so they are part of every crash state, and the default
-checker counts them: each operation's ticket exactly once). Each call is two crash points, at
-the reader's line: "call create KEY: before sending", just before its request is sent, and
-"reply create KEY", just after its reply is read (the service's commit, if it made one, is
-that point). The calls' history and the service's port
-file are the service's own bookkeeping, no effects (`NOT_EFFECTS`). Worker-side: standard
-library only; lesson 5's modules are loaded only by a step that calls the service.
+A step that calls lesson 5's ticket service takes it from `ticket_service()`: the service itself
+(`unknown_outcome.service`), in a process of its own that serves this run's folder (its tickets in
+the folder's tickets.db, so they are part of every crash state, and the default checker counts them:
+each operation's ticket exactly once). Each call is two crash points, at the reader's line: "call
+create KEY: before sending", just before its request is sent, and "reply create KEY", just after its
+reply is read (the service's commit, if it made one, is that point). The calls' history and the
+service's port file are the service's own bookkeeping, no effects (`NOT_EFFECTS`), where the run
+called it: a history.jsonl of a run that never did is the reader's, judged (`bookkeeping`).
+Worker-side: standard library only; lesson 5's modules are loaded only by a step that calls the
+service.
 """
 
 from __future__ import annotations
@@ -33,7 +34,14 @@ if TYPE_CHECKING:
     from labkit.studies.explorer.record import CrashPoints
     from labkit.studies.unknown_outcome.caller import TicketService
 
-__all__ = ["CLAIM_FUNCTIONS", "NOT_EFFECTS", "serve_here", "ticket_service", "watch_claims"]
+__all__ = [
+    "CLAIM_FUNCTIONS",
+    "NOT_EFFECTS",
+    "bookkeeping",
+    "serve_here",
+    "ticket_service",
+    "watch_claims",
+]
 
 CLAIM_FUNCTIONS = ("claim_select_then_update", "claim_conditional", "claim_lease")
 NOT_EFFECTS = ("history.jsonl", "port")  # lesson 5's caller.HISTORY_FILE and service.PORT_FILE
@@ -72,6 +80,11 @@ def naming(claim: Callable, points: CrashPoints) -> Callable:
 def serve_here(job: dict, points: CrashPoints | None) -> None:
     """Say which run this worker is (and its crash points, if any) to `ticket_service`."""
     _here.update(run_dir=job["run_dir"], role=job["role"], points=points, service=None)
+
+
+def bookkeeping() -> list[str]:
+    """The service's own files in this run's folder: NOT_EFFECTS once this run called it."""
+    return list(NOT_EFFECTS) if _here.get("service") is not None else []
 
 
 def ticket_service(timeout: float = 5.0) -> TicketService:

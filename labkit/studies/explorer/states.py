@@ -15,12 +15,14 @@ import sqlite3
 from collections.abc import Iterable
 
 from labkit.bench.commit_watch import HEADER, read_file
-from labkit.bench.own_names import labs_own_name
+from labkit.bench.own_names import LABS_OWN, labs_own_name
 from labkit.bench.restart import RESTARTS
+from labkit.bench.sql_names import quoted
 from labkit.bench.trace import TRACE_FILE
 from labkit.studies.explorer.restart_forks import AFTER
 
 __all__ = [
+    "CHECKPOINT_FILE",
     "ignored_file",
     "is_database",
     "lab_file",
@@ -40,6 +42,12 @@ SKIPPED = ("-journal", "-wal", "-shm")  # SQLite's companions of a file: not the
 REAL_CONNECT = sqlite3.connect  # bound before any commit watch wraps it
 # a worker's file of the lab's -> the one the lab always makes beside it
 WORKER_PAIR = {"stdout": "stderr", "stderr": "stdout", "json": "stderr"}
+# the explorer's workers: their output and report are the lab's before the worker has run too,
+# so a reader's recovery.json is refused in the recording, never overwritten by a recovery's
+EXPLORERS_ROLES = ("record", "first", "recovery")
+# the explorer's checkpointer (`savers`): LangGraph's state in a file of the lab's own, never
+# judged, but part of a crash state; a checkpoints.db of the reader's is judged as any file
+CHECKPOINT_FILE = LABS_OWN + "checkpoints.db"
 UNREADABLE = "not SQLite, not text"  # a file whose contents the explorer cannot judge
 COPIES = {AFTER + restart for restart in RESTARTS}  # a point's crash state, copied for a restart
 
@@ -53,14 +61,18 @@ def labs_own_file(run_dir: str, name: str) -> bool:
 
 def lab_file(name: str, folder: str | None = None) -> bool:
     """A file of the lab's own in a run folder (`folder`): one the lab named as its own (a
-    folder's marker), or a worker's output and report, which come as a pair (`<role>.stdout`
-    with `<role>.stderr`, and `<role>.json` beside them). A reader's orders.json, app.stdout or
-    .sent, with no worker's output beside it, is the run's own."""
+    folder's marker, the explorer's CHECKPOINT_FILE), or a worker's output and report, which
+    come as a pair (`<role>.stdout` with `<role>.stderr`, and `<role>.json` beside them; an
+    explorer's worker's, whatever is beside them). A reader's orders.json, app.stdout or .sent,
+    with no worker's output beside it, is the run's own."""
     if labs_own_name(name):
         return True
     stem, dot, kind = name.rpartition(".")
     beside = WORKER_PAIR.get(kind) if dot else None
-    return beside is not None and os.path.exists(os.path.join(folder or ".", f"{stem}.{beside}"))
+    if beside is None:
+        return False
+    pair = os.path.join(folder or ".", f"{stem}.{beside}")
+    return stem in EXPLORERS_ROLES or os.path.exists(pair)
 
 
 def ignored_file(name: str, patterns: Iterable[str]) -> bool:
@@ -125,10 +137,12 @@ def read_tables(path: str) -> dict[str, list[list]]:
             "SELECT name FROM sqlite_master WHERE type='table' AND name NOT LIKE 'sqlite_%'"
         ).fetchall()
         return {
-            name: [[plain(v) for v in row] for row in db.execute(f'SELECT * FROM "{name}"')]
+            name: [[plain(v) for v in row] for row in db.execute(f"SELECT * FROM {quoted(name)}")]
             for (name,) in names
         }
-    except sqlite3.DatabaseError:  # not a database (yet): an empty or foreign file
+    except sqlite3.OperationalError:  # a database it could not read (locked): no empty state
+        raise
+    except sqlite3.DatabaseError:  # not a database (yet): a half-written or foreign file
         return {}
     finally:
         db.close()

@@ -28,13 +28,7 @@ from labkit.bench.installed import newly_imported
 from labkit.bench.restart import new_parent, next_attempt, restart_here, seconds_until
 from labkit.bench.trace import Trace
 from labkit.studies.explorer import clock_reads
-from labkit.studies.explorer.checker import (
-    CHECKPOINT_FILE,
-    CrashState,
-    Finding,
-    default_checker,
-    outcome_of,
-)
+from labkit.studies.explorer.checker import CrashState, Finding, default_checker, outcome_of
 from labkit.studies.explorer.code_cache import use_cache
 from labkit.studies.explorer.disk_waits import skip_disk_waits
 from labkit.studies.explorer.network import watch_network
@@ -47,7 +41,7 @@ from labkit.studies.explorer.restart_forks import (
     tell,
     wait_for,
 )
-from labkit.studies.explorer.services import NOT_EFFECTS, serve_here, watch_claims
+from labkit.studies.explorer.services import bookkeeping, serve_here, watch_claims
 from labkit.studies.explorer.states import ignored_file, read_state
 from labkit.studies.explorer.target import BadTarget, load_function
 
@@ -129,9 +123,9 @@ def run_from_the_start(job: dict, world: object, trace: Trace, loaded: list[str]
     finished = world.run_first(job, points) is not False  # a graph says; a step ends done
     points.reap()
     if recording:
-        points.note_changes_without_a_point(ignored=[CHECKPOINT_FILE, *NOT_EFFECTS])
+        points.note_changes_without_a_point(ignored=bookkeeping())
         end = state_of(job)
-        seen = judged_part(end, job)
+        seen = judged_part(end, [*job["ignore_files"], *bookkeeping()])
         state = CrashState(None, seen, seen, seen, finished=finished, run_dir=job["run_dir"])
         verdict = judge(checker, state)
         report(
@@ -140,6 +134,7 @@ def run_from_the_start(job: dict, world: object, trace: Trace, loaded: list[str]
             temporaries=sorted(points.pointed - set(end)),  # written, then renamed or removed
             points=points.count,
             imported=newly_imported(loaded),
+            bookkeeping=bookkeeping(),
             **verdict,
         )
 
@@ -149,10 +144,10 @@ def state_of(job: dict) -> dict:
     return {**read_state(job["run_dir"]), **read_schema(job)}
 
 
-def judged_part(state: dict, job: dict) -> dict:
+def judged_part(state: dict, patterns: list[str]) -> dict:
     """What a checker sees of a state: every file but those the job says are no effect
-    (`ignore_files`, patterns: a log), which the reports keep all the same."""
-    patterns = job["ignore_files"]
+    (`ignore_files`, patterns: a log; the bookkeeping of a service the run called), which the
+    reports keep all the same."""
     return {name: held for name, held in state.items() if not ignored_file(name, patterns)}
 
 
@@ -178,9 +173,9 @@ def recover_and_check(
     after = state_of(job)
     state = CrashState(
         job["point"],
-        judged_part(at_kill, job),
-        judged_part(after, job),
-        judged_part(job["clean"], job),
+        judged_part(at_kill, job["ignore_files"]),
+        judged_part(after, job["ignore_files"]),
+        judged_part(job["clean"], job["ignore_files"]),
         finished,
         error,
         job["run_dir"],
