@@ -196,6 +196,7 @@ class Server:
                     text=True,
                     bufsize=1,
                     start_new_session=True,
+                    cwd="/",  # it holds no folder of the caller's; a worker runs in its run folder
                 )
             if not self.process.stdout.readline():  # a second or two: time for a Ctrl-C
                 self.process.wait()
