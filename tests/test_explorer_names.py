@@ -9,11 +9,13 @@ fails exactly there (duplicate, or inconsistent where the effect changes a value
 
 from __future__ import annotations
 
+import json
 import sqlite3
 import textwrap
 from pathlib import Path
 
 import pytest
+from test_explorer import labkit
 
 from labkit.bench.errors import RunFailed
 from labkit.studies.explorer.replay import explore
@@ -122,3 +124,40 @@ def test_a_file_named_as_an_explorer_workers_report_is_refused_in_the_recording(
         explore(graph_file(tmp_path, effect), "graph", restart_at="now")
     said = str(refused.value)
     assert "LabsOwnFile" in said and name in said and "\n" not in said, said
+
+
+PACKAGE = {  # a project laid out as a package: a relative import, a module named `email`
+    "notifier/__init__.py": "",
+    "notifier/sales.py": """
+        import sqlite3
+
+
+        def record_sale(order):
+            db = sqlite3.connect("sales.db", isolation_level=None)
+            db.execute("CREATE TABLE IF NOT EXISTS sales(order_id TEXT)")
+            db.execute("INSERT INTO sales VALUES(?)", (order,))
+            db.close()
+        """,
+    "notifier/email.py": GRAPH.format(
+        effect="    record_sale(state['order'])\n    EmailMessage()"
+    ).replace(
+        "import json\n",
+        "from email.message import EmailMessage\n\nfrom .sales import record_sale\n",
+    ),
+}
+
+
+def test_a_module_of_the_readers_package_is_explored_by_its_dotted_name(tmp_path):
+    """`labkit explore notifier.email:graph` in the project's folder, as the README says: its
+    relative import works, its module named `email` is notifier's (the standard library's
+    `email` still imports), and the sale is repeated where a crash repeats it."""
+    for name, code in PACKAGE.items():
+        (tmp_path / name).parent.mkdir(exist_ok=True)
+        (tmp_path / name).write_text(textwrap.dedent(code))
+    done = labkit(tmp_path, "explore", "notifier.email:graph", "--kind", "graph", "--json")
+    assert done.returncode == 1, done.stderr
+    found = json.loads(done.stdout)
+    failing = {(p["op"], p["detail"], p["outcome"]) for p in found["points"]}
+    assert ("commit", "sales.db", "duplicate") in failing, found["points"]
+    assert {outcome for *_, outcome in failing} == {"consistent", "duplicate"}
+    assert not list(tmp_path.rglob("__pycache__"))  # nothing of ours in the reader's folder

@@ -1,12 +1,12 @@
 """The checkpointer a graph is explored on, whose every `put` and `put_writes` is a crash point.
 
-A graph runs on a saver of the run's own: a SqliteSaver on `states.CHECKPOINT_FILE` (`RecordedSaver`),
-or, where the reader's graph is compiled with a Postgres saver (PostgresSaver,
-AsyncPostgresSaver) and the exploration has a server, a PostgresSaver in the run's own schema
-(`postgres_saver`): its checkpoint commits are then Postgres commits. Any other saver of the
-reader's (a Postgres one without a server, Redis, ...) is explored on SQLite instead, and the
-trace says so (`note_replaced`): the report names it, never silently. Imports LangGraph: only
-the trial server and its workers.
+A graph runs on a saver of the run's own: a SqliteSaver on `states.CHECKPOINT_FILE`
+(`RecordedSaver`), or, where the reader's graph is compiled with a Postgres saver
+(PostgresSaver, AsyncPostgresSaver) and the exploration has a server, a PostgresSaver in the
+run's own schema (`postgres_saver`): its checkpoint commits are then Postgres commits. Any other
+saver of the reader's (a Postgres one without a server, Redis, ...) is explored on SQLite
+instead, and the trace says so (`note_replaced`): the report names it, never silently. Imports
+LangGraph: only the trial server and its workers.
 """
 
 from __future__ import annotations

@@ -2,10 +2,13 @@
 
 The caller (a notebook, the CLI) only names the code and finds its file; it never imports it.
 Only the explorer's workers load it: a module in the caller's folder by its file path alone
-(that folder never joins any import path, so a `json.py` beside it stays unread), any other
-module by name from labkit's own path (`python -I`: no current folder, no $PYTHONPATH), and an
-exercise's answer from its source text. Parent side: `name_target`; worker side: `load`
-(standard library only), whose BadTarget the explorer turns into the caller's LabError.
+(that folder never joins any import path, so a `json.py` beside it stays unread), a module of a
+package in the caller's folder by its dotted name, its packages loaded from their folders alone
+(so that its relative imports work, and its `email.py` is `notifier.email`, never the standard
+library's `email`), any other module by name from labkit's own path (`python -I`: no current
+folder, no $PYTHONPATH), and an exercise's answer from its source text. Parent side:
+`name_target`; worker side: `load` (standard library only), whose BadTarget the explorer turns
+into the caller's LabError.
 """
 
 from __future__ import annotations
@@ -75,10 +78,14 @@ def name_target(text: object, what: str = "target", folder: str | None = None) -
         return {"path": str(path), "name": name, "label": text, "what": what}
     if not DOTTED.match(module):
         raise refusal("explore_not_module", what=what, text=repr(text), module=repr(module))
-    mine = folder.joinpath(*module.split(".")).with_suffix(".py")
-    if mine.is_file():
+    named_code = {"module": module, "name": name, "label": text, "what": what}
+    top, dot, _ = module.partition(".")
+    if dot and (folder / top).is_dir():  # a package of the reader's: by its name, from there
+        return {**named_code, "folder": str(folder.resolve())}
+    mine = folder / f"{module}.py"
+    if not dot and mine.is_file():
         return {"path": str(mine.resolve()), "name": name, "label": text, "what": what}
-    return {"module": module, "name": name, "label": text, "what": what}
+    return named_code
 
 
 def on_import_path(target: dict, folder: object) -> dict:
@@ -106,7 +113,7 @@ def check_importable(target: dict, *others: dict | None) -> None:
 
     import_path = target.get("import_path")
     for named_code in (target, *others):
-        if not named_code or "module" not in named_code:
+        if not named_code or "module" not in named_code or "folder" in named_code:
             continue
         top = named_code["module"].partition(".")[0]
         if importlib.util.find_spec(top) is not None:
@@ -190,12 +197,16 @@ def said_as(target: dict) -> dict:
 
 
 def import_target(target: dict) -> object:
-    """The target's module: by its file alone (the reader's folder stays off the path), or by
-    name from labkit's path. A module imported by file is registered under its own name, so
-    LangGraph can pickle what it defines. A folder the reader opted into (`--path`) goes first
-    on the import path, for the modules theirs imports."""
+    """The target's module: by its file alone (the reader's folder stays off the path), by its
+    name from the reader's packages (`packages_from`), or by name from labkit's path. A module
+    imported by file is registered under its own name, so LangGraph can pickle what it defines.
+    A folder the reader opted into (`--path`) goes first on the import path, for the modules
+    theirs imports."""
     if target.get("import_path"):
         sys.path.insert(0, target["import_path"])
+    if "folder" in target:
+        sys.dont_write_bytecode = True  # no __pycache__ of ours in the reader's folder
+        packages_from(target["folder"], target["module"])
     if "module" in target:
         try:
             return import_by_name(target["module"])
@@ -210,6 +221,28 @@ def import_target(target: dict) -> object:
     name = os.path.splitext(os.path.basename(path))[0]
     sys.dont_write_bytecode = True  # no __pycache__ of ours in the reader's folder
     return executed(importlib.util.spec_from_file_location(name, path))
+
+
+def packages_from(folder: str, module: str) -> None:
+    """Load the packages that hold `module` ("shop.orders.graph": shop, shop.orders) from the
+    reader's `folder`, each from its own folder alone (a namespace package if it has no
+    `__init__.py`): `module` is then found in the last one, by `import_by_name`."""
+    parts = module.split(".")[:-1]
+    for depth in range(1, len(parts) + 1):
+        name, location = ".".join(parts[:depth]), os.path.join(folder, *parts[:depth])
+        if location in getattr(sys.modules.get(name), "__path__", ()):
+            continue  # loaded already (by a module of its own, `import shop.tools`)
+        init = os.path.join(location, "__init__.py")
+        if os.path.isfile(init):
+            spec = importlib.util.spec_from_file_location(
+                name, init, submodule_search_locations=[location]
+            )
+        else:
+            spec = importlib.machinery.ModuleSpec(name, None, is_package=True)
+            spec.submodule_search_locations = [location]
+        package = executed(spec)
+        if depth > 1:
+            setattr(sys.modules[".".join(parts[: depth - 1])], parts[depth - 1], package)
 
 
 def import_by_name(name: str) -> object:
@@ -234,7 +267,7 @@ def executed(spec: importlib.machinery.ModuleSpec) -> object:
     try:
         if isinstance(spec.loader, importlib.machinery.SourceFileLoader):
             exec(compiled(spec.loader.get_data(spec.origin), spec.origin), vars(module))
-        else:
+        elif spec.loader is not None:  # None: a namespace package, with no code to run
             spec.loader.exec_module(module)
     except BaseException:
         sys.modules.pop(spec.name, None)  # as a failed import leaves it
