@@ -172,8 +172,8 @@ def labkit_as_nobody(
 
 
 def a_strangers_uid() -> int:
-    """Another local user: neither root nor nobody (whom root's Postgres runs as), with a name
-    (initdb asks for it)."""
+    """Another local user: neither root, nor nobody, nor the lab's own users (root's Postgres
+    runs as labkit-postgres), with a name (initdb asks for it)."""
     for name in ("games", "daemon", "bin"):
         with contextlib.suppress(KeyError):
             return pwd.getpwnam(name).pw_uid
@@ -204,8 +204,8 @@ def python_as(uid: int, code: str, *args: str, **env: str) -> subprocess.Popen:
 def runs_stay_in_pytests_own_temp(tmp_path_factory):
     """The tests' runs (and every process they start) use a temp folder of their own, removed
     afterwards, rather than filling the reader's labkit-runs folder. As root, lesson 7's
-    Postgres runs as the user nobody, who must pass through it (pytest's own is root's alone):
-    then it is a folder in /tmp that others may pass through but not list."""
+    Postgres runs as the user labkit-postgres, who must pass through it (pytest's own is
+    root's alone): then it is a folder in /tmp that others may pass through but not list."""
     folder = passable_folder("labkit-tests-") if AS_ROOT else tmp_path_factory.mktemp("tmp")
     patch = pytest.MonkeyPatch()
     patch.setenv("TMPDIR", str(folder))
@@ -226,7 +226,8 @@ def passable_folder(prefix: str, parent: str = "/tmp") -> Path:
 @pytest.fixture
 def passable_tmp_path(tmp_path) -> Path:
     """A test's own folder that lesson 7's Postgres server may pass through (as root it runs
-    as nobody, and pytest's tmp_path is root's alone): in the tests' TMPDIR, removed after."""
+    as labkit-postgres, and pytest's tmp_path is root's alone): in the tests' TMPDIR, removed
+    after."""
     folder = passable_folder("test-", os.environ["TMPDIR"])
     yield folder
     shutil.rmtree(folder, ignore_errors=True)

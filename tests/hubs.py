@@ -1,6 +1,6 @@
 """A real hub for a test module: participants made as system users for it, its ports free
-ones, its folders in a fresh one under /tmp (the room's user, nobody, passes through it to
-the room's own folder), and, whatever happens, the hub stopped, the users removed with all
+ones, its folders in a fresh one under /tmp (the room's user, labkit-hub, passes through it
+to the room's own folder), and, whatever happens, the hub stopped, the users removed with all
 they left, the folders removed."""
 
 from __future__ import annotations

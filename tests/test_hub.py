@@ -21,6 +21,7 @@ from labkit.hub.client import Participant, Refused, call
 from labkit.hub.kernel import RemoteKernel
 from labkit.hub.room_postgres import RoomPostgres
 from labkit.hub.settings import Settings, free_ports
+from tests.conftest import NOBODY, python_as
 from tests.hubs import hub_of
 
 pytestmark = [
@@ -145,6 +146,56 @@ def test_each_runs_lesson_1s_crash_in_their_own_kernel_and_cannot_reach_the_othe
             person.stop_server()
 
 
+# What a process of `nobody`'s tries on the room and the culler: the room's folder, and a
+# signal to each service (0 only asks whether it could be sent)
+NOBODY_REACHES = """
+    import json, os, sys
+    said = {}
+    for name, act in (("room_folder", lambda: os.listdir(sys.argv[1])),
+                      *((pid, lambda pid=pid: os.kill(int(pid), 0)) for pid in sys.argv[2:])):
+        try:
+            act()
+            said[name] = "reached"
+        except OSError as error:
+            said[name] = type(error).__name__
+    print(json.dumps(said))
+"""
+
+
+def service_pids(settings: Settings) -> dict[str, int]:
+    """This hub's services that run now (the room, the culler): their pids, by name."""
+    hub_api = f":{settings.hub_port}/".encode()
+    found = {}
+    for entry in Path("/proc").iterdir():
+        try:
+            environ = (entry / "environ").read_bytes().split(b"\0")
+        except OSError:  # not a process, or gone meanwhile
+            continue
+        names = [v.split(b"=", 1)[1] for v in environ if v.startswith(b"JUPYTERHUB_SERVICE_NAME=")]
+        if names and any(hub_api in v for v in environ if v.startswith(b"JUPYTERHUB_API_URL=")):
+            found[names[0].decode()] = int(entry.name)
+    return found
+
+
+def uid_of(pid: int) -> int:
+    """A process's effective uid, as the system says it."""
+    status = Path(f"/proc/{pid}/status").read_text()
+    return int(status.split("\nUid:")[1].split()[1])
+
+
+def test_the_room_and_the_culler_run_as_the_labs_own_user_out_of_nobodys_reach(hub):
+    account = pwd.getpwnam("labkit-hub")  # the lab's own, used for nothing else
+    pids = service_pids(hub)
+    assert pids.keys() == {"room", "idle-culler"}
+    assert {name: uid_of(pid) for name, pid in pids.items()} == dict.fromkeys(pids, account.pw_uid)
+    assert hub.room_folder.stat().st_uid == account.pw_uid
+    nobody = python_as(NOBODY, NOBODY_REACHES, str(hub.room_folder), *map(str, pids.values()))
+    out, err = nobody.communicate(timeout=60)
+    assert last_json(out) == dict.fromkeys(
+        ["room_folder", *map(str, pids.values())], "PermissionError"
+    ), err
+
+
 @pytest.mark.parametrize(
     ("arguments", "line"),
     [
@@ -233,7 +284,7 @@ def test_the_rooms_postgres_gives_each_a_database_of_their_own_and_nothing_more(
         assert done.returncode == 0, done.stderr
         assert last_json(done.stdout) == {
             "network": "127.0.0.1", "socket_mode": "0700", "auth": ["scram-sha-256"],
-            "runs_as": "nobody", "you": first, "password_file_mode": "0600",
+            "runs_as": "labkit-postgres", "you": first, "password_file_mode": "0600",
             "without_password": "no password supplied",
         }  # fmt: skip
         runs = Path(f"/tmp/labkit-runs-{pwd.getpwnam(first).pw_uid}")

@@ -33,7 +33,8 @@ from tests.wrong_answers import PG_DONE, PG_MARK, PG_RECEIPT, pg_one_transaction
 
 @pytest.fixture
 def tmp_path(passable_tmp_path):
-    """As root, labkit's Postgres runs as nobody, who must pass through a test's folders."""
+    """As root, labkit's Postgres runs as labkit-postgres, who must pass through a test's
+    folders."""
     return passable_tmp_path
 
 
@@ -312,11 +313,12 @@ def test_issue_8039_on_postgres_a_delayed_put_writes_runs_a_finished_node_again(
 
 
 @pytest.mark.skipif(os.geteuid() != 0, reason="only root's server runs as another user")
-def test_as_root_a_folder_nobody_may_not_pass_through_is_one_line_that_says_what_to_do(tmp_path):
+def test_as_root_a_folder_the_server_may_not_pass_through_is_one_line_saying_what_to_do(tmp_path):
     closed = tmp_path / "closed"
     closed.mkdir(mode=0o700)
     (closed / "pg").mkdir()
-    with pytest.raises(LabError, match="as the user nobody .* may not enter .*closed: set TMPDIR"):
+    said = "as the user labkit-postgres .* may not enter .*closed: set TMPDIR"
+    with pytest.raises(LabError, match=said):
         postgres.LocalServer(closed / "pg").start()
     assert processes_mentioning(str(tmp_path)) == []
 
@@ -400,7 +402,7 @@ def test_the_lesson_reads_from_its_server_what_keeps_other_users_out(chinese):
     assert facts["network"] is None and facts["socket_mode"] == "0700"
     assert facts["auth"] == ["scram-sha-256"] and facts["password_file_mode"] == "0600"
     assert facts["without_password"] == "no password supplied"
-    assert facts["runs_as"] == ("nobody" if os.getuid() == 0 else facts["you"])
+    assert facts["runs_as"] == ("labkit-postgres" if os.getuid() == 0 else facts["you"])
     shown = guard_text(facts)
     assert "没有任何网络地址" in shown and f"以 {facts['runs_as']} 身份运行" in shown
 

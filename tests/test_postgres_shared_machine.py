@@ -6,8 +6,12 @@ from __future__ import annotations
 
 import json
 import os
+import pwd
 import shutil
+import subprocess
 import sys
+import textwrap
+import time
 from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
@@ -17,7 +21,8 @@ from psycopg import sql
 from labkit.bench import postgres
 from labkit.bench.errors import LabError
 from labkit.bench.folders import new_run_dir, release_run_dir
-from tests.conftest import AS_ROOT, STRANGER, passable_folder, python_as
+from labkit.bench.system_accounts import system_account
+from tests.conftest import AS_ROOT, NOBODY, STRANGER, passable_folder, python_as
 
 pytestmark = pytest.mark.skipif(not AS_ROOT, reason="another user is played by root's setpriv")
 
@@ -73,24 +78,97 @@ def test_the_lab_itself_gets_in_only_with_the_servers_own_password(deep_server):
     assert password_file.read_text().split(":")[-1].strip() not in deep_server.url
 
 
-def test_roots_server_runs_as_nobody_and_has_no_power_over_roots_files(passable_tmp_path):
+def test_roots_server_runs_as_the_labs_own_user_and_has_no_power_over_roots_files(
+    passable_tmp_path,
+):
     server = postgres.LocalServer(passable_tmp_path / "pg")
     (passable_tmp_path / "pg").mkdir()
     server.start()
     written = Path(f"/tmp/labkit-test-{os.getpid()}-who")
+    account = pwd.getpwnam("labkit-postgres")  # the lab's own, used for nothing else
     try:
+        assert uids_of(server.pid) == [account.pw_uid] * 4  # real, effective, saved, fs
+        assert (account.pw_dir, account.pw_shell) == ("/nonexistent", "/usr/sbin/nologin")
         conn = postgres.connect(server.url)
         # the program reads what COPY sends first: one that exits before COPY has written its
         # row breaks the pipe, and COPY fails ("could not close pipe", once in CI)
         program = f"cat > /dev/null; id -u > {written}"
         conn.execute(sql.SQL("COPY (SELECT 1) TO PROGRAM {}").format(program))
-        assert written.stat().st_uid != 0  # the program ran as nobody, not as root
+        assert written.stat().st_uid == account.pw_uid  # the program ran as it, not as root
         with pytest.raises(Exception, match="Permission denied"):
             conn.execute("SELECT pg_read_file('/etc/shadow')")
-        assert (passable_tmp_path / "pg" / "data").stat().st_uid == written.stat().st_uid
+        assert (passable_tmp_path / "pg" / "data").stat().st_uid == account.pw_uid
     finally:
         written.unlink(missing_ok=True)
         server.stop()
+
+
+def uids_of(pid: int) -> list[int]:
+    """A process's real, effective, saved and filesystem uids, as the system says them."""
+    status = Path(f"/proc/{pid}/status").read_text()
+    return [int(uid) for uid in status.split("\nUid:")[1].split("\n")[0].split()]
+
+
+# What a process of `nobody`'s tried on a server that ran as nobody: make every connection
+# `trust`, have the postmaster (its -D shown by `ps`) read it again, and get in as superuser.
+NOBODY_TAKES_OVER = """
+    import os, signal, sys
+    data, pid = sys.argv[1], int(sys.argv[2])
+    try:
+        with open(os.path.join(data, "pg_hba.conf"), "w") as hba:
+            hba.write("local all all trust\\n")
+        os.kill(pid, signal.SIGHUP)
+        print("rewrote", flush=True)
+    except OSError as error:
+        print(type(error).__name__, flush=True)
+"""
+
+
+def test_a_process_of_nobodys_can_neither_rewrite_pg_hba_nor_get_in(passable_tmp_path):
+    server = postgres.LocalServer(passable_tmp_path / "pg")
+    (passable_tmp_path / "pg").mkdir()
+    server.start()
+    try:
+        nobody = python_as(NOBODY, NOBODY_TAKES_OVER, str(server.data), str(server.pid))
+        out, err = nobody.communicate(timeout=60)
+        assert out.split() == ["PermissionError"], err
+        time.sleep(0.5)  # a reload, had there been one, is done by now
+        hba = (server.data / "pg_hba.conf").read_text()
+        methods = {line.split()[-1] for line in hba.splitlines() if line and line[0] != "#"}
+        assert methods == {"scram-sha-256"}
+        with pytest.raises(LabError, match="no password supplied"):
+            postgres.connect(server.url.split("&passfile=")[0])
+    finally:
+        server.stop()
+
+
+def test_labkits_that_make_the_same_user_at_once_all_get_the_one_made(tmp_path):
+    name = f"labkit-test{os.getpid()}"
+    code = f"""
+        import sys
+        from concurrent.futures import ProcessPoolExecutor
+        from labkit.bench.system_accounts import system_account
+        with ProcessPoolExecutor(6) as pool:
+            print(len(set(pool.map(system_account, ["{name}"] * 6))), pwd.getpwnam("{name}").pw_uid)
+    """
+    try:
+        done = subprocess.run(
+            [sys.executable, "-c", "import pwd\n" + textwrap.dedent(code)],
+            capture_output=True, text=True, timeout=120,
+        )  # fmt: skip
+        assert done.stdout.split()[0] == "1", done.stderr  # one user, seen alike by all six
+        assert int(done.stdout.split()[1]) == pwd.getpwnam(name).pw_uid  # and it stayed
+    finally:
+        subprocess.run(["userdel", name], capture_output=True)
+
+
+def test_a_user_that_cannot_be_made_is_one_line_that_says_how_to_make_it(monkeypatch):
+    monkeypatch.setenv("PATH", "/nonexistent")  # no useradd, as on macOS
+    with pytest.raises(LabError) as refused:
+        system_account(f"labkit-test{os.getpid()}")
+    said = str(refused.value)
+    assert "No such file or directory" in said and "\n" not in said
+    assert "useradd --system --user-group --no-create-home --home-dir /nonexistent" in said
 
 
 def stranger_home(tmp_path: Path) -> Path:

@@ -288,7 +288,7 @@ print(json.dumps(exercise.check({"early": "Kept.", "late": "lost"}).status))
 
 
 def room_process(hub) -> int | None:
-    """This hub's room service's pid (python -m labkit.room, run as nobody), if it runs."""
+    """This hub's room service's pid (python -m labkit.room, run as labkit-hub), if it runs."""
     mine = f"LABKIT_ROOM_FOLDER={hub.room_folder}".encode()
     for entry in Path("/proc").iterdir():
         try:

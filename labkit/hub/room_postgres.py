@@ -33,12 +33,12 @@ PASSFILE = ".labkit-room-pgpass"  # in each participant's home
 
 
 class RoomPostgres:
-    """The room's server on 127.0.0.1:`port` (run as nobody when started by root)."""
+    """The room's server on 127.0.0.1:`port` (run as labkit-postgres when started by root)."""
 
     def __init__(self, port: int, max_connections: int = 400) -> None:
         self.port = port
         self.folder = Path(tempfile.mkdtemp(prefix="labkit-room-pg-"))
-        self.folder.chmod(0o711)  # its server's user (nobody) passes through, nobody lists it
+        self.folder.chmod(0o711)  # its server's user passes through it, no one else lists it
         settings = {"listen_addresses": "127.0.0.1", "port": str(port),
                     "max_connections": str(max_connections)}  # fmt: skip
         self.server = LocalServer(self.folder, settings)

@@ -5,33 +5,35 @@ another service (the instructor's room, issue 30 part 4) adds itself to.
 from __future__ import annotations
 
 import os
-import pwd
 import sys
 from pathlib import Path
 
 from labkit.bench.errors import refusal
+from labkit.bench.system_accounts import system_account
 from labkit.hub.settings import Settings
 
 CULLER_SCOPES = ["list:users", "read:users:activity", "read:servers", "delete:servers"]
 ROOM = "room"
 ROOM_ACCESS = f"access:services!service={ROOM}"
 SERVER_SCOPES = ["users:activity!user", "access:servers!server"]  # JupyterHub's own default
+SERVICE_USER = "labkit-hub"  # the room and the culler, under a root hub: no one else's user
 
 
 def room_folder(settings: Settings) -> Path:
     """The room's own folder, beside the hub's (which is root's alone): made 0700 and owned by
-    the room's user (nobody under a root hub), where its answers survive a restart. Its user
-    must reach it: every folder above it open to others for passing through."""
+    the room's user (SERVICE_USER under a root hub), where its answers survive a restart. Its
+    user must reach it: every folder above it open to others for passing through."""
     folder = settings.room_folder
     folder.mkdir(mode=0o700, parents=True, exist_ok=True)
     if folder.is_symlink():
         raise refusal("room_folder_link", folder=str(folder))
     if os.geteuid() == 0:
-        nobody = pwd.getpwnam("nobody")
-        os.chown(folder, nobody.pw_uid, nobody.pw_gid)
+        os.chown(folder, *system_account(SERVICE_USER))
         closed = [p for p in folder.parents if not p.stat().st_mode & 0o001]
         if closed:
-            raise refusal("room_folder_closed", folder=str(folder), closed=str(closed[0]))
+            raise refusal(
+                "room_folder_closed", user=SERVICE_USER, folder=str(folder), closed=str(closed[0])
+            )
     folder.chmod(0o700)
     return folder
 
@@ -42,9 +44,13 @@ def room_environment(settings: Settings) -> dict[str, str]:
 
 
 def services(settings: Settings) -> tuple[list[dict], list[dict]]:
-    """(JupyterHub.services, JupyterHub.load_roles) for this hub. Each service runs as
-    `nobody` when the hub is root: it needs the hub's API, never a file of anyone's."""
-    as_nobody = {"user": "nobody", "cwd": "/"} if os.geteuid() == 0 else {}
+    """(JupyterHub.services, JupyterHub.load_roles) for this hub. Each service runs as the
+    lab's own SERVICE_USER when the hub is root: it needs the hub's API, never a file of
+    anyone's, and a shared user (`nobody`) would let that user's every process at its files."""
+    as_service = {}
+    if os.geteuid() == 0:
+        system_account(SERVICE_USER)  # made, if missing, before the hub looks it up
+        as_service = {"user": SERVICE_USER, "cwd": "/"}
     culler = {
         "name": "idle-culler",
         "command": [
@@ -53,7 +59,7 @@ def services(settings: Settings) -> tuple[list[dict], list[dict]]:
             "jupyterhub_idle_culler",
             f"--timeout={settings.cull_after}",
         ],
-        **as_nobody,
+        **as_service,
     }
     culler_role = {"name": "idle-culler", "scopes": CULLER_SCOPES, "services": ["idle-culler"]}
     room = {
@@ -65,7 +71,7 @@ def services(settings: Settings) -> tuple[list[dict], list[dict]]:
             "LABKIT_ROOM_INSTRUCTORS": settings.instructor,
             "LABKIT_ROOM_FOLDER": str(settings.room_folder),
         },
-        **as_nobody,
+        **as_service,
     }
     # everyone of the room may reach the room (and nothing else through it); a kernel's own
     # token ($JUPYTERHUB_API_TOKEN, the `server` role) gets that one scope more than by default

@@ -15,10 +15,12 @@ authenticates with scram-sha-256: a random password made per server (per templat
 crash runs' copies), kept in a 0600 libpq password file in the server's folder, which the URL
 names (`passfile=`), so that the URL itself holds no secret. Postgres refuses to run as root,
 and a server started by root must not keep root's power over the machine's files (a superuser
-runs programs and reads files as the server's user): as root it runs as the user `nobody`, who
-owns only its data folder; the run folders on the way there are opened to be passed through
-(mode o+x, never listed or written), and a folder of someone else's that nobody may not enter is
-one line that says what to do.
+runs programs and reads files as the server's user): as root it runs as `labkit-postgres`, a
+system user of the lab's own made on first use (programs.server_account; never a shared one
+such as `nobody`, whose every process could rewrite pg_hba.conf), who owns only its data
+folder; the run folders on the way there are opened to be passed through (mode o+x, never
+listed or written), and a folder of someone else's that it may not enter is one line that says
+what to do.
 
 A reader who has a server names it with a URL (`LABKIT_POSTGRES_URL`, or `--postgres-url`):
 each run makes its own schema there, commented with this machine, the OS user and the run's

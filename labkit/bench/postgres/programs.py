@@ -1,5 +1,6 @@
 """How labkit starts PostgreSQL's programs (initdb, postgres): found in the pinned wheel, run
-as `nobody` when labkit is root, and ended with the process that asked for them.
+as the lab's own user `labkit-postgres` when labkit is root, and ended with the process that
+asked for them.
 
 Kept apart from the server's life so that every failure here is one line that says what to do.
 """
@@ -8,7 +9,6 @@ from __future__ import annotations
 
 import importlib.util
 import os
-import pwd
 import stat
 import subprocess
 from pathlib import Path
@@ -16,10 +16,11 @@ from pathlib import Path
 from labkit.bench.errors import refusal
 from labkit.bench.portable import LINUX
 from labkit.bench.python_command import isolated_python
+from labkit.bench.system_accounts import system_account
 
 ENV_URL = "LABKIT_POSTGRES_URL"
 START_TIMEOUT = 30.0  # seconds for initdb or the server to be ready: a slow CI disk, not a hang
-SERVER_USER = "nobody"  # who the server runs as when labkit runs as root
+SERVER_USER = "labkit-postgres"  # who the server runs as when labkit runs as root
 
 # scram-sha-256 for every connection, never `trust`; no fsync during initdb (nothing to crash
 # yet), 1 MB WAL segments: a 30 MB data folder, quick to copy for each crash run.
@@ -53,7 +54,7 @@ def alive(pid):
         os.kill(pid, 0)
     except ProcessLookupError:
         return False
-    except PermissionError:  # another user's process (root's, seen from nobody): it lives
+    except PermissionError:  # another user's process (root's, seen from the server's): it lives
         return True
     return True
 server = os.getpid()  # after execv below: the server itself
@@ -87,14 +88,12 @@ def binaries() -> Path:
 
 def server_account() -> tuple[int, int] | None:
     """The (uid, gid) labkit's server runs as, or None for the caller itself. Postgres refuses
-    root, and a server of root's would hold root's power over every file: as root, `nobody`."""
+    root, and a server of root's would hold root's power over every file; a shared user such
+    as `nobody` would let its every process rewrite the server's pg_hba.conf. As root, then,
+    the lab's own user, made on first use."""
     if os.geteuid() != 0:
         return None
-    try:
-        entry = pwd.getpwnam(SERVER_USER)
-    except KeyError:
-        raise refusal("pg_no_user", user=SERVER_USER, variable=ENV_URL) from None
-    return entry.pw_uid, entry.pw_gid
+    return system_account(SERVER_USER)
 
 
 def launch(program: list[str], **popen: object) -> subprocess.Popen:
