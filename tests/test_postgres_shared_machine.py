@@ -4,9 +4,11 @@ provably this user's and over, whatever names and comments others put on a share
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import pwd
+import secrets
 import shutil
 import subprocess
 import sys
@@ -21,6 +23,7 @@ from psycopg import sql
 from labkit.bench import postgres
 from labkit.bench.errors import LabError
 from labkit.bench.folders import new_run_dir, release_run_dir
+from labkit.bench.postgres.local_server import forget_template, template_data
 from labkit.bench.system_accounts import system_account
 from tests.conftest import AS_ROOT, NOBODY, STRANGER, passable_folder, python_as
 
@@ -169,6 +172,58 @@ def test_a_user_that_cannot_be_made_is_one_line_that_says_how_to_make_it(monkeyp
     said = str(refused.value)
     assert "No such file or directory" in said and "\n" not in said
     assert "useradd --system --user-group --no-create-home --home-dir /nonexistent" in said
+
+
+# What the server's user does to the template while the crash runs copy it: swap a file for
+# a link to one of root's and back, each for half a millisecond, until told to stop.
+SWAPPER = """
+    import os, select, sys, time
+    target, secret, stage = sys.argv[1:]
+    real = open(target).read()
+    link, plain = os.path.join(stage, "link"), os.path.join(stage, "plain")
+    print("swapping", flush=True)
+    while not select.select([sys.stdin], [], [], 0)[0]:
+        os.symlink(secret, link)
+        os.rename(link, target)
+        time.sleep(0.0005)
+        with open(plain, "w") as file:
+            file.write(real)
+        os.rename(plain, target)
+        time.sleep(0.0005)
+"""
+
+
+def test_the_servers_user_cannot_get_a_file_of_roots_copied_with_the_template(
+    passable_tmp_path,
+):
+    template = template_data()
+    token = secrets.token_hex(16)
+    secret = passable_tmp_path / "secret"
+    secret.write_text(token)
+    secret.chmod(0o600)  # root's alone
+    stage = passable_tmp_path / "stage"
+    stage.mkdir()
+    account = pwd.getpwnam("labkit-postgres")
+    os.chown(stage, account.pw_uid, account.pw_gid)
+    # the file copied last: the longest while between the folder's listing and its copy
+    target = [entry for entry in os.scandir(template) if entry.is_file()][-1].path
+    swapper = python_as(account.pw_uid, SWAPPER, target, str(secret), str(stage))
+    leaked = []
+    try:
+        assert swapper.stdout.readline() == "swapping\n", swapper.stderr.read()
+        for n in range(20):
+            server = postgres.LocalServer(passable_tmp_path / f"copy{n}", copied=True)
+            server.folder.mkdir()
+            with contextlib.suppress(LabError, OSError, shutil.Error):  # the swaps may break it
+                server.copy_template()
+            copied = server.data / os.path.basename(target)
+            if copied.exists() and not copied.is_symlink() and token in copied.read_text():
+                leaked.append(n)  # a link copied as a link hands its user nothing
+    finally:
+        swapper.stdin.close()
+        swapper.wait(timeout=30)
+        forget_template()  # the next test's template is a new one
+    assert leaked == []
 
 
 def stranger_home(tmp_path: Path) -> Path:

@@ -109,16 +109,7 @@ class LocalServer:
 
     def initdb(self) -> None:
         """A new cluster whose superuser `postgres` has a new random password."""
-        account = server_account()
-        try:
-            self.data.mkdir(mode=0o700, exist_ok=True)
-            if account:
-                os.chown(self.data, *account)
-                self.open_the_way(account)
-        except OSError as error:
-            raise refusal(
-                "pg_data_folder", folder=str(self.data), reason=error.strerror, variable=ENV_URL
-            ) from None
+        account = self.make_data_folder()
         password = secrets.token_hex(24)
         os.close(private_file(self.password_file, f"*:*:*:postgres:{password}\n"))
         given = self.folder / "initdb-password"  # initdb reads it as the server's user
@@ -142,17 +133,38 @@ class LocalServer:
             )
 
     def copy_template(self) -> None:
-        """The template's data folder and password, made this server's own."""
+        """The template's data folder and password, made this server's own. As root, the
+        server's user copies the folder itself: root reading a tree that user may write could
+        be led, by a file swapped for a link, to copy one of root's files into its hands."""
         template = template_data()
-        shutil.copytree(template, self.data, symlinks=True)
-        shutil.copyfile(template.parent / "password", self.password_file)
-        self.password_file.chmod(0o600)
+        account = self.make_data_folder()
+        ids = {"user": account[0], "group": account[1], "extra_groups": []} if account else {}
+        copy = ["cp", "-RP", f"{template}/.", str(self.data)]  # -P: a link stays a link
+        done = subprocess.run(
+            copy, stdin=subprocess.DEVNULL, capture_output=True, text=True, cwd="/",
+            umask=0o077, check=False, **ids,
+        )  # fmt: skip
+        if done.returncode != 0:
+            problem = last_problem(done.stderr)
+            raise refusal(
+                "pg_setup_failed", folder=str(self.folder), problem=problem, variable=ENV_URL
+            )
+        password = (template.parent / "password").read_text()  # root's, in root's folder
+        os.close(private_file(self.password_file, password))
+
+    def make_data_folder(self) -> tuple[int, int] | None:
+        """The empty data folder (0700), the server's user's, who may reach it; that user."""
         account = server_account()
-        if account:
-            for top, folders, files in os.walk(self.data):
-                for name in [".", *folders, *files]:
-                    os.lchown(os.path.join(top, name), *account)
-            self.open_the_way(account)
+        try:
+            self.data.mkdir(mode=0o700, exist_ok=True)
+            if account:
+                os.chown(self.data, *account)
+                self.open_the_way(account)
+        except OSError as error:
+            raise refusal(
+                "pg_data_folder", folder=str(self.data), reason=error.strerror, variable=ENV_URL
+            ) from None
+        return account
 
     def open_the_way(self, account: tuple[int, int]) -> None:
         """Let the server's user pass through every folder above its data folder (never list
