@@ -4,6 +4,7 @@ Postgres, the server SIGKILLed mid-commit, study 004 on PostgresSaver, a reader'
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shlex
@@ -12,6 +13,7 @@ import stat
 import subprocess
 import sys
 import textwrap
+import threading
 from pathlib import Path
 
 import pytest
@@ -68,6 +70,38 @@ def test_a_committed_row_survives_a_sigkill_of_every_server_process_and_an_open_
     assert "automatic recovery in progress" in own_server.log.read_text()
     shown = postgres.connect(own_server.url).execute("SHOW dynamic_shared_memory_type")
     assert shown.fetchone() == ("mmap",)  # its segments in the data folder, not in /dev/shm
+
+
+def segments_of(uid: int) -> set[str]:
+    """The POSIX shared memory segments of Postgres's in /dev/shm that `uid` owns now."""
+    found = set()
+    for name in os.listdir("/dev/shm"):
+        with contextlib.suppress(FileNotFoundError):  # removed meanwhile
+            if name.startswith("PostgreSQL.") and os.stat(f"/dev/shm/{name}").st_uid == uid:
+                found.add(name)
+    return found
+
+
+@pytest.mark.skipif(not os.path.isdir("/dev/shm"), reason="POSIX shared memory as files: Linux")
+def test_initdb_puts_no_shared_memory_segment_in_dev_shm(tmp_path):
+    """initdb runs Postgres too (its bootstrap): its segments were left in /dev/shm, outside
+    the runs home, when a Ctrl-C interrupted it. Looked at all along, none is ever there."""
+    uid = (postgres.server_account() or (os.getuid(),))[0]
+    before, seen = segments_of(uid), set()
+    over = threading.Event()
+
+    def watch() -> None:
+        while not over.is_set():
+            seen.update(segments_of(uid))
+
+    watcher = threading.Thread(target=watch)
+    watcher.start()
+    try:
+        postgres.LocalServer(tmp_path).initdb()
+    finally:
+        over.set()
+        watcher.join()
+    assert seen - before == set()
 
 
 @pytest.mark.parametrize("as_on_macos", ["0", "1"])  # prctl, or the watcher macOS needs
@@ -391,7 +425,10 @@ def test_a_full_disk_at_initdb_is_one_line_and_leaves_no_process(tmp_path):
     )
     if done.returncode == 97:
         pytest.skip("this machine does not let us mount a tmpfs")
-    assert "No space left on device; check that TMPDIR has room" in done.stdout, done.stderr
+    # the first thing to fill it is now initdb's first shared memory segment, a file in the
+    # data folder, which Postgres says it could not resize (with a stale errno, not ENOSPC)
+    assert done.stdout.startswith("labkit could not set up its Postgres server in"), done.stderr
+    assert done.stdout.count("\n") == 1 and "; check that TMPDIR has room" in done.stdout
     assert processes_mentioning(str(tmp_path)) == []
 
 

@@ -23,7 +23,9 @@ START_TIMEOUT = 30.0  # seconds for initdb or the server to be ready: a slow CI 
 SERVER_USER = "labkit-postgres"  # who the server runs as when labkit runs as root
 
 # scram-sha-256 for every connection, never `trust`; no fsync during initdb (nothing to crash
-# yet), 1 MB WAL segments: a 30 MB data folder, quick to copy for each crash run.
+# yet), 1 MB WAL segments: a 30 MB data folder, quick to copy for each crash run. Shared
+# memory segments as files in the data folder, as the server keeps them (launch_server):
+# initdb runs Postgres too, and one interrupted (a Ctrl-C) left its segments in /dev/shm.
 INITDB_FLAGS = [
     "--auth-local=scram-sha-256",
     "--auth-host=scram-sha-256",
@@ -32,6 +34,7 @@ INITDB_FLAGS = [
     "--no-sync",
     "--no-instructions",
     "--wal-segsize=1",
+    "--set=dynamic_shared_memory_type=mmap",
 ]
 WATCH_EVERY = 0.1  # seconds between two looks at the parent, where Linux's prctl is missing
 
