@@ -15,6 +15,7 @@ import sys
 import tempfile
 import textwrap
 import threading
+import time
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -311,6 +312,40 @@ def test_a_killed_servers_warm_up_folder_is_in_the_home_and_clean_removes_it(tmp
     cleaned = labkit("clean", tmpdir=tmpdir_env)
     assert cleaned.stdout.startswith("removed 1 run folders"), cleaned.stderr
     assert list(home_in(tmpdir_env).iterdir()) == []
+
+
+SLOW_GRAPH = Path(__file__).parent / "outside" / "slow_node.py"
+
+
+def test_a_killed_explorations_role_passwords_are_in_the_home_and_clean_removes_them(
+    passable_tmp_path,
+):
+    """Each run explored on Postgres has a role, whose password is in a file: a kill -9 of
+    `labkit explore --postgres lab` leaves those files in the runs home and nowhere else in
+    TMPDIR, and `labkit clean` removes them, with all the exploration left there."""
+    tmpdir, home = passable_tmp_path, home_in(passable_tmp_path)
+    command = [sys.executable, "-m", "labkit", "explore", f"{SLOW_GRAPH}:graph", "--kind",
+               "graph", "--postgres", "lab"]  # fmt: skip
+    exploring = subprocess.Popen(
+        command, env={**os.environ, "TMPDIR": str(tmpdir)}, cwd="/",
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )  # fmt: skip
+    try:
+        deadline = time.monotonic() + 120
+        # a run role's password file (named as its schema), wherever the lab put it
+        while not [*tmpdir.glob("*/labkit_*"), *home.glob("*/labkit_*")]:
+            assert exploring.poll() is None and time.monotonic() < deadline
+            time.sleep(0.05)
+    finally:
+        exploring.kill()
+        exploring.wait()
+    assert [p.name for p in tmpdir.iterdir()] == [home.name]
+    deadline = time.monotonic() + 60
+    while list(home.iterdir()) and time.monotonic() < deadline:  # its processes end meanwhile
+        cleaned = labkit("clean", tmpdir=tmpdir)
+        assert cleaned.returncode == 0, cleaned.stderr
+        time.sleep(0.2)
+    assert list(home.iterdir()) == []
 
 
 def test_a_warm_up_leaves_nothing_behind(tmpdir_env):

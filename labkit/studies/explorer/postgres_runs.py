@@ -6,7 +6,8 @@ restart: a crash state is made again for each, rather than copied, so that every
 sequences are its own) and drops them all at its end, with their roles. Each run has a role
 of its own, which owns the schema and may do nothing outside it (`postgres_roles`): the
 worker is given only that role's URL (`DATABASE_URL`, for code that reads it; its password
-in a 0600 file, outside the run folders), never the lab's, and `PGOPTIONS` puts the schema
+in a 0600 file, in a folder of the exploration's own beside the run folders, which `labkit
+clean` removes if the exploration was killed), never the lab's, and `PGOPTIONS` puts the schema
 first and alone on the search path of every connection libpq opens without options of its
 own (the role's own setting says the same to any other driver). Unqualified names (`CREATE
 TABLE IF NOT EXISTS orders`, `INSERT INTO orders`) then land in the run's schema; a name
@@ -48,11 +49,15 @@ class RunSchemas:
         self.secrets: str | None = None  # a private folder of the runs' password files
 
     def passfile(self, schema: str) -> str:
-        """Where the password of `schema`'s role goes: a 0700 folder of this exploration's."""
+        """Where the password of `schema`'s role goes: a run folder of this exploration's in
+        the runs home (0700), in use until the exploration ends: one that a killed
+        exploration leaves is `labkit clean`'s to remove, like any run's."""
         if self.secrets is None:
-            import tempfile
+            from labkit.bench.folders import new_run_dir, outlive_call
 
-            self.secrets = tempfile.mkdtemp(prefix="labkit-roles-")
+            folder = new_run_dir(None, prefix="pg-roles-")
+            outlive_call(folder)  # removed at the exploration's end, whichever call made it
+            self.secrets = str(folder)
         return os.path.join(self.secrets, schema)
 
     def job_fields(self, run_dir: os.PathLike) -> dict:
@@ -87,9 +92,14 @@ class RunSchemas:
 
     def __exit__(self, *exc: object) -> None:
         if self.secrets is not None:
-            import shutil
+            import contextlib
+            from pathlib import Path
 
-            shutil.rmtree(self.secrets, ignore_errors=True)
+            from labkit.bench.folders import release_run_dir, remove_run_dir
+
+            with contextlib.suppress(OSError):  # else `labkit clean`'s, once released
+                remove_run_dir(Path(self.secrets))
+            release_run_dir(Path(self.secrets))
         if not self.made:
             return
         from psycopg import sql
