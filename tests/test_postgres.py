@@ -20,7 +20,7 @@ import pytest
 
 from labkit.bench import postgres
 from labkit.bench.errors import LabError
-from labkit.bench.folders import clean_runs, new_run_dir, release_run_dir, runs_home
+from labkit.bench.folders import MARKER, clean_runs, new_run_dir, release_run_dir, runs_home
 from labkit.studies.durability.experiment import DurabilitySpec, describe_checkpoints, run_trials
 from labkit.studies.postgres import experiment
 from tests.conftest import (
@@ -390,14 +390,52 @@ def test_a_folder_too_deep_for_a_socket_gets_a_short_private_socket_folder_and_n
     try:
         url = server.start()
         folder = server.socket_folder
-        assert folder.parent == Path("/tmp") and f"host={folder}&" in url
+        assert folder.parent.parent == runs_home() and (folder.parent / MARKER).is_file()
+        assert f"host={folder}&" in url
         assert stat.S_IMODE(folder.stat().st_mode) == 0o700
         shown = postgres.connect(url).execute("SHOW listen_addresses").fetchone()
         assert shown == ("",)  # no TCP at all
     finally:
         server.stop()
-    assert not folder.exists()
+    assert not folder.parent.exists()
     assert processes_mentioning(str(deep)) == []
+
+
+def test_a_killed_servers_short_socket_folder_is_in_the_runs_home_and_clean_removes_it(tmp_path):
+    deep = tmp_path / ("d" * 100)
+    deep.mkdir()
+    code = f"""
+        import os, signal
+        from pathlib import Path
+        from labkit.bench.postgres import LocalServer
+        server = LocalServer(Path({str(deep)!r}))
+        server.start()
+        print(server.socket_folder, flush=True)
+        os.kill(os.getpid(), signal.SIGKILL)
+    """
+    done = subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(code)], capture_output=True, text=True, timeout=60
+    )
+    folder = Path(done.stdout.strip()).parent
+    assert folder.parent == runs_home(), done.stderr  # not /tmp, where clean never looks
+    assert processes_still_mentioning(str(deep), seconds=10) == []
+    assert folder.name in clean_runs().removed and not folder.exists()
+
+
+def test_a_runs_home_too_deep_for_a_socket_too_is_one_line_and_leaves_no_process(
+    tmp_path, monkeypatch
+):
+    deep = tmp_path / ("d" * 100)
+    deep.mkdir()
+    tmpdir = tmp_path / ("t" * 60)
+    tmpdir.mkdir(mode=0o711)
+    monkeypatch.setenv("TMPDIR", str(tmpdir))
+    monkeypatch.setattr("tempfile.tempdir", str(tmpdir))
+    said = "too long for a socket, and so is a short one in the runs home .*; set TMPDIR"
+    with pytest.raises(LabError, match=said):
+        postgres.LocalServer(deep).start()
+    assert processes_mentioning(str(deep)) == []
+    assert list(runs_home().iterdir()) == []
 
 
 def test_a_full_disk_at_initdb_is_one_line_and_leaves_no_process(tmp_path):

@@ -10,17 +10,17 @@ moment its parent dies.
 
 Another user on the machine is hostile, so the server lets nobody else in. It listens on a Unix
 socket only, never on the network, in a folder only its owner may enter (the data folder, or a
-short private folder in /tmp when that path is too long for a socket), and every connection
-authenticates with scram-sha-256: a random password made per server (per template, for the
-crash runs' copies), kept in a 0600 libpq password file in the server's folder, which the URL
-names (`passfile=`), so that the URL itself holds no secret. Postgres refuses to run as root,
-and a server started by root must not keep root's power over the machine's files (a superuser
-runs programs and reads files as the server's user): as root it runs as `labkit-postgres`, a
-system user of the lab's own made on first use (programs.server_account; never a shared one
-such as `nobody`, whose every process could rewrite pg_hba.conf), who owns only its data
-folder; the run folders on the way there are opened to be passed through (mode o+x, never
-listed or written), and a folder of someone else's that it may not enter is one line that says
-what to do.
+short private one in a run folder of the runs home when that path is too long for a socket), and
+every connection authenticates with scram-sha-256: a random password made per server (per
+template, for the crash runs' copies), kept in a 0600 libpq password file in the server's
+folder, which the URL names (`passfile=`), so that the URL itself holds no secret. Postgres
+refuses to run as root, and a server started by root must not keep root's power over the
+machine's files (a superuser runs programs and reads files as the server's user): as root it
+runs as `labkit-postgres`, a system user of the lab's own made on first use
+(programs.server_account; never a shared one such as `nobody`, whose every process could rewrite
+pg_hba.conf), who owns only its data folder; the run folders on the way there are opened to be
+passed through (mode o+x, never listed or written), and a folder of someone else's that it may
+not enter is one line that says what to do.
 
 A reader who has a server names it with a URL (`LABKIT_POSTGRES_URL`, or `--postgres-url`):
 each run makes its own schema there, commented with this machine, the OS user and the run's

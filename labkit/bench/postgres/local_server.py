@@ -9,11 +9,9 @@ import atexit
 import contextlib
 import os
 import secrets
-import shutil
 import signal
 import stat
 import subprocess
-import tempfile
 import time
 import urllib.parse
 from pathlib import Path
@@ -24,6 +22,7 @@ from labkit.bench.folders import (
     outlive_call,
     release_run_dir,
     remove_run_dir,
+    runs_home,
     temp_dir,
 )
 from labkit.bench.postgres.process_table import (
@@ -49,7 +48,7 @@ from labkit.bench.postgres.schemas import close_public
 
 SOCKET_PATH_MAX = 107  # bytes in a Unix socket's path (sun_path, with its NUL)
 SOCKET_NAME = ".s.PGSQL.5432"
-SHORT_FOLDERS = "/tmp"  # where a socket folder goes when the data folder's path is too long
+SOCKET_RUN = "pg-socket-"  # a run folder for the socket, when the data folder's path is too long
 
 
 class LocalServer:
@@ -159,20 +158,19 @@ class LocalServer:
             self.data.mkdir(mode=0o700, exist_ok=True)
             if account:
                 os.chown(self.data, *account)
-                self.open_the_way(account)
+                self.open_the_way(account, self.data)
         except OSError as error:
             raise refusal(
                 "pg_data_folder", folder=str(self.data), reason=error.strerror, variable=ENV_URL
             ) from None
         return account
 
-    def open_the_way(self, account: tuple[int, int]) -> None:
-        """Let the server's user pass through every folder above its data folder (never list
-        or write one): the lab's own folders (the runs home and what is in it, this server's
-        folder) get o+x; anyone else's must already let it through, or one line says what
-        to do."""
+    def open_the_way(self, account: tuple[int, int], target: Path) -> None:
+        """Let the server's user pass through every folder above `target` (never list or write
+        one): the lab's own folders (the runs home and what is in it, this server's folder)
+        get o+x; anyone else's must already let it through, or one line says what to do."""
         home = temp_dir() / f"labkit-runs-{os.getuid()}"
-        for folder in reversed(self.data.absolute().parents):
+        for folder in reversed(target.absolute().parents):
             info = os.stat(folder)
             if passable(info, account):
                 continue
@@ -186,29 +184,35 @@ class LocalServer:
 
     def make_socket_folder(self) -> Path:
         """Where the server's socket goes: the data folder (0700, the server's alone) if the
-        socket's path fits, else a new private folder in /tmp. Never a TCP port."""
-        if len(str(self.data / SOCKET_NAME).encode()) < SOCKET_PATH_MAX:
+        socket's path fits, else a short folder of the server's alone in a run folder of the
+        runs home's, in use until the server stops: one that a killed server leaves is
+        `labkit clean`'s to remove. Never a TCP port, never a folder outside the runs home."""
+        if fits_a_socket(self.data):
             return self.data
-        try:
-            folder = Path(tempfile.mkdtemp(prefix="labkit-pg-", dir=SHORT_FOLDERS))
-        except OSError as error:
+        home = runs_home()
+        if not fits_a_socket(home / f"{SOCKET_RUN}{'x' * 8}" / "s"):  # mkdtemp adds 8
             raise refusal(
-                "pg_path_too_long",
-                folder=str(self.data),
-                short=str(SHORT_FOLDERS),
-                reason=error.strerror,
-                variable=ENV_URL,
-            ) from None
-        account = server_account()
-        if account:
-            os.chown(folder, *account)
+                "pg_path_too_long", folder=str(self.data), short=str(home), variable=ENV_URL
+            )
+        run = new_run_dir(None, prefix=SOCKET_RUN)
+        outlive_call(run)  # until the server stops: forget_socket_folder
+        folder = run / "s"
+        try:
+            folder.mkdir(mode=0o700)
+            account = server_account()
+            if account:
+                os.chown(folder, *account)
+                self.open_the_way(account, folder)
+        except BaseException:
+            forget(run)
+            raise
         return folder
 
     def forget_socket_folder(self) -> None:
-        """Remove a private socket folder of ours (never the data folder)."""
+        """Remove a socket folder of ours, with its run folder (never the data folder)."""
         folder, self.socket_folder = self.socket_folder, None
         if folder is not None and folder != self.data:
-            shutil.rmtree(folder, ignore_errors=True)
+            forget(folder.parent)
 
     def launch_server(self) -> int:
         options = {
@@ -290,6 +294,11 @@ class LocalServer:
             end_group(self.process.pid)
             self.process = None
         self.forget_socket_folder()
+
+
+def fits_a_socket(folder: Path) -> bool:
+    """Whether the path of a socket in `folder` is short enough for a Unix socket."""
+    return len(str(folder / SOCKET_NAME).encode()) < SOCKET_PATH_MAX
 
 
 def postgres_url(socket_folder: str, password_file: Path, database: str = "postgres") -> str:
