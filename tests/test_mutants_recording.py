@@ -22,6 +22,13 @@ def test_a_file_that_only_starts_like_a_report_is_the_runs_own(tmp_path):
 
 def test_without_a_folder_the_current_one_is_looked_in(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
-    assert not lab_file("first.json")
-    (tmp_path / "first.stderr").write_text("")
-    assert lab_file("first.json")
+    assert not lab_file("service.json")
+    (tmp_path / "service.stderr").write_text("")
+    assert lab_file("service.json")
+
+
+def test_an_explorers_workers_report_and_output_are_the_labs_before_it_has_run(tmp_path):
+    """A reader's recovery.json is refused in the recording: no recovery.stderr is there yet."""
+    for name in ("record.json", "first.stdout", "recovery.json", "recovery.stderr"):
+        assert lab_file(name, str(tmp_path)), name
+    assert not lab_file("recovery.jsonl", str(tmp_path))
