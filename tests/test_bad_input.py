@@ -26,6 +26,7 @@ from labkit.studies.durability.experiment import (
     run_trials,
 )
 from labkit.studies.durability.pitfalls import run_pitfall
+from labkit.studies.explorer.with_files import check_with_files
 from labkit.studies.interrupt_resume.experiment import InterruptSpec, run_interrupt
 from labkit.studies.postgres.experiment import run_race
 
@@ -36,6 +37,7 @@ OUT = "out must be a folder path"
 PROGRESS = "progress must be a function or None"
 SPECS = "specs must be a non-empty list of DurabilitySpec"
 ORDER_CHOICES = "effect_first, checkpoint_first, atomic, idempotent"
+LAB_STEP = "labkit.studies.commit_window.worker:effect_first"  # a step to explore
 ATOMIC_POINTS = "start, in_transaction, committed, none"
 
 
@@ -118,6 +120,10 @@ def cli(*args, cwd, **options):
             "--defaults runs nothing, it prints RetryPolicy()'s table; leave out --orders, --async",
         ),
         (("drain", "--signal", "kill", "--grace", "5"), "sends none; leave out --grace"),
+        (
+            ("explore", LAB_STEP, "--with-file", ".", "--out", "run"),
+            "holds the output folder run: every run would copy itself into itself",
+        ),
         (("explode",), "orders"),
         ((), "required"),
     ],
@@ -263,6 +269,20 @@ def nothing_starts(tmp_path, monkeypatch):
             " in_transaction, committed",
         ),
         (lambda: run_race(step_source="def step(db): pass", hold=3), "hold must be a str, not 3"),
+        *[  # / has no name to copy it under, and its copy would hold the whole file system
+            (lambda bad=bad: check_with_files(bad), f"with_files takes .* not / itself.*{bad!r}")
+            for bad in ("/", "/tmp/..", [os.path.dirname(__file__), "//"])
+        ],
+        (
+            lambda: lk.explore(
+                LAB_STEP, with_files=tempfile.gettempdir(), out=f"{tempfile.gettempdir()}/run"
+            ),
+            "with_files .* holds the output folder .*/run: every run would copy itself into it",
+        ),
+        (
+            lambda: lk.explore(LAB_STEP, with_files=[tempfile.gettempdir()]),
+            "with_files .* holds the runs home .*labkit-runs-",
+        ),
     ],
 )
 def test_api_refuses_bad_values_before_anything_starts(nothing_starts, call, names):

@@ -28,6 +28,7 @@ __all__ = [
     "cannot_make_error",
     "check_room",
     "check_run_dir",
+    "home_path",
     "runs_home",
     "runs_keep_bytes",
     "temp_dir",
@@ -60,12 +61,17 @@ def temp_dir() -> Path:
     return path
 
 
+def home_path() -> Path:
+    """Where the runs home is, made or not: a check may name it without making it."""
+    return temp_dir() / f"labkit-runs-{os.getuid()}"
+
+
 def runs_home(room_for: str = "") -> Path:
     """The folder that holds every run made without an explicit `out`: made (mode 0700) if
     missing, and used only if it is a real folder of the caller's that others cannot write.
     `room_for` names a folder about to be made in it: refused first if it would be too deep."""
     check_instance("room_for", room_for, str, "folder_name")
-    home = temp_dir() / f"labkit-runs-{os.getuid()}"
+    home = home_path()
     if room_for:
         check_room(home / room_for, "the temp directory", home.parent)
     try:

@@ -64,7 +64,7 @@ from labkit.studies.explorer.report import (
 from labkit.studies.explorer.spec import ExploreSpec
 from labkit.studies.explorer.states import ignored_file, unreadable
 from labkit.studies.explorer.target import check_importable, name_target, on_import_path
-from labkit.studies.explorer.with_files import copy_in
+from labkit.studies.explorer.with_files import check_apart, copy_in
 
 __all__ = ["explore", "explore_in", "explore_spec"]
 
@@ -137,7 +137,9 @@ def explore(
     )
     check_importable(spec.target, spec.checker, spec.resume_by)  # at once, not in a worker
     check_function("progress", progress)
-    folder = new_run_dir(check_folder("out", out), "explore-", deepest="point-000/recovery.stdout")
+    out = check_folder("out", out)
+    check_apart(spec.with_files, out)
+    folder = new_run_dir(out, "explore-", deepest="point-000/recovery.stdout")
     try:
         return explore_spec(spec, folder, progress)
     finally:

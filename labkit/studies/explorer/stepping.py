@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from labkit.bench.errors import check_instance, refusal
+from labkit.bench.errors import check_folder, check_instance, refusal
 from labkit.bench.folders import new_run_dir
 from labkit.bench.launcher import WorkerProcess, WorkerReport, read_report
 from labkit.bench.stepping import PausedWorker
@@ -20,7 +20,7 @@ from labkit.studies.explorer.replays import ENTRY, run_workers
 from labkit.studies.explorer.report import Exploration, PointResult
 from labkit.studies.explorer.spec import ExploreSpec
 from labkit.studies.explorer.states import read_state
-from labkit.studies.explorer.with_files import copy_in
+from labkit.studies.explorer.with_files import check_apart, copy_in
 
 __all__ = ["ExplorerStepSession"]
 
@@ -32,8 +32,10 @@ class ExplorerStepSession(PausedWorker):
         check_instance("exploration", exploration, Exploration, "exploration")
         if exploration.kind != "step":
             raise refusal("explore_step_mode")
-        super().__init__(new_run_dir(out, "explore-step-"))
         self.spec = ExploreSpec(**exploration.spec)
+        out = check_folder("out", out)
+        check_apart(self.spec.with_files, out)
+        super().__init__(new_run_dir(out, "explore-step-"))
         copy_in(self.run_dir, self.spec.with_files)
         self.points = [p for p in exploration.points if p.n is not None]
         names = [point_name(p.n) for p in self.points]
