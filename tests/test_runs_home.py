@@ -282,6 +282,47 @@ def test_clean_goes_on_past_a_folder_it_cannot_remove_and_names_it_in_full(tmp_p
     assert tree(home) == [stuck.name, *(f"{stuck.name}/{p}" for p in before)]  # left whole
 
 
+def test_clean_in_a_home_it_may_not_write_leaves_each_run_folder_whole_and_marked(tmp_path):
+    """As a user whose runs home is `chmod 500`: no run folder can leave it, so none is
+    emptied (its marker gone, the folder was stranded as one labkit did not make)."""
+    tmpdir = tmp_path / "tmp"
+    home = tmpdir / f"labkit-runs-{NOBODY}"
+    run = marked_run(home, "commit-window-a-run")
+    for path in (tmpdir, *tmpdir.rglob("*")):
+        os.chown(path, NOBODY, NOBODY)
+    home.chmod(0o500)
+    before = tree(home)
+    done = labkit_as_nobody(tmpdir, "clean")
+    seen = f"{SEEN_AS}/{home.name}"
+    assert (done.returncode, done.stdout) == (2, f"removed 0 run folders (0.0 MB) from {seen}\n")
+    said = f"labkit: error: could not remove {seen}/{run.name} (Permission denied: {seen})\n"
+    assert done.stderr == said
+    assert tree(home) == before  # left whole, its marker with it
+
+
+def test_a_run_folder_that_could_not_leave_its_parent_is_not_emptied(passable_tmp_path):
+    """As a user who may empty a run folder but not write the folder it is in: the removal is
+    refused before it starts, the marker kept (a scratch folder's removal, not clean's)."""
+    parent = passable_tmp_path / "shut"
+    run = marked_run(parent, "scratch-a")
+    for path in (parent, *parent.rglob("*")):
+        os.chown(path, NOBODY, NOBODY)
+    parent.chmod(0o500)
+    before = tree(parent)
+    code = """
+        import sys
+        from pathlib import Path
+        from labkit.bench.folders import remove_run_dir
+        try:
+            remove_run_dir(Path(sys.argv[1]))
+        except OSError as error:
+            print(error)
+        """
+    said, error = python_as(NOBODY, code, str(run)).communicate(timeout=60)
+    assert said == f"[Errno 13] Permission denied: '{parent}'\n", error
+    assert tree(parent) == before
+
+
 # --- the server's warm-up folder is a run folder like any other
 
 

@@ -174,7 +174,11 @@ def marker_of(folder: Path) -> int | None:
 
 def what_blocks_removal(folder: Path) -> str | None:
     """Why the folder cannot be removed whole, as "reason: path", or None. A folder in it that
-    we may not list or empty (a `chmod 500` one) would stop the removal half-way."""
+    we may not list or empty (a `chmod 500` one) would stop the removal half-way; a home we may
+    not write, at its very end."""
+    closed = parent_closed(folder)
+    if closed:
+        return f"{closed.strerror}: {closed.filename}"
     unreadable: list[OSError] = []
     for top, _, _ in os.walk(folder, onerror=unreadable.append):
         if not os.access(top, os.R_OK | os.W_OK | os.X_OK):
@@ -182,6 +186,16 @@ def what_blocks_removal(folder: Path) -> str | None:
     if unreadable:
         return f"{unreadable[0].strerror}: {unreadable[0].filename}"
     return None
+
+
+def parent_closed(folder: Path) -> PermissionError | None:
+    """The error that taking `folder` out of its parent would end in, if we may not write there
+    (a `chmod 500` home): known before anything in it is removed. Found only at the end, it
+    left the folder emptied, its marker gone: one labkit did not make, for every later clean."""
+    parent = Path(folder).parent
+    if os.access(parent, os.W_OK | os.X_OK):
+        return None
+    return PermissionError(errno.EACCES, os.strerror(errno.EACCES), str(parent))
 
 
 def folder_size(folder: Path) -> int:
@@ -212,7 +226,11 @@ def run_size(folder: Path, marker: int) -> int:
 
 def remove_run_dir(folder: Path) -> None:
     """Remove a run folder, its marker last: until then another `clean` finds it locked and
-    leaves it, rather than taking a half-removed folder for one labkit did not make."""
+    leaves it, rather than taking a half-removed folder for one labkit did not make. Nothing is
+    removed from a folder that could not be removed itself."""
+    closed = parent_closed(folder)
+    if closed:
+        raise closed
     for entry in os.scandir(folder):
         if entry.name != MARKER:
             if entry.is_dir(follow_symlinks=False):
