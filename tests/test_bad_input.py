@@ -478,3 +478,28 @@ def test_ctrl_c_while_labkit_loads_is_one_line_and_status_130(tmp_path, module, 
 def test_a_readers_step_must_be_source_text_and_a_name(source, name):
     with pytest.raises(lk.LabError, match="step_source and step_name must be"):
         lk.RunSpec("idempotent", step_source=source, step_name=name)
+
+
+@pytest.mark.parametrize(
+    ("arguments", "said"),
+    [
+        (["--port", "0"], "--port must be 1 to 65454, not 0"),
+        (["--port", "65455"], "--port must be 1 to 65454, not 65455"),
+        (["--cull-after", "0"], "--cull-after must be 60 to 604800 seconds, not 0"),
+        (["--cull-after", "-5"], "--cull-after must be 60 to 604800 seconds, not -5"),
+        (["--participants", "301"], "--participants must be 1 to 300, not 301"),
+    ],
+)
+def test_the_hub_checks_every_argument_before_it_makes_a_user(monkeypatch, arguments, said):
+    """The hub makes system users as root at once: a bad port or culling time found after that
+    left users behind for a hub that never started."""
+    from labkit.hub import participants, start
+
+    def too_soon(*args: object) -> None:
+        raise AssertionError("reached before every argument was checked")
+
+    monkeypatch.setattr(participants, "need_root", too_soon)
+    monkeypatch.setattr(participants, "create", too_soon)
+    with pytest.raises(lk.LabError) as refused:
+        start.run(start.parse(["--participants", "2", *arguments]))
+    assert str(refused.value) == said

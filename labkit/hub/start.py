@@ -28,6 +28,8 @@ ROOT = Path(__file__).resolve().parents[2]
 CONFIG = Path(__file__).with_name("jupyterhub_config.py")
 FOLDER = ROOT / ".hub" / "state"  # the default hub's folder (git ignores .hub/)
 UP_TIMEOUT = 120.0
+LAST_PORT = 65535 - 81  # the hub takes the port given and the three after it, and port + 81
+CULL_AFTER = (60, 7 * 24 * 3600)  # seconds idle: a minute to a week
 
 
 def start(settings: Settings) -> subprocess.Popen:
@@ -126,8 +128,23 @@ def main(argv: list[str]) -> None:
         sys.exit(2)
 
 
-def run(options: argparse.Namespace) -> None:
+def check(options: argparse.Namespace) -> str:
+    """Every argument, checked before anything is made (the system users first of all); the
+    prefix, checked."""
     prefix = participants.check_prefix(options.prefix)
+    count = options.participants
+    if count is not None and not 1 <= count <= participants.MAX_PARTICIPANTS:
+        raise refusal("hub_participants", last=participants.MAX_PARTICIPANTS, value=count)
+    if not 1 <= options.port <= LAST_PORT:
+        raise refusal("hub_port", last=LAST_PORT, value=options.port)
+    low, high = CULL_AFTER
+    if not low <= options.cull_after <= high:
+        raise refusal("hub_cull_after", low=low, high=high, value=options.cull_after)
+    return prefix
+
+
+def run(options: argparse.Namespace) -> None:
+    prefix = check(options)
     participants.need_root()
     instructor = participants.instructor(prefix)
     if options.remove_participants:
@@ -135,14 +152,10 @@ def run(options: argparse.Namespace) -> None:
         return
     count = options.participants
     if count is not None:
-        if not 1 <= count <= participants.MAX_PARTICIPANTS:
-            raise refusal("hub_participants", last=participants.MAX_PARTICIPANTS, value=count)
         participants.create([*participants.names(count, prefix), instructor])
     names = participants.existing(prefix)
     if not names:
         raise refusal("hub_no_participants", prefix=prefix)
-    if not 1 <= options.port <= 65535 - 81:
-        raise refusal("hub_port", last=65535 - 81, value=options.port)
     settings = Settings(
         FOLDER, tuple(names), instructor, options.port, options.port + 81, options.port + 1,
         options.port + 2, options.cull_after,
