@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -29,6 +30,7 @@ from labkit.studies.durability.pitfalls import run_pitfall
 from labkit.studies.explorer.with_files import check_with_files
 from labkit.studies.interrupt_resume.experiment import InterruptSpec, run_interrupt
 from labkit.studies.postgres.experiment import run_race
+from labkit.studies.unknown_outcome.experiment import sweep_calls
 
 TIMEOUT = "timeout must be a number above 0 and at most 3600"
 TRIALS = "trials must be a whole number from 1 to 500"
@@ -209,10 +211,13 @@ def nothing_starts(tmp_path, monkeypatch):
         (lambda: run_trials([{"graph": "linear"}]), SPECS),
         (lambda: run_trials([DurabilitySpec()], out=123), OUT),
         (lambda: run_trials([DurabilitySpec()], progress=3), PROGRESS),
-        (lambda: durability_matrix(graphs="linear"), "graphs must be a list of: linear, parallel"),
+        (
+            lambda: durability_matrix(graphs="linear"),
+            "give a list of graph names, from: linear, parallel; not 'linear'",
+        ),
         (
             lambda: durability_matrix(modes=()),
-            "durability modes must name at least one of: sync, async",
+            "name at least one durability mode, from: sync, async",
         ),
         (lambda: durability_matrix(trials=2.5), TRIALS),
         (lambda: durability_matrix(slow_ms=-5), SLOW_MS),
@@ -223,12 +228,21 @@ def nothing_starts(tmp_path, monkeypatch):
         (lambda: InterruptSpec(layout=None), "combined, split"),
         (lambda: run_pitfall(3), "unknown pitfall 3; choose one of: recover_after_exit_kill"),
         (lambda: run_pitfall("nope"), "unknown pitfall 'nope'; choose one of"),
-        (lambda: sweep(kill_modes="exit"), "kill modes must be a list of: exit, sigkill"),
+        (
+            lambda: sweep(kill_modes="exit"),
+            "give a list of kill mode names, from: exit, sigkill; not 'exit'",
+        ),
         (
             lambda: sweep(kill_modes=["term"]),
             "unknown kill mode 'term'; choose one of: exit, sigkill",
         ),
-        (lambda: sweep(kill_modes=[]), "kill modes must name at least one of: exit, sigkill"),
+        (lambda: sweep(kill_modes=[]), "name at least one kill mode, from: exit, sigkill"),
+        (
+            lambda: sweep_calls(None),
+            "^give a list of strategy names, from: new_key, same_key, reconcile, give_up;"
+            " not None$",
+        ),
+        (lambda: sweep_calls(()), "^name at least one strategy, from: new_key, same_key"),
         (lambda: sweep(parallel=0), "parallel must be a whole number from 1 to 32, not 0"),
         (lambda: sweep(parallel=2.5), "parallel must be a whole number from 1 to 32"),
         (lambda: sweep(progress="bar"), PROGRESS),
@@ -270,7 +284,10 @@ def nothing_starts(tmp_path, monkeypatch):
         ),
         (lambda: run_race(step_source="def step(db): pass", hold=3), "hold must be a str, not 3"),
         *[  # / has no name to copy it under, and its copy would hold the whole file system
-            (lambda bad=bad: check_with_files(bad), f"with_files takes .* not / itself.*{bad!r}")
+            (
+                lambda bad=bad: check_with_files(bad),
+                "with_files takes .* not / itself.*" + re.escape(repr(bad)),
+            )
             for bad in ("/", "/tmp/..", [os.path.dirname(__file__), "//"])
         ],
         (

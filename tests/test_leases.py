@@ -244,7 +244,7 @@ def test_a_spec_may_bring_the_second_worker_at_a_moment_of_its_own_within_the_pa
 def test_bad_sweep_input_is_one_line(tmp_path):
     with pytest.raises(LabError, match="pauses must be a list of whole numbers"):
         sweep_claims(pauses=300, out=tmp_path / "s")
-    with pytest.raises(LabError, match="claim methods must be a list of"):
+    with pytest.raises(LabError, match="give a list of claim method names, from: "):
         sweep_claims(methods="lease", out=tmp_path / "s")
     with pytest.raises(LabError, match="unknown claim method 'x'"):
         sweep_claims(methods=["x"], out=tmp_path / "s")

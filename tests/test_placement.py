@@ -93,5 +93,5 @@ def test_bad_input_is_one_line_naming_the_choices():
         explore_placements(("top",))
     with pytest.raises(LabError, match="choose one of: sync, async, exit"):
         explore_placements(("last",), ("syncc",))
-    with pytest.raises(LabError, match="placements must be a list of"):
+    with pytest.raises(LabError, match="give a list of placement names, from: first, middle, last"):
         explore_placements("last")

@@ -151,7 +151,7 @@ def test_bad_input_is_one_line_naming_the_choices(tmp_path):
         CallSpec("reconcile", "slow")
     with pytest.raises(LabError, match="timeout must be a number above 0"):
         run_call("reconcile", "none", timeout=-1)
-    with pytest.raises(LabError, match="strategys must be a list of"):
+    with pytest.raises(LabError, match="give a list of strategy names, from: new_key, same_key"):
         sweep_calls(strategies="new_key")
     with pytest.raises(LabError, match="strategy='custom' goes with recover_source"):
         CallSpec("custom")

@@ -107,9 +107,7 @@ def check_choices(what: str, values: Iterable[str], choices: Iterable[str]) -> t
     by letter: "exit" as kill modes would be 'e', 'x', 'i', 't')."""
     choices = tuple(choices)
     if isinstance(values, str) or not isinstance(values, Iterable):
-        listed = ", ".join(choices)
-        fields = {"what": what, "choices": listed, "value": values}
-        raise LabError(f"{what}s must be a list of: {listed}; not {values!r}", "list", **fields)
+        raise refusal("list", what=what, choices=", ".join(choices), value=values)
     picked = tuple(check_choice(what, value, choices) for value in values)
     if not picked:
         raise refusal("none_named", what=what, choices=", ".join(choices))
