@@ -29,6 +29,7 @@ from labkit.studies.durability.experiment import (
 from labkit.studies.durability.pitfalls import run_pitfall
 from labkit.studies.explorer.with_files import check_with_files
 from labkit.studies.interrupt_resume.experiment import InterruptSpec, run_interrupt
+from labkit.studies.leases.experiment import sweep_claims
 from labkit.studies.postgres.experiment import run_race
 from labkit.studies.unknown_outcome.experiment import sweep_calls
 
@@ -126,6 +127,12 @@ def cli(*args, cwd, **options):
             ("explore", LAB_STEP, "--with-file", ".", "--out", "run"),
             "holds the output folder run: every run would copy itself into itself",
         ),
+        (
+            ("pg-durability", "--mode", "sync,sync"),
+            "argument --mode: durability mode 'sync' is given twice; give each once",
+        ),
+        (("pg-durability", "--graph", "linear,parallel,linear"), "graph 'linear' is given twice"),
+        (("pg-race", "--lock", "none,none"), "lock 'none' is given twice; give each once"),
         (("explode",), "orders"),
         ((), "required"),
     ],
@@ -243,6 +250,26 @@ def nothing_starts(tmp_path, monkeypatch):
             " not None$",
         ),
         (lambda: sweep_calls(()), "^name at least one strategy, from: new_key, same_key"),
+        *[  # two runs of one name: the second ran into the first one's folder, late
+            (call, f"^{twice} is given twice; give each once$")
+            for call, twice in [
+                (lambda: durability_matrix(("linear", "linear")), "graph 'linear'"),
+                (
+                    lambda: durability_matrix(modes=("sync", "async", "sync")),
+                    "durability mode 'sync'",
+                ),
+                (
+                    lambda: run_trials([DurabilitySpec(), DurabilitySpec(timeout=5)], 1),
+                    "spec 'linear.sync.0ms.target_starts'",
+                ),
+                (lambda: sweep_calls(("new_key", "new_key")), "strategy 'new_key'"),
+                (lambda: sweep_calls(faults=("none", "none")), "fault 'none'"),
+                (lambda: sweep_claims(methods=("lease", "lease")), "claim method 'lease'"),
+                (lambda: sweep_claims(pauses=(100, 100)), "pause 100"),
+                (lambda: sweep_claims(leases=(200, 200)), "lease 200"),
+                (lambda: sweep(kill_modes=["exit", "exit"]), "kill mode 'exit'"),
+            ]
+        ],
         (lambda: sweep(parallel=0), "parallel must be a whole number from 1 to 32, not 0"),
         (lambda: sweep(parallel=2.5), "parallel must be a whole number from 1 to 32"),
         (lambda: sweep(progress="bar"), PROGRESS),

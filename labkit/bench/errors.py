@@ -22,6 +22,7 @@ __all__ = [
     "check_bool",
     "check_choice",
     "check_choices",
+    "check_distinct",
     "check_folder",
     "check_function",
     "check_instance",
@@ -111,7 +112,22 @@ def check_choices(what: str, values: Iterable[str], choices: Iterable[str]) -> t
     picked = tuple(check_choice(what, value, choices) for value in values)
     if not picked:
         raise refusal("none_named", what=what, choices=", ".join(choices))
-    return picked
+    return check_distinct(what, picked)
+
+
+def check_distinct(
+    what: str, values: Iterable[T], name: Callable[[T], object] = lambda value: value
+) -> tuple[T, ...]:
+    """`values` if no two have the same `name` (what a run of each is called: its folder's
+    name): the second of two would run into the first one's folder and fail late, after the
+    first had run, on a folder that exists."""
+    values = tuple(values)
+    seen: set[object] = set()
+    for value in values:
+        if name(value) in seen:
+            raise refusal("twice", what=what, value=name(value))
+        seen.add(name(value))
+    return values
 
 
 def check_int(what: str, value: object, low: int, high: int) -> int:

@@ -12,9 +12,11 @@ from __future__ import annotations
 import argparse
 from collections.abc import Callable
 
+from labkit.bench.errors import LabError, check_distinct
 from labkit.bench.postgres import ENV_URL
 from labkit.cli.common import Command, bad_value, echo, leave_out, print_json, progress_bar
 from labkit.language import say
+from labkit.language.refusals import error_line
 from labkit.studies.durability.experiment import (
     CHECKPOINTER_SETUPS,
     DURABILITY_MODES,
@@ -41,7 +43,8 @@ def url_option(command: Command) -> Command:
 
 
 def listed(what: str, choices: object) -> Callable[[str], tuple[str, ...]]:
-    """An argparse type: a comma-separated list, each item one of `choices` (or 'all')."""
+    """An argparse type: a comma-separated list, each item one of `choices` (or 'all'), none
+    twice."""
 
     def parse(text: str) -> tuple[str, ...]:
         picked = tuple(choices) if text == ALL else tuple(t.strip() for t in text.split(","))
@@ -49,7 +52,10 @@ def listed(what: str, choices: object) -> Callable[[str], tuple[str, ...]]:
         if wrong:
             fields = {"what": what, "value": wrong[0], "choices": ", ".join(choices), "all": ALL}
             raise bad_value("listed", **fields)
-        return picked
+        try:
+            return check_distinct(what, picked)
+        except LabError as error:
+            raise argparse.ArgumentTypeError(error_line(error)) from None
 
     return parse
 

@@ -18,6 +18,7 @@ from labkit.bench.errors import (
     check_bool,
     check_choice,
     check_choices,
+    check_distinct,
     check_folder,
     check_function,
     check_instance,
@@ -94,11 +95,16 @@ class DurabilitySpec:
         object.__setattr__(self, "writes_delay_ms", delay)
         object.__setattr__(self, "timeout", check_number("timeout", self.timeout, 0, MAX_TIMEOUT))
 
-    def trial_folder(self, n: int) -> str:
-        """The name of the folder of the spec's `n`th trial (from 1), inside the matrix's."""
+    @property
+    def label(self) -> str:
+        """What its trials' folders are named by: two specs of one label would share them."""
         saver = "" if self.checkpointer == "sqlite" else f"{self.checkpointer}."
         writes = f"writes{self.writes_delay_ms}ms." if self.writes_delay_ms else ""
-        return f"{self.graph}.{self.mode}.{saver}{self.slow_ms}ms.{writes}{self.kill_moment}.{n}"
+        return f"{self.graph}.{self.mode}.{saver}{self.slow_ms}ms.{writes}{self.kill_moment}"
+
+    def trial_folder(self, n: int) -> str:
+        """The name of the folder of the spec's `n`th trial (from 1), inside the matrix's."""
+        return f"{self.label}.{n}"
 
     @property
     def job(self) -> dict:
@@ -163,6 +169,7 @@ def run_trials(
         or not all(isinstance(spec, DurabilitySpec) for spec in specs)
     ):  # all checked before the trial server starts
         raise refusal("specs_form", value=repr(specs))
+    check_distinct("spec", specs, lambda spec: spec.label)
     trials = check_int("trials", trials, 1, MAX_TRIALS)
     out = check_folder("out", out)
     check_function("progress", progress)

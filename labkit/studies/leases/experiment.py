@@ -20,6 +20,7 @@ from pathlib import Path
 
 from labkit.bench.errors import (
     check_choices,
+    check_distinct,
     check_folder,
     check_function,
     check_instance,
@@ -325,7 +326,7 @@ def whole_numbers(what: str, values: Iterable[int], low: int) -> list[int]:
     picked = [check_int(f"{what} (ms)", value, low, MAX_MS) for value in values]
     if not picked:
         raise refusal("ms_none", what=what)
-    return picked
+    return list(check_distinct(what, picked))
 
 
 def check_result(result: object) -> ClaimResult:
