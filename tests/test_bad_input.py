@@ -278,6 +278,13 @@ def nothing_starts(tmp_path, monkeypatch):
         (lambda: deliver_all([("op-1", 3)]), "deliveries must be .key, payload. pairs of str"),
         (lambda: deliver_all("op-1"), "deliveries must be .key, payload. pairs of str"),
         (lambda: deliver_all([("op-1", "v1")], out=1), OUT),
+        *[
+            (lambda bad=bad: lk.CallStepSession(timeout=bad), TIMEOUT)
+            for bad in (None, "5", -1, 0, math.nan)
+        ],
+        *[(lambda bad=bad: lk.compare_exits(out=bad), OUT) for bad in (5, b"x")],
+        (lambda: lk.compare_exits(out=""), "out must name a folder, not ''"),
+        (lambda: lk.run_outbox_graph(progress="x"), PROGRESS),
         (lambda: lk.clean_runs(dry_run="no"), "dry_run must be True or False, not 'no'"),
         (lambda: lk.execute(None), "spec must be a RunSpec, such as RunSpec.'atomic'"),
         (lambda: lk.execute("x"), "spec must be a RunSpec, such as .*, not 'x'"),

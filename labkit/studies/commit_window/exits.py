@@ -10,6 +10,7 @@ import os
 import sys
 from pathlib import Path
 
+from labkit.bench.errors import check_folder
 from labkit.bench.folders import holds_run_dirs, new_run_dir
 from labkit.bench.launcher import WorkerProcess
 
@@ -36,7 +37,7 @@ def worker(job: dict) -> None:
 @holds_run_dirs
 def compare_exits(out: Path | str | None = None) -> dict[str, dict]:
     """Each way of exiting, in a worker of its own: its exit status and the log's lines."""
-    root = new_run_dir(out, prefix="exits-")
+    root = new_run_dir(check_folder("out", out), prefix="exits-")
     seen = {}
     for way in EXITS:
         run_dir = root / way

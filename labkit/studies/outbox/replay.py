@@ -17,7 +17,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from labkit.bench import server
-from labkit.bench.errors import check_folder
+from labkit.bench.errors import check_folder, check_function
 from labkit.bench.failures import FAILED, failing_run, first_failure
 from labkit.bench.folders import keep_json
 from labkit.bench.launcher import WorkerProcess, WorkerReport, read_report
@@ -114,6 +114,7 @@ def run_outbox_graph(
     (node_runs and the ledger, the counts before the relay and after, deliveries, outcome).
     `progress(done, 3, None)` as each of the three steps ends."""
     spec = OutboxSpec(consumer, out=check_folder("out", out), timeout=timeout)  # bad input here
+    check_function("progress", progress)
     where = None if spec.out is None else str(spec.out)
     return server.call(
         "labkit.studies.outbox.replay:run_here",

@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 
-from labkit.bench.errors import check_folder
+from labkit.bench.errors import MAX_TIMEOUT, check_folder, check_number
 from labkit.bench.folders import new_run_dir
 from labkit.bench.launcher import WorkerReport
 from labkit.bench.snapshot import Snapshot, read_tables
@@ -34,6 +34,7 @@ class CallStepSession(PausedWorker):
         timeout: float = 600.0,
     ) -> None:
         self.spec = CallSpec(strategy, fault, out=check_folder("out", out))
+        timeout = check_number("timeout", timeout, 0, MAX_TIMEOUT)  # the caller's, paused
         super().__init__(new_run_dir(self.spec.out, prefix="unknown-outcome-step-"))
         self.spec = replace(self.spec, out=self.run_dir)
         self.lab = CallLab(self.run_dir / SERVICE_DIR)
