@@ -133,6 +133,7 @@ def cli(*args, cwd, **options):
         ),
         (("pg-durability", "--graph", "linear,parallel,linear"), "graph 'linear' is given twice"),
         (("pg-race", "--lock", "none,none"), "lock 'none' is given twice; give each once"),
+        (("run", "atomic", "--out", "missing/run"), "/missing is not there; make it first"),
         (("explode",), "orders"),
         ((), "required"),
     ],
@@ -299,6 +300,11 @@ def nothing_starts(tmp_path, monkeypatch):
         (
             lambda: run_trials([DurabilitySpec()], 1, out="/etc/passwd/x"),
             "cannot make the output folder /etc/passwd/x: Not a directory .*is a file",
+        ),
+        (
+            lambda: lk.run("atomic", out=f"{tempfile.gettempdir()}/missing/x"),
+            "^cannot make the output folder .*/missing/x: the folder .*/missing is not there;"
+            r" make it first \(labkit makes the last folder of a path only\)$",
         ),
         (lambda: lk.runs_home(1), "room_for must be the name of a folder .*, not 1"),
         (

@@ -905,9 +905,19 @@ def test_a_marker_that_is_not_a_plain_file_is_said_and_a_fifo_folder_never_block
     assert sorted(lk.clean_runs().not_ours) == ["fifo-folder", "fifo-marker", "unmarked"]
 
 
-def test_an_output_folder_is_made_with_its_parents_or_one_line_says_why(tmp_path, monkeypatch):
-    nested = new_run_dir(tmp_path / "a" / "b" / "out")
-    assert nested == (tmp_path / "a" / "b" / "out").resolve() and nested.is_dir()
+def test_an_output_folder_is_made_without_its_parents_or_one_line_says_why(tmp_path, monkeypatch):
+    """Only the last folder of `out` is made: a typo above it ("/tmp/runz/x") is refused, not
+    made into a tree of folders nobody asked for."""
+    made = new_run_dir(tmp_path / "out")
+    assert made == (tmp_path / "out").resolve() and made.is_dir()
+    nested = tmp_path / "a" / "b" / "out"
+    with pytest.raises(lk.LabError) as raised:
+        new_run_dir(nested)
+    assert str(raised.value) == (
+        f"cannot make the output folder {nested}: the folder {tmp_path / 'a' / 'b'} is not"
+        " there; make it first (labkit makes the last folder of a path only)"
+    )
+    assert not (tmp_path / "a").exists()
     raced = tmp_path / "raced"
     monkeypatch.setattr(folders, "check_run_dir", lambda out, prefix, deepest: raced.mkdir())
     with pytest.raises(lk.LabError) as raised:
@@ -921,6 +931,10 @@ def test_an_output_folder_is_made_with_its_parents_or_one_line_says_why(tmp_path
         new_run_dir(out)
     said = f"cannot make the output folder {out}: Not a directory ({tmp_path / 'file'} is a file)"
     assert str(raised.value) == said
+    with pytest.raises(lk.LabError) as raised:
+        new_run_dir(nested)  # its parent went between the check and the mkdir
+    said = f"cannot make the output folder {nested}: No such file or directory"
+    assert str(raised.value) == said and not (tmp_path / "a").exists()
 
 
 def test_a_full_home_or_an_unmakeable_one_is_one_line_naming_it(tmpdir_env, monkeypatch):

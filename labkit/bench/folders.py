@@ -100,7 +100,7 @@ def new_run_dir(out: Path | str | None, prefix: str = "commit-window-", deepest:
     if out is not None:
         path = Path(out)
         try:
-            path.mkdir(parents=True)
+            path.mkdir()
         except FileExistsError:
             message = f"output folder {path} already exists; name a new one"
             raise LabError(message, "exists", path=str(path)) from None

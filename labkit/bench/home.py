@@ -15,7 +15,7 @@ import stat
 import tempfile
 from pathlib import Path
 
-from labkit.bench.errors import LabError, check_instance
+from labkit.bench.errors import LabError, check_instance, refusal
 from labkit.bench.own_names import LABS_OWN
 
 __all__ = [
@@ -159,8 +159,9 @@ def check_room(folder: Path, what: str, where: Path) -> None:
 
 
 def check_run_dir(out: Path | str | None, prefix: str, deepest: str = "") -> None:
-    """Refuse, before anything is made, a run folder that `new_run_dir` could not make, or one
-    too deep for SQLite to open the files of `deepest`, the longest folder to be made in it."""
+    """Refuse, before anything is made, a run folder that `new_run_dir` could not make (its
+    parent missing: a typo in it would otherwise make a tree of folders where none was meant),
+    or one too deep for SQLite to open the files of `deepest`, the longest folder in it."""
     if out is None:
         runs_keep_bytes()  # a bad LABKIT_RUNS_KEEP_MB: one line before anything is made
         runs_home(room_for=os.path.join(f"{prefix}{'x' * 8}", deepest))  # mkdtemp adds 8
@@ -172,6 +173,9 @@ def check_run_dir(out: Path | str | None, prefix: str, deepest: str = "") -> Non
             f"output folder {path} already exists; name a new one", "exists", path=str(path)
         )
     parent = next(p for p in path.absolute().parents if os.path.lexists(p))  # "/" always is
+    if parent.is_dir() and parent != path.absolute().parent:  # only the last folder is made
+        where = str(path.absolute().parent)
+        raise refusal("parent_missing", what="the output folder", path=str(path), parent=where)
     problem = (
         errno.ENOTDIR
         if not parent.is_dir()
