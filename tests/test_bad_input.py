@@ -105,7 +105,7 @@ def cli(*args, cwd, **options):
         (("durability", "--slow-ms", "9999"), "slow-ms must be a whole number from 0 to 5000"),
         (("durability", "--kill-moment", "target_start"), "target_starts, others_done"),
         (("durability", "--graph", "linear", "--kill-moment", "others_done"), "parallel graph"),
-        (("interrupt", "--kill-at", "paused"), "a kill needs cross_process=True"),
+        (("interrupt", "--kill-at", "paused"), "a kill needs --cross-process"),
         (("interrupt", "--kill-at", "pause", "--cross-process"), "none, before_create"),
         (("pitfall", "nope"), "choose one of: recover_after_exit_kill, unknown_thread"),
         (("show", "missing"), "missing is not there; give a run folder"),
@@ -144,6 +144,35 @@ def test_cli_bad_input_exits_2_with_one_line(tmp_path, args, names):
     assert done.stderr.count("\n") == 1 and names in done.stderr
     assert "Traceback" not in done.stderr and done.stdout == ""
     assert list(tmp_path.iterdir()) == []  # nothing was written
+
+
+@pytest.mark.parametrize(
+    ("args", "said"),
+    [
+        (
+            ("interrupt", "--key", "custom"),
+            "unknown key strategy 'custom'; choose one of: fresh, stable",
+        ),
+        (
+            ("interrupt", "--kill-at", "after_create"),
+            "a kill needs --cross-process: only a fresh process can resume",
+        ),
+        (
+            ("outbox", "--consumer", "yours"),
+            "unknown consumer 'yours'; choose one of: plain, dedupe",
+        ),
+        (
+            ("call", "--strategy", "custom"),
+            "unknown strategy 'custom'; choose one of: new_key, same_key, reconcile, give_up",
+        ),
+    ],
+)
+def test_the_cli_offers_only_what_it_can_take_and_says_its_own_flags(tmp_path, args, said):
+    """A key, consumer or strategy of the reader's own is Python code, which no flag takes: the
+    command line lists the lab's alone, and asks for --cross-process by its flag."""
+    done = cli(*args, cwd=tmp_path)
+    assert (done.returncode, done.stdout, done.stderr) == (2, "", f"labkit: error: {said}\n")
+    assert list(tmp_path.iterdir()) == []
 
 
 @pytest.mark.parametrize(

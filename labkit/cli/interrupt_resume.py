@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 
+from labkit.bench.errors import check_choice
 from labkit.cli.common import Command, echo, print_json
 
 __all__ = ["register"]
@@ -16,8 +17,14 @@ def register(commands: argparse._SubParsersAction) -> None:
 
 
 def cmd_interrupt(args: argparse.Namespace) -> None:
-    from labkit.studies.interrupt_resume.experiment import run_interrupt
+    from labkit.studies.interrupt_resume.experiment import (
+        KEY_STRATEGIES,
+        check_kill_point,
+        run_interrupt,
+    )
 
+    check_choice("key strategy", args.key, KEY_STRATEGIES)  # "custom" takes Python code
+    check_kill_point(args.kill_at, args.cross_process, "--cross-process")
     result = run_interrupt(
         args.key, args.layout, args.cross_process, args.kill_at, approval=not args.reject
     )

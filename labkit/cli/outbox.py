@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from collections.abc import Callable
 
-from labkit.bench.errors import refusal
+from labkit.bench.errors import check_choice, refusal
 from labkit.cli.common import (
     Command,
     echo,
@@ -34,6 +34,7 @@ def register(commands: argparse._SubParsersAction) -> None:
 def cmd_outbox(args: argparse.Namespace, answer: Callable[[str], str] = read_key) -> None:
     from labkit.studies.outbox.experiment import OutboxSpec, execute_outbox
 
+    check_choice("consumer", args.consumer, CONSUMERS)  # "yours" takes Python code
     spec = OutboxSpec(args.consumer, args.kill_at, args.out)  # bad input: one line, status 2
     if args.sweep:
         show_sweep(args)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from collections.abc import Callable
 
-from labkit.bench.errors import refusal
+from labkit.bench.errors import check_choice, refusal
 from labkit.cli.common import Command, echo, progress_bar, show, step_through
 from labkit.keypress import read_key
 from labkit.language import say
@@ -28,6 +28,7 @@ def cmd_call(args: argparse.Namespace, answer: Callable[[str], str] = read_key) 
     from labkit.studies.unknown_outcome.experiment import run_call
     from labkit.views.call_text import format_call
 
+    check_choice("strategy", args.strategy, STRATEGIES)  # "custom" takes Python code
     if args.step:
         from labkit.studies.unknown_outcome.caller import CALLER_POINTS
         from labkit.studies.unknown_outcome.spec import CallSpec

@@ -20,7 +20,14 @@ from labkit.bench.ledger import read_ledger
 from labkit.bench.snapshot import read_tables
 from labkit.bench.tickets import TICKETS_FILE
 
-__all__ = ["INTERRUPT_KILL_POINTS", "KEY_STRATEGIES", "LAYOUTS", "InterruptSpec", "run_interrupt"]
+__all__ = [
+    "INTERRUPT_KILL_POINTS",
+    "KEY_STRATEGIES",
+    "LAYOUTS",
+    "InterruptSpec",
+    "check_kill_point",
+    "run_interrupt",
+]
 
 KEY_STRATEGIES = ("fresh", "stable")  # a new UUID per node run, or the operation id of the input
 # create + review in one node; prepare → approve → execute; the same, execute committing a
@@ -50,9 +57,15 @@ class InterruptSpec:
         check_choice("layout", self.layout, LAYOUTS)
         check_bool("cross_process", self.cross_process)
         check_bool("approval", self.approval)
-        check_choice("kill point", self.kill_at, INTERRUPT_KILL_POINTS)
-        if self.kill_at != "none" and not self.cross_process:
-            raise refusal("kill_needs_cross_process")
+        check_kill_point(self.kill_at, self.cross_process)
+
+
+def check_kill_point(kill_at: str, cross_process: bool, needs: str = "cross_process=True") -> None:
+    """A kill point, and a fresh process to resume in if it kills: `needs` says how the caller
+    asks for one (cross_process=True in Python, --cross-process on the command line)."""
+    check_choice("kill point", kill_at, INTERRUPT_KILL_POINTS)
+    if kill_at != "none" and not cross_process:
+        raise refusal("kill_needs_cross_process", needs=needs)
 
 
 def ticket_rows(run_dir: Path) -> list[list]:
