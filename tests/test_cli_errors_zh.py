@@ -113,6 +113,16 @@ def test_an_output_folder_too_deep_or_under_a_file_is_said_in_chinese(tmp_path):
             "秒数必须是一个数，而不是 soon",
             "a number of seconds, not 'soon'",
         ),
+        (
+            ("explore", "my_step:step", "--timeout", "abc"),
+            "秒数必须是一个数，而不是 abc",
+            "a number of seconds, not 'abc'",
+        ),
+        (
+            ("explore", "my_step:step", "--resume", "{bad"),
+            "不是 JSON：“{bad”；请给出一个 JSON 值，例如",
+            "not JSON: '{bad'; give a JSON value, e.g.",
+        ),
     ],
 )
 def test_an_option_s_bad_value_is_said_in_chinese(tmp_path, args, chinese, english):

@@ -27,6 +27,7 @@ __all__ = [
     "out_option",
     "print_json",
     "progress_bar",
+    "seconds",
     "show",
     "step_through",
     "whole_number",
@@ -84,6 +85,14 @@ def whole_number(what: str, low: int, high: int) -> Callable[[str], int]:
             raise argparse.ArgumentTypeError(error_line(error)) from None
 
     return parse
+
+
+def seconds(text: str) -> float:
+    """An argparse type: a number of seconds (its range is the spec's to check)."""
+    try:
+        return float(text)
+    except ValueError:
+        raise bad_value("seconds", value=text) from None
 
 
 def leave_out(why: str, given: dict[str, bool], **fields: object) -> None:

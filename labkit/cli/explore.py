@@ -16,7 +16,7 @@ import argparse
 import json
 import sys
 
-from labkit.cli.common import out_option, print_json, progress_bar
+from labkit.cli.common import bad_value, out_option, print_json, progress_bar, seconds
 from labkit.language import say
 
 __all__ = ["register"]
@@ -107,18 +107,7 @@ def json_value(text: str) -> object:
     try:
         return json.loads(text)
     except json.JSONDecodeError:
-        raise argparse.ArgumentTypeError(
-            f"""not JSON: {text!r}; give a JSON value, e.g. '{{"action": "approve"}}', true, """
-            "'\"yes\"' or '[1, 2]'"
-        ) from None
-
-
-def seconds(text: str) -> float:
-    """--timeout's number, or the one line that says what it takes (status 2)."""
-    try:
-        return float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}; e.g. 60") from None
+        raise bad_value("not_json", value=text) from None
 
 
 def start_server_meanwhile(kind: str) -> None:

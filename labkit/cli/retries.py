@@ -7,11 +7,11 @@ import argparse
 
 from labkit.cli.common import (
     Command,
-    bad_value,
     echo,
     leave_out,
     print_json,
     progress_bar,
+    seconds,
     show,
 )
 from labkit.studies.retries.spec import (
@@ -39,14 +39,6 @@ RUN_OPTIONS = {
     "orders": "--orders",
     "asynchronous": "--async",
 }
-
-
-def seconds(text: str) -> float:
-    """An argparse type: a number of seconds (its range is the spec's to check)."""
-    try:
-        return float(text)
-    except ValueError:
-        raise bad_value("seconds", value=text) from None
 
 
 def register(commands: argparse._SubParsersAction) -> None:
