@@ -134,6 +134,12 @@ def cli(*args, cwd, **options):
         (("pg-durability", "--graph", "linear,parallel,linear"), "graph 'linear' is given twice"),
         (("pg-race", "--lock", "none,none"), "lock 'none' is given twice; give each once"),
         (("run", "atomic", "--out", "missing/run"), "/missing is not there; make it first"),
+        (
+            ("explore", LAB_STEP, "--resume", "true", "--config", "{}", "--durability", "exit")
+            + ("--out", "run"),
+            "a step answers no interrupts and takes no config or durability mode, as a graph"
+            " does; leave out resume, config, durability\n",
+        ),
         (("explode",), "orders"),
         ((), "required"),
     ],
@@ -365,6 +371,16 @@ def nothing_starts(tmp_path, monkeypatch):
             ),
             "with_files .* holds the output folder .*/run: every run would copy itself into it",
         ),
+        *[  # a step answers no interrupts and takes no config or durability mode
+            (lambda given=given: lk.explore(LAB_STEP, **given), f"; leave out {name}$")
+            for name, given in [
+                ("resume", {"resume": {"action": "approve"}}),
+                ("resume_by", {"resume_by": "json:loads"}),
+                ("resumes", {"resumes": ["yes", "no"]}),
+                ("config", {"config": {"configurable": {"user_id": "u1"}}}),
+                ("durability", {"durability": "async"}),
+            ]
+        ],
         (
             lambda: lk.explore(LAB_STEP, with_files=[tempfile.gettempdir()]),
             "with_files .* holds the runs home .*labkit-runs-",

@@ -65,6 +65,7 @@ class ExploreSpec:
         check_resume(self.resume, self.resume_by, self.resumes)
         check_config(self.config)
         check_postgres(self.postgres, self.kind)
+        check_step_options(self)
         object.__setattr__(self, "ignore_files", check_ignore_files(self.ignore_files))
         object.__setattr__(self, "with_files", check_with_files(self.with_files))
 
@@ -96,6 +97,23 @@ def check_resume(resume: object, resume_by: dict | None, resumes: object = None)
         except (TypeError, ValueError):
             kind = type(given).__name__
             raise refusal(f"explore_{code}_json", kind=kind) from None
+
+
+def check_step_options(spec: ExploreSpec) -> None:
+    """A step answers no interrupts and takes no config or durability mode: a value given for
+    one would be left unread, and the reader think it counted."""
+    if spec.kind != "step":
+        return
+    given = {
+        "resume": spec.resume is not None,
+        "resume_by": spec.resume_by is not None,
+        "resumes": spec.resumes is not None,
+        "config": spec.config is not None,
+        "durability": spec.durability != ExploreSpec.durability,
+    }
+    unread = [option for option, was_given in given.items() if was_given]
+    if unread:
+        raise refusal("explore_step_options", options=", ".join(unread))
 
 
 def check_ignore_files(patterns: object) -> tuple[str, ...]:
