@@ -445,8 +445,11 @@ def mutate_one(module: str) -> tuple[str, dict[str, str]]:
 
 def main() -> None:
     commands = {"lab": lab, "test": test, "binder": binder, "mutate": mutate, "hub": hub}
-    if len(sys.argv) < 2 or sys.argv[1] not in commands:
-        sys.exit(f"usage: python3 tasks.py {{{'|'.join(commands)}}} [extra arguments]")
+    if len(sys.argv) < 2 or sys.argv[1] not in commands:  # a usage error: status 2, as argparse
+        print(
+            f"usage: python3 tasks.py {{{'|'.join(commands)}}} [extra arguments]", file=sys.stderr
+        )
+        sys.exit(2)
     os.chdir(ROOT)
     if sys.argv[1] != "binder":  # that one only writes two files
         set_up()

@@ -179,6 +179,15 @@ def test_readme_binder_badges_open_existing_lessons():
     assert set(targets) == lessons  # every lesson, English and Chinese, once at least
 
 
+@pytest.mark.parametrize("command", [["bogus"], []])
+def test_tasks_says_its_usage_and_exits_2_without_a_command_it_has(command):
+    done = subprocess.run(
+        [sys.executable, "tasks.py", *command], cwd=ROOT, capture_output=True, text=True, timeout=60
+    )
+    assert (done.returncode, done.stdout) == (2, "")
+    assert done.stderr == "usage: python3 tasks.py {lab|test|binder|mutate|hub} [extra arguments]\n"
+
+
 @pytest.mark.parametrize(
     ("platform", "words"),
     [("win32", ["WSL 2", "wsl --install", "python3 tasks.py lab", "Binder"]), ("aix", ["aix"])],
