@@ -114,6 +114,11 @@ def test_an_output_folder_too_deep_or_under_a_file_is_said_in_chinese(tmp_path):
             "a number of seconds, not 'soon'",
         ),
         (
+            ("pg-durability", "--mode", "sync,sync"),
+            "durability 档“sync”给了两次；每个只给一次",
+            "durability mode 'sync' is given twice; give each once",
+        ),
+        (
             ("explore", "my_step:step", "--timeout", "abc"),
             "秒数必须是一个数，而不是 abc",
             "a number of seconds, not 'abc'",
