@@ -62,6 +62,7 @@ def test_a_mark_committed_before_the_ticket_loses_it_to_a_kill_between_the_two(k
     r = run_interrupt("stable", "mark_first", cross_process=True, kill_at=kill_at)
     assert r["exits"] == {"first": 0, "resume": -9, "recover": 0}  # killed in execute, recovered
     assert len(r["tickets"]) == tickets  # the ticket service's rows, read back
+    assert r["outcome"] == ("lost" if tickets == 0 else "consistent")
     assert r["recover"]["receipt_seen"] is False  # the recovery skipped execute either way
     marks = read_tables(Path(r["run_dir"]) / "filed.db")["filed"].rows
     assert marks == [["request-42/create-ticket/v1"]]

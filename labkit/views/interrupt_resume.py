@@ -44,10 +44,11 @@ ANSWER_COLUMNS = ("tenant", "key", "body", "ticket_id", "answer")
 
 
 def verdict(result: dict) -> str:
-    """One ticket is the consistent outcome; more are duplicates; a failed process, no outcome."""
+    """One ticket is the consistent outcome; more are duplicates, none is lost; a failed process,
+    no outcome."""
     if result.get("failure"):
         return outcome_badge(FAILED, result["failure"])
-    return outcome_word(result["outcome"], outcome_words(result))  # consistent or duplicate
+    return outcome_word(result["outcome"], outcome_words(result))  # consistent, duplicate, lost
 
 
 def resumed_how(how: list[str]) -> str:

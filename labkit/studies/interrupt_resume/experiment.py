@@ -127,7 +127,8 @@ def run_here(spec: dict, out: str | None = None) -> dict:
     reports = {role: read_report(run_dir, role) for role in workers}
     receipts = [ln["ticket_id"] for ln in read_ledger(run_dir) if ln["phase"] == "ticket"]
     tickets = ticket_rows(run_dir)
-    count = "consistent" if len(tickets) == 1 else "duplicate"  # one request, one ticket
+    # one request, one ticket: none is lost (mark_first, killed between its mark and the ticket)
+    count = {0: "lost", 1: "consistent"}.get(len(tickets), "duplicate")
     result = {
         **asdict(spec),
         "node_calls": len(receipts),
