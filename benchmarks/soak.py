@@ -146,7 +146,8 @@ def interrupt_run(rng: random.Random) -> str:
     cross_process = rng.random() < 0.5
     kill_at = rng.choice(INTERRUPT_KILL_POINTS) if cross_process else "none"
     result = run_interrupt(rng.choice(KEY_STRATEGIES), rng.choice(LAYOUTS), cross_process, kill_at)
-    check(result["node_calls"] >= 1, f"interrupt run: {result}")
+    # a run that ends without a failure (mark_first killed before its ticket makes none: lost)
+    check(result["failure"] is None, f"interrupt run: {result}")
     return "interrupt"
 
 
