@@ -73,11 +73,14 @@ def test_a_committed_row_survives_a_sigkill_of_every_server_process_and_an_open_
 
 
 def segments_of(uid: int) -> set[str]:
-    """The POSIX shared memory segments of Postgres's in /dev/shm that `uid` owns now."""
+    """The POSIX shared memory segments of Postgres's in /dev/shm that `uid` owns now and that
+    hold something: initdb's look for whether POSIX shared memory works makes an empty one and
+    removes it at once (and another test's initdb may be making one meanwhile)."""
     found = set()
     for name in os.listdir("/dev/shm"):
         with contextlib.suppress(FileNotFoundError):  # removed meanwhile
-            if name.startswith("PostgreSQL.") and os.stat(f"/dev/shm/{name}").st_uid == uid:
+            info = os.stat(f"/dev/shm/{name}")
+            if name.startswith("PostgreSQL.") and info.st_uid == uid and info.st_size > 0:
                 found.add(name)
     return found
 
