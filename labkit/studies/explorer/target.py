@@ -240,9 +240,7 @@ def packages_from(folder: str, module: str) -> None:
         else:
             spec = importlib.machinery.ModuleSpec(name, None, is_package=True)
             spec.submodule_search_locations = [location]
-        package = executed(spec)
-        if depth > 1:
-            setattr(sys.modules[".".join(parts[: depth - 1])], parts[depth - 1], package)
+        executed(spec)
 
 
 def import_by_name(name: str) -> object:
@@ -252,16 +250,13 @@ def import_by_name(name: str) -> object:
     spec = importlib.util.find_spec(name)  # its parent packages imported as usual
     if spec is None:
         raise ModuleNotFoundError(f"No module named {name!r}", name=name)
-    module = executed(spec)
-    parent, _, child = name.rpartition(".")
-    if parent:
-        setattr(sys.modules[parent], child, module)
-    return module
+    return executed(spec)
 
 
 def executed(spec: importlib.machinery.ModuleSpec) -> object:
     """The module of `spec`, registered under its name (so that LangGraph can pickle what it
-    defines) and run; a module of Python source from `code_cache`."""
+    defines) and as its package's attribute, and run; a module of Python source from
+    `code_cache`."""
     module = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = module
     try:
@@ -272,4 +267,7 @@ def executed(spec: importlib.machinery.ModuleSpec) -> object:
     except BaseException:
         sys.modules.pop(spec.name, None)  # as a failed import leaves it
         raise
+    parent, _, child = spec.name.rpartition(".")
+    if parent:  # as an import does: `shop.orders` is also `shop`'s attribute `orders`
+        setattr(sys.modules[parent], child, module)
     return module
