@@ -123,9 +123,10 @@ def run_from_the_start(job: dict, world: object, trace: Trace, loaded: list[str]
     finished = world.run_first(job, points) is not False  # a graph says; a step ends done
     points.reap()
     if recording:
-        points.note_changes_without_a_point(ignored=bookkeeping())
+        kept = bookkeeping()  # the service's files, where the run called it
+        points.note_changes_without_a_point(ignored=kept)
         end = state_of(job)
-        seen = judged_part(end, [*job["ignore_files"], *bookkeeping()])
+        seen = judged_part(end, [*job["ignore_files"], *kept])
         state = CrashState(None, seen, seen, seen, finished=finished, run_dir=job["run_dir"])
         verdict = judge(checker, state)
         report(
@@ -134,7 +135,7 @@ def run_from_the_start(job: dict, world: object, trace: Trace, loaded: list[str]
             temporaries=sorted(points.pointed - set(end)),  # written, then renamed or removed
             points=points.count,
             imported=newly_imported(loaded),
-            bookkeeping=bookkeeping(),
+            bookkeeping=kept,
             **verdict,
         )
 
