@@ -109,6 +109,13 @@ def cli(*args, cwd, **options):
         (("interrupt", "--kill-at", "pause", "--cross-process"), "none, before_create"),
         (("pitfall", "nope"), "choose one of: recover_after_exit_kill, unknown_thread"),
         (("show", "missing"), "missing is not there; give a run folder"),
+        (("show", ""), "name a run folder, not ''; give one that holds *.db files"),
+        (("run",), f"name a write order, one of: {ORDER_CHOICES}"),
+        (("step",), f"name a write order, one of: {ORDER_CHOICES}"),
+        (("tool-step",), "name a tool step, one of: queue_pop, queue_claim, pending_first"),
+        (("pitfall",), "name a pitfall, one of: recover_after_exit_kill, unknown_thread"),
+        (("call", "--timeout", "abc"), "argument --timeout: a number of seconds, not 'abc'"),
+        (("call-sweep", "--timeout", "soon"), "a number of seconds, not 'soon'"),
         (
             ("pg-window", "effect_first", "--sweep"),
             "--sweep runs every order at every kill point; leave out the order effect_first",
@@ -605,3 +612,11 @@ def test_the_hub_checks_every_argument_before_it_makes_a_user(monkeypatch, argum
     with pytest.raises(lk.LabError) as refused:
         start.run(start.parse(["--participants", "2", *arguments]))
     assert str(refused.value) == said
+
+
+def test_the_state_viewer_refuses_an_empty_folder_name_it_would_read_as_this_folder():
+    """Path("") is ".": `show ""` would look at wherever the reader stands."""
+    from labkit.bench.snapshot import snapshot_folder
+
+    with pytest.raises(lk.LabError, match=r"^name a run folder, not ''; give one that holds"):
+        snapshot_folder("")

@@ -119,6 +119,11 @@ def test_an_output_folder_too_deep_or_under_a_file_is_said_in_chinese(tmp_path):
             "durability mode 'sync' is given twice; give each once",
         ),
         (
+            ("call", "--timeout", "abc"),
+            "秒数必须是一个数，而不是 abc",
+            "a number of seconds, not 'abc'",
+        ),
+        (
             ("explore", "my_step:step", "--timeout", "abc"),
             "秒数必须是一个数，而不是 abc",
             "a number of seconds, not 'abc'",
@@ -183,3 +188,16 @@ def test_an_ignored_file_above_the_run_folder_is_said_in_one_line_in_both(tmp_pa
         "folder such as '*.log' or 'logs/*', or outside it by an absolute path such as "
         "'/var/log/agent/*.log' (a str, or a list of them), not ['../agent.log']"
     ]
+
+
+@pytest.mark.parametrize(
+    ("args", "chinese"),
+    [
+        (("run",), "labkit：错误：请给出一个写入顺序，从中选一个：effect_first, checkpoint_first"),
+        (("pitfall",), "labkit：错误：请给出一个陷阱，从中选一个：recover_after_exit_kill"),
+        (("show", ""), "labkit：错误：请给出一个运行目录，而不是 ''；即存有 *.db 文件的目录"),
+    ],
+)
+def test_a_missing_choice_or_an_empty_run_folder_is_said_in_chinese(tmp_path, args, chinese):
+    zh, _ = labkit(tmp_path, *args)
+    assert len(zh) == 1 and zh[0].startswith(chinese), zh

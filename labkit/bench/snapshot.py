@@ -95,6 +95,8 @@ def take_snapshot(run_dir: Path, files: tuple[str, ...]) -> Snapshot:
 def snapshot_folder(run_dir: Path | str) -> Snapshot:
     """Every SQLite file (*.db) in a run folder: the state viewer for any run, old or new."""
     folder = Path(check_instance("run_dir", run_dir, str | os.PathLike, "folder_path"))
+    if os.fspath(run_dir) == "":  # Path("") is the current folder: a slip, not a choice
+        raise refusal("run_folder_empty")
     try:  # inside another user's private folder (their runs home), even a look is refused
         is_folder, exists = folder.is_dir(), folder.exists()
     except OSError as error:

@@ -22,18 +22,20 @@ __all__ = ["register"]
 def register(commands: argparse._SubParsersAction) -> None:
     Command(commands, "commit_window", "orders", cmd_orders)
 
-    one = Command(commands, "commit_window", "run", cmd_run).choice("order", ORDERS)
+    one = Command(commands, "commit_window", "run", cmd_run).choice("order", ORDERS, "write order")
     one.add("--kill-at", default=NO_KILL).choice("--kill-mode", KILL_MODES, default="exit")
     one.out().json()
 
     many = Command(commands, "commit_window", "sweep", cmd_sweep)
     many.choice("--kill-mode", KILL_MODES, default="exit").out("sweep").json()
 
-    tool = Command(commands, "commit_window", "tool-step", cmd_tool_step).choice("step", TOOL_STEPS)
+    tool = Command(commands, "commit_window", "tool-step", cmd_tool_step)
+    tool.choice("step", TOOL_STEPS, "tool step")
     tool.add("--kill-at", default=NO_KILL).choice("--kill-mode", KILL_MODES, default="exit")
     tool.out().json()
 
-    Command(commands, "commit_window", "step", cmd_step, step=True).choice("order", ORDERS).out()
+    stepped = Command(commands, "commit_window", "step", cmd_step, step=True)
+    stepped.choice("order", ORDERS, "write order").out()
 
 
 def cmd_orders(args: argparse.Namespace) -> None:

@@ -57,10 +57,20 @@ def victim(session: object) -> str:
     return say(f"cli.who.{session.killed}")
 
 
+REQUIRED = "the following arguments are required: "  # argparse's words for what is missing
+
+
 class Parser(argparse.ArgumentParser):
-    """argparse, but a usage error is one line, like every other bad input here."""
+    """argparse, but a usage error is one line, like every other bad input here; a missing
+    argument that has choices (`Command.choice`) names them, where argparse names only it."""
 
     def error(self, message: str) -> None:
+        if message.startswith(REQUIRED):
+            missing = message.removeprefix(REQUIRED).split(", ")
+            for action in self._actions:
+                named = getattr(action, "named_choices", None)
+                if named and action.dest in missing:
+                    raise refusal("name_one", what=named[0], choices=", ".join(named[1]))
         raise LabError(message, "usage", line=message)
 
     def print_help(self, file: TextIO | None = None) -> None:
@@ -147,9 +157,16 @@ class Command:
         (among or self.parser).add_argument(*flags, help=helped, **options)
         return self
 
-    def choice(self, flag: str, choices: Iterable[str], **options: object) -> Command:
-        """An argument whose help lists its `choices` (the study checks the value)."""
-        return self.add(flag, fields={"choices": ", ".join(choices)}, **options)
+    def choice(
+        self, flag: str, choices: Iterable[str], what: str | None = None, **options: object
+    ) -> Command:
+        """An argument whose help lists its `choices` (the study checks the value). A required
+        one names `what` each choice is ("write order"): left out, the parser's line lists them."""
+        choices = list(choices)
+        self.add(flag, fields={"choices": ", ".join(choices)}, **options)
+        if what:
+            self.parser._actions[-1].named_choices = (what, choices)
+        return self
 
     def number(self, flag: str, low: int, high: int, default: int, **fields: object) -> Command:
         """A whole number from `low` to `high`, or one line that says so."""

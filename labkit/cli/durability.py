@@ -22,7 +22,7 @@ def register(commands: argparse._SubParsersAction) -> None:
 
     Command(commands, "durability", "in-memory", cmd_in_memory).json()
     Command(commands, "durability", "library", cmd_library).json()
-    Command(commands, "durability", "pitfall", cmd_pitfall).choice("name", PITFALLS)
+    Command(commands, "durability", "pitfall", cmd_pitfall).choice("name", PITFALLS, "pitfall")
 
 
 def cmd_durability(args: argparse.Namespace) -> None:

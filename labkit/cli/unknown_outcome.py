@@ -6,7 +6,7 @@ import argparse
 from collections.abc import Callable
 
 from labkit.bench.errors import check_choice, refusal
-from labkit.cli.common import Command, echo, progress_bar, show, step_through
+from labkit.cli.common import Command, echo, progress_bar, seconds, show, step_through
 from labkit.keypress import read_key
 from labkit.language import say
 from labkit.studies.unknown_outcome.spec import FAULTS, STRATEGIES
@@ -18,10 +18,10 @@ def register(commands: argparse._SubParsersAction) -> None:
     call = Command(commands, "unknown_outcome", "call", cmd_call)
     call.choice("--strategy", STRATEGIES, default="reconcile")
     call.choice("--fault", FAULTS, default="reply_lost")
-    call.add("--timeout", type=float, default=0.2).out().json().switch("--step")
+    call.add("--timeout", type=seconds, default=0.2).out().json().switch("--step")
 
     calls = Command(commands, "unknown_outcome", "call-sweep", cmd_call_sweep)
-    calls.add("--timeout", type=float, default=0.2).out("sweep").json()
+    calls.add("--timeout", type=seconds, default=0.2).out("sweep").json()
 
 
 def cmd_call(args: argparse.Namespace, answer: Callable[[str], str] = read_key) -> None:
