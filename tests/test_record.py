@@ -106,12 +106,20 @@ def test_a_sqlite_file_is_known_by_its_header_not_its_name(run_dir):
     assert not is_database(str(run_dir / "gone"))
 
 
-def test_a_file_that_is_not_text_is_unreadable_and_named(run_dir):
-    (run_dir / "image.bin").write_bytes(b"\xff\xfe\x00\x81")
+def test_a_file_that_is_not_text_is_unreadable_and_named_with_its_bytes_digest(run_dir):
+    """No checker reads it, but two states tell its bytes apart (a shelf credited twice)."""
+    data = b"\xff\xfe\x00\x81"
+    (run_dir / "image.bin").write_bytes(data)
     state = read_state(str(run_dir))
-    assert state["image.bin"] == "not SQLite, not text"
+    assert (
+        state["image.bin"]
+        == "not SQLite, not text, sha256:" + hashlib.sha256(data).hexdigest()[:16]
+    )
     assert unreadable(state) == ["image.bin"]
     assert unreadable({"a": [], "b": {}}) == []
+    digest = state_digest(str(run_dir))
+    (run_dir / "image.bin").write_bytes(data + b"\x81")
+    assert state_digest(str(run_dir)) != digest
 
 
 def test_a_databases_tables_are_all_read_but_sqlites_own(tmp_path):

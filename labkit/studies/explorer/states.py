@@ -1,7 +1,8 @@
 """What a run folder holds, as the explorer compares crash states: every table of every
 SQLite file (known by its header, whatever its name) and every line of every other file the
 run wrote, in the folder or in a folder of it ("logs/sent.log"), JSON lines without the fields
-two equal runs give differently; a file that is neither is named (`unreadable`).
+two equal runs give differently; a file that is neither is named (`unreadable`) and held by its
+bytes' digest: no checker reads it, but two states still tell its contents apart.
 Worker-side: standard library only.
 """
 
@@ -48,7 +49,8 @@ EXPLORERS_ROLES = ("record", "first", "recovery")
 # the explorer's checkpointer (`savers`): LangGraph's state in a file of the lab's own, never
 # judged, but part of a crash state; a checkpoints.db of the reader's is judged as any file
 CHECKPOINT_FILE = LABS_OWN + "checkpoints.db"
-UNREADABLE = "not SQLite, not text"  # a file whose contents the explorer cannot judge
+UNREADABLE = "not SQLite, not text"  # a file whose contents the explorer cannot judge: said
+# with its bytes' digest ("not SQLite, not text, sha256:…"), a str where others are lists, dicts
 COPIES = {AFTER + restart for restart in RESTARTS}  # a point's crash state, copied for a restart
 
 
@@ -123,7 +125,7 @@ def is_database(path: str) -> bool:
 
 def unreadable(state: dict) -> list[str]:
     """The files of a state that are neither SQLite nor text: their crash states go unjudged."""
-    return [name for name, content in state.items() if content == UNREADABLE]
+    return [name for name, content in state.items() if isinstance(content, str)]
 
 
 def read_tables(path: str) -> dict[str, list[list]]:
@@ -151,18 +153,24 @@ def read_tables(path: str) -> dict[str, list[list]]:
 def plain(value: object) -> object:
     """A column value as JSON can carry it: a blob as its SHA-256 (a checkpoint's bytes)."""
     if isinstance(value, bytes):
-        return "sha256:" + hashlib.sha256(value).hexdigest()[:16]
+        return digest(value)
     return value
+
+
+def digest(data: bytes) -> str:
+    """Bytes as a short SHA-256: equal bytes, equal digests."""
+    return "sha256:" + hashlib.sha256(data).hexdigest()[:16]
 
 
 def read_lines(path: str) -> list | str:
     """A file's lines: JSON lines as dicts without VOLATILE fields, other lines as text;
-    UNREADABLE if it is not text."""
+    UNREADABLE with its bytes' digest if it is not text."""
     try:
         with open(path, encoding="utf-8") as lines:
             return [without_volatile(line.rstrip("\n")) for line in lines if line.strip()]
     except UnicodeDecodeError:
-        return UNREADABLE
+        with open(path, "rb") as data:
+            return f"{UNREADABLE}, {digest(data.read())}"
 
 
 def without_volatile(line: str) -> object:
