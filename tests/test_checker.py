@@ -308,3 +308,38 @@ def test_a_lines_times_dates_and_ids_are_blanked_at_any_depth_the_rest_compared(
     said = default_checker(state({"mail.jsonl": wrong}, {"mail.jsonl": second}))
     assert said.as_dict()["row"] == '{"at": null, "to": ["eve", "_ ok"], "id": null}', said
     assert said.as_dict()["clean_row"] == '{"at": null, "to": ["bob", "_ ok"], "id": null}', said
+
+
+SHELF = "not SQLite, not text, sha256:"  # a file no checker can read, as a state holds it
+NOT_READ = (
+    "not judged: miles.dat cannot be read (neither SQLite nor text), and its bytes differ from"
+    " those the run without a crash left"
+)
+
+
+def test_a_file_no_checker_can_read_is_not_judged_where_its_bytes_differ():
+    """A shelf (`shelve`'s dbm file) holds no rows or lines: where its bytes are the run without
+    a crash's, the state is that run's; where they differ, or the file is in one state only,
+    or a text file became unreadable, nobody judged it, and the row is never consistent."""
+    clean = {"bookings.db": {"bookings": [["ada"]]}, "miles.dat": SHELF + "aaaa"}
+    assert default_checker(state(dict(clean), clean)) is None
+    twice = default_checker(state({**clean, "miles.dat": SHELF + "bbbb"}, clean))
+    assert twice == NOT_READ and outcome_of(twice) == "not_judged"
+    assert twice.as_dict() == {"code": "not_read", "file": "miles.dat"}
+    assert default_checker(state({"bookings.db": clean["bookings.db"]}, clean)) == NOT_READ
+    assert default_checker(state({**clean, "miles.dat": ["a line"]}, clean)) == NOT_READ
+
+
+def test_a_verdict_on_a_readable_file_or_an_unfinished_run_comes_before_not_judged():
+    clean = {"bookings.db": {"bookings": [["ada"]]}, "miles.dat": SHELF + "aaaa"}
+    after = {"bookings.db": {"bookings": [["ada"], ["ada"]]}, "miles.dat": SHELF + "bbbb"}
+    assert default_checker(state(after, clean)).startswith("duplicate: bookings.db table")
+    unfinished = {**clean, "miles.dat": SHELF + "bbbb"}
+    assert default_checker(state(unfinished, clean, finished=False)) == (
+        "lost: recovery did not finish the run"
+    )
+
+
+def test_a_readers_checker_may_say_not_judged_in_words():
+    assert outcome_of("not judged: I cannot open the shelf") == "not_judged"
+    assert outcome_of("unjudged: I cannot open the shelf") == "inconsistent"

@@ -204,6 +204,27 @@ def test_two_replays_that_disagree_show_the_failing_one_marked():
     assert not compared(row("duplicate"), []).varies  # replayed once
 
 
+def test_a_verdict_is_shown_before_not_judged_whichever_recovery_gave_it():
+    """A crash state's restarts, or its two replays: a row that says what is wrong beats one
+    that no checker could judge (a shelf's bytes differ), which beats a consistent one."""
+    from labkit.studies.explorer.replay import compared
+    from labkit.studies.explorer.replays import worst
+    from labkit.studies.explorer.report import PointResult
+
+    def row(outcome: str, restart: str = "day") -> PointResult:
+        return PointResult(3, "write", "miles.dat", None, outcome, None, "/x", restart=restart)
+
+    restarts = ("day", "month")
+    assert worst([row("not_judged"), row("duplicate", "month")], restarts).outcome == "duplicate"
+    assert worst([row("consistent"), row("not_judged", "month")], restarts).outcome == (
+        "not_judged"
+    )
+    shown = compared(row("not_judged"), [{3: row("lost")}])
+    assert (shown.outcome, shown.varies) == ("lost", True)
+    shown = compared(row("consistent"), [{3: row("not_judged")}])
+    assert (shown.outcome, shown.varies) == ("not_judged", True)
+
+
 def test_the_command_line_takes_answers_in_order_by_repeating_resume(tmp_path):
     """Item 7 on the CLI: `--resume` once answers every interrupt; given more than once, the
     answers go in order, as `resumes` does."""

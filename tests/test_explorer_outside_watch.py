@@ -4,15 +4,18 @@ them (tests/outside/: LangGraph docs' shapes, not the lab's own studies): issue 
 
 from __future__ import annotations
 
+import shelve
 from pathlib import Path
 
 import pytest
+from chinese import assert_no_english
 
 from labkit.bench.errors import CodeFailed, LabError
 from labkit.language import set_language
 from labkit.studies.explorer.replay import explore
 from labkit.studies.explorer.stepping import ExplorerStepSession
-from labkit.views.explorer_words import failed_words, unwatched_words
+from labkit.views.explorer import matrix_html
+from labkit.views.explorer_words import failed_words, matrix_text, unwatched_words
 
 OUTSIDE = Path(__file__).parent / "outside"
 
@@ -262,3 +265,34 @@ def test_step_mode_brings_the_files_the_code_reads_too(tmp_path):
         session.run_to(1)
         assert session.state()["prompts/system.txt"] == [(prompts / "system.txt").read_text()[:-1]]
         session.kill()
+
+
+def test_a_shelf_no_checker_can_read_leaves_its_rows_not_judged_never_consistent(chinese):
+    """shelve_miles credits miles in a `shelve` file: a crash after the credit, and its node
+    runs again. No checker reads the shelf, so those rows are not judged (never consistent);
+    a row says consistent only where the shelf holds the run without a crash's bytes; the
+    booking's duplicate in SQLite keeps its verdict. Said in Chinese and in English."""
+    found = explore(target("shelve_miles"), "graph")
+    shelf = [name for name, held in found.clean.items() if isinstance(held, str)]
+    record = found.point(None).run_dir
+    not_judged = [p for p in found.points if p.outcome == "not_judged"]
+    assert not_judged and shelf and not found.green, found.matrix()
+    for p in not_judged:  # what the rows would have called consistent: miles credited twice
+        with shelve.open(str(Path(p.run_dir) / "miles"), "r") as miles:
+            assert miles["ada"] == 1000, found.matrix()
+    for p in found.points:
+        if p.outcome == "consistent":
+            for name in shelf:
+                assert Path(p.run_dir, name).read_bytes() == Path(record, name).read_bytes()
+    assert "duplicate" in {p.outcome for p in found.points if p.detail == "bookings.db"}
+    text, html = matrix_text(found), matrix_html(found)
+    assert "未判定" in text and "无法读取（既不是 SQLite 也不是文本）" in text, text
+    assert ">未判定</b>" in html
+    assert_no_english("\n".join([text, html]), ["explorer"], ["explorer.outcome."])
+    set_language("en")
+    text = matrix_text(found)
+    assert "not judged" in text and f"{not_judged[0].finding['file']} cannot be read" in text
+    assert f"{not_judged[0].label} not judged" in found.summary()
+    exported = {p["n"]: p for p in found.to_json()["points"]}  # --json: the codes
+    assert exported[not_judged[0].n]["outcome"] == "not_judged"
+    assert exported[not_judged[0].n]["finding"]["code"] == "not_read"

@@ -213,12 +213,15 @@ def explored(exploration: Exploration) -> list[PointResult]:
 
 
 def state_html(state: dict) -> str:
-    """What a run folder holds: each file's tables (or lines), as compact text."""
+    """What a run folder holds: each file's tables (or lines), as compact text; a file neither
+    SQLite nor text, as not read."""
     parts = []
     for file, content in state.items():
         if isinstance(content, dict):
             tables = "; ".join(f"{t}: {json.dumps(rows)}" for t, rows in content.items())
             parts.append(f"<b>{escape(file)}</b> {escape(tables)}")
+        elif isinstance(content, str):
+            parts.append(f"<b>{escape(file)}</b> {escape(say('explorer.panel.unread'))}")
         else:
             parts.append(f"<b>{escape(file)}</b> {say('explorer.panel.lines', count=len(content))}")
     return "<br>".join(parts)

@@ -171,8 +171,8 @@ def failed_words(failed: dict, what: str = "") -> str:
 def complaint_words(finding: dict | None, complaint: str | None, outcome: str) -> str:
     """What the checker said, without the outcome's word: the default checker's finding in the
     reader's language, a reader's own line as they wrote it."""
-    if finding is None:
-        return (complaint or "").removeprefix(f"{outcome}: ")
+    if finding is None:  # its line names the outcome in words: "not judged: ..."
+        return (complaint or "").removeprefix(f"{outcome.replace('_', ' ')}: ")
     fields = dict(finding)
     if fields.get("table"):
         fields["what"] = say("explorer.finding.table", file=fields["file"], table=fields["table"])

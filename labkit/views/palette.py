@@ -22,6 +22,7 @@ OUTCOME_COLOURS = {
     "lost": "#0072B2",  # blue
     "unfinished": "#E69F00",  # orange
     "failed": "#CC79A7",  # reddish purple: a worker failed, so no outcome is claimed
+    "not_judged": "#CC79A7",  # the same: a file no checker can read differs, so none is known
 }
 NEUTRAL = "#999999"
 WINDOW_COLOUR = "#F0E442"  # yellow: the commit window

@@ -27,6 +27,15 @@ as a row's; in a text line, a date, a time of day or a UUID is blanked): a count
 document rewritten whole keeps one line with other contents. Where the run without a crash is itself
 wrong (study 001's fresh key makes two tickets with no crash at all), only a checker that knows the
 operation can say so: pass your own. Worker-side: standard library only.
+
+A file that is neither SQLite nor text (a `shelve` or `dbm` file, a pickle: `states.UNREADABLE`)
+has no rows or lines to count; the state holds its bytes' digest. Where its bytes are the clean
+run's, it holds what that run left, and the row may be consistent; where they differ (or it is
+there in one state only), no checker read what it holds, so the row is "not_judged", never
+consistent. A verdict the readable files give still comes first (a duplicate row in a table is
+a duplicate, whatever a binary file beside it holds), and so does an unfinished run: "not
+judged" is said only where nothing else is wrong. A checker of your own reads what it likes (it
+may open the shelve): its None is its verdict.
 """
 
 from __future__ import annotations
@@ -50,7 +59,7 @@ __all__ = [
     "outcome_of",
 ]
 
-OUTCOMES = ("consistent", "duplicate", "lost", "inconsistent")
+OUTCOMES = ("consistent", "duplicate", "lost", "inconsistent", "not_judged")
 CLEAN_LEFT = "where the run without a crash left"
 FINDINGS = {  # the default checker's findings by code: its line, which names the outcome first
     "recovery_failed": "lost: recovery failed: {error}",
@@ -58,6 +67,8 @@ FINDINGS = {  # the default checker's findings by code: its line, which names th
     "holds_fewer": "lost: {what} holds {count} " + CLEAN_LEFT + " {clean}",
     "holds_other": "inconsistent: {what} holds {row} " + CLEAN_LEFT + " {clean_row}",
     "unfinished": "lost: recovery did not finish the run",
+    "not_read": "not judged: {file} cannot be read (neither SQLite nor text), and its bytes"
+    " differ from those the run without a crash left",
 }
 IN_A_TABLE = " table "  # "effect.db table receipts": {what} of a SQLite file's table
 IGNORED = {  # values two equal runs give differently: never compared, whatever the column
@@ -103,7 +114,8 @@ class CrashState:
     def __init__(
         self,
         point: dict | None,  # n, op, detail, where; None for the run without a crash
-        at_kill: dict,  # file -> {table: rows} for SQLite files, file -> [lines] for others
+        at_kill: dict,  # file -> {table: rows} for SQLite files, file -> [lines] for text,
+        # file -> "not SQLite, not text, sha256:…" for others (`states.UNREADABLE`)
         after: dict,
         clean: dict,  # the run without a crash, at its end
         finished: bool,  # recovery ran the work to its end (done=1; the graph reached END)
@@ -227,24 +239,26 @@ def lines_of(state: dict) -> dict[str, list[str]]:
 
 def default_checker(state: CrashState) -> Finding | None:
     """Every effect of the run without a crash exactly as often, with the same contents, and
-    the run finished."""
+    the run finished; a file no checker can read, byte for byte, else the row is not judged."""
     if state.recovery_error:
         return Finding("recovery_failed", error=state.recovery_error)
-    after = without_temporaries(state)
-    made, expected = effects(after), effects(state.clean)
+    everything = without_temporaries(state)
+    unread = unread_files(everything, state.clean)
+    after, clean = readable_part(everything, unread), readable_part(state.clean, unread)
+    made, expected = effects(after), effects(clean)
     for name in sorted(set(made) | set(expected)):
         have, want = made.get(name, 0), expected.get(name, 0)
         if have != want:
             code = "holds_more" if have > want else "holds_fewer"
             return Finding(code, **file_and_table(name), count=have, clean=want)
     ids = generated_ids(state.run_dir, after)
-    made, expected = contents(after, ids), contents(state.clean, ids)
+    made, expected = contents(after, ids), contents(clean, ids)
     for name in sorted(expected):
         have, want = Counter(made.get(name, [])), Counter(expected[name])
         if have != want:
             row, instead = min(have - want), min(want - have)
             return Finding("holds_other", **file_and_table(name), row=row, clean_row=instead)
-    made, expected = lines_of(after), lines_of(state.clean)
+    made, expected = lines_of(after), lines_of(clean)
     for name in sorted(expected):
         have, want = Counter(made.get(name, [])), Counter(expected[name])
         if have != want:
@@ -252,7 +266,22 @@ def default_checker(state: CrashState) -> Finding | None:
             return Finding("holds_other", file=name, table=None, row=line, clean_row=instead)
     if not state.finished:
         return Finding("unfinished")
+    changed = [name for name in unread if everything.get(name) != state.clean.get(name)]
+    if changed:
+        return Finding("not_read", file=changed[0])
     return None
+
+
+def unread_files(after: dict, clean: dict) -> list[str]:
+    """The files either state holds as neither SQLite nor text (a digest, a str): counted in
+    neither, whatever the other state holds of them (a text file cut mid-character)."""
+    held = [*after.items(), *clean.items()]
+    return sorted({name for name, content in held if isinstance(content, str)})
+
+
+def readable_part(state: dict, unread: list[str]) -> dict:
+    """A state without the files no checker reads (`unread_files`)."""
+    return {name: content for name, content in state.items() if name not in unread}
 
 
 def without_temporaries(state: CrashState) -> dict:
@@ -270,8 +299,9 @@ def file_and_table(name: str) -> dict:
 
 
 def outcome_of(complaint: str | None) -> str:
-    """The matrix's word for a checker's answer: consistent when it has nothing to say."""
+    """The matrix's code for a checker's answer: consistent when it has nothing to say, else
+    the outcome its line names first ("not judged: ..." is "not_judged")."""
     if complaint is None:
         return "consistent"
-    first = complaint.split(":")[0].strip()
+    first = complaint.split(":")[0].strip().replace(" ", "_")
     return first if first in OUTCOMES else "inconsistent"

@@ -53,6 +53,7 @@ from labkit.studies.explorer.replays import (
     judged,
     replayed,
     run_workers,
+    shown_first,
 )
 from labkit.studies.explorer.report import (
     EXPLORED_FILE,
@@ -268,11 +269,12 @@ def explore_with(
 
 def compared(row: PointResult, again: list[dict[int, PointResult]]) -> PointResult:
     """A crash state's row, beside its second replay's: where the two outcomes differ, the
-    failing one is shown, marked `varies` (asserting that row in CI would be flaky)."""
+    failing one is shown (`shown_first`), marked `varies` (asserting that row in CI would be
+    flaky)."""
     other = again[0].get(row.n) if again else None
     if other is None or other.outcome == row.outcome:
         return row
-    shown = row if row.outcome != "consistent" else other
+    shown = shown_first([row, other])
     shown.varies = True
     return shown
 

@@ -42,6 +42,7 @@ RUN_OUTSIDE = "run_outside"  # why the run without a crash is not: the same
 FORKED_RESTARTS = ("graph", "callable")
 NETWORK = {OUTSIDE: "recovery_network", RUN_OUTSIDE: "run_network"}
 WROTE_OUTSIDE = {OUTSIDE: "the recovery", RUN_OUTSIDE: "the run without a crash"}
+SHOWN_LAST = {"not_judged": 1, "consistent": 2}  # a row's outcomes the matrix shows last
 LANES = 4  # crash states explored side by side: two per core of a workshop laptop, so that
 # one worker runs while the trial server forks the next (a fork holds the server a few ms)
 
@@ -204,12 +205,19 @@ def recoveries(
 
 
 def worst(rows: list[PointResult], restarts: tuple[str, ...]) -> PointResult:
-    """A point's row: the first restart (in `restarts`' order) whose recovery is not
-    consistent, else the first's; what each recovery's code left, ended, goes with it."""
+    """A point's row: the first restart (in `restarts`' order) whose recovery is `shown_first`;
+    what each recovery's code left, ended, goes with it."""
     rows.sort(key=lambda row: restarts.index(row.restart))
-    shown = next((row for row in rows if row.outcome != "consistent"), rows[0])
+    shown = shown_first(rows)
     shown.left = [process for row in rows for process in row.left]
     return shown
+
+
+def shown_first(rows: list[PointResult]) -> PointResult:
+    """Which of one crash state's rows the matrix shows: the first that says what is wrong (or
+    why no outcome is claimed), else the first not judged (a verdict beats none), else the
+    first."""
+    return min(rows, key=lambda row: SHOWN_LAST.get(row.outcome, 0))
 
 
 def prepared(

@@ -38,7 +38,8 @@ class PointResult:
     op: str  # commit, fsync, put, put_writes; "run" for the run without a crash
     detail: str  # which file, which checkpoint, which node's writes
     where: str | None  # the reader's file:line
-    outcome: str  # consistent, duplicate, lost, inconsistent; "failed": no outcome claimed
+    outcome: str  # consistent, duplicate, lost, inconsistent, not_judged (a file no checker
+    # can read differs: checker.py); "failed": no outcome claimed
     complaint: str | None  # the checker's line
     run_dir: str | None
     kill_mode: str = ""
