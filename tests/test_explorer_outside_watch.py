@@ -14,7 +14,7 @@ from labkit.bench.errors import CodeFailed, LabError
 from labkit.language import set_language
 from labkit.studies.explorer.replay import explore
 from labkit.studies.explorer.stepping import ExplorerStepSession
-from labkit.views.explorer import matrix_html
+from labkit.views.explorer import matrix_html, state_html
 from labkit.views.explorer_words import failed_words, matrix_text, unwatched_words
 
 OUTSIDE = Path(__file__).parent / "outside"
@@ -287,8 +287,10 @@ def test_a_shelf_no_checker_can_read_leaves_its_rows_not_judged_never_consistent
     assert "duplicate" in {p.outcome for p in found.points if p.detail == "bookings.db"}
     text, html = matrix_text(found), matrix_html(found)
     assert "未判定" in text and "无法读取（既不是 SQLite 也不是文本）" in text, text
-    assert ">未判定</b>" in html
-    assert_no_english("\n".join([text, html]), ["explorer"], ["explorer.outcome."])
+    assert ">未判定</b>" in html and f"{not_judged[0].label} 未判定" in found.summary()
+    shown = state_html(found.clean)  # the step panel's files: not "36 lines" of a digest
+    assert all(f"<b>{name}</b> 既不是 SQLite 也不是文本：未读取" in shown for name in shelf)
+    assert_no_english("\n".join([text, html, shown]), ["explorer"], ["explorer.outcome."])
     set_language("en")
     text = matrix_text(found)
     assert "not judged" in text and f"{not_judged[0].finding['file']} cannot be read" in text
