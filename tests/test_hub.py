@@ -8,21 +8,29 @@ import json
 import os
 import pwd
 import shutil
+import signal
+import socket
 import subprocess
 import sys
+import threading
 import time
+from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager, suppress
 from pathlib import Path
 
 import pytest
 
+from labkit.bench.errors import LabError
+from labkit.bench.postgres.process_table import process_started
 from labkit.hub import participants, passwords, probe
 from labkit.hub.client import Participant, Refused, call
 from labkit.hub.kernel import RemoteKernel
 from labkit.hub.room_postgres import RoomPostgres
 from labkit.hub.settings import Settings, free_ports
+from labkit.hub.start import start, stop
 from tests.conftest import NOBODY, python_as
-from tests.hubs import hub_of
+from tests.hubs import hub_of, hub_settings, processes_of
 
 pytestmark = [
     pytest.mark.skipif(os.geteuid() != 0, reason="the hub makes system users: root only"),
@@ -164,17 +172,8 @@ NOBODY_REACHES = """
 
 def service_pids(settings: Settings) -> dict[str, int]:
     """This hub's services that run now (the room, the culler): their pids, by name."""
-    hub_api = f":{settings.hub_port}/".encode()
-    found = {}
-    for entry in Path("/proc").iterdir():
-        try:
-            environ = (entry / "environ").read_bytes().split(b"\0")
-        except OSError:  # not a process, or gone meanwhile
-            continue
-        names = [v.split(b"=", 1)[1] for v in environ if v.startswith(b"JUPYTERHUB_SERVICE_NAME=")]
-        if names and any(hub_api in v for v in environ if v.startswith(b"JUPYTERHUB_API_URL=")):
-            found[names[0].decode()] = int(entry.name)
-    return found
+    parts = processes_of(settings)
+    return {part: pid for pid, part in parts.items() if part not in ("keeper", "hub", "proxy")}
 
 
 def uid_of(pid: int) -> int:
@@ -291,3 +290,79 @@ def test_the_rooms_postgres_gives_each_a_database_of_their_own_and_nothing_more(
         assert not list(runs.glob("postgres-*")) if runs.exists() else True  # no server of theirs
     finally:
         room.stop()
+
+
+@contextmanager
+def every_process_of(settings: Settings) -> Iterator[dict[int, tuple[str, str | None]]]:
+    """Each process of the hub seen while the block runs (looked for every 20 ms), by pid: its
+    part and when it started, which tells it from a later process given the same pid."""
+    seen: dict[int, tuple[str, str | None]] = {}
+    over = threading.Event()
+
+    def look() -> None:
+        while True:
+            for pid, part in with_their_start(settings).items():
+                seen.setdefault(pid, part)
+            if over.wait(0.02):
+                return
+
+    watcher = threading.Thread(target=look)
+    watcher.start()
+    try:
+        yield seen
+    finally:
+        over.set()
+        watcher.join()
+
+
+def with_their_start(settings: Settings) -> dict[int, tuple[str, str | None]]:
+    """The hub's processes that run now, by pid: each one's part, and when it started."""
+    return {pid: (part, process_started(pid)) for pid, part in processes_of(settings).items()}
+
+
+def left_of(seen: dict[int, tuple[str, str | None]]) -> dict[int, str]:
+    """Those of the processes `seen` that are still there, running or never reaped."""
+    return {pid: part for pid, (part, started) in seen.items() if process_started(pid) == started}
+
+
+def ended(left: dict[int, str]) -> None:
+    """What a failed test found left, ended: no test leaves a process behind."""
+    for pid in left:
+        with suppress(ProcessLookupError):
+            os.kill(pid, signal.SIGKILL)
+
+
+def test_a_hub_whose_start_fails_leaves_none_of_its_processes():
+    """The room's port taken, the room cannot listen and the hub ends during its start, its
+    proxy and its culler up by then, each in a session of its own: not one is left."""
+    with hub_settings("hubfail-", ["hubfail-1"]) as settings, socket.socket() as taken:
+        taken.bind(("127.0.0.1", settings.room_port))
+        with every_process_of(settings) as seen, pytest.raises(LabError) as failed:
+            start(settings)
+        try:
+            assert failed.value.code == "hub_ended"
+            assert "Service room exited" in (settings.folder / "hub.log").read_text()
+            assert {"hub", "proxy", "idle-culler"} <= {part for part, _ in seen.values()}
+            assert left_of(seen) == {}
+        finally:
+            ended(left_of(seen))
+
+
+def test_a_hub_that_will_not_stop_is_ended_with_all_it_started():
+    """A hub frozen (SIGSTOP) hears no SIGTERM: once the stop's grace is over, it is killed,
+    and its proxy, room and culler, each in a session of its own, end with it."""
+    with hub_settings("hubstop-", ["hubstop-1"]) as settings:
+        process = start(settings)
+        try:
+            while not {"room", "idle-culler"} <= set(processes_of(settings).values()):
+                time.sleep(0.05)
+            seen = with_their_start(settings)
+            [hub] = [pid for pid, (part, _) in seen.items() if part == "hub"]
+            os.kill(hub, signal.SIGSTOP)
+        finally:
+            stop(process, grace=2)
+    try:
+        assert {"hub", "proxy", "room", "idle-culler"} <= {part for part, _ in seen.values()}
+        assert left_of(seen) == {}
+    finally:
+        ended(left_of(seen))

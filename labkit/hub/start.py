@@ -1,8 +1,8 @@
 """Start the hub and stop it: `python3 tasks.py hub [--participants N]`.
 
-The hub runs `jupyterhub -f labkit/hub/jupyterhub_config.py` from the lab's .venv, in a
-process group of its own; stopping it (SIGTERM, then SIGKILL of its group) stops the proxy
-and every participant's server with it.
+The hub runs `jupyterhub -f labkit/hub/jupyterhub_config.py` from the lab's .venv, under its
+keeper (keeper.py), in a session of their own: however the hub ends, the keeper then ends what
+it left, its proxy, its services and every participant's server.
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ import urllib.request
 from pathlib import Path
 
 from labkit.bench.errors import LabError, refusal
+from labkit.bench.python_command import FRESH_MAIN, LABKIT_ROOT, isolated_python
 from labkit.hub import participants, passwords, proxy
 from labkit.hub.services import room_folder
 from labkit.hub.settings import ENV, FILE, Settings
@@ -34,7 +35,7 @@ CULL_AFTER = (60, 7 * 24 * 3600)  # seconds idle: a minute to a week
 
 def start(settings: Settings) -> subprocess.Popen:
     """The proxy installed, the passwords made, the hub started (its log: hub.log in its
-    folder). Returns its process once its API answers."""
+    folder). Returns its keeper's process once the hub's API answers."""
     proxy.install()
     settings.save()
     room_folder(settings)
@@ -43,10 +44,9 @@ def start(settings: Settings) -> subprocess.Popen:
     log = open(settings.folder / "hub.log", "ab")  # noqa: SIM115 (the hub's, for its life)
     env = {**os.environ, ENV: str(settings.folder / FILE)}
     env.pop("TMPDIR", None)  # each participant's runs home is theirs in /tmp
-    command = [str(Path(sys.prefix) / "bin" / "jupyterhub"), "-f", str(CONFIG)]
     process = subprocess.Popen(
-        command, cwd=settings.folder, env=env, stdout=log, stderr=subprocess.STDOUT,
-        start_new_session=True, preexec_fn=heard_interrupts,
+        kept(hub_command()), cwd=settings.folder, env=env, stdout=log, stderr=subprocess.STDOUT,
+        start_new_session=True,
     )  # fmt: skip
     log.close()
     try:
@@ -57,10 +57,15 @@ def start(settings: Settings) -> subprocess.Popen:
     return process
 
 
-def heard_interrupts() -> None:
-    """SIGINT as by default in the hub: started from a background shell, it was ignored, and
-    so by every service the hub starts, which then took 30 s to stop."""
-    signal.signal(signal.SIGINT, signal.SIG_DFL)
+def hub_command() -> list[str]:
+    return [str(Path(sys.prefix) / "bin" / "jupyterhub"), "-f", str(CONFIG)]
+
+
+def kept(command: list[str]) -> list[str]:
+    """`command` run by the hub's keeper, from this labkit's own folder (as a worker is)."""
+    return isolated_python(
+        "-c", FRESH_MAIN, "labkit.hub.keeper:keep", json.dumps(command), LABKIT_ROOT
+    )
 
 
 def wait_until_up(settings: Settings, process: subprocess.Popen) -> None:
@@ -84,12 +89,15 @@ def log_of(settings: Settings) -> str:
 
 
 def stop(process: subprocess.Popen, grace: float = 30.0) -> None:
-    """SIGTERM (the hub stops its proxy and servers), then SIGKILL to its whole group."""
+    """Stop the hub through its keeper (`process`), each step given `grace` seconds: a SIGTERM
+    (the hub stops its proxy and servers), a second one (the keeper SIGKILLs the hub); either
+    way the keeper then ends what the hub left. A keeper that hangs: SIGKILL to its group."""
+    for _ in range(2):
+        if process.poll() is None:
+            process.send_signal(signal.SIGTERM)
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                process.wait(timeout=grace)
     if process.poll() is None:
-        process.send_signal(signal.SIGTERM)
-        with contextlib.suppress(subprocess.TimeoutExpired):
-            process.wait(timeout=grace)
-    with contextlib.suppress(ProcessLookupError):
         os.killpg(process.pid, signal.SIGKILL)
     process.wait()
 
