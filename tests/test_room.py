@@ -16,11 +16,18 @@ from pathlib import Path
 
 import pytest
 
+from labkit.bench.errors import LabError
 from labkit.hub import passwords
 from labkit.hub.client import Participant, Refused, call
 from labkit.hub.kernel import RemoteKernel
 from labkit.hub.services import ROOM_ACCESS
-from tests.hubs import hub_of
+from labkit.hub.start import start
+from labkit.language import set_language
+from labkit.language.refusals import error_line
+from labkit.room.app import DATABASE
+from labkit.room.store import Room
+from tests.conftest import NOBODY
+from tests.hubs import hub_of, hub_settings
 
 CHROMIUM = "/usr/bin/chromium"
 
@@ -397,3 +404,35 @@ def test_the_rooms_answers_are_kept_owner_only_and_read_back(tmp_path):
     again = Room(path)
     assert again.view() == kept.view() and again.mine("a") == kept.mine("a")
     assert again.mine("a")["exercises"] == {"lesson3.predict_kills|paused": "1"}
+
+
+@on_a_hub
+@pytest.mark.parametrize("language", ["en", "zh"])
+def test_an_older_labkits_room_files_of_nobodys_are_refused_and_left_as_they_were(language):
+    """An older labkit ran the room as nobody, whose files in its folder the room (now run as
+    labkit-hub) cannot open, and nothing proves the room's: the hub starts nothing, takes over
+    and removes nothing, and says in one line what to do, in the reader's language."""
+    with hub_settings("roomold-", ["roomold-1"]) as settings:
+        folder = settings.room_folder
+        Room(folder / DATABASE).push(PUSHED_POINT)  # the room's answers, as it left them
+        for path in (folder, folder / DATABASE):
+            os.chown(path, NOBODY, NOBODY)
+        before = as_it_is(folder)
+        with pytest.raises(LabError) as refused:
+            start(settings)
+        assert as_it_is(folder) == before and folder.stat().st_uid == NOBODY
+        assert not (settings.folder / "hub.log").exists()  # no hub started
+    assert refused.value.code == "room_files_not_its_own"
+    set_language(language)
+    try:
+        line = error_line(refused.value)
+    finally:
+        set_language("en")
+    assert "\n" not in line and f"{folder}" in line
+    assert all(word in line for word in (DATABASE, "nobody", "chown labkit-hub"))
+    assert ("移出" in line) == (language == "zh")
+
+
+def as_it_is(folder: Path) -> dict[str, tuple[int, int, bytes]]:
+    """Each file in `folder`: its owner, its mode and what it holds."""
+    return {p.name: (p.stat().st_uid, p.stat().st_mode, p.read_bytes()) for p in folder.iterdir()}

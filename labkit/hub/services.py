@@ -5,6 +5,7 @@ another service (the instructor's room, issue 30 part 4) adds itself to.
 from __future__ import annotations
 
 import os
+import pwd
 import sys
 from pathlib import Path
 
@@ -22,13 +23,17 @@ SERVICE_USER = "labkit-hub"  # the room and the culler, under a root hub: no one
 def room_folder(settings: Settings) -> Path:
     """The room's own folder, beside the hub's (which is root's alone): made 0700 and owned by
     the room's user (SERVICE_USER under a root hub), where its answers survive a restart. Its
-    user must reach it: every folder above it open to others for passing through."""
+    user must reach it: every folder above it open to others for passing through. A file of
+    anyone else's in it is refused, and left as it is (`refuse_others_files`)."""
     folder = settings.room_folder
     folder.mkdir(mode=0o700, parents=True, exist_ok=True)
     if folder.is_symlink():
         raise refusal("room_folder_link", folder=str(folder))
-    if os.geteuid() == 0:
-        os.chown(folder, *system_account(SERVICE_USER))
+    as_root = os.geteuid() == 0
+    account = system_account(SERVICE_USER) if as_root else (os.geteuid(), os.getegid())
+    refuse_others_files(folder, account[0])
+    if as_root:
+        os.chown(folder, *account)
         closed = [p for p in folder.parents if not p.stat().st_mode & 0o001]
         if closed:
             raise refusal(
@@ -36,6 +41,31 @@ def room_folder(settings: Settings) -> Path:
             )
     folder.chmod(0o700)
     return folder
+
+
+def refuse_others_files(folder: Path, uid: int) -> None:
+    """Refuse a room's folder that holds files of another user than the room's (`uid`), which
+    the room could not open. An older labkit ran the room as `nobody`, whose every process could
+    write its folder: nothing proves such a file the room's own, so the lab neither takes it
+    over nor removes it, and one line says what to do."""
+    theirs = {}  # file name: its owner's name
+    for entry in os.scandir(folder):
+        owner = entry.stat(follow_symlinks=False).st_uid
+        if owner != uid:
+            theirs[entry.name] = user_name(owner)
+    if theirs:
+        raise refusal(
+            "room_files_not_its_own", user=user_name(uid), folder=str(folder),
+            files=", ".join(sorted(theirs)), owners=", ".join(sorted(set(theirs.values()))),
+        )  # fmt: skip
+
+
+def user_name(uid: int) -> str:
+    """The name of user `uid`, or its number where it has none."""
+    try:
+        return pwd.getpwuid(uid).pw_name
+    except KeyError:
+        return str(uid)
 
 
 def room_environment(settings: Settings) -> dict[str, str]:
