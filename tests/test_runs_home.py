@@ -24,6 +24,11 @@ import pytest
 import labkit as lk
 from labkit.bench import cleaning, folders
 from labkit.bench.folders import MARKER, RUN_DIR_MAX, new_run_dir, release_run_dir
+from labkit.bench.postgres import connect
+from labkit.bench.postgres.local_server import SOCKET_PATH_MAX
+from labkit.bench.postgres.process_table import is_zombie
+from labkit.hub.room_postgres import RoomPostgres
+from labkit.hub.settings import free_ports
 from labkit.language import say
 from labkit.language.refusals import error_line
 from labkit.studies.commit_window.stepping import StepSession
@@ -387,6 +392,66 @@ def test_a_killed_explorations_role_passwords_are_in_the_home_and_clean_removes_
         assert cleaned.returncode == 0, cleaned.stderr
         time.sleep(0.2)
     assert list(home.iterdir()) == []
+
+
+ROOM_SERVER_KILLED = """
+    import os, signal, sys
+    from labkit.hub.room_postgres import RoomPostgres
+    room = RoomPostgres(int(sys.argv[1])).start()
+    print(room.folder, room.pid, flush=True)
+    os.kill(os.getpid(), signal.SIGKILL)
+"""
+
+
+def test_a_killed_hubs_room_postgres_is_in_the_home_and_clean_removes_it(passable_tmp_path):
+    """The room's Postgres (labkit/hub/room_postgres.py) lives in a run folder of the runs home:
+    a kill -9 of the process that started it leaves nothing elsewhere in TMPDIR, and `labkit
+    clean` removes that folder once its server has ended with its parent."""
+    tmpdir, home = passable_tmp_path, home_in(passable_tmp_path)
+    done = subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(ROOM_SERVER_KILLED), str(free_ports(1)[0])],
+        env={**os.environ, "TMPDIR": str(tmpdir)}, capture_output=True, text=True, timeout=120,
+        cwd="/",
+    )  # fmt: skip
+    assert done.returncode == -9, done.stderr
+    folder, server = done.stdout.split()
+    assert Path(folder).parent == home and (Path(folder) / MARKER).is_file()
+    assert [p.name for p in tmpdir.iterdir()] == [home.name]
+    deadline = time.monotonic() + 60
+    while not is_zombie(int(server)) and time.monotonic() < deadline:  # it ends with its parent
+        time.sleep(0.05)
+    cleaned = labkit("clean", tmpdir=tmpdir)
+    assert cleaned.stdout.startswith("removed 1 run folders"), cleaned.stderr
+    assert list(home.iterdir()) == []
+
+
+def test_the_room_postgres_socket_goes_where_its_path_fits(passable_tmp_path, monkeypatch):
+    """A runs home so deep that the room's server's socket, named for its port (5 digits), would
+    be one byte too long in its data folder: the socket goes to a short run folder of the
+    home's, within the limit, the server answers there, and once it has stopped, the home is
+    empty."""
+    port = free_ports(1)[0]
+
+    def socket_in(depth: int, folder: str) -> bytes:
+        home = passable_tmp_path / ("d" * depth) / f"labkit-runs-{os.getuid()}"
+        return bytes(home / folder / f".s.PGSQL.{port}")
+
+    data, short = "room-postgres-12345678/data", "pg-socket-12345678/s"  # mkdtemp adds 8
+    depth = next(d for d in range(1, 200) if len(socket_in(d, data)) == SOCKET_PATH_MAX)
+    assert len(socket_in(depth, short)) < SOCKET_PATH_MAX
+    tmpdir = passable_tmp_path / ("d" * depth)
+    tmpdir.mkdir()
+    monkeypatch.setenv("TMPDIR", str(tmpdir))
+    room = RoomPostgres(port).start()
+    try:
+        socket = room.server.socket_folder / f".s.PGSQL.{port}"
+        assert socket.is_socket() and len(bytes(socket)) < SOCKET_PATH_MAX
+        assert socket.parent.parent.parent == home_in(tmpdir)
+        with connect(room.admin_url) as admin:
+            assert admin.execute("SELECT current_setting('port')").fetchone() == (str(port),)
+    finally:
+        room.stop()
+    assert list(home_in(tmpdir).iterdir()) == []
 
 
 def test_a_warm_up_leaves_nothing_behind(tmpdir_env):

@@ -20,25 +20,26 @@ from __future__ import annotations
 
 import pwd
 import secrets
-import shutil
-import tempfile
-from pathlib import Path
 from urllib.parse import quote
 
+from labkit.bench.folders import new_run_dir, outlive_call
 from labkit.bench.postgres import connect
-from labkit.bench.postgres.local_server import LocalServer
+from labkit.bench.postgres.local_server import LocalServer, forget
 from labkit.hub.participants import write_private
 
 PASSFILE = ".labkit-room-pgpass"  # in each participant's home
+RUN_PREFIX = "room-postgres-"  # its folder's, in the runs home
 
 
 class RoomPostgres:
-    """The room's server on 127.0.0.1:`port` (run as labkit-postgres when started by root)."""
+    """The room's server on 127.0.0.1:`port` (run as labkit-postgres when started by root),
+    its folder a run folder of the runs home's, in use until it stops: one that a killed hub
+    leaves is `labkit clean`'s to remove, like any run's."""
 
     def __init__(self, port: int, max_connections: int = 400) -> None:
         self.port = port
-        self.folder = Path(tempfile.mkdtemp(prefix="labkit-room-pg-"))
-        self.folder.chmod(0o711)  # its server's user passes through it, no one else lists it
+        self.folder = new_run_dir(None, prefix=RUN_PREFIX)
+        outlive_call(self.folder)  # until it stops, whichever call made it
         settings = {"listen_addresses": "127.0.0.1", "port": str(port),
                     "max_connections": str(max_connections)}  # fmt: skip
         self.server = LocalServer(self.folder, settings)
@@ -92,7 +93,7 @@ class RoomPostgres:
 
     def stop(self) -> None:
         self.server.stop()
-        shutil.rmtree(self.folder, ignore_errors=True)
+        forget(self.folder)
 
 
 def revoke_connect(database: str):

@@ -47,7 +47,7 @@ from labkit.bench.postgres.programs import (
 from labkit.bench.postgres.schemas import close_public
 
 SOCKET_PATH_MAX = 107  # bytes in a Unix socket's path (sun_path, with its NUL)
-SOCKET_NAME = ".s.PGSQL.5432"
+PORT = "5432"  # the server's, unless its settings say another: its socket is named for it
 SOCKET_RUN = "pg-socket-"  # a run folder for the socket, when the data folder's path is too long
 
 
@@ -187,10 +187,11 @@ class LocalServer:
         socket's path fits, else a short folder of the server's alone in a run folder of the
         runs home's, in use until the server stops: one that a killed server leaves is
         `labkit clean`'s to remove. Never a TCP port, never a folder outside the runs home."""
-        if fits_a_socket(self.data):
+        port = self.settings.get("port", PORT)
+        if fits_a_socket(self.data, port):
             return self.data
         home = runs_home()
-        if not fits_a_socket(home / f"{SOCKET_RUN}{'x' * 8}" / "s"):  # mkdtemp adds 8
+        if not fits_a_socket(home / f"{SOCKET_RUN}{'x' * 8}" / "s", port):  # mkdtemp adds 8
             raise refusal(
                 "pg_path_too_long", folder=str(self.data), short=str(home), variable=ENV_URL
             )
@@ -296,9 +297,10 @@ class LocalServer:
         self.forget_socket_folder()
 
 
-def fits_a_socket(folder: Path) -> bool:
-    """Whether the path of a socket in `folder` is short enough for a Unix socket."""
-    return len(str(folder / SOCKET_NAME).encode()) < SOCKET_PATH_MAX
+def fits_a_socket(folder: Path, port: str = PORT) -> bool:
+    """Whether the path of the socket of a server on `port` in `folder` (`.s.PGSQL.<port>`:
+    the room's server has a port of its own) is short enough for a Unix socket."""
+    return len(str(folder / f".s.PGSQL.{port}").encode()) < SOCKET_PATH_MAX
 
 
 def postgres_url(socket_folder: str, password_file: Path, database: str = "postgres") -> str:
