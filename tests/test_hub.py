@@ -299,10 +299,9 @@ def every_process_of(settings: Settings) -> Iterator[dict[int, tuple[str, str | 
     seen: dict[int, tuple[str, str | None]] = {}
     over = threading.Event()
 
-    def look() -> None:
+    def look() -> None:  # a part as last seen: between its fork and its exec, the proxy is the hub
         while True:
-            for pid, part in with_their_start(settings).items():
-                seen.setdefault(pid, part)
+            seen.update(with_their_start(settings))
             if over.wait(0.02):
                 return
 
@@ -321,8 +320,13 @@ def with_their_start(settings: Settings) -> dict[int, tuple[str, str | None]]:
 
 
 def left_of(seen: dict[int, tuple[str, str | None]]) -> dict[int, str]:
-    """Those of the processes `seen` that are still there, running or never reaped."""
-    return {pid: part for pid, (part, started) in seen.items() if process_started(pid) == started}
+    """Those of the processes `seen` that are still there, running or never reaped (one gone
+    as it was looked at has no start)."""
+    return {
+        pid: part
+        for pid, (part, started) in seen.items()
+        if started is not None and process_started(pid) == started
+    }
 
 
 def ended(left: dict[int, str]) -> None:
