@@ -370,3 +370,42 @@ def test_a_hub_that_will_not_stop_is_ended_with_all_it_started():
         assert left_of(seen) == {}
     finally:
         ended(left_of(seen))
+
+
+def test_a_hub_whose_starter_is_killed_ends_with_all_it_started():
+    """`tasks.py hub` killed (SIGKILL, no `stop`): its keeper hears its end, stops the hub,
+    and ends what the hub started; not one process is left."""
+    with hub_settings("hubgone-", ["hubgone-1"]) as settings:
+        starter = subprocess.Popen(
+            [sys.executable, "-c", STARTS_AND_WAITS, str(settings.save())],
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        seen = {}
+        try:
+            assert starter.stdout.readline() == "up\n"
+            while not {"room", "idle-culler"} <= set(processes_of(settings).values()):
+                time.sleep(0.05)
+            seen = with_their_start(settings)
+            starter.kill()
+            starter.wait()
+            deadline = time.monotonic() + 60
+            while left_of(seen) and time.monotonic() < deadline:
+                time.sleep(0.2)
+            assert {"keeper", "hub", "proxy", "room", "idle-culler"} <= {
+                part for part, _ in seen.values()
+            }
+            assert left_of(seen) == {}
+        finally:
+            starter.kill()
+            ended(left_of(seen))
+
+
+STARTS_AND_WAITS = """
+import sys, time
+from labkit.hub.settings import load
+from labkit.hub.start import start
+start(load(sys.argv[1]))
+print("up", flush=True)
+time.sleep(3600)
+"""

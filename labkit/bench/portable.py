@@ -61,26 +61,28 @@ def libc() -> object:
     return ctypes.CDLL(None, use_errno=True)
 
 
-def die_with(parent: int) -> None:
+def die_with(parent: int, how: int = signal.SIGKILL) -> None:
     """SIGKILL this process the moment `parent` ends, and exit now if it has ended already. A
     killed kernel or CLI so takes its trial server along, and the server its spares and
-    workers, wherever they are in a job. (On Linux, strictly: when the thread of `parent` that
-    started this process ends.)"""
+    workers, wherever they are in a job. A process with something to end first asks for
+    another signal (`how`: the hub's keeper, SIGTERM). (On Linux, strictly: when the thread
+    of `parent` that started this process ends.)"""
     if LINUX:
-        libc().prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+        libc().prctl(PR_SET_PDEATHSIG, how)
     else:  # a fork does not inherit the timer: each process that must die with its parent sets it
-        signal.signal(signal.SIGALRM, lambda *_: os.getppid() == parent or die_now())
+
+        def parent_gone(*_: object) -> None:
+            if os.getppid() != parent:
+                signal.setitimer(signal.ITIMER_REAL, 0)  # once: `how` may ask, not kill
+                os.kill(os.getpid(), how)
+
+        signal.signal(signal.SIGALRM, parent_gone)
         signal.setitimer(signal.ITIMER_REAL, WATCH_EVERY, WATCH_EVERY)
         # Stopped at exit, before Python's shutdown puts SIGALRM back to its default (death): a
         # tick after that would kill a process that has finished its work.
         atexit.register(signal.setitimer, signal.ITIMER_REAL, 0)
     if os.getppid() != parent:
         os._exit(0)
-
-
-def die_now() -> None:
-    """End as prctl would have ended this process: by SIGKILL, nothing run on the way out."""
-    os.kill(os.getpid(), signal.SIGKILL)
 
 
 def open_descriptors() -> list[int]:

@@ -9,7 +9,8 @@ its child instead. Once the hub has ended, however it ended, the keeper kills an
 its children, then the orphans that leaves, until it has none.
 
 Asked to stop (SIGTERM or SIGINT), it passes a SIGTERM to the hub, which stops what it started;
-asked again, it SIGKILLs the hub. (Where Linux's subreaper is missing, it ends the hub alone.)
+asked again, it SIGKILLs the hub. The end of the process that started it (`tasks.py hub`
+killed) asks it once. (Where Linux's subreaper is missing, it ends the hub alone.)
 """
 
 from __future__ import annotations
@@ -19,12 +20,14 @@ import subprocess
 import sys
 
 from labkit.bench.leftovers import become_subreaper, end_leftovers
+from labkit.bench.portable import die_with
 
 STOPS = {signal.SIGTERM, signal.SIGINT}
 
 
-def keep(command: list[str]) -> None:
-    """Run the hub's `command` until it ends, then end what it left; exit with its status."""
+def keep(job: dict) -> None:
+    """Run the hub's `command` until it ends, then end what it left; exit with its status. It
+    stops the hub when its `caller` ends."""
     adopts = become_subreaper()
     asked: list[int] = []
     hub: subprocess.Popen
@@ -40,7 +43,8 @@ def keep(command: list[str]) -> None:
     signal.pthread_sigmask(signal.SIG_BLOCK, STOPS)
     for number in STOPS:
         signal.signal(number, pass_on)
-    hub = subprocess.Popen(command, preexec_fn=heard_stops)
+    die_with(job["caller"], signal.SIGTERM)
+    hub = subprocess.Popen(job["command"], preexec_fn=heard_stops)
     signal.pthread_sigmask(signal.SIG_UNBLOCK, STOPS)
     status = hub.wait()
     if adopts:  # every child the keeper has now is one the hub left: none is expected

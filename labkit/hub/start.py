@@ -62,10 +62,10 @@ def hub_command() -> list[str]:
 
 
 def kept(command: list[str]) -> list[str]:
-    """`command` run by the hub's keeper, from this labkit's own folder (as a worker is)."""
-    return isolated_python(
-        "-c", FRESH_MAIN, "labkit.hub.keeper:keep", json.dumps(command), LABKIT_ROOT
-    )
+    """`command` run by the hub's keeper, from this labkit's own folder (as a worker is): it
+    ends with this process."""
+    job = json.dumps({"command": command, "caller": os.getpid()})
+    return isolated_python("-c", FRESH_MAIN, "labkit.hub.keeper:keep", job, LABKIT_ROOT)
 
 
 def wait_until_up(settings: Settings, process: subprocess.Popen) -> None:
