@@ -201,3 +201,18 @@ def test_an_ignored_file_above_the_run_folder_is_said_in_one_line_in_both(tmp_pa
 def test_a_missing_choice_or_an_empty_run_folder_is_said_in_chinese(tmp_path, args, chinese):
     zh, _ = labkit(tmp_path, *args)
     assert len(zh) == 1 and zh[0].startswith(chinese), zh
+
+
+def test_a_harmless_program_given_by_its_path_is_said_in_one_line_in_both(tmp_path):
+    (tmp_path / "booking.py").write_text("def step(control, effect, gate):\n    pass\n")
+    zh, en = labkit(tmp_path, "explore", "booking:step", "--harmless-program", "/usr/bin/curl")
+    assert zh == [
+        "labkit：错误：harmless_programs 接受你的代码启动的、不触及运行文件夹之外任何东西的程序的"
+        "名字，例如 'sh'（命令行的 shell）或 'convert'（是名字而不是路径；一个 str，或它们的"
+        "列表），而不是 ['/usr/bin/curl']"
+    ]
+    assert en == [
+        "labkit: error: harmless_programs takes the names of programs your code starts that "
+        "reach nothing outside the run folder, such as 'sh' (a command line's shell) or "
+        "'convert' (a name, not a path; a str, or a list of them), not ['/usr/bin/curl']"
+    ]

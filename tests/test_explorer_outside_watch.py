@@ -4,13 +4,22 @@ them (tests/outside/: LangGraph docs' shapes, not the lab's own studies): issue 
 
 from __future__ import annotations
 
+import json
+import os
+import secrets
 import shelve
+import subprocess
+import sys
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 from chinese import assert_no_english
 
 from labkit.bench.errors import CodeFailed, LabError
+from labkit.bench.portable import AS_ON_MACOS
 from labkit.language import set_language
 from labkit.studies.explorer.replay import explore
 from labkit.studies.explorer.stepping import ExplorerStepSession
@@ -125,8 +134,9 @@ def test_item_3_a_write_on_a_descriptor_is_a_crash_point_and_its_window_is_found
 
 def test_a_file_changed_with_no_crash_point_of_its_own_keeps_the_matrix_from_green():
     """Another program appends to the outbox: the explorer cannot crash between its write and
-    the node's saved writes, so it names the file as unwatched, never green."""
-    found = explore(target("shell_outbox"), "graph")
+    the node's saved writes, so it names the file as unwatched, never green (the shell that
+    runs it declared harmless: it writes in the run folder only)."""
+    found = explore(target("shell_outbox"), "graph", harmless_programs="sh")
     said = [unwatched_words(w) for w in found.unwatched]
     assert said == ["outbox.log changed with no crash point of its own"], found.summary()
     assert not found.green and "outbox.log" in found.summary()
@@ -191,11 +201,17 @@ def test_a_log_named_as_no_effect_is_seen_by_no_checker_and_the_effect_still_is(
 
 def test_a_file_named_as_no_effect_is_never_a_window_left_unexplored():
     """cache.pkl cannot be judged (test_item_1's), outbox.log changes with no crash point of
-    its own (another program writes it): named in `ignore_files`, nothing is lost."""
+    its own (another program writes it): named in `ignore_files`, nothing is lost. The program
+    is a shell, `sh -c "echo ... >> outbox.log"`, which writes in the run folder only: declared
+    harmless (`harmless_programs`), it is no write outside, and the summary says so."""
     found = explore(target("pickle_cache"), "graph", ignore_files="*.pkl")
     assert found.green and not found.unwatched, found.summary()
     found = explore(target("shell_outbox"), "graph", ignore_files="outbox.log")
-    assert found.green and not found.unwatched, found.summary()
+    assert found.outside == ["program:sh"] and not found.green, found.summary()
+    declared = {"ignore_files": "outbox.log", "harmless_programs": ["sh"]}
+    found = explore(target("shell_outbox"), "graph", **declared)
+    assert found.green and not found.unwatched and not found.outside, found.summary()
+    assert "what sh did beyond the run folder's files went unseen" in found.summary()
 
 
 @pytest.mark.parametrize("patterns", [["../agent.log"], ["/var/../agent.log"], [""], ["/"], [3], 3])
@@ -298,3 +314,154 @@ def test_a_shelf_no_checker_can_read_leaves_its_rows_not_judged_never_consistent
     exported = {p["n"]: p for p in found.to_json()["points"]}  # --json: the codes
     assert exported[not_judged[0].n]["outcome"] == "not_judged"
     assert exported[not_judged[0].n]["finding"]["code"] == "not_read"
+
+
+@pytest.fixture
+def refunds():
+    """The shop's order service, run by the test on 127.0.0.1: each POST that carries its
+    token is counted (another user of the machine gets 403 and is not)."""
+    token, received = secrets.token_hex(16), []
+
+    class Service(BaseHTTPRequestHandler):
+        def do_POST(self) -> None:
+            body = self.rfile.read(int(self.headers.get("Content-Length", 0))).decode()
+            allowed = secrets.compare_digest(self.headers.get("X-Token", ""), token)
+            if allowed:
+                received.append(body)
+            self.send_response(204 if allowed else 403)
+            self.end_headers()
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Service)
+    serving = threading.Thread(target=server.serve_forever, daemon=True)
+    serving.start()
+    url = f"http://127.0.0.1:{server.server_address[1]}/refunds"
+    try:
+        yield SimpleNamespace(config={"configurable": {"url": url, "token": token}}, got=received)
+    finally:
+        server.shutdown()
+        serving.join()
+        server.server_close()
+
+
+@pytest.mark.parametrize(
+    ("name", "program"),
+    [
+        ("graph", "curl"),  # subprocess.run(["curl", ...])
+        ("by_shell", "sh"),  # a command line: the program is the shell
+        ("by_system", "sh"),
+        ("by_spawn", "curl"),
+        ("by_spawnvp", "curl"),
+        ("by_asyncio", "curl"),
+    ],
+)
+def test_a_program_the_code_starts_fails_the_exploration_and_is_not_started_again(
+    name, program, refunds
+):
+    """A node that POSTs with curl: the explorer cannot see the request another program sends,
+    so it must never say green (it did, and every replay posted again). Each way Python starts
+    a program is noted by the program's name, the service gets the one POST of the run without
+    a crash, and the summary says, in its words, what to do."""
+    found = explore(target("curl_webhook", name), "graph", config=refunds.config)
+    assert found.outside == [f"program:{program}"] and not found.green, found.summary()
+    assert refunds.got == ["refund=o-10"]  # no replay posted it again
+    assert found.point(None).failed["code"] == "run_program", found.point(None)
+    assert f"the run without a crash started {program}:" in failed_words(found.point(None).failed)
+    assert f"your code started {program}: the explorer cannot see" in found.summary()
+    assert "declare it harmless (harmless_programs)" in found.summary()
+
+
+def test_a_program_a_recovery_starts_fails_its_row(refunds):
+    """`retried` runs curl only when it finds its receipt from a run before: the run without a
+    crash never does, each recovery after the receipt does. Those rows fail (no outcome
+    claimed), the exploration names the program, and the matrix is not green."""
+    retried = target("curl_webhook", "retried")
+    found = explore(retried, "graph", config=refunds.config, restart_at="now")
+    assert found.outside == ["program:curl"] and not found.green, found.summary()
+    started = [p for p in found.points if p.failed and p.failed["code"] == "recovery_program"]
+    assert started and all(p.outcome == "failed" for p in started), found.points
+    assert len(refunds.got) == len(started)  # each such recovery posted once
+    assert failed_words(started[0].failed).startswith("the recovery started curl: the explorer")
+
+
+def test_a_program_declared_harmless_is_taken_at_the_readers_word(refunds):
+    """Declared harmless, curl is no longer noted: the crash states are explored (each replay
+    that runs the node posts again, the reader's choice) and the summary says what it took on
+    the reader's word."""
+    declared = explore(
+        target("curl_webhook"), "graph", config=refunds.config, harmless_programs="curl"
+    )
+    assert declared.green and declared.crash_states > 1 and not declared.outside, declared.summary()
+    assert len(refunds.got) > 1
+    assert "what curl did beyond the run folder's files went unseen" in declared.summary()
+
+
+def test_the_program_and_its_declaration_are_said_in_chinese(refunds, chinese):
+    found = explore(target("curl_webhook", "by_shell"), "graph", config=refunds.config)
+    assert "你的代码启动了 sh：探索器看不到程序在运行文件夹的文件之外做了什么" in found.summary()
+    assert failed_words(found.point(None).failed).startswith("不崩溃的运行启动了 sh：")
+    found = explore(target("shell_outbox"), "graph", harmless_programs="sh")
+    assert "；sh 已声明为无害的（harmless_programs）" in found.summary(), found.summary()
+
+
+def test_the_command_line_takes_harmless_programs(refunds, tmp_path):
+    """`labkit explore` as a user runs it: status 1 and the program named; with
+    `--harmless-program curl`, status 0."""
+
+    def run(out: str, *more: str) -> subprocess.CompletedProcess:
+        command = [sys.executable, "-m", "labkit", "explore", target("curl_webhook")]
+        command += ["--kind", "graph", "--restart-at", "now", "--json"]
+        command += ["--config", json.dumps(refunds.config), "--out", str(tmp_path / out), *more]
+        return subprocess.run(command, capture_output=True, text=True, timeout=120)
+
+    noted = run("noted")
+    assert noted.returncode == 1, noted.stderr
+    assert json.loads(noted.stdout)["outside"] == ["program:curl"]
+    assert len(refunds.got) == 1
+    declared = run("declared", "--harmless-program", "curl")
+    assert declared.returncode == 0, declared.stdout + declared.stderr
+    assert json.loads(declared.stdout)["spec"]["harmless_programs"] == ["curl"]
+
+
+@pytest.mark.parametrize("names", [["/usr/bin/curl"], ["curl -X POST"], [""], [3], 3, None])
+def test_harmless_programs_takes_names_of_programs_and_nothing_else(names):
+    with pytest.raises(LabError, match=r"^harmless_programs takes the names of programs") as no:
+        explore(target("curl_webhook"), "graph", harmless_programs=names)
+    assert "\n" not in str(no.value)
+
+
+def test_a_program_the_lab_starts_is_the_labs_and_each_other_is_noted(tmp_path):
+    """The watch alone, in a process of its own: a program started by the lab's code (lab
+    code that lists processes with `ps` where there is no /proc) is not noted, nor one the job
+    declares harmless; every other is, by name, whichever way Python starts it, `os.execv`
+    (which never returns) too."""
+    script = tmp_path / "starts.py"
+    script.write_text(
+        "import os, subprocess, sys\n"
+        "from labkit.bench import leftovers\n"
+        "from labkit.studies.explorer.programs import watch_programs\n"
+        "class Noted:\n"
+        "    job = {'harmless_programs': ['true']}\n"
+        "    def note_outside(self, entry):\n"
+        "        print(entry, flush=True)\n"
+        "watch_programs(Noted())\n"
+        "leftovers.group_members(os.getpgid(0))\n"
+        "subprocess.run(['true'])\n"
+        "subprocess.run(iter(['/bin/echo', 'a']), stdout=subprocess.DEVNULL)\n"
+        "subprocess.run('echo b', shell=True, stdout=subprocess.DEVNULL)\n"
+        "subprocess.run(['x'], executable='/usr/bin/env', stdout=subprocess.DEVNULL)\n"
+        "os.execv('/bin/sleep', ['sleep', '0'])\n"
+    )
+    environ = {**os.environ, "PYTHONPATH": str(Path(__file__).parents[1]), AS_ON_MACOS: "1"}
+    done = subprocess.run(
+        [sys.executable, str(script)], env=environ, capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines() == [
+        "program:echo",
+        "program:sh",
+        "program:env",
+        "program:sleep",
+    ]

@@ -89,7 +89,8 @@ def test_what_the_readers_step_starts_ends_with_its_worker_and_is_named(tmp_path
         pytest.skip(NO_SUBREAPER)
     seconds = unique_seconds()
     write(tmp_path, "starts.py", STEP.format(start=STARTS[how].format(seconds=seconds)))
-    found = explore(f"{tmp_path}/starts.py:step", out=tmp_path / "x", restart_at="day")
+    sleep = {"restart_at": "day", "harmless_programs": "sleep"}  # it reaches nothing outside
+    found = explore(f"{tmp_path}/starts.py:step", out=tmp_path / "x", **sleep)
     assert processes_mentioning("sleep", seconds) == []
     assert found.point(None).left == [f"sleep {seconds}"]  # the run without a crash: one
     assert found.point(None).failure is None and found.point(1).outcome == "duplicate"
@@ -132,7 +133,8 @@ def test_a_fork_that_keeps_the_workers_pipes_neither_outlives_it_nor_makes_it_ti
 def test_the_cli_says_what_the_readers_code_left(tmp_path):
     seconds = unique_seconds()
     write(tmp_path, "starts.py", STEP.format(start=STARTS["child"].format(seconds=seconds)))
-    done = labkit(tmp_path, "explore", "starts:step", "--out", str(tmp_path / "x"))
+    out = ["--out", str(tmp_path / "x"), "--harmless-program", "sleep"]
+    done = labkit(tmp_path, "explore", "starts:step", *out)
     assert done.returncode == 1, done.stderr  # effect first: a duplicate, as ever
     said = rf"; your code left \d processes running \(sleep {re.escape(seconds)}\); the lab"
     assert re.search(said, done.stdout), done.stdout

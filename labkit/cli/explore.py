@@ -79,6 +79,13 @@ def register(commands: argparse._SubParsersAction) -> None:
         help=say("cli.explore.explore.ignore_file"),
     )
     ex.add_argument(
+        "--harmless-program",
+        metavar="NAME",
+        action="append",
+        default=[],
+        help=say("cli.explore.explore.harmless_program"),
+    )
+    ex.add_argument(
         "--with-file",
         metavar="PATH",
         action="append",
@@ -159,6 +166,7 @@ def cmd_explore(args: argparse.Namespace) -> int:
             postgres=args.postgres,
             ignore_files=args.ignore_file,
             with_files=args.with_file,
+            harmless_programs=args.harmless_program,
         )
     except CodeFailed as error:  # the reader's code failed, not their input: as a red matrix
         bar.close()

@@ -13,6 +13,7 @@ from labkit.language import display_width, padded, say
 from labkit.language.failures import failure_text
 from labkit.studies.explorer.report import (
     FILES_TOGETHER,
+    PROGRAM,
     SERVICE,
     Exploration,
     PointResult,
@@ -62,6 +63,9 @@ def summary_text(found: Exploration) -> str:
         verdict += say("explorer.report.varied", count=sum(p.varies for p in found.points))
     if found.spec.get("ignore_files"):  # said beside the verdict it qualifies
         verdict += say("explorer.report.not_judged", files=comma().join(found.spec["ignore_files"]))
+    if found.spec.get("harmless_programs"):  # so is what it took on the reader's word
+        programs = comma().join(found.spec["harmless_programs"])
+        verdict += say("explorer.report.harmless", programs=programs)
     why = failed_words(found.stopped_by) if found.stopped_by else found.stopped
     stopped = say("explorer.report.stopped", why=why) if found.stopped else ""
     return say(
@@ -75,16 +79,19 @@ def summary_text(found: Exploration) -> str:
 
 
 def unseen_words(found: Exploration) -> str:
-    """What the exploration could not crash apart or reach: unwatched writes, files and
-    services outside the run folder, a saver explored on SQLite instead; or ""."""
+    """What the exploration could not crash apart or reach: unwatched writes, files, services
+    and programs outside the run folder, a saver explored on SQLite instead; or ""."""
     said = say("explorer.report.semicolon").join(map(unwatched_words, found.unwatched))
     said = say("explorer.report.unseen", writes=said) if found.unwatched else ""
-    files = [f for f in found.outside if not f.startswith(SERVICE)]
+    files = [f for f in found.outside if not f.startswith((SERVICE, PROGRAM))]
     services = [f for f in found.outside if f.startswith(SERVICE)]
+    programs = [f.removeprefix(PROGRAM) for f in found.outside if f.startswith(PROGRAM)]
     if files:
         said += say("explorer.report.outside", files=comma().join(files))
     if services:
         said += say("explorer.report.network", services=comma().join(services))
+    if programs:
+        said += say("explorer.report.programs", programs=comma().join(programs))
     if found.replaced:
         postgres = "_postgres" if found.replaced["postgres"] else ""
         said += say(f"explorer.report.on_sqlite{postgres}", saver=found.replaced["saver"])

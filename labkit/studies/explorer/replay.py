@@ -48,6 +48,7 @@ from labkit.studies.explorer.replays import (
     INTERRUPTED,
     NETWORK,
     OUTSIDE,
+    PROGRAMS,
     RUN_OUTSIDE,
     exploration_row,
     judged,
@@ -97,6 +98,7 @@ def explore(
     postgres: str | None = None,
     ignore_files: object = (),
     with_files: object = (),
+    harmless_programs: object = (),
 ) -> Exploration:
     """Crash `target` ('module:callable') at every crash point it passes and check each state,
     recovered after each restart `restart_at` names (default: the kind's own, RESTARTS_BY_KIND).
@@ -113,7 +115,11 @@ def explore(
     of files in the run folder ("*.log"), names what is no effect (a log that says "booking"
     again after a crash): crash points still come after their writes, but no checker sees them.
     `with_files`, files or folders your code reads by a relative path (prompts/, config.yaml),
-    are copied into every run folder before it runs there.
+    are copied into every run folder before it runs there. A program your code starts
+    (`subprocess.run(["curl", ...])`, `os.system`) fails the exploration: the explorer cannot
+    see what it does beyond the run folder's files, and every replay would start it again;
+    `harmless_programs` names those that reach nothing outside the run folder, by name ("sh"
+    for a command line, shell=True or os.system; "convert"), and the summary says so.
 
     A Ctrl-C, or a checker that raises, ends the exploration early: what was explored comes
     back all the same, with `stopped` saying why."""
@@ -135,6 +141,7 @@ def explore(
         postgres=postgres,
         ignore_files=ignore_files,
         with_files=with_files,
+        harmless_programs=harmless_programs,
     )
     check_importable(spec.target, spec.checker, spec.resume_by)  # at once, not in a worker
     check_function("progress", progress)
@@ -257,7 +264,7 @@ def explore_with(
         {
             file
             for row in rows
-            if row.failed and row.failed["code"] in (OUTSIDE, NETWORK[OUTSIDE])
+            if row.failed and row.failed["code"] in (OUTSIDE, NETWORK[OUTSIDE], PROGRAMS[OUTSIDE])
             for file in row.failed["files"]
         }
         - set(exploration.outside)

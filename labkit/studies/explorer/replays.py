@@ -23,7 +23,7 @@ from labkit.bench.restart import FRESH
 from labkit.bench.trace import Trace, read_trace
 from labkit.studies.explorer.postgres_runs import RunSchemas
 from labkit.studies.explorer.record import point_folder, point_name
-from labkit.studies.explorer.report import SERVICE, PointResult
+from labkit.studies.explorer.report import PROGRAM, SERVICE, PointResult
 from labkit.studies.explorer.restart_forks import AFTER, ALSO, copy_crash_state, exit_status
 from labkit.studies.explorer.spec import ExploreSpec
 from labkit.studies.explorer.with_files import copy_in
@@ -35,12 +35,14 @@ SIGKILLED = -9
 CHECKER_RAISED, INTERRUPTED = "checker_raised", "interrupted"  # why an exploration stopped
 OUTSIDE = "recovery_outside"  # why a recovery is not judged: it wrote outside its run folder
 RUN_OUTSIDE = "run_outside"  # why the run without a crash is not: the same
-# ... or it connected to a service over the network, whose state no crash state holds
+# ... or it connected to a service over the network, whose state no crash state holds, or
+# started a program, whose doing beyond the run folder's files the explorer cannot see
 # the kinds whose restarts one worker recovers, forking the others (`restart_forks`): a graph's
 # server holds LangGraph, and each worker it forks cost the exploration's process most of its
 # time; a step's light server forks cheaply (side by side, a step explored slower grouped)
 FORKED_RESTARTS = ("graph", "callable")
 NETWORK = {OUTSIDE: "recovery_network", RUN_OUTSIDE: "run_network"}
+PROGRAMS = {OUTSIDE: "recovery_program", RUN_OUTSIDE: "run_program"}
 WROTE_OUTSIDE = {OUTSIDE: "the recovery", RUN_OUTSIDE: "the run without a crash"}
 SHOWN_LAST = {"not_judged": 1, "consistent": 2}  # a row's outcomes the matrix shows last
 LANES = 4  # crash states explored side by side: two per core of a workshop laptop, so that
@@ -316,7 +318,8 @@ def run_workers(
 
 def judged(row: PointResult, report: dict, outside: str = OUTSIDE) -> None:
     """The checker's word on a row (the default checker's as a code too), or why there is none
-    (the checker raised, or the run wrote outside the run folder: `outside` says which)."""
+    (the checker raised, or the run wrote outside the run folder, connected to a service or
+    started a program: `outside` says which run)."""
     if report.get("outside"):
         files = tuple(report["outside"])  # paths, as detected: the views join them
         services = tuple(f for f in files if f.startswith(SERVICE))
@@ -324,6 +327,11 @@ def judged(row: PointResult, report: dict, outside: str = OUTSIDE) -> None:
         if services:  # the stronger reason: a remote state it cannot see, let alone judge
             line = f"{WROTE_OUTSIDE[outside]} connected to {', '.join(services)}"
             failed(row, line, NETWORK[outside], files=files, services=services)
+            return
+        programs = tuple(f.removeprefix(PROGRAM) for f in files if f.startswith(PROGRAM))
+        if programs:  # what it did beyond the run folder's files is unseen, let alone judged
+            line = f"{WROTE_OUTSIDE[outside]} started {', '.join(programs)}"
+            failed(row, line, PROGRAMS[outside], files=files, programs=programs)
             return
         line = f"{WROTE_OUTSIDE[outside]} wrote outside its run folder: {', '.join(files)}"
         failed(row, line, outside, files=files)

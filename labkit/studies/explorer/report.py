@@ -18,6 +18,7 @@ from pathlib import Path
 __all__ = [
     "EXPLORED_FILE",
     "Exploration",
+    "PROGRAM",
     "PointResult",
     "SERVICE",
     "read_explored",
@@ -28,6 +29,7 @@ EXPLORED_FILE = "explored.jsonl"  # one line per crash point as it is explored
 NO_CRASH = "no crash"  # the label of the run without a crash (a key in notebooks' dicts)
 FILES_TOGETHER = " and "  # a commit seen in two files at once: "a.db and b.db"
 SERVICE = "tcp://"  # an "outside" entry that is a network connection, not a file
+PROGRAM = "program:"  # one that is a program the reader's code started ("program:curl")
 
 
 @dataclass

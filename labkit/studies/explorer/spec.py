@@ -1,8 +1,8 @@
 """What an exploration is asked to do, checked before anything runs: the reader's target
 and checker, its kind, the durability mode, the kill mode, the restarts, how interrupts are
-answered, a graph's config, a Postgres server, the files that are no effect and the files its
-code reads. Each bad
-value is one line (a LabError) that names the valid choices, in the API and the CLI alike.
+answered, a graph's config, a Postgres server, the files that are no effect, the files its
+code reads and the programs it starts that are harmless. Each bad value is one line (a
+LabError) that names the valid choices, in the API and the CLI alike.
 """
 
 from __future__ import annotations
@@ -51,6 +51,7 @@ class ExploreSpec:
     postgres: str | None = None  # a server for the nodes' rows ("lab": labkit's own), a URL
     ignore_files: tuple[str, ...] = ()  # patterns of files that are no effect (logs): not judged
     with_files: tuple[str, ...] = ()  # files the code reads by a relative path: in every run
+    harmless_programs: tuple[str, ...] = ()  # programs it starts that reach nothing outside
 
     def __post_init__(self) -> None:
         check_choice("kind", self.kind, KINDS)
@@ -68,6 +69,8 @@ class ExploreSpec:
         check_step_options(self)
         object.__setattr__(self, "ignore_files", check_ignore_files(self.ignore_files))
         object.__setattr__(self, "with_files", check_with_files(self.with_files))
+        harmless = check_harmless_programs(self.harmless_programs)
+        object.__setattr__(self, "harmless_programs", harmless)
 
     def job(self, **fields: object) -> dict:
         return {**asdict(self), **fields}
@@ -126,6 +129,18 @@ def check_ignore_files(patterns: object) -> tuple[str, ...]:
         isinstance(p, str) and p.strip("/") and ".." not in p.split("/") for p in given
     ):
         raise refusal("explore_ignore_files", value=repr(patterns))
+    return tuple(given)
+
+
+def check_harmless_programs(names: object) -> tuple[str, ...]:
+    """The programs the reader's code starts that reach nothing outside the run folder, by
+    name as the explorer notes them ("sh" for a command line, "convert" for
+    /usr/bin/convert): one, or a list of them. A path would never match a name."""
+    given = [names] if isinstance(names, str) else names
+    if not isinstance(given, (list, tuple)) or not all(
+        isinstance(name, str) and name.split() == [name] and "/" not in name for name in given
+    ):
+        raise refusal("explore_harmless_programs", value=repr(names))
     return tuple(given)
 
 

@@ -33,6 +33,7 @@ from labkit.studies.explorer.code_cache import use_cache
 from labkit.studies.explorer.disk_waits import skip_disk_waits
 from labkit.studies.explorer.network import watch_network
 from labkit.studies.explorer.postgres_runs import enter_schema, read_schema
+from labkit.studies.explorer.programs import watch_programs
 from labkit.studies.explorer.record import CrashPoints
 from labkit.studies.explorer.restart_forks import (
     ALSO,
@@ -117,6 +118,7 @@ def run_from_the_start(job: dict, world: object, trace: Trace, loaded: list[str]
     points = CrashPoints(job, trace, ())
     watch_claims(points)  # before the reader's module is loaded
     watch_network(points)
+    watch_programs(points)
     serve_here(job, points)
     recording = job["role"] == "record"
     checker = the_checker(job) if recording else None  # a wrong name: said before the code runs
@@ -161,12 +163,13 @@ def recover_and_check(
     job: dict, world: object, trace: Trace, checker: Callable, at_kill: dict | None = None
 ) -> None:
     """Read what the kill left (unless `at_kill` says it), recover, read again, and judge; name
-    the files it wrote outside the run folder (each recovery would write there again: the
-    exploration fails)."""
+    the files it wrote outside the run folder, the services it connected to and the programs
+    it started (each recovery would do it again: the exploration fails)."""
     at_kill = state_of(job) if at_kill is None else at_kill
     watch = CrashPoints(job, trace, ())
     watch.watch_outside()
     watch_network(watch)
+    watch_programs(watch)
     try:
         finished, error = world.recover(job, trace), None
     except Exception as exc:  # the reader's recovery failed: an outcome, said in one line
