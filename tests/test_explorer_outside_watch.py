@@ -4,6 +4,7 @@ them (tests/outside/: LangGraph docs' shapes, not the lab's own studies): issue 
 
 from __future__ import annotations
 
+import dbm.dumb
 import json
 import os
 import secrets
@@ -283,23 +284,63 @@ def test_step_mode_brings_the_files_the_code_reads_too(tmp_path):
         session.kill()
 
 
-def test_a_shelf_no_checker_can_read_leaves_its_rows_not_judged_never_consistent(chinese):
-    """shelve_miles credits miles in a `shelve` file: a crash after the credit, and its node
-    runs again. No checker reads the shelf, so those rows are not judged (never consistent);
-    a row says consistent only where the shelf holds the run without a crash's bytes; the
-    booking's duplicate in SQLite keeps its verdict. Said in Chinese and in English."""
+def balance(run_dir: str) -> object:
+    """The traveller's miles in a run folder's shelf, read as the reader's code reads it."""
+    with shelve.open(str(Path(run_dir) / "miles"), "r") as miles:
+        return miles["ada"]
+
+
+def test_a_shelf_on_dbm_dumb_is_judged_by_what_it_holds_not_by_its_index_offsets():
+    """shelve_miles' graph keeps the balance, an int, on dbm.dumb: three files, the index
+    (miles.dir, its backup miles.bak) a line a key with the byte offset of its value. Read as
+    dbm.dumb reads it, the shelf is one entry, miles.dat: a row is inconsistent where recovery
+    credited the miles twice, and consistent where the balance is right at another offset (such
+    rows said "inconsistent: miles.bak holds "'ada', (512, 15)"", a verdict about offsets)."""
     found = explore(target("shelve_miles"), "graph")
+    assert found.clean["miles.dat"] == [{"ada": 500}] and not found.unwatched, found.summary()
+    assert not [name for name in found.clean if name.endswith((".dir", ".bak"))], found.clean
+    twice = 'miles.dat holds {"ada": 1000} where the run without a crash left {"ada": 500}'
+    right_at = set()  # the index of each row whose balance is right
+    for p in found.points:
+        if balance(p.run_dir) == 1000:
+            assert (p.outcome, p.complaint) == ("inconsistent", f"inconsistent: {twice}"), p
+        else:
+            assert balance(p.run_dir) == 500 and "miles" not in (p.complaint or ""), p
+            right_at.add(Path(p.run_dir, "miles.dir").read_text())
+    assert "inconsistent" in {p.outcome for p in found.points} and len(right_at) > 1, right_at
+    assert "duplicate" in {p.outcome for p in found.points if p.detail == "bookings.db"}
+    assert not found.green
+
+
+def test_a_shelf_whose_index_alone_changes_changes_at_its_index_writes(tmp_path):
+    """`redeemed` deletes the balance from a shelf the run brings: dbm.dumb rewrites its index
+    only (miles.dir, renamed to miles.bak first), never miles.dat, whose entry is what changed.
+    The index's writes are the shelf's crash points, so no change went unseen, and the index,
+    written but no entry of the state, is no temporary. Green."""
+    with shelve.Shelf(dbm.dumb.open(str(tmp_path / "miles"))) as miles:
+        miles["ada"] = 500
+    brought = [tmp_path / name for name in ("miles.dat", "miles.dir", "miles.bak")]
+    found = explore(target("shelve_miles", "redeemed"), "graph", with_files=brought)
+    assert found.green and not found.unwatched, found.summary()
+    assert found.clean["miles.dat"] == [] and not found.temporaries, found.temporaries
+    assert {p.detail for p in found.points if p.op == "write"} == {"miles.dir", "miles.bak"}
+
+
+def test_a_shelf_no_checker_can_read_leaves_its_rows_not_judged_never_consistent(chinese):
+    """in_decimals credits miles as a Decimal, no plain data: no checker reads the shelf (to
+    unpickle a Decimal would run its class's code), so the rows where it holds other values
+    than the run without a crash's are not judged (never consistent), and a row says
+    consistent only where it holds the same; the booking's duplicate in SQLite keeps its
+    verdict. Said in Chinese and in English."""
+    found = explore(target("shelve_miles", "in_decimals"), "graph")
     shelf = [name for name, held in found.clean.items() if isinstance(held, str)]
-    record = found.point(None).run_dir
     not_judged = [p for p in found.points if p.outcome == "not_judged"]
-    assert not_judged and shelf and not found.green, found.matrix()
+    assert not_judged and shelf == ["miles.dat"] and not found.green, found.matrix()
     for p in not_judged:  # what the rows would have called consistent: miles credited twice
-        with shelve.open(str(Path(p.run_dir) / "miles"), "r") as miles:
-            assert miles["ada"] == 1000, found.matrix()
+        assert balance(p.run_dir) == 1000, found.matrix()
     for p in found.points:
         if p.outcome == "consistent":
-            for name in shelf:
-                assert Path(p.run_dir, name).read_bytes() == Path(record, name).read_bytes()
+            assert balance(p.run_dir) == 500, found.matrix()
     assert "duplicate" in {p.outcome for p in found.points if p.detail == "bookings.db"}
     text, html = matrix_text(found), matrix_html(found)
     assert "未判定" in text and "无法读取（既不是 SQLite 也不是文本）" in text, text

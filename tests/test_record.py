@@ -6,10 +6,13 @@ row and the line.
 
 from __future__ import annotations
 
+import dbm.dumb
 import hashlib
 import json
 import os
+import shelve
 import sqlite3
+from decimal import Decimal
 
 import pytest
 
@@ -19,6 +22,7 @@ from labkit.studies.explorer.disk_waits import keep_synchronous_off, skip_disk_w
 from labkit.studies.explorer.record import copy_files, readers_own
 from labkit.studies.explorer.states import (
     is_database,
+    kept_in,
     lab_file,
     plain,
     read_lines,
@@ -120,6 +124,74 @@ def test_a_file_that_is_not_text_is_unreadable_and_named_with_its_bytes_digest(r
     digest = state_digest(str(run_dir))
     (run_dir / "image.bin").write_bytes(data + b"\x81")
     assert state_digest(str(run_dir)) != digest
+
+
+def a_shelf(folder, **values: object) -> None:
+    """`shelve` on dbm.dumb, as Python without gdbm or ndbm keeps it: miles.dat, miles.dir
+    (the index: a key and its value's offset a line) and, after a rewrite, miles.bak."""
+    with shelve.Shelf(dbm.dumb.open(str(folder / "miles"))) as miles:
+        miles.update(values)
+
+
+def files_as_they_are(folder) -> dict:
+    return {p: (p.read_bytes(), p.stat().st_mtime_ns) for p in folder.rglob("*") if p.is_file()}
+
+
+def test_a_dbm_dumb_shelf_is_one_entry_a_line_a_key_read_without_a_byte_written(run_dir):
+    a_shelf(run_dir, ada=500, bo={"tier": "gold", "flights": ("LX 38",)})
+    before = files_as_they_are(run_dir)
+    state = read_state(str(run_dir))
+    assert state["miles.dat"] == [{"ada": 500}, {"bo": {"tier": "gold", "flights": ["LX 38"]}}]
+    assert "miles.dir" not in state and "miles.bak" not in state and unreadable(state) == []
+    assert files_as_they_are(run_dir) == before  # dbm.dumb read-only: not even its index
+    assert kept_in(str(run_dir), "miles.dat") == ("miles.dat", "miles.dir", "miles.bak")
+    assert kept_in(str(run_dir), "outbox.log") == ("outbox.log",)
+
+
+def test_two_shelves_that_hold_the_same_are_equal_states_at_any_offset(tmp_path):
+    one, two = tmp_path / "one", tmp_path / "two"
+    for folder in (one, two):
+        folder.mkdir()
+        a_shelf(folder, ada=500)
+    a_shelf(two, ada="a value longer than a block of dbm.dumb's .dat, 512 bytes" * 10)
+    a_shelf(two, ada=500)  # fits where the long value went: the index keeps that offset
+    assert (one / "miles.dir").read_text() != (two / "miles.dir").read_text()
+    assert read_state(str(one)) == read_state(str(two))
+    assert state_digest(str(one)) == state_digest(str(two))
+    a_shelf(two, ada=1000)
+    assert read_state(str(two))["miles.dat"] == [{"ada": 1000}]
+
+
+class Opens:
+    """Pickled as a call of `open`: unpickling it would create a file."""
+
+    def __init__(self, path) -> None:
+        self.path = str(path)
+
+    def __reduce__(self) -> tuple:
+        return (open, (self.path, "w"))
+
+
+def test_a_shelf_of_values_that_are_no_plain_data_is_unreadable_and_runs_no_code(tmp_path):
+    """An object that unpickles by a call, or a Decimal: the shelf is not read (its pickles not
+    run), but two states still tell its keys and values apart."""
+    ran, run = tmp_path / "ran", tmp_path / "run"
+    run.mkdir()
+    a_shelf(run, ada=Opens(ran))
+    state = read_state(str(run))
+    assert state["miles.dat"].startswith("not SQLite, not text, sha256:") and not ran.exists()
+    assert unreadable(state) == ["miles.dat"]
+    a_shelf(run, ada=Decimal(500))
+    assert read_state(str(run))["miles.dat"] not in (state["miles.dat"], [{"ada": 500}])
+
+
+def test_a_shelf_whose_index_a_crash_cut_is_unreadable_by_its_bytes(run_dir):
+    a_shelf(run_dir, ada=500, bo=700)
+    index = (run_dir / "miles.dir").read_bytes()
+    (run_dir / "miles.dir").write_bytes(index[: index.index(b"\n") + 8])  # "'bo', (5"
+    state = read_state(str(run_dir))
+    assert state["miles.dat"].startswith("not SQLite, not text, sha256:"), state
+    assert "miles.dir" not in state
 
 
 def test_a_databases_tables_are_all_read_but_sqlites_own(tmp_path):

@@ -28,11 +28,15 @@ document rewritten whole keeps one line with other contents. Where the run witho
 wrong (study 001's fresh key makes two tickets with no crash at all), only a checker that knows the
 operation can say so: pass your own. Worker-side: standard library only.
 
-A file that is neither SQLite nor text (a `shelve` or `dbm` file, a pickle: `states.UNREADABLE`)
-has no rows or lines to count; the state holds its bytes' digest. Where its bytes are the clean
-run's, it holds what that run left, and the row may be consistent; where they differ (or it is
-there in one state only), no checker read what it holds, so the row is "not_judged", never
-consistent. A verdict the readable files give still comes first (a duplicate row in a table is
+A `shelve` on dbm.dumb (three files: miles.dat, and its index miles.dir with the index's backup
+miles.bak) is one entry, miles.dat's, read as dbm.dumb reads it (`states.read_shelf`): a line a key,
+{"ada": 500}, judged as a file's lines; never by its index's lines, whose byte offsets differ
+between two shelves that hold the same. A file that is neither SQLite nor text (a gdbm file, a
+pickle, a dbm.dumb shelf whose values are no plain data: `states.UNREADABLE`) has no rows or lines
+to count; the state holds a digest of its bytes (a shelf's, of its keys and values). Where it is the
+clean run's, the file holds what that run left, and the row may be consistent; where it differs (or
+the file is there in one state only), no checker read what it holds, so the row is "not_judged",
+never consistent. A verdict the readable files give still comes first (a duplicate row in a table is
 a duplicate, whatever a binary file beside it holds), and so does an unfinished run: "not
 judged" is said only where nothing else is wrong. A checker of your own reads what it likes (it
 may open the shelve): its None is its verdict.
@@ -115,7 +119,8 @@ class CrashState:
         self,
         point: dict | None,  # n, op, detail, where; None for the run without a crash
         at_kill: dict,  # file -> {table: rows} for SQLite files, file -> [lines] for text,
-        # file -> "not SQLite, not text, sha256:…" for others (`states.UNREADABLE`)
+        # a dbm.dumb shelf's .dat -> [{key: value}], file -> "not SQLite, not text, sha256:…"
+        # for others (`states.UNREADABLE`)
         after: dict,
         clean: dict,  # the run without a crash, at its end
         finished: bool,  # recovery ran the work to its end (done=1; the graph reached END)

@@ -36,7 +36,13 @@ from labkit.bench.output import flush_output
 from labkit.bench.trace import TRACE_FILE, Trace
 from labkit.studies.explorer.postgres_runs import postgres_run
 from labkit.studies.explorer.postgres_writes import watch_postgres_writes
-from labkit.studies.explorer.states import CHECKPOINT_FILE, lab_file, read_state, state_digest
+from labkit.studies.explorer.states import (
+    CHECKPOINT_FILE,
+    kept_in,
+    lab_file,
+    read_state,
+    state_digest,
+)
 from labkit.studies.explorer.watches import Watches
 from labkit.studies.explorer.written_file import mark
 
@@ -180,7 +186,11 @@ class CrashPoints(Watches):
         changed = {
             n for n in end.keys() | self.armed_state.keys() if end.get(n) != self.armed_state.get(n)
         }
-        unseen = sorted(changed - self.pointed - set(ignored))
+        unseen = sorted(
+            name
+            for name in changed - set(ignored)
+            if self.pointed.isdisjoint(kept_in(self.run_dir, name))  # a shelf's: its index's too
+        )
         if unseen:
             self.trace.event("unwatched", files=unseen, reason="no_point")
 

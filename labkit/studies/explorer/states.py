@@ -3,15 +3,25 @@ SQLite file (known by its header, whatever its name) and every line of every oth
 run wrote, in the folder or in a folder of it ("logs/sent.log"), JSON lines without the fields
 two equal runs give differently; a file that is neither is named (`unreadable`) and held by its
 bytes' digest: no checker reads it, but two states still tell its contents apart.
+
+A `shelve` on dbm.dumb (shelve.open's where Python has neither gdbm nor ndbm) is three files:
+miles.dat holds the pickled values, miles.dir the index (a line a key: "'ada', (512, 15)", where
+in .dat its value is) and miles.bak the index before its last rewrite. Read one by one, two equal
+shelves differ in offsets; so the three are one entry, under the .dat's name, read as dbm.dumb
+reads them (`read_shelf`): a line a key, {"ada": 500}, where every value is plain data.
 Worker-side: standard library only.
 """
 
 from __future__ import annotations
 
+import dbm
+import dbm.dumb
 import fnmatch
 import hashlib
+import io
 import json
 import os
+import pickle
 import sqlite3
 from collections.abc import Iterable
 
@@ -26,10 +36,12 @@ __all__ = [
     "CHECKPOINT_FILE",
     "ignored_file",
     "is_database",
+    "kept_in",
     "lab_file",
     "labs_own_file",
     "plain",
     "read_lines",
+    "read_shelf",
     "read_state",
     "read_tables",
     "run_folder",
@@ -52,6 +64,7 @@ CHECKPOINT_FILE = LABS_OWN + "checkpoints.db"
 UNREADABLE = "not SQLite, not text"  # a file whose contents the explorer cannot judge: said
 # with its bytes' digest ("not SQLite, not text, sha256:…"), a str where others are lists, dicts
 COPIES = {AFTER + restart for restart in RESTARTS}  # a point's crash state, copied for a restart
+DBM_INDEX = (".dir", ".bak")  # beside a dbm.dumb .dat: its index, and the index before its rewrite
 
 
 def labs_own_file(run_dir: str, name: str) -> bool:
@@ -86,12 +99,35 @@ def ignored_file(name: str, patterns: Iterable[str]) -> bool:
 def read_state(run_dir: str) -> dict:
     """What the run folder holds: every table of every SQLite file (rows in rowid order) and
     every line of every other file the run wrote, JSON lines without their pid and time; a
-    file in a folder of it by its path there ("logs/sent.log")."""
-    state: dict[str, object] = {}
-    for name in run_files(run_dir):
-        path = os.path.join(run_dir, name)
-        state[name] = read_tables(path) if is_database(path) else read_lines(path)
+    file in a folder of it by its path there ("logs/sent.log"); a dbm.dumb shelf as one entry,
+    its .dat's (`kept_in`)."""
+    names = run_files(run_dir)
+    indexes = {index for name in names for index in kept_in(run_dir, name)[1:]}
+    state = {name: read_entry(os.path.join(run_dir, name)) for name in names if name not in indexes}
     return dict(sorted(state.items()))
+
+
+def read_entry(path: str) -> dict | list | str:
+    """One entry of a state: a SQLite file's tables, a dbm.dumb shelf's entries, a file's lines."""
+    if is_database(path):
+        return read_tables(path)
+    return read_shelf(path) if dumb_dbm(path) else read_lines(path)
+
+
+def kept_in(run_dir: str, name: str) -> tuple[str, ...]:
+    """The files a state's entry `name` is read from: a dbm.dumb shelf's .dat with its index
+    and the index's backup (those there or not), one entry; any other file, itself."""
+    if not dumb_dbm(os.path.join(run_dir, name)):
+        return (name,)
+    stem = name.removesuffix(".dat")
+    return (name, *(stem + kind for kind in DBM_INDEX))
+
+
+def dumb_dbm(path: str) -> bool:
+    """Whether `path` is a dbm.dumb database's .dat: as `dbm.open` (and so `shelve.open`)
+    tells, by the index beside it (`dbm.whichdb`, which only reads)."""
+    stem, kind = os.path.splitext(path)
+    return kind == ".dat" and dbm.whichdb(stem) == "dbm.dumb"
 
 
 def run_files(run_dir: str, folder: str = "") -> list[str]:
@@ -169,8 +205,48 @@ def read_lines(path: str) -> list | str:
         with open(path, encoding="utf-8") as lines:
             return [without_volatile(line.rstrip("\n")) for line in lines if line.strip()]
     except UnicodeDecodeError:
-        with open(path, "rb") as data:
-            return f"{UNREADABLE}, {digest(data.read())}"
+        return unread(path)
+
+
+def unread(*paths: str) -> str:
+    """Files no checker reads, as a state holds them: UNREADABLE with their bytes' digest."""
+    data = b""
+    for path in paths:
+        with open(path, "rb") as file:
+            data += file.read()
+    return f"{UNREADABLE}, {digest(data)}"
+
+
+def read_shelf(path: str) -> list | str:
+    """A dbm.dumb shelf (`path` its .dat) as dbm.dumb reads it: the values its index points at,
+    so neither their offsets nor .bak's old index nor .dat's bytes no key points at are part of
+    it. A line a key, {"ada": 500}, if every value is a pickle of plain data (shelve's); else
+    UNREADABLE, with a digest of its keys and values: not judged, but told apart. An index a
+    crash cut mid-line, which dbm.dumb cannot read either: UNREADABLE, by its files' bytes."""
+    stem = path.removesuffix(".dat")
+    try:
+        with dbm.dumb.open(stem, "r") as shelf:  # "r": it writes nothing, not even on close
+            entries = sorted((key, shelf[key]) for key in shelf)
+    except Exception:  # the index is read by ast.literal_eval: a cut line fails in many ways
+        return unread(path, stem + ".dir")
+    try:
+        return [{key.decode(errors="backslashreplace"): plain_data(v)} for key, v in entries]
+    except Exception:  # no pickle of plain data: unpickling foreign bytes fails in many ways
+        return f"{UNREADABLE}, {digest(repr(entries).encode())}"
+
+
+class PlainDataUnpickler(pickle.Unpickler):
+    """An unpickler that imports nothing: a pickle of a class, a function or any object but
+    plain data is refused before it is made, so reading one runs none of its code."""
+
+    def find_class(self, module: str, name: str) -> type:
+        raise pickle.UnpicklingError(f"{module}.{name} is not plain data")
+
+
+def plain_data(pickled: bytes) -> object:
+    """A pickle's value if it is plain data, what JSON carries: numbers, strings, lists,
+    dicts, None (a tuple as a list); raises for any other."""
+    return json.loads(json.dumps(PlainDataUnpickler(io.BytesIO(pickled)).load()))
 
 
 def without_volatile(line: str) -> object:

@@ -43,7 +43,7 @@ from labkit.studies.explorer.restart_forks import (
     wait_for,
 )
 from labkit.studies.explorer.services import bookkeeping, serve_here, watch_claims
-from labkit.studies.explorer.states import ignored_file, read_state
+from labkit.studies.explorer.states import ignored_file, kept_in, read_state
 from labkit.studies.explorer.target import BadTarget, load_function
 
 __all__ = ["run"]
@@ -134,7 +134,7 @@ def run_from_the_start(job: dict, world: object, trace: Trace, loaded: list[str]
         report(
             job,
             state=end,
-            temporaries=sorted(points.pointed - set(end)),  # written, then renamed or removed
+            temporaries=sorted(points.pointed - files_of(job["run_dir"], end)),
             points=points.count,
             imported=newly_imported(loaded),
             bookkeeping=kept,
@@ -145,6 +145,12 @@ def run_from_the_start(job: dict, world: object, trace: Trace, loaded: list[str]
 def state_of(job: dict) -> dict:
     """What the run holds: its folder's files, and its Postgres schema if it has one."""
     return {**read_state(job["run_dir"]), **read_schema(job)}
+
+
+def files_of(run_dir: str, state: dict) -> set[str]:
+    """The files a state was read from: its entries', a dbm.dumb shelf's index too (`kept_in`).
+    A file the run wrote and is not among them, it renamed or removed: a temporary."""
+    return {file for name in state for file in kept_in(run_dir, name)}
 
 
 def judged_part(state: dict, patterns: list[str]) -> dict:
