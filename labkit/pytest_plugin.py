@@ -50,7 +50,8 @@ def pytest_configure(config: pytest.Config) -> None:
 class CrashExplorer:
     """`crash_explorer(target, kind=..., **options)`: an exploration (`labkit.explore`'s
     options: checker, resume, resume_by, resumes, config, durability, restart_at, timeout,
-    postgres, ignore_files, with_files, harmless_programs), whose `matrix()` is the table to put in an assertion's message."""
+    postgres, ignore_files, with_files, harmless_programs), whose `matrix()` is the table to
+    put in an assertion's message."""
 
     def __init__(self, rootdir: Path, out: Path) -> None:
         self.rootdir, self.out, self.count = rootdir, out, 0

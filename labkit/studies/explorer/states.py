@@ -14,14 +14,10 @@ Worker-side: standard library only.
 
 from __future__ import annotations
 
-import dbm
-import dbm.dumb
 import fnmatch
 import hashlib
-import io
 import json
 import os
-import pickle
 import sqlite3
 from collections.abc import Iterable
 
@@ -127,7 +123,12 @@ def dumb_dbm(path: str) -> bool:
     """Whether `path` is a dbm.dumb database's .dat: as `dbm.open` (and so `shelve.open`)
     tells, by the index beside it (`dbm.whichdb`, which only reads)."""
     stem, kind = os.path.splitext(path)
-    return kind == ".dat" and dbm.whichdb(stem) == "dbm.dumb"
+    if kind != ".dat":
+        return False
+    import dbm  # here, as dbm.dumb and pickle below: few runs keep a shelf, and a worker's
+    # start is the hot path (with dbm.dumb's ast, about 12 ms)
+
+    return dbm.whichdb(stem) == "dbm.dumb"
 
 
 def run_files(run_dir: str, folder: str = "") -> list[str]:
@@ -223,6 +224,8 @@ def read_shelf(path: str) -> list | str:
     it. A line a key, {"ada": 500}, if every value is a pickle of plain data (shelve's); else
     UNREADABLE, with a digest of its keys and values: not judged, but told apart. An index a
     crash cut mid-line, which dbm.dumb cannot read either: UNREADABLE, by its files' bytes."""
+    import dbm.dumb
+
     stem = path.removesuffix(".dat")
     try:
         with dbm.dumb.open(stem, "r") as shelf:  # "r": it writes nothing, not even on close
@@ -235,17 +238,18 @@ def read_shelf(path: str) -> list | str:
         return f"{UNREADABLE}, {digest(repr(entries).encode())}"
 
 
-class PlainDataUnpickler(pickle.Unpickler):
-    """An unpickler that imports nothing: a pickle of a class, a function or any object but
-    plain data is refused before it is made, so reading one runs none of its code."""
-
-    def find_class(self, module: str, name: str) -> type:
-        raise pickle.UnpicklingError(f"{module}.{name} is not plain data")
-
-
 def plain_data(pickled: bytes) -> object:
     """A pickle's value if it is plain data, what JSON carries: numbers, strings, lists,
-    dicts, None (a tuple as a list); raises for any other."""
+    dicts, None (a tuple as a list); raises for any other. Its unpickler imports nothing: a
+    pickle of a class, a function or any object but plain data is refused before it is made,
+    so reading one runs none of its code."""
+    import io
+    import pickle
+
+    class PlainDataUnpickler(pickle.Unpickler):
+        def find_class(self, module: str, name: str) -> type:
+            raise pickle.UnpicklingError(f"{module}.{name} is not plain data")
+
     return json.loads(json.dumps(PlainDataUnpickler(io.BytesIO(pickled)).load()))
 
 
