@@ -164,7 +164,7 @@ def test_bad_input_is_one_line_naming_the_choices(tmp_path):
         (["--strategy", "retry"], "unknown strategy 'retry'; choose one of: new_key, same_key"),
         (["--fault", "slow"], "unknown fault 'slow'; choose one of: none, caller_killed"),
         (["--timeout", "-1"], "timeout must be a number above 0"),
-        (["--timeout", "soon"], "invalid float value: 'soon'"),
+        (["--timeout", "soon"], "a number of seconds, not 'soon'"),
     ],
 )
 def test_bad_input_on_the_command_line_is_status_2_and_one_line(args, says):
