@@ -148,7 +148,7 @@ def cli(*args, cwd, **options):
             " does; leave out resume, config, durability\n",
         ),
         (("explode",), "orders"),
-        ((), "required"),
+        ((), "name a command, one of: orders, run, sweep, "),
     ],
 )
 def test_cli_bad_input_exits_2_with_one_line(tmp_path, args, names):

@@ -193,6 +193,7 @@ def test_an_ignored_file_above_the_run_folder_is_said_in_one_line_in_both(tmp_pa
 @pytest.mark.parametrize(
     ("args", "chinese"),
     [
+        ((), "labkit：错误：请给出一个命令，从中选一个：orders, run, sweep"),
         (("run",), "labkit：错误：请给出一个写入顺序，从中选一个：effect_first, checkpoint_first"),
         (("pitfall",), "labkit：错误：请给出一个陷阱，从中选一个：recover_after_exit_kill"),
         (("show", ""), "labkit：错误：请给出一个运行目录，而不是 ''；即存有 *.db 文件的目录"),

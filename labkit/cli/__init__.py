@@ -73,6 +73,7 @@ def build_parser() -> Parser:
     commands = parser.add_subparsers(dest="command", required=True, parser_class=Parser)
     for group in GROUPS:
         group.register(commands)
+    commands.named_choices = ("command", list(commands.choices))  # left out: Parser.error
     return parser
 
 

@@ -62,7 +62,8 @@ REQUIRED = "the following arguments are required: "  # argparse's words for what
 
 class Parser(argparse.ArgumentParser):
     """argparse, but a usage error is one line, like every other bad input here; a missing
-    argument that has choices (`Command.choice`) names them, where argparse names only it."""
+    argument that has choices (`Command.choice`, the command itself) names them, where
+    argparse names only it."""
 
     def error(self, message: str) -> None:
         if message.startswith(REQUIRED):
