@@ -21,6 +21,7 @@ from __future__ import annotations
 import importlib
 import os
 import sys
+import threading
 from collections.abc import Callable
 
 from labkit.bench.gate import report
@@ -123,6 +124,7 @@ def run_from_the_start(job: dict, world: object, trace: Trace, loaded: list[str]
     recording = job["role"] == "record"
     checker = the_checker(job) if recording else None  # a wrong name: said before the code runs
     finished = world.run_first(job, points) is not False  # a graph says; a step ends done
+    end_as_python_ends(points)
     points.reap()
     if recording:
         kept = bookkeeping()  # the service's files, where the run called it
@@ -140,6 +142,22 @@ def run_from_the_start(job: dict, world: object, trace: Trace, loaded: list[str]
             bookkeeping=kept,
             **verdict,
         )
+
+
+def end_as_python_ends(points: CrashPoints) -> None:
+    """Wait as a Python program waits once its code has returned (a worker ends with
+    `os._exit`, which waits for nothing): the work handed to thread pools done (the hooks
+    `concurrent.futures` registers for the interpreter's exit), then every thread that is no
+    daemon ended. A mail a node hands to a thread and returns is then sent in every run, and
+    a crash after the node's writes are saved, before the thread sent it, is found to lose
+    it; a thread that never ends is the worker's timeout, as a program that never exits."""
+    for hook in reversed(getattr(threading, "_threading_atexits", [])):
+        hook()
+    for thread in threading.enumerate():
+        if thread is not threading.current_thread() and not thread.daemon:
+            thread.join()
+    if points.watch is not None:
+        points.watch.observe()  # a commit of the threads' last statement
 
 
 def state_of(job: dict) -> dict:
@@ -180,6 +198,7 @@ def recover_and_check(
         finished, error = world.recover(job, trace), None
     except Exception as exc:  # the reader's recovery failed: an outcome, said in one line
         finished, error = False, said(exc)
+    end_as_python_ends(watch)
     after = state_of(job)
     state = CrashState(
         job["point"],

@@ -1,0 +1,33 @@
+"""The crash explorer on graph shapes real LangGraph users write that the lab had not tried
+(tests/outside/shapes/): each test asserts the true matrix, worked out by hand, and failed on
+the code before its fix."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from labkit.studies.explorer.replay import explore
+
+SHAPES = Path(__file__).parent / "outside" / "shapes"
+
+
+def shape(module: str, name: str, **options: object):
+    return explore(f"{SHAPES / module}.py:{name}", "graph", restart_at="now", **options)
+
+
+@pytest.mark.parametrize("name", ["thread", "pooled"])
+def test_a_mail_a_node_hands_to_a_thread_is_sent_and_a_crash_before_it_loses_it(name):
+    """The node returns before its thread writes the line. The run without a crash ends as a
+    Python program does, once its threads are done: the line is there. A crash after the
+    node's writes are saved, before the line, loses it (the recovery never runs the node
+    again); before then, the recovery sends it. Before the fix the worker ended without
+    waiting: no line anywhere, and the matrix was green."""
+    found = shape("mail_thread", name)
+    assert found.clean["outbox.txt"] == ["receipt o-2"], found.summary()
+    outcomes = {p.detail: p.outcome for p in found.points if p.op == "put_writes"}
+    node = "mail" if name == "thread" else "mail_pooled"
+    assert outcomes[f"writes of node {node}"] == "lost", found.summary()
+    assert outcomes["writes of node __start__"] == "consistent", found.summary()
+    assert not found.green and {p.outcome for p in found.failing} == {"lost"}, found.summary()
