@@ -95,12 +95,14 @@ def test_an_entrypoint_with_tasks_repeats_its_body_until_its_own_writes_are_save
     [
         ("functional_memory", "workflow", "InMemorySaver"),
         ("memory_store", "graph", "InMemoryStore"),
+        ("saves_nothing", "graph", "checkpointer=False"),
     ],
 )
 def test_what_lives_in_memory_is_refused_in_one_line_never_explored_green(module, name, kept_in):
-    """`@entrypoint(checkpointer=InMemorySaver())` (the docs' quickstart) and
-    `compile(store=InMemoryStore())` (the docs' long-term memory) keep nothing across a
-    crash, and the explorer cannot read a store: refused, never given a saver and green."""
+    """`@entrypoint(checkpointer=InMemorySaver())` (the docs' quickstart),
+    `compile(store=InMemoryStore())` (the docs' long-term memory) and
+    `compile(checkpointer=False)` keep nothing across a crash, and the explorer cannot read a
+    store: refused, never given a saver and green (checkpointer=False was, before its fix)."""
     with pytest.raises(LabError) as refused:
         shape(module, name)
     assert kept_in in str(refused.value) and "\n" not in str(refused.value)

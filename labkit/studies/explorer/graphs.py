@@ -193,11 +193,19 @@ def takes_nothing(function: object) -> bool:
     return True
 
 
-def refuse_a_memory_saver(graph: CompiledStateGraph, job: dict) -> None:
-    """A graph compiled on an InMemorySaver keeps nothing across a crash (lesson 4): given a
-    SqliteSaver here, it would look safe. Nor does an InMemoryStore keep what the nodes put
-    in it, and the explorer cannot read it: green would be a lie. Said in one line, before
-    it runs."""
+def refuse_what_keeps_nothing(graph: CompiledStateGraph, job: dict) -> None:
+    """A graph compiled on an InMemorySaver keeps nothing across a crash (lesson 4), and one
+    compiled with `checkpointer=False` saves nothing at all: given a SqliteSaver here, either
+    would look safe. Nor does an InMemoryStore keep what the nodes put in it, and the
+    explorer cannot read it: green would be a lie. Said in one line, before it runs."""
+    if graph.checkpointer is False:
+        raise BadTarget(
+            f"{named(job['target'])} is compiled with checkpointer=False, which saves nothing: "
+            "a crash loses the run, and every effect it had still to make; compile it without "
+            "a checkpointer (each run then gets a SqliteSaver of its own) to explore its windows",
+            "explore_no_saver",
+            **said_as(job["target"]),
+        )
     if isinstance(graph.checkpointer, InMemorySaver):
         raise BadTarget(
             f"{named(job['target'])} is compiled with an InMemorySaver, which loses every save "
@@ -231,7 +239,7 @@ def run_first(job: dict, points: CrashPoints) -> bool:
     watch = points.watch_commits(ignore=[CHECKPOINT_FILE])  # before the nodes' connections
     points.watch_files()
     reader = the_graph(job)
-    refuse_a_memory_saver(reader.graph, job)
+    refuse_what_keeps_nothing(reader.graph, job)
     points.reader_files |= reader.files
     saver = open_saver(job, reader.graph.checkpointer)
     note_replaced(reader.graph.checkpointer, saver, points.trace)
