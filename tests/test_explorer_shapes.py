@@ -31,3 +31,18 @@ def test_a_mail_a_node_hands_to_a_thread_is_sent_and_a_crash_before_it_loses_it(
     assert outcomes[f"writes of node {node}"] == "lost", found.summary()
     assert outcomes["writes of node __start__"] == "consistent", found.summary()
     assert not found.green and {p.outcome for p in found.failing} == {"lost"}, found.summary()
+
+
+def test_a_line_left_in_a_files_buffer_reaches_it_at_the_end_and_a_crash_before_loses_it():
+    """The audit file is opened at import and never flushed: the run without a crash ends
+    as a Python program does, its open files closed, so the line is there (a crash point of
+    its own, the last). Any kill from the charge's saved writes to that point loses it: the
+    buffer dies with the process, and the recovery never runs the charge again. Before the
+    fix the worker ended without a flush: an empty audit file everywhere, and green."""
+    found = shape("audit_at_import", "graph")
+    assert found.clean["audit.txt"] == ["charged o-1"], found.summary()
+    outcomes = [(p.op, p.detail, p.outcome) for p in found.points if p.n is not None]
+    saved = outcomes.index(("put_writes", "writes of node charge", "lost"))
+    assert outcomes[-1] == ("write", "audit.txt", "consistent"), found.summary()
+    assert {outcome for _, _, outcome in outcomes[saved:-1]} == {"lost"}, found.summary()
+    assert {outcome for _, _, outcome in outcomes[:saved]} == {"consistent"}, found.summary()

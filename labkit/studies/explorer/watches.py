@@ -15,6 +15,7 @@ import builtins
 import functools
 import io
 import os
+import weakref
 from collections.abc import Callable, Iterable
 
 from labkit.bench.commit_watch import CommitWatch
@@ -37,6 +38,7 @@ class Watches:
     # files outside the run folder whose writes are no write outside: the explorer's job names
     # them by the absolute patterns of `ignore_files` (a log elsewhere); a lesson's, none
     outside_ignored: tuple[str, ...] = ()
+    open_files: Iterable = ()  # the run's files open for writing (`watch_writes` keeps them)
 
     def watch_commits(self, ignore: Iterable[str] = ()) -> CommitWatch:
         """A crash point after every commit to a SQLite file of the run folder or of a folder
@@ -134,6 +136,7 @@ class Watches:
         `os.fdopen`): in the run folder, a crash point each time its bytes reach the kernel;
         outside it, noted."""
         real_open = io.open
+        self.open_files = weakref.WeakSet()
 
         def watched_open(file: object, mode: str = "r", *args: object, **kwargs: object) -> object:
             if not WRITING.isdisjoint(mode):
@@ -150,9 +153,19 @@ class Watches:
                 self.note_outside(path)
                 return opened
             name = os.path.relpath(path, self._real_dir)
-            return WrittenFile(opened, lambda: self.wrote("write", name, opened.fileno()))
+            written = WrittenFile(opened, lambda: self.wrote("write", name, opened.fileno()))
+            self.open_files.add(written)
+            return written
 
         builtins.open = io.open = watched_open
+
+    def close_open_files(self) -> None:
+        """Close the run's files the reader's code left open, as Python does when a program
+        exits (a worker ends with `os._exit`, which does not): the bytes still in a buffer
+        (an audit file opened at import, written and never flushed) reach the file, a crash
+        point, as in the program they would."""
+        for file in list(self.open_files):
+            file.close()
 
     def watch_made_and_removed(self) -> None:
         """A crash point after every file of the run folder made or emptied by an open for

@@ -148,14 +148,16 @@ def end_as_python_ends(points: CrashPoints) -> None:
     """Wait as a Python program waits once its code has returned (a worker ends with
     `os._exit`, which waits for nothing): the work handed to thread pools done (the hooks
     `concurrent.futures` registers for the interpreter's exit), then every thread that is no
-    daemon ended. A mail a node hands to a thread and returns is then sent in every run, and
-    a crash after the node's writes are saved, before the thread sent it, is found to lose
-    it; a thread that never ends is the worker's timeout, as a program that never exits."""
+    daemon ended, then the files it left open closed (`close_open_files`). A mail a node
+    hands to a thread and returns is then sent in every run, and a crash after the node's
+    writes are saved, before the thread sent it, is found to lose it; a thread that never ends
+    is the worker's timeout, as a program that never exits."""
     for hook in reversed(getattr(threading, "_threading_atexits", [])):
         hook()
     for thread in threading.enumerate():
         if thread is not threading.current_thread() and not thread.daemon:
             thread.join()
+    points.close_open_files()
     if points.watch is not None:
         points.watch.observe()  # a commit of the threads' last statement
 
