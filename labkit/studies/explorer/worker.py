@@ -10,7 +10,9 @@
   the callable itself with resume=True),
   read it again, and let the checker judge.
 
-What it saw goes into `<role>.json` (`gate.report`); the reader's errors go to stderr, as in
+In every role the reader's code ends as a Python program ends (`end_as_python_ends`): its
+threads and its pools' work done, its files closed, before the state is read or the worker
+exits. What it saw goes into `<role>.json` (`gate.report`); the reader's errors go to stderr, as in
 every worker, and in one line into the report. A target or checker that names no code of its
 kind is bad input: the report says so (`bad_target`), before any of the reader's code runs.
 A step worker imports only the standard library (a graph's: LangGraph too).
