@@ -46,3 +46,29 @@ def test_a_line_left_in_a_files_buffer_reaches_it_at_the_end_and_a_crash_before_
     assert outcomes[-1] == ("write", "audit.txt", "consistent"), found.summary()
     assert {outcome for _, _, outcome in outcomes[saved:-1]} == {"lost"}, found.summary()
     assert {outcome for _, _, outcome in outcomes[:saved]} == {"consistent"}, found.summary()
+
+
+@pytest.mark.parametrize(
+    ("module", "name", "running"),
+    [
+        ("mail_thread", "daemon", "send_receipt (mail_thread.py:{line})"),
+        ("mail_task", "graph", "send_receipt (mail_task.py:{line})"),
+    ],
+)
+def test_work_still_running_when_the_run_ends_is_never_green(module, name, running):
+    """A daemon thread, or a task no one awaits: a Python program's end leaves the one and
+    cancels the other, a server runs both, and the mail is sent after the run. No crash state
+    holds what it does next: the matrix names it, at the line where it waits, and is never
+    green. The library's daemon thread beside it runs no code of the app's: not named.
+    Before the fix both were explored green, with no mail anywhere."""
+    found = shape(module, name)
+    lines = (SHAPES / f"{module}.py").read_text().splitlines()
+    line = next(
+        n
+        for n, text in enumerate(lines, 1)
+        if "await asyncio.sleep" in text or "time.sleep(0.3)" in text
+    )
+    assert found.unwatched == [
+        {"reason": "running", "files": [running.format(line=line)], "commits": None}
+    ], found.summary()
+    assert not found.green

@@ -29,6 +29,7 @@ import sys
 import threading
 from collections.abc import Callable, Iterable, Iterator
 from threading import Lock
+from types import FrameType
 
 from labkit.bench.commit_watch import CommitWatch
 from labkit.bench.gate import EXIT_CODE, Gate
@@ -260,11 +261,36 @@ class CrashPoints(Watches):
         frames = stack_of(sys._getframe(1))
         if threading.current_thread() is not threading.main_thread():
             frames = itertools.chain(frames, self.suspended())
+        frame = self.readers_frame(frames)
+        return (
+            None
+            if frame is None
+            else f"{os.path.basename(frame.f_code.co_filename)}:{frame.f_lineno}"
+        )
+
+    def readers_frame(self, frames: Iterable) -> FrameType | None:
+        """The first of `frames` that runs the reader's code: a file of the target's, or any
+        other file of theirs."""
         for frame in frames:
             file = frame.f_code.co_filename
             if file in self.reader_files or readers_own(file):
-                return f"{os.path.basename(file)}:{frame.f_lineno}"
+                return frame
         return None
+
+    def note_left_running(self, stacks: Iterable[Iterable]) -> None:
+        """Recording, at its end: work of the reader's code still running (a daemon thread, an
+        asyncio task no one awaited: each by its frames, innermost first) goes into the trace
+        as "unwatched", named by its function and line: what it does after the run ended
+        (a mail it sends) is never explored, so the matrix is never green. A library's work
+        (a tracer's thread) runs no code of theirs."""
+        running = []
+        for frames in stacks:
+            frame = self.readers_frame(frames)
+            if frame is not None:
+                file = os.path.basename(frame.f_code.co_filename)
+                running.append(f"{frame.f_code.co_name} ({file}:{frame.f_lineno})")
+        if running and self.recording:
+            self.trace.event("unwatched", files=running, reason="running")
 
 
 @functools.cache

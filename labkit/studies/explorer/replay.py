@@ -71,8 +71,9 @@ from labkit.studies.explorer.with_files import check_apart, copy_in
 __all__ = ["explore", "explore_in", "explore_spec"]
 
 # Why writes went unwatched (the commit watch could not crash them apart: bench.commit_watch,
-# or the recording could not read them); the words are explorer.toml's [unwatched]
-UNWATCHED = ("wal", "uncounted", "together", "unreadable", "no_point")
+# the recording could not read them, or work of the reader's was still running at its end:
+# its "files" are then that work's names); the words are explorer.toml's [unwatched]
+UNWATCHED = ("wal", "uncounted", "together", "unreadable", "no_point", "running")
 SERVERS = {"step": "light", "graph": "trial", "callable": "trial"}  # a step's need no LangGraph
 FORKED = ("step",)  # the kinds whose recording forks a process to kill at each crash state
 AGAIN = "again"  # the folder of a second replay of every crash state (`replays_twice`)

@@ -74,33 +74,41 @@ async def arun_to_end(
     answer: Answers,
     points: CrashPoints | None = None,
 ) -> bool:
-    """`run_to_end` for a graph with async nodes: `ainvoke` and `aget_state`."""
+    """`run_to_end` for a graph with async nodes: `ainvoke` and `aget_state`. The tasks its
+    nodes started and no one awaited, which `asyncio.run` cancels, are noted at the end."""
     if points is not None:  # a commit in another thread is placed where a node awaits it
         loop = asyncio.get_running_loop()
         points.suspended = lambda: suspended_frames(loop)
     config, options = config_of(job), invoke_options(job, context)
-    await graph.ainvoke(first, config, **options)
-    for _ in range(MAX_STOPS):
-        state = await graph.aget_state(config)
-        if not state.next:
-            return True
-        await graph.ainvoke(resume_of(state, answer), config, **options)
-    return False
+    try:
+        await graph.ainvoke(first, config, **options)
+        for _ in range(MAX_STOPS):
+            state = await graph.aget_state(config)
+            if not state.next:
+                return True
+            await graph.ainvoke(resume_of(state, answer), config, **options)
+        return False
+    finally:
+        if points is not None:
+            others = asyncio.all_tasks() - {asyncio.current_task()}
+            points.note_left_running(map(awaiting_frames, others))
 
 
 def suspended_frames(loop: asyncio.AbstractEventLoop) -> list:
-    """The frames of the loop's waiting tasks, each task's innermost first: down the chain
-    of what each coroutine awaits (a task's own `get_stack` stops at its outermost one)."""
-    frames = []
-    for task in asyncio.all_tasks(loop):
-        chain, awaited = [], task.get_coro()
-        while awaited is not None:
-            frame = getattr(awaited, "cr_frame", None) or getattr(awaited, "gi_frame", None)
-            if frame is not None:
-                chain.append(frame)
-            awaited = getattr(awaited, "cr_await", None) or getattr(awaited, "gi_yieldfrom", None)
-        frames += reversed(chain)
-    return frames
+    """The frames of the loop's waiting tasks, each task's innermost first."""
+    return [frame for task in asyncio.all_tasks(loop) for frame in awaiting_frames(task)]
+
+
+def awaiting_frames(task: asyncio.Task) -> list:
+    """A task's frames, innermost first: down the chain of what its coroutine awaits (a
+    task's own `get_stack` stops at its outermost one)."""
+    chain, awaited = [], task.get_coro()
+    while awaited is not None:
+        frame = getattr(awaited, "cr_frame", None) or getattr(awaited, "gi_frame", None)
+        if frame is not None:
+            chain.append(frame)
+        awaited = getattr(awaited, "cr_await", None) or getattr(awaited, "gi_yieldfrom", None)
+    return chain[::-1]
 
 
 def invoke_options(job: dict, context: object) -> dict:

@@ -37,7 +37,7 @@ from labkit.studies.explorer.disk_waits import skip_disk_waits
 from labkit.studies.explorer.network import watch_network
 from labkit.studies.explorer.postgres_runs import enter_schema, read_schema
 from labkit.studies.explorer.programs import watch_programs
-from labkit.studies.explorer.record import CrashPoints
+from labkit.studies.explorer.record import CrashPoints, stack_of
 from labkit.studies.explorer.restart_forks import (
     ALSO,
     restarts_apart,
@@ -153,12 +153,19 @@ def end_as_python_ends(points: CrashPoints) -> None:
     daemon ended, then the files it left open closed (`close_open_files`). A mail a node
     hands to a thread and returns is then sent in every run, and a crash after the node's
     writes are saved, before the thread sent it, is found to lose it; a thread that never ends
-    is the worker's timeout, as a program that never exits."""
+    is the worker's timeout, as a program that never exits; a daemon thread of the reader's
+    still running is noted (`note_left_running`): what it does next is never explored."""
     for hook in reversed(getattr(threading, "_threading_atexits", [])):
         hook()
     for thread in threading.enumerate():
         if thread is not threading.current_thread() and not thread.daemon:
             thread.join()
+    stacks = sys._current_frames()  # the daemons Python leaves running: where each is now
+    points.note_left_running(
+        stack_of(stacks[thread.ident])
+        for thread in threading.enumerate()
+        if thread is not threading.current_thread() and thread.ident in stacks
+    )
     points.close_open_files()
     if points.watch is not None:
         points.watch.observe()  # a commit of the threads' last statement

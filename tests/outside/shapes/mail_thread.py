@@ -1,7 +1,9 @@
 """Shape: a node hands the receipt to a thread and returns at once (fire and forget, as web
 apps do to keep a request fast): `threading.Thread(...).start()`, or a module's
 `ThreadPoolExecutor`. The mail server is slow: the line is written after the graph ended,
-as a Python program waits for its threads (and its pools' work) before it exits."""
+as a Python program waits for its threads (and its pools' work) before it exits. A daemon
+thread it does not wait for: in a server it sends the mail all the same. Beside them, a
+library's daemon thread (a tracer's, here a sleep) that runs no code of the app's."""
 
 import threading
 import time
@@ -11,6 +13,7 @@ from typing import TypedDict
 from langgraph.graph import END, START, StateGraph
 
 mailer = ThreadPoolExecutor(max_workers=1)
+threading.Thread(target=time.sleep, args=(60,), daemon=True).start()  # a tracer's thread
 
 
 class State(TypedDict):
@@ -33,6 +36,11 @@ def mail_pooled(state: State) -> dict:
     return {}
 
 
+def mail_daemon(state: State) -> dict:
+    threading.Thread(target=send_receipt, args=(state["order"],), daemon=True).start()
+    return {}
+
+
 def bill(state: State) -> dict:
     return {}
 
@@ -48,4 +56,5 @@ def graph_of(node) -> StateGraph:
 
 thread = graph_of(mail)
 pooled = graph_of(mail_pooled)
+daemon = graph_of(mail_daemon)
 INPUT = {"order": "o-2"}
