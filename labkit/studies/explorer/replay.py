@@ -106,7 +106,9 @@ def explore(
     A graph's interrupts are answered `resume` (a JSON value; True by default), or, given a
     'module:function', what it returns of each interrupt's payload (`resume_by`), or the
     answers of the list `resumes` in turn (the n-th interrupt the run meets, the n-th); `config`
-    is given to its every invoke (e.g. {"configurable": {"user_id": "u1"}}). `timeout` is
+    is given to its every invoke (e.g. {"configurable": {"user_id": "u1"}}), under
+    `durability` ("sync" by default; LangGraph's own default is "async": give the mode your
+    code invokes with). `timeout` is
     each worker's, in seconds. `path`, a folder, goes first on the workers' import path (for
     a module that imports its siblings); none by default. `postgres`, "lab" or a server's
     URL, gives every run a schema of its own there for the nodes' rows, whose commits are crash
