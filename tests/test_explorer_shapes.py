@@ -4,10 +4,12 @@ the code before its fix."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
 
+from labkit.bench.errors import LabError
 from labkit.studies.explorer.replay import explore
 
 SHAPES = Path(__file__).parent / "outside" / "shapes"
@@ -72,3 +74,26 @@ def test_work_still_running_when_the_run_ends_is_never_green(module, name, runni
         {"reason": "running", "files": [running.format(line=line)], "commits": None}
     ], found.summary()
     assert not found.green
+
+
+@pytest.mark.parametrize("name", ["make_graph", "make_graph_untyped", "graph_in_context"])
+def test_a_factory_langgraph_json_may_name_makes_the_graph_explored(name):
+    """A factory of the run's config, or a `with` factory, makes the graph, and its matrix is
+    the graph's own: the charge without a key is charged twice. Before, only a factory of no
+    arguments was called; these were refused as "of type 'function'"."""
+    found = shape("factories", name)
+    assert found.clean["shop.db"] == {"charges": [["o-3"]]}, found.summary()
+    assert not found.green and {p.outcome for p in found.failing} == {"duplicate"}, found.summary()
+
+
+@pytest.mark.parametrize(
+    ("name", "said"),
+    [
+        ("make_graph_async", "makes its graph asynchronously (an async function or context"),
+        ("graph_in_async_context", "makes its graph asynchronously (an async function or"),
+        ("charge_node", "is not a LangGraph graph, nor a function of no arguments or of a config"),
+    ],
+)
+def test_an_async_factory_or_a_node_is_refused_in_one_line(name, said):
+    with pytest.raises(LabError, match=re.escape(said)):
+        shape("factories", name)

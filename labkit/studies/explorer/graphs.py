@@ -160,15 +160,13 @@ class ReaderGraph:
 def the_graph(job: dict) -> ReaderGraph:
     found, file, module = load(job["target"])
     said = found if isinstance(found, dict) else {}  # {"graph": ..., "input": ..., "context": ...}
-    graph = said.get("graph", found)
-    if callable(graph) and not hasattr(graph, "invoke") and takes_nothing(graph):
-        graph = graph()
+    graph = made(said.get("graph", found), job)
     if isinstance(graph, StateGraph):
         graph = graph.compile()
     if not isinstance(graph, Pregel):  # a compiled StateGraph, or an @entrypoint's workflow
         raise BadTarget(
             f"{named(job['target'])} is not a LangGraph graph, nor a function of no arguments "
-            f"that returns one (it is of type {type(graph).__name__!r})",
+            f"or of a config that returns one (it is of type {type(graph).__name__!r})",
             "explore_not_graph",
             **said_as(job["target"]),
             kind=repr(type(graph).__name__),
@@ -182,6 +180,46 @@ def the_graph(job: dict) -> ReaderGraph:
             nodes[name] = (code.co_filename, code.co_firstlineno)
     files = {file, *(path for path, _ in nodes.values())}
     return ReaderGraph(graph, said.get("input", module.get("INPUT", {})), context, files, nodes)
+
+
+def made(target: object, job: dict) -> object:
+    """The graph a factory makes, as LangGraph's server calls one named in langgraph.json:
+    with no arguments, or with the run's config; a `with` factory (a context manager) entered,
+    and never left, as the worker ends with the run. An async factory is refused in one line:
+    the graph it makes would belong to an event loop that is over by the time it runs. Any
+    other target is itself."""
+    if not callable(target) or hasattr(target, "invoke"):
+        return target
+    if async_factory(target):
+        raise BadTarget(
+            f"{named(job['target'])} makes its graph asynchronously (an async function or "
+            "context manager); name the graph itself, or a function that returns it",
+            "explore_async_factory",
+            **said_as(job["target"]),
+        )
+    if takes_nothing(target):
+        graph = target()
+    elif takes_a_config(target):
+        graph = target(config_of(job))
+    else:
+        return target
+    return graph.__enter__() if hasattr(graph, "__enter__") else graph
+
+
+def takes_a_config(function: object) -> bool:
+    """Whether `function`'s one argument is a config (named so, or a RunnableConfig): a node
+    named by mistake, which takes a state, is never called here."""
+    try:
+        [parameter] = inspect.signature(function).parameters.values()
+    except (TypeError, ValueError):  # more or fewer; a signature Python cannot tell
+        return False
+    return parameter.name == "config" or "RunnableConfig" in str(parameter.annotation)
+
+
+def async_factory(function: object) -> bool:
+    """An `async def`, or an `@asynccontextmanager` (its function an async generator)."""
+    inner = getattr(function, "__wrapped__", function)
+    return inspect.iscoroutinefunction(function) or inspect.isasyncgenfunction(inner)
 
 
 def takes_nothing(function: object) -> bool:
