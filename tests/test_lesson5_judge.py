@@ -373,3 +373,22 @@ def test_a_consumer_that_writes_outside_its_run_folder_is_refused():
         " consumer has taken in inside consumer.db, in the delivery's transaction",
     )
     assert kill_of(verdict.run_dir) == "none"
+
+
+def test_a_consumer_that_applies_another_payload_is_told_what_its_effect_holds():
+    """Each message took effect once, but not as itself (it was judged correct: the check
+    counted effect rows and never read them); the same JSON written another way is the same."""
+    verdict = idempotent_consumer.check(
+        CONSUMERS["the inbox, and the subscriber's name applied for the payload"][0]
+    )
+    assert verdict.status == "incorrect", str(verdict)
+    assert re.fullmatch(
+        rf"two different messages \(({MSG}), {MSG}\), each delivered once; consumer.db's effect"
+        r" row for \1 holds the payload 'shipping', not the message's"
+        r""" '\{"order_key": "order-17", "item": "sku-4711"\}': apply the message you were given""",
+        verdict.message,
+    ), verdict.message
+    assert kill_of(verdict.run_dir) == "none"
+    right = RIGHT["lesson5.idempotent_consumer"]
+    verdict = idempotent_consumer.check(right["the payload applied as JSON with its keys sorted"])
+    assert verdict.status == "correct", str(verdict)

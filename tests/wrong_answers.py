@@ -242,6 +242,14 @@ with open(path, "w") as f:
     json.dump(done, f)
 {EFFECT}"""
 
+
+def applied_with(payload: str) -> str:
+    """The consumer with the solution's inbox that applies `payload` (an expression) for the
+    message's own."""
+    effect = EFFECT.replace("(message_id, payload))", f"(message_id, {payload}))")
+    return consumer(f"{INBOX}\nif new:\n    {effect}")
+
+
 CONSUMER_INBOX_FIRST = f"""{INBOX}
 db.execute("COMMIT")
 db.execute("BEGIN IMMEDIATE")
@@ -1343,6 +1351,15 @@ WRONG: dict[str, dict[str, tuple[object, str]]] = {
             "delivered it again, and then msg-",
         ),
         "never applies": (consumer("pass"), "consumer.db holds 0 effect rows for msg-"),
+        # once judged correct: the check counted each message's effect rows, not what they held
+        "the inbox, and the subscriber's name applied for the payload": (
+            applied_with("subscriber"),
+            "consumer.db's effect row for msg-",
+        ),
+        "the inbox, and a payload of its own": (
+            applied_with('"mug"'),
+            "holds the payload 'mug', not the message's '{\"order_key\": \"order-17\"",
+        ),
         "only while nothing took effect yet": (
             consumer(f'if not db.execute("SELECT 1 FROM effects").fetchone():\n    {EFFECT}'),
             "two different messages",
@@ -1896,6 +1913,13 @@ RIGHT: dict[str, dict[str, object]] = {
             f'{INBOX}\nwith open("consumer.log", "a") as log:\n'
             "    log.write(f\"{message_id} {'new' if new else 'seen'}\\n\")\n"
             f"if new:\n    {EFFECT}"
+        ),
+        "the payload applied as JSON with its keys sorted": consumer(
+            f"import json\n{INBOX}\nif new:\n    "
+            + EFFECT.replace(
+                "(message_id, payload))",
+                "(message_id, json.dumps(json.loads(payload), sort_keys=True)))",
+            )
         ),
         "inside a savepoint of its own": consumer(
             f'db.execute("SAVEPOINT delivery")\n{INBOX}\nif new:\n    {EFFECT}\n'

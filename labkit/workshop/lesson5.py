@@ -11,7 +11,7 @@ What the verdicts and hints say is in the catalogue, `lesson5.toml`.
 
 from __future__ import annotations
 
-from collections import Counter
+import json
 from collections.abc import Callable
 
 from labkit.language import say
@@ -224,30 +224,50 @@ def case_said(case: str, result: OutboxResult) -> str:
     )
 
 
+def same_payload(held: object, sent: str) -> bool:
+    """The effect holds the message's payload: the same text, or the same JSON written another
+    way (its keys sorted, other spaces)."""
+    if held == sent:
+        return True
+    try:
+        return isinstance(held, str) and json.loads(held) == json.loads(sent)
+    except ValueError:
+        return False
+
+
+def wrong_effect(result: OutboxResult) -> tuple[str, dict] | None:
+    """The first message that did not take effect exactly once, with its own payload: what the
+    verdict says of it (its catalogue key and fields), or None."""
+    effects = result.after.table("effects").rows  # id, message_id, payload
+    for _id, message, payload, _sent in result.after.table("outbox").rows:
+        held = [row[2] for row in effects if row[1] == message]
+        if len(held) != 1:
+            return "wrong", {"rows": len(held), "message": message}
+        if not same_payload(held[0], payload):
+            return "wrong_payload", {"message": message, "held": held[0], "payload": payload}
+    return None
+
+
 def took_effect_once(case: str, result: OutboxResult) -> Verdict | None:
-    """None if each message took effect exactly once; else why not, in this run's words."""
+    """None if each message took effect exactly once, with its payload; else why not, in this
+    run's words."""
     if result.failure:
         run = say(f"lesson5.idempotent_consumer.run_{case}")
         return no_verdict(run, result.failure, str(result.run_dir))
-    counts = Counter(row[1] for row in result.after.table("effects").rows)
-    messages = [row[1] for row in result.after.table("outbox").rows]
-    wrong = next((m for m in messages if counts[m] != 1), None)
+    wrong = wrong_effect(result)
     if wrong is None:
         return None
-    said = say(
-        "lesson5.idempotent_consumer.wrong",
-        case=case_said(case, result),
-        rows=counts[wrong],
-        message=wrong,
-    )
+    key, fields = wrong
+    said = say(f"lesson5.idempotent_consumer.{key}", case=case_said(case, result), **fields)
     return Verdict("incorrect", said, str(result.run_dir))
 
 
 def judge_consumer(answer: Callable | str) -> Verdict:
-    """Each of two messages must take effect once: delivered once each; redelivered after the
-    relay is killed, beside a message with the same payload; and redelivered after the
-    consumer is killed right after each of its commits and writes to the run's files, before
-    it answered the relay. A consumer that writes outside the run folder is refused."""
+    """Each of two messages must take effect once, with its payload: delivered once each;
+    redelivered after the relay is killed, beside a message with the same payload; and
+    redelivered after the consumer is killed right after each of its commits and writes to the
+    run's files, before it answered the relay. A consumer that writes outside the run folder is
+    refused."""
     source, name = source_of(answer)
     clean, _ = run_outbox_case(source, name)  # no kill: an error is theirs
     for noted in ("outside", "unwatched"):
