@@ -236,6 +236,30 @@ def test_a_kill_that_recovered_wrong_says_what_the_files_held_at_the_kill_and_af
 
 
 @pytest.mark.parametrize(
+    ("run", "said"),
+    [(NO_KILL, "a run without a kill"), ("after_commit 1", "the run killed at 'after_commit 1'")],
+)
+def test_a_receipt_of_other_values_than_key_and_payload_is_wrong_in_the_run_that_left_it(
+    monkeypatch, run, said
+):
+    """Counted alone, a receipt with the key and the payload swapped passed for the step's own
+    (the step was judged correct)."""
+    swapped = [["demo-report-17", "job-17:save-report:v1"]]
+    clean = window(NO_KILL, (1, 1), (1, 1), events=CLEAN_EVENTS)
+    killed = recovered("before_commit 1", "after_commit 1")
+    left = {NO_KILL: clean, **killed}[run]
+    left.other_receipts = swapped
+    db = Postgres(monkeypatch, clean, killed, race())
+    verdict = lesson7.one_transaction.check(STEP)
+    assert [kill_at for kill_at, _ in db.asked][-1] == run  # the run that left it is the last
+    assert (verdict.status, verdict.run_dir) == ("incorrect", f"/runs/{run}")
+    assert verdict.message == (
+        f"{said} left a receipt of op_key 'demo-report-17' and payload 'job-17:save-report:v1':"
+        " the step's receipt holds KEY ('job-17:save-report:v1') and PAYLOAD ('demo-report-17')"
+    )
+
+
+@pytest.mark.parametrize(
     ("waited", "says"), [("UPDATE progress", "'UPDATE progress'"), (None, "'nothing'")]
 )
 def test_two_receipts_from_the_race_say_where_the_second_waited(monkeypatch, waited, says):

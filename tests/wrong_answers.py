@@ -415,6 +415,11 @@ WRONG: dict[str, dict[str, tuple[object, str]]] = {
             " rolled a transaction back (psycopg.errors.SerializationFailure",
         ),
         # both take the share lock and read done=0, each then waits for the other's to write
+        # once judged correct: the check counted receipts and never read what they held
+        "KEY and PAYLOAD swapped": (
+            pg_one_transaction().replace("(KEY, PAYLOAD)", "(PAYLOAD, KEY)"),
+            "a run without a kill left a receipt of op_key 'demo-report-17'",
+        ),
         "FOR SHARE: a lock both workers can take": (
             pg_one_transaction(" FOR SHARE"),
             "(the first held at 'after read 1'), Postgres rolled a transaction back"

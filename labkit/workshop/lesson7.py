@@ -22,6 +22,7 @@ from labkit.studies.postgres.spec import (
     RaceResult,
     WindowResult,
 )
+from labkit.studies.postgres.stores import KEY, PAYLOAD
 from labkit.views.postgres import saw_words
 from labkit.workshop.checks import (
     Exercise,
@@ -117,13 +118,33 @@ def checked_run(result: WindowResult | RaceResult, what: str, source: str) -> Ve
     raise ReaderCodeError(worker_code_error(failure["error"], line, source), result.run_dir)
 
 
+def receipt_wrong(run: WindowResult, what: str) -> Verdict | None:
+    """A receipt of other values than KEY and PAYLOAD, which a count of receipts alone takes
+    for the step's own; None if there is none."""
+    if not run.other_receipts:
+        return None
+    op_key, payload = run.other_receipts[0]
+    said = say(
+        "lesson7.one_transaction.wrong_receipt",
+        run=what,
+        op_key=op_key,
+        payload=payload,
+        key=KEY,
+        expected=PAYLOAD,
+    )
+    return Verdict("incorrect", said, run.run_dir)
+
+
 def judge_step(answer: Callable | str) -> Verdict:
-    """Killed before and after each of its COMMITs, a fresh worker recovers: one receipt and
-    done=1 each time. Then two copies at once, the first held at each of those points and after
-    each of its reads in turn: still one receipt."""
+    """Killed before and after each of its COMMITs, a fresh worker recovers: one receipt of KEY
+    and PAYLOAD, and done=1, each time. Then two copies at once, the first held at each of those
+    points and after each of its reads in turn: still one receipt."""
     source, _ = source_of(answer)
     clean = run_window(kill_at=NO_KILL, step_source=source)
-    failed = checked_run(clean, say("lesson7.one_transaction.run_clean"), source)
+    run_clean = say("lesson7.one_transaction.run_clean")
+    failed = checked_run(clean, run_clean, source)
+    if failed is None:
+        failed = receipt_wrong(clean, run_clean)
     if failed is not None:  # a Verdict: true only when correct
         return failed
     points = [e["point"] for e in clean.events if e["role"] == "first" and e["event"] == "point"]
@@ -134,7 +155,8 @@ def judge_step(answer: Callable | str) -> Verdict:
         return Verdict("incorrect", say("lesson7.one_transaction.no_transaction"))
     for point in kill_points:
         run = run_window(kill_at=point, step_source=source)
-        failed = checked_run(run, say("lesson7.one_transaction.run_killed", point=point), source)
+        run_killed = say("lesson7.one_transaction.run_killed", point=point)
+        failed = checked_run(run, run_killed, source)
         if failed is not None:  # a Verdict: true only when correct
             return failed
         if run.outcome != "consistent":
@@ -149,6 +171,9 @@ def judge_step(answer: Callable | str) -> Verdict:
                 outcome=run.outcome,
             )
             return Verdict("incorrect", said, run.run_dir)
+        failed = receipt_wrong(run, run_killed)
+        if failed is not None:
+            return failed
     # The first is held at each point in turn while the second runs: once it has no lock the
     # second waits for (after a commit), and once it has (before one). After the second waits,
     # who goes first is the scheduler's choice; a step that commits between its read of done

@@ -31,7 +31,12 @@ from labkit.studies.postgres.spec import (
     WindowSpec,
     outcome_of,
 )
-from labkit.studies.postgres.stores import WINDOW_TABLES, activity_name, counts
+from labkit.studies.postgres.stores import (
+    WINDOW_TABLES,
+    activity_name,
+    counts,
+    other_receipts,
+)
 
 __all__ = ["run_race", "run_window", "server_guard", "window_sweep"]
 
@@ -61,6 +66,11 @@ def read_counts(url: str, schema: str) -> dict:
         return counts(conn)
 
 
+def read_other_receipts(url: str, schema: str) -> list[list]:
+    with connect(url, schema) as conn:
+        return other_receipts(conn)
+
+
 def run_window(spec: dict, out: str | None = None, postgres_url: str | None = None) -> WindowResult:
     """One commit-window run: the first worker SIGKILLed at the kill point (or not), a fresh
     worker recovers, and both counts come from Postgres."""
@@ -76,6 +86,7 @@ def run_window(spec: dict, out: str | None = None, postgres_url: str | None = No
         with worker(run_dir, "recovery", "run_step", job) as recovery:
             recovery.wait()
         after = read_counts(url, schema)
+        other = read_other_receipts(url, schema)
         failure = first_failure([(first.report(), planned), (recovery.report(), None)])
         result = WindowResult(
             spec=spec,
@@ -88,6 +99,7 @@ def run_window(spec: dict, out: str | None = None, postgres_url: str | None = No
             recovery_exit=recovery.proc.returncode,
             events=read_trace(run_dir),
             failure=failure,
+            other_receipts=other,
         )
         keep_json(run_dir, results={k: v for k, v in result.to_json().items() if k != "events"})
         return result

@@ -134,6 +134,7 @@ class WindowResult:
     recovery_exit: int | None
     events: list[dict] = field(default_factory=list)  # the trace, for the timeline
     failure: dict | None = None
+    other_receipts: list[list] = field(default_factory=list)  # after recovery: not KEY, PAYLOAD
 
     def to_json(self) -> dict:
         return {**asdict(self), "spec": self.spec.to_json()}

@@ -26,6 +26,7 @@ __all__ = [
     "Session",
     "activity_name",
     "counts",
+    "other_receipts",
 ]
 
 KEY = "job-17:save-report:v1"
@@ -131,3 +132,13 @@ def counts(conn: object) -> dict:
         "SELECT (SELECT done FROM progress WHERE id=1), (SELECT count(*) FROM receipts)"
     ).fetchone()
     return {"done": done, "receipts": receipts}
+
+
+def other_receipts(conn: object) -> list[list]:
+    """The receipts that hold other values than KEY and PAYLOAD, as [op_key, payload]: counted
+    alone, a receipt of the wrong report looks like the right one."""
+    rows = conn.execute(
+        "SELECT op_key, payload FROM receipts WHERE NOT (op_key = %s AND payload = %s) ORDER BY id",
+        (KEY, PAYLOAD),
+    ).fetchall()
+    return [list(row) for row in rows]
