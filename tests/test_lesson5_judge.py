@@ -392,3 +392,17 @@ def test_a_consumer_that_applies_another_payload_is_told_what_its_effect_holds()
     right = RIGHT["lesson5.idempotent_consumer"]
     verdict = idempotent_consumer.check(right["the payload applied as JSON with its keys sorted"])
     assert verdict.status == "correct", str(verdict)
+
+
+def test_a_recovery_that_only_looks_again_is_told_the_work_still_in_flight_landed_after_it():
+    """Not found yet is not never: the service still working finishes after the recovery has
+    ended (it was judged correct: the held work landed as soon as the first look-up was
+    answered, and the second look-up found it)."""
+    verdict = recover_unknown.check(RECOVERIES["look the key up until it is found"][0])
+    assert (verdict.status, verdict.message) == (
+        "incorrect",
+        "after still_working (the caller's timeout fires while the service is still working): 1"
+        " ticket at the service and the checkpoint says failed: orphan (a ticket exists that the"
+        " workflow believes failed: nobody follows it up, and a later retry would make a second)",
+    )
+    assert Path(verdict.run_dir).name == "custom.still_working"

@@ -1178,6 +1178,23 @@ WRONG: dict[str, dict[str, tuple[object, str]]] = {
             ),
             ": duplicate",
         ),
+        # once judged correct: the held work landed as soon as the first look-up was answered
+        "look the key up until it is found": (
+            recovery(
+                "import time\nfor _ in range(10):\n"
+                '    found = service.lookup(intent["op_key"])\n'
+                "    if found is not None:\n        return found\n    time.sleep(0.1)\nreturn None"
+            ),
+            "after still_working (the caller's timeout fires while the service is still working):"
+            " 1 ticket at the service and the checkpoint says failed: orphan",
+        ),
+        "look the key up twice, a moment apart": (
+            recovery(
+                'import time\nfound = service.lookup(intent["op_key"])\nif found is None:\n'
+                '    time.sleep(0.2)\n    found = service.lookup(intent["op_key"])\nreturn found'
+            ),
+            "1 ticket at the service and the checkpoint says failed: orphan",
+        ),
         "the right call, a made-up ticket": (
             recovery('service.create(intent["op_key"], intent["title"])\nreturn 1'),
             "the workflow recorded ticket 1, but the service holds #2",

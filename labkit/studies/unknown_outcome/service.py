@@ -19,9 +19,10 @@ the machine, so anyone else's request, a fault header included, is refused with 
 A fault comes with the request (header `X-Labkit-Fault`), so one service serves a sweep:
 `service_killed` ends the process after the commit, before the reply (the gate's exit 91);
 `reply_lost` holds the reply after the commit, `still_working` holds the work before it,
-until the tenant's next request is answered (the caller has given up by then) or the lab
-asks for quiet. Every event goes to the folder's trace with its tenant. It ends by itself when
-its parent has gone. Standard library only.
+until the lab asks for quiet, once the recovering caller has ended: the held work lands after
+whatever the recovery did, however long it waited or however often it looked. Every event goes
+to the folder's trace with its tenant. It ends by itself when its parent has gone. Standard
+library only.
 """
 
 from __future__ import annotations
@@ -67,7 +68,6 @@ class Holds:
     def __init__(self) -> None:
         self.changed = threading.Condition()
         self.busy: Counter[str] = Counter()
-        self.answered: Counter[str] = Counter()
         self.released: set[str] = set()
 
     def begin(self, tenant: str) -> None:
@@ -77,16 +77,14 @@ class Holds:
     def end(self, tenant: str) -> None:
         with self.changed:
             self.busy[tenant] -= 1
-            self.answered[tenant] += 1
             self.changed.notify_all()
 
     def hold(self, tenant: str) -> None:
-        """Wait until another request of this tenant is answered, or the lab releases it."""
+        """Wait until the lab releases this tenant's held requests. Not when the recovery's
+        first request is answered: a recovery that only looks, and looks again, would then find
+        the ticket the held work made, and pass for one that settles an unknown outcome."""
         with self.changed:
-            seen = self.answered[tenant]
-            self.changed.wait_for(
-                lambda: self.answered[tenant] > seen or tenant in self.released, HOLD_LIMIT
-            )
+            self.changed.wait_for(lambda: tenant in self.released, HOLD_LIMIT)
 
     def quiet(self, tenant: str) -> None:
         """Release the tenant's held requests and wait until none is in flight."""
