@@ -69,6 +69,19 @@ def test_a_right_plan_is_put_through_a_reset_a_timeout_and_a_decline(monkeypatch
     )
 
 
+def test_a_plans_parts_are_read_as_one_may_write_their_names(monkeypatch):
+    """ "Policy" is the policy, as "New Key" is new_key in a prediction (it was refused as no
+    dict of two parts, and nothing ran)."""
+    shop = Shop(monkeypatch)
+    verdict = lesson8.charge_once.check({"Policy": "transient", " KEY ": "order"})
+    assert verdict.status == "correct", str(verdict)
+    assert shop.asked == [
+        ("transient", "order", "reset"),
+        ("transient", "order", "timeout"),
+        ("transient", "order", "declined"),
+    ]
+
+
 @pytest.mark.parametrize(
     ("plan", "status", "says"),
     [
@@ -76,6 +89,11 @@ def test_a_right_plan_is_put_through_a_reset_a_timeout_and_a_decline(monkeypatch
         ({"policy": "none"}, "incorrect", 'give a dict with two parts: {"policy": ..., "key'),
         (
             {"policy": "none", "key": "order", "retry": 3},
+            "incorrect",
+            'give a dict with two parts: {"policy": ..., "key": ...}',
+        ),
+        (  # one part, written two ways
+            {"policy": "none", "Policy": "transient", "key": "order"},
             "incorrect",
             'give a dict with two parts: {"policy": ..., "key": ...}',
         ),

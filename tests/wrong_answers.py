@@ -1951,6 +1951,7 @@ RIGHT: dict[str, dict[str, object]] = {
     "lesson8.charge_once": {
         "shouted, with spaces": plan(" Transient ", "ORDER."),
         "capitalised": plan("Transient", "Order"),
+        "the parts' names capitalised too": {"Policy": "Transient", "Key": "Order"},
         "with a full stop and an exclamation": plan("transient.", "order!"),
     },
     "lesson8.drain_safe": {

@@ -19,6 +19,7 @@ from labkit.studies.retries.spec import KEYS, POLICIES, SERVE_FILE, NodeFailed
 from labkit.workshop.checks import (
     Exercise,
     Verdict,
+    case_name,
     check_worker,
     is_open,
     no_verdict,
@@ -33,9 +34,12 @@ PLAN_PARTS = {"policy": POLICIES, "key": KEYS}
 SCENARIOS = ("reset", "timeout", "declined")
 
 
-def read_plan(plan: object) -> dict[str, str] | Verdict:
-    """The plan's two words, or a Verdict about its form (nothing runs for a malformed one)."""
-    if not isinstance(plan, Mapping) or set(plan) != set(PLAN_PARTS):
+def read_plan(given: object) -> dict[str, str] | Verdict:
+    """The plan's two words, or a Verdict about its form (nothing runs for a malformed one).
+    Its parts are named as the reader may write them: "Policy" is "policy"."""
+    given = given if isinstance(given, Mapping) else {}
+    plan = {case_name(part): value for part, value in given.items()}
+    if len(plan) != len(given) or set(plan) != set(PLAN_PARTS):  # one part written twice: no
         return Verdict("incorrect", say("lesson8.charge_once.give_a_dict"))
     still_open = [part for part in PLAN_PARTS if is_open(plan[part])]
     if still_open:
