@@ -54,6 +54,17 @@ def test_a_restarted_process_has_a_new_parent_moved_clocks_and_the_next_attempt(
     assert seen["day"] != seen["before"]["day"] and seen["cpu"] < 60  # CPU time is not moved
 
 
+def test_a_recovery_a_day_later_comes_at_another_minute_and_second():
+    """The month's and the year's restarts come at 01:00:00: in the first minute of an hour,
+    only the day's could tell a key of the minute alone from the attempt's, and it kept the
+    minute (such a key was green then). Every second of a day, in UTC and in local time."""
+    start = datetime(2026, 3, 28, tzinfo=UTC).timestamp()
+    for moment in range(int(start), int(start) + 86_400):
+        for clock in (time.gmtime, time.localtime):
+            now, then = clock(moment), clock(moment + seconds_until("day", moment))
+            assert now.tm_min != then.tm_min and now.tm_sec != then.tm_sec, (now, then)
+
+
 ZONES = (
     "UTC",
     "Asia/Shanghai",  # UTC+8: its midnight is UTC's afternoon before

@@ -456,6 +456,12 @@ WRONG: dict[str, dict[str, tuple[object, str]]] = {
             green_keyed('f\'job-17:save-report:{__import__("time").strftime("%Y-%m")}\''),
             "a recovery in the next month end duplicate",
         ),
+        # green in the first minute of an hour: the month's and the year's restarts come at
+        # 01:00:00, and the day's kept the minute (it is a day, an hour and a minute later now)
+        "a key of the minute alone": (
+            green_keyed("__import__('time').strftime('job-17:%M')"),
+            "end duplicate: effect.db table receipts holds 2",
+        ),
         "a key of the year, from datetime": (
             green_keyed("f'job-17:{__import__(\"datetime\").date.today():%Y}'"),
             "end duplicate",

@@ -47,7 +47,11 @@ __all__ = [
     "seconds_until",
 ]
 
-LATER = 86_400 + 3_600  # seconds: a retry comes a day and an hour after the attempt before it
+# A retry comes a day, an hour, a minute and a second after the attempt before it: every field of
+# the time of day moves. The month's and the year's restarts come at 01:00:00, so a key of the
+# minute (or the second) alone, made in the first minute of an hour, changed on no restart when
+# this one kept the minute.
+LATER = 86_400 + 3_600 + 61
 # A judged retry (lessons 2 and 3) comes 410 days, 2 hours and a minute later: in every time
 # zone, local and UTC alike, another year, month, day of the month, hour, minute and weekday.
 # 410 days is more than a year and a month (at most 397 days) and less than a year and two
@@ -183,9 +187,10 @@ def resolve_moved_name(socket: ModuleType, name: str) -> None:
 
 
 def seconds_until(restart: str, now: float | None = None) -> float:
-    """How far a restart moves the clocks from `now` (time.time()'s): none at once; a day and
-    an hour (also the new interpreter's); or into the next month or the next year, so that a
-    key of the month or of the year changes as it would, read in local time or in UTC.
+    """How far a restart moves the clocks from `now` (time.time()'s): none at once; a day, an
+    hour, a minute and a second (also the new interpreter's); or into the next month or the
+    next year, so that a key of the month or of the year changes as it would, read in local time
+    or in UTC.
 
     The month's: an hour into its 2nd day, local time, which in every time zone (UTC-12 to
     UTC+14) is in that month in UTC too (an hour into the 1st, in Shanghai, is still the
