@@ -595,3 +595,26 @@ def test_every_race_ends_as_it_must_where_prctl_is_missing(tmp_path):
         (m, p): EXPECTED[m][p >= LEASE] for m in METHODS for p in (100, 300)
     }
     assert processes_mentioning(str(tmp_path)) == [] and not processes_mentioning("os.kill(int(")
+
+
+def test_a_readers_write_is_noted_as_it_landed_though_another_worker_wrote_over_it_after():
+    """A reader's receiver writes, is frozen before its next statement (SQLite's changes()),
+    and w2 writes over it meanwhile: w1's write landed first, and is noted then. The lab once
+    read the document only once the receiver had returned, took w1's write for one never
+    made, and said the receiver's True was wrong."""
+    source = (
+        "def receive(db, writer, fence, body):\n"
+        "    db.execute(\"UPDATE document SET body=?, writer=?, fence=? WHERE id='report-17'"
+        ' AND fence <= ?", (body, writer, fence, fence))\n'
+        '    return db.execute("SELECT changes()").fetchone()[0] == 1\n'
+    )
+    spec = ClaimSpec("lease", 300, LEASE, same_name=True, receive_source=source)
+    result = execute_claim(spec, "receive statement 2")
+    assert [row[2:] for row in result.after.table("applied").rows] == [
+        [33, "w1/33/1"],
+        [34, "w2/34/1"],
+    ]
+    assert result.reports["w1"]["writes"] == [
+        {"applied": True, "returned": "True", "said_written": True}
+    ]
+    assert result.outcome == "both_ran" and result.after.table("refused").rows == []

@@ -382,7 +382,7 @@ def test_a_receiver_that_says_written_for_a_refusal_after_a_write_is_told_so(mon
     assert verdict.message == (
         f"{CORRECTING}: tokens claimed: w1 33, w2 34; the receiver applied 3 write(s) and"
         " refused 1; the document ends under token 34: your receiver returned True for w1's"
-        " write under token 33, but the document does not hold it: return False when you"
+        " write under token 33, but that write never reached the document: return False when you"
         " refused"
     )
 
@@ -404,6 +404,26 @@ def test_a_receiver_frozen_between_its_statements_is_run_past_the_lease(monkeypa
     )
 
 
+def test_a_receiver_frozen_after_its_write_may_end_with_both_writes(monkeypatch):
+    """Frozen before a statement after its write (SQLite's changes()), w1's write under 33
+    landed first and w2's under 34 over it: both ran, as they must (it was refused)."""
+    lab = Lab(
+        monkeypatch,
+        race(REFUSED_LATE, events=points(1, 2, part="receive")),
+        race(ONE_WINNER),
+        race(files(33, [("w1", 33), ("w1", 33)])),
+        race(CORRECTED),
+        race(files(34, [("w1", 33), ("w2", 34)], lease=400)),
+    )
+    verdict = lesson6.fenced_receiver.check(RECEIVE)
+    assert lab.asked[4][-1] == "receive statement 2"
+    assert verdict.status == "correct", str(verdict)
+    assert verdict.message.endswith(
+        "w1 frozen 300 ms before your statement 2, past its lease; w2 wrote under 34 meanwhile:"
+        " both ran"
+    )
+
+
 def written(fence: int, applied: bool, said: bool, returned: object) -> dict:
     write = {"applied": applied, "said_written": said, "returned": returned}
     return {"claimed": True, "fence": fence, "writes": [write]}
@@ -422,12 +442,12 @@ RECEIVER_PAST = "w1 frozen 300 ms, past its lease; w2 wrote under 34 first"
         (
             written(33, True, False, None),
             f"{RECEIVER_PAST}: {TOLD_LATE}: your receiver returned None for w1's write under"
-            " token 33, but the document holds that write: return True when you wrote",
+            " token 33, but that write reached the document: return True when you wrote",
         ),
         (
             written(33, False, True, 1),
             f"{RECEIVER_PAST}: {TOLD_LATE}: your receiver returned 1 for w1's write under token"
-            " 33, but the document does not hold it: return False when you refused",
+            " 33, but that write never reached the document: return False when you refused",
         ),
     ],
 )

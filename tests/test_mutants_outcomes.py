@@ -151,6 +151,24 @@ def test_the_fenced_receiver_refuses_33_after_34_and_accepts_an_equal_token(lab)
     assert not receiver.in_transaction
 
 
+def test_a_write_is_noted_as_it_lands_once_and_again_only_over_another(lab):
+    """A reader's write is looked for at each point of its call and after it: noted the first
+    time the document holds it, not again while it still does, again once it lands over
+    another's; never while the document holds another body."""
+    run_dir, _, receiver = lab
+    assert stores.landed(receiver, "w1", 33, "mine") is False
+    receiver.execute("UPDATE document SET body='mine', fence=33")
+    assert stores.landed(receiver, "w1", 33, "mine") is True
+    assert stores.landed(receiver, "w1", 33, "mine") is True
+    assert rows(run_dir, "applied") == [[1, "w1", 33, "mine"]]
+    assert stores.receive_fenced(receiver, "w2", 34, "theirs") is True
+    assert stores.landed(receiver, "w1", 33, "mine") is False
+    receiver.execute("UPDATE document SET body='mine', fence=33")
+    assert stores.landed(receiver, "w1", 33, "mine") is True
+    assert [row[1:3] for row in rows(run_dir, "applied")] == [["w1", 33], ["w2", 34], ["w1", 33]]
+    assert rows(run_dir, "refused") == []
+
+
 def test_the_unfenced_receiver_writes_whatever_comes(lab):
     run_dir, _, receiver = lab
     assert stores.receive_unfenced(receiver, "w2", 34, "new") is True

@@ -1356,21 +1356,33 @@ WRONG: dict[str, dict[str, tuple[object, str]]] = {
             "w1 frozen 300 ms between its report and its correction, past its lease; w2 wrote "
             "twice under 34 meanwhile: tokens claimed: w1 33, w2 34; the receiver applied 3 "
             "write(s) and refused 1; the document ends under token 34: your receiver returned "
-            "True for w1's write under token 33, but the document does not hold it",
+            "True for w1's write under token 33, but that write never reached the document",
         ),
         "True, whatever it wrote (issue 28, item 5)": (
             receiver(f"{FENCED_WRITE}\nreturn True"),
-            "your receiver returned True for w1's write under token 33, but the document does "
-            "not hold it: return False when you refused",
+            "your receiver returned True for w1's write under token 33, but that write never "
+            "reached the document: return False when you refused",
+        ),
+        # once judged correct: w1's write landed, w2 wrote over it before its second statement,
+        # and the lab read the document only once the receiver had returned
+        "the fenced write, True only if the document still holds its token": (
+            receiver(
+                f'{FENCED_WRITE}\nreturn db.execute("SELECT fence FROM document WHERE'
+                " id='report-17'\").fetchone()[0] == fence"
+            ),
+            "w1 frozen 300 ms before your statement 2, past its lease; w2 wrote under 34"
+            " meanwhile: tokens claimed: w1 33, w2 34; the receiver applied 2 write(s) and refused"
+            " 0; the document ends under token 34: your receiver returned False for w1's write"
+            " under token 33, but that write reached the document",
         ),
         "the cursor returned": (
             receiver(f"return {FENCED_WRITE}"),
-            "for w1's write under token 33, but the document does not hold it",
+            "for w1's write under token 33, but that write never reached the document",
         ),
         "nothing returned": (
             receiver(FENCED_WRITE),
-            "your receiver returned None for w2's write under token 34, but the document holds "
-            "that write: return True when you wrote",
+            "your receiver returned None for w2's write under token 34, but that write reached "
+            "the document: return True when you wrote",
         ),
     },
     "lesson5.idempotent_consumer": {
@@ -1918,6 +1930,15 @@ RIGHT: dict[str, dict[str, object]] = {
             'print("token", fence)\n'
             f'return db.execute("{WRITE} AND fence <= ?", (body, writer, fence, fence))'
             ".rowcount == 1"
+        ),
+        # once refused: w2 wrote over w1's write before changes() was asked, and the lab took
+        # the document's last body for the only write that landed
+        "the fenced write, then SQLite's changes()": receiver(
+            f'{FENCED_WRITE}\nreturn db.execute("SELECT changes()").fetchone()[0] == 1'
+        ),
+        "total_changes() before and after the fenced write": receiver(
+            'before = db.execute("SELECT total_changes()").fetchone()[0]\n'
+            f'{FENCED_WRITE}\nreturn db.execute("SELECT total_changes()").fetchone()[0] > before'
         ),
         "the rowcount itself, 1 or 0": receiver(
             f'return db.execute("{WRITE} AND ? >= fence", (body, writer, fence, fence)).rowcount'

@@ -289,7 +289,10 @@ RECEIVER_CASES = [
 ]
 
 
-RECEIVER_BETWEEN = [Case("receiver_between", 300, ("refused_late_write",))]
+# Frozen before a statement of theirs: a write it made before the freeze (a statement after the
+# write asks SQLite's changes()) landed first, and w2's over it: both ran; a write it makes after
+# the thaw must be refused.
+RECEIVER_BETWEEN = [Case("receiver_between", 300, ("refused_late_write", "both_ran"))]
 
 
 def judge_receiver(answer: Callable | str) -> Verdict:

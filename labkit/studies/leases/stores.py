@@ -28,6 +28,7 @@ __all__ = [
     "finish",
     "holds",
     "lab_now",
+    "landed",
     "note_applied",
     "receive_fenced",
     "receive_unfenced",
@@ -187,6 +188,18 @@ def holds(db: sqlite3.Connection, body: str) -> bool:
     """Whether the document holds `body` now: a reader's receiver is judged by the file."""
     row = db.execute("SELECT body FROM document WHERE id=?", (DOCUMENT,)).fetchone()
     return row[0] == body
+
+
+def landed(db: sqlite3.Connection, writer: str, fence: int, body: str) -> bool:
+    """Whether the document holds `body` now, noted in `applied` unless its last row is this
+    write already: a write is noted as it lands, in the order writes landed, and again only if
+    it lands again over another one."""
+    if not holds(db, body):
+        return False
+    last = db.execute("SELECT body FROM applied ORDER BY seq DESC LIMIT 1").fetchone()
+    if last != (body,):
+        note_applied(db, writer, fence, body)
+    return True
 
 
 def refuse(db: sqlite3.Connection, writer: str, fence: int) -> None:

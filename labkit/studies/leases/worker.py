@@ -10,6 +10,7 @@ library only.
 
 from __future__ import annotations
 
+import contextlib
 import sqlite3
 from collections.abc import Callable
 
@@ -22,9 +23,8 @@ from labkit.studies.leases.stores import (
     TASKS_FILE,
     connect,
     finish,
-    holds,
     lab_now,
-    note_applied,
+    landed,
     receive_fenced,
     receive_unfenced,
     refuse,
@@ -48,9 +48,17 @@ def write_point(number: int) -> str:
     return f"before write {number}"
 
 
-def readers(source: str, file: str, part: str, db: sqlite3.Connection, gate: Gate) -> Callable:
+def readers(
+    source: str,
+    file: str,
+    part: str,
+    db: sqlite3.Connection,
+    gate: Gate,
+    look: Callable[[], object] | None = None,
+) -> Callable:
     """The reader's function from `source`, called with a point before each of its statements
-    that runs outside a transaction (the lab may freeze the worker there)."""
+    that runs outside a transaction (the lab may freeze the worker there); `look` runs at each
+    point first, before any freeze: what the statements before it left, no other worker's yet."""
     namespace: dict = {}
     exec(compile(source, file, "exec"), namespace)  # the reader's own lab
     function = next(  # the first function the source defines, as the check reads it
@@ -64,6 +72,8 @@ def readers(source: str, file: str, part: str, db: sqlite3.Connection, gate: Gat
         nonlocal seen
         if not db.in_transaction:
             seen += 1
+            if look:
+                look()
             gate(statement_point(part, seen))
 
     def call(*args: object) -> object:
@@ -121,14 +131,22 @@ def write_report(
     job: dict, db: sqlite3.Connection, gate: Gate, me: str, fence: int, body: str
 ) -> dict:
     """One write of the report through the receiver: the lab's own, or the reader's, judged by
-    the file whatever their function returned (noted beside it: the judge compares the two)."""
+    the file whatever their function returned (noted beside it: the judge compares the two).
+    The reader's write is looked for between their statements too, through a connection of the
+    lab's: another worker may write over it before their function returns (a receiver that
+    writes, then asks SQLite's changes(), wrote all the same)."""
     if not job.get("receive_source"):
         receive = receive_fenced if job["fenced"] else receive_unfenced
         return {"applied": receive(db, me, fence, body)}
-    returned = readers(job["receive_source"], RECEIVE_FILE, "receive", db, gate)(me, fence, body)
-    applied = holds(db, body)
-    if applied:
-        note_applied(db, me, fence, body)
-    else:
+    seen: list[bool] = []  # whether the document held it, at each point of the call
+    with contextlib.closing(connect(job["run_dir"], RECEIVER_FILE)) as watch:
+
+        def look() -> None:
+            seen.append(landed(watch, me, fence, body))
+
+        receive = readers(job["receive_source"], RECEIVE_FILE, "receive", db, gate, look)
+        returned = receive(me, fence, body)
+    applied = landed(db, me, fence, body) or any(seen)
+    if not applied:
         refuse(db, me, fence)
     return {"applied": applied, "returned": repr(returned), "said_written": bool(returned)}
