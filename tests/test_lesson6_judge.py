@@ -271,6 +271,21 @@ def test_a_claim_that_returns_another_token_than_it_wrote_is_told_both(monkeypat
     )
 
 
+@pytest.mark.parametrize("token", ["33", 33.0, True, None])
+def test_a_claim_that_returns_no_whole_number_is_told_what_it_returned(monkeypatch, token):
+    """`str(row[0])` returned "33", which a message prints as 33, beside a row that holds 33:
+    said as it is. A string beside an int no longer reaches sorted(), which raised."""
+    one = files(33, [("w1", 33)])
+    reports = {"w1": {"claimed": True, "fence": token}, "w2": {"claimed": True, "fence": 34}}
+    Lab(monkeypatch, race(one, reports))
+    verdict = lesson6.claim_statement.check(CLAIM)
+    assert verdict.status == "incorrect"
+    assert verdict.message == (
+        f"{HELD}: your claim returned {token!r}, not a whole number: return the token itself,"
+        " as the task row holds it"
+    )
+
+
 def test_a_claim_whose_tokens_are_not_each_the_next_is_told_which_they_must_be(monkeypatch):
     """The lab's time as the token: w1 claims 0 at 0 ms; a token skipped: w2 claims 35."""
     timed = files(0, [("w1", 0)])

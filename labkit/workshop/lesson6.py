@@ -180,7 +180,11 @@ def token_wrong(result: ClaimResult) -> str | None:
     """The claims' tokens held against the task row: the newest must be the one it holds, and
     each the next, one more than the token before it (32 to start: 33, then 34)."""
     task_fence = result.after.table("task").rows[0][3]
-    tokens = sorted(r.get("fence") for r in result.reports.values() if r.get("claimed"))
+    returned = [r.get("fence") for r in result.reports.values() if r.get("claimed")]
+    for token in returned:  # "33" prints as 33: said as it is, before any comparison
+        if not isinstance(token, int) or isinstance(token, bool):
+            return say("lesson6.token_not_a_number", returned=repr(token))
+    tokens = sorted(returned)
     if tokens and tokens[-1] != task_fence:
         return say("lesson6.token_not_written", returned=tokens[-1], held=task_fence)
     next_tokens = list(range(FIRST_FENCE + 1, FIRST_FENCE + 1 + len(tokens)))
