@@ -367,8 +367,9 @@ def test_a_serve_that_hides_node_as_own_failure_is_incorrect(monkeypatch):
     assert (verdict.status, verdict.run_dir) == ("incorrect", "/runs/fails")
     assert verdict.message == (
         "node a failed by itself (NodeFailed) before any stop was asked, and your serve"
-        " returned: the worker exited 0, so its orchestrator takes a failed run for one that"
-        " finished or drained. Catch GraphDrained alone, and let every other error out"
+        " ended without an error (it returned, or called sys.exit(0)): the worker exited 0,"
+        " so its orchestrator takes a failed run for one that finished or drained. Catch"
+        " GraphDrained alone, and let every other error out"
     )
 
 

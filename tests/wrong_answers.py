@@ -1573,7 +1573,7 @@ WRONG: dict[str, dict[str, tuple[object, str]]] = {
                 "except Exception:\n    return None"
             ),
             "node a failed by itself (NodeFailed) before any stop was asked, and your serve "
-            "returned: the worker exited 0",
+            "ended without an error (it returned, or called sys.exit(0)): the worker exited 0",
         ),
         "GraphDrained caught, a bare except beside it": (
             drained("except:\n    pass"),
