@@ -343,3 +343,24 @@ def test_a_verdict_on_a_readable_file_or_an_unfinished_run_comes_before_not_judg
 def test_a_readers_checker_may_say_not_judged_in_words():
     assert outcome_of("not judged: I cannot open the shelf") == "not_judged"
     assert outcome_of("unjudged: I cannot open the shelf") == "inconsistent"
+
+
+def test_a_json_lines_numbers_and_constants_are_compared_as_they_are():
+    """A JSON line's number, true and null are no text to blank: a charge of 5 against one of
+    7 is told apart, and the same line is the same."""
+    line = {"amount": 5, "ok": True, "note": None}
+    assert default_checker(state({"pay.jsonl": [line]}, {"pay.jsonl": [line]})) is None
+    said = default_checker(state({"pay.jsonl": [{**line, "amount": 7}]}, {"pay.jsonl": [line]}))
+    assert said.as_dict()["row"] == '{"amount": 7, "ok": true, "note": null}', said
+
+
+def test_a_number_five_years_from_now_is_no_longer_a_time(monkeypatch):
+    """The window around now is open: five years to the second is outside it, a second less
+    inside, in each clock unit."""
+    from labkit.studies.explorer import checker
+
+    now = 1_800_000_000
+    monkeypatch.setattr(checker.time, "time", lambda: now)
+    for unit in checker.CLOCK_UNITS:
+        assert not ignored((now + checker.NEAR_NOW) * unit)
+        assert ignored((now + checker.NEAR_NOW - 1) * unit)
