@@ -192,6 +192,9 @@ def test_a_shelf_whose_index_a_crash_cut_is_unreadable_by_its_bytes(run_dir):
     state = read_state(str(run_dir))
     assert state["miles.dat"].startswith("not SQLite, not text, sha256:"), state
     assert "miles.dir" not in state
+    with open(run_dir / "miles.dat", "r+b") as values:  # the same cut index, other values
+        values.write(b"\x00")
+    assert read_state(str(run_dir))["miles.dat"] != state["miles.dat"]  # told apart
 
 
 def test_a_databases_tables_are_all_read_but_sqlites_own(tmp_path):
