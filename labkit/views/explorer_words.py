@@ -13,10 +13,9 @@ from labkit.language import display_width, padded, say
 from labkit.language.failures import failure_text
 from labkit.studies.explorer.report import (
     FILES_TOGETHER,
-    PROGRAM,
-    SERVICE,
     Exploration,
     PointResult,
+    outside_kinds,
     replays_twice,
 )
 
@@ -83,9 +82,7 @@ def unseen_words(found: Exploration) -> str:
     and programs outside the run folder, a saver explored on SQLite instead; or ""."""
     said = say("explorer.report.semicolon").join(map(unwatched_words, found.unwatched))
     said = say("explorer.report.unseen", writes=said) if found.unwatched else ""
-    files = [f for f in found.outside if not f.startswith((SERVICE, PROGRAM))]
-    services = [f for f in found.outside if f.startswith(SERVICE)]
-    programs = [f.removeprefix(PROGRAM) for f in found.outside if f.startswith(PROGRAM)]
+    files, services, programs = outside_kinds(found.outside)
     if files:
         said += say("explorer.report.outside", files=comma().join(files))
     if services:

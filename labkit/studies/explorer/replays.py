@@ -23,7 +23,7 @@ from labkit.bench.restart import FRESH
 from labkit.bench.trace import Trace, read_trace
 from labkit.studies.explorer.postgres_runs import RunSchemas
 from labkit.studies.explorer.record import point_folder, point_name
-from labkit.studies.explorer.report import PROGRAM, SERVICE, PointResult
+from labkit.studies.explorer.report import PointResult, outside_kinds
 from labkit.studies.explorer.restart_forks import AFTER, ALSO, copy_crash_state, exit_status
 from labkit.studies.explorer.spec import ExploreSpec
 from labkit.studies.explorer.with_files import copy_in
@@ -322,13 +322,12 @@ def judged(row: PointResult, report: dict, outside: str = OUTSIDE) -> None:
     started a program: `outside` says which run)."""
     if report.get("outside"):
         files = tuple(report["outside"])  # paths, as detected: the views join them
-        services = tuple(f for f in files if f.startswith(SERVICE))
+        _, services, programs = map(tuple, outside_kinds(files))
         row.outcome = FAILED
         if services:  # the stronger reason: a remote state it cannot see, let alone judge
             line = f"{WROTE_OUTSIDE[outside]} connected to {', '.join(services)}"
             failed(row, line, NETWORK[outside], files=files, services=services)
             return
-        programs = tuple(f.removeprefix(PROGRAM) for f in files if f.startswith(PROGRAM))
         if programs:  # what it did beyond the run folder's files is unseen, let alone judged
             line = f"{WROTE_OUTSIDE[outside]} started {', '.join(programs)}"
             failed(row, line, PROGRAMS[outside], files=files, programs=programs)

@@ -12,6 +12,7 @@ loads neither the catalogue nor a view.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -19,6 +20,7 @@ __all__ = [
     "EXPLORED_FILE",
     "Exploration",
     "PROGRAM",
+    "outside_kinds",
     "PointResult",
     "SERVICE",
     "read_explored",
@@ -30,6 +32,16 @@ NO_CRASH = "no crash"  # the label of the run without a crash (a key in notebook
 FILES_TOGETHER = " and "  # a commit seen in two files at once: "a.db and b.db"
 SERVICE = "tcp://"  # an "outside" entry that is a network connection, not a file
 PROGRAM = "program:"  # one that is a program the reader's code started ("program:curl")
+
+
+def outside_kinds(entries: Iterable[str]) -> tuple[list[str], list[str], list[str]]:
+    """The "outside" entries of a run by kind: files (paths), services ("tcp://host:port", as
+    noted) and programs (by name, "curl")."""
+    entries = list(entries)
+    files = [e for e in entries if not e.startswith((SERVICE, PROGRAM))]
+    services = [e for e in entries if e.startswith(SERVICE)]
+    programs = [e.removeprefix(PROGRAM) for e in entries if e.startswith(PROGRAM)]
+    return files, services, programs
 
 
 @dataclass
