@@ -66,9 +66,11 @@ def read_counts(url: str, schema: str) -> dict:
         return counts(conn)
 
 
-def read_other_receipts(url: str, schema: str) -> list[list]:
+def read_after(url: str, schema: str) -> tuple[dict, list[list]]:
+    """What a window run left: its counts, and the receipts of other values, through one
+    connection."""
     with connect(url, schema) as conn:
-        return other_receipts(conn)
+        return counts(conn), other_receipts(conn)
 
 
 def run_window(spec: dict, out: str | None = None, postgres_url: str | None = None) -> WindowResult:
@@ -85,8 +87,7 @@ def run_window(spec: dict, out: str | None = None, postgres_url: str | None = No
         before = read_counts(url, schema)
         with worker(run_dir, "recovery", "run_step", job) as recovery:
             recovery.wait()
-        after = read_counts(url, schema)
-        other = read_other_receipts(url, schema)
+        after, other = read_after(url, schema)
         failure = first_failure([(first.report(), planned), (recovery.report(), None)])
         result = WindowResult(
             spec=spec,
