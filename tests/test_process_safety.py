@@ -200,9 +200,11 @@ def test_ctrl_c_while_the_server_starts_in_a_long_lived_process(tmp_path, platfo
     stages = ", ".join(START_STAGES.values())  # in the order a start passes them
     kernel = python(
         f"""
-        import json, os, signal, sys, threading, time
+        import faulthandler, json, os, signal, sys, threading, time
         from labkit.bench import server
         from labkit.bench.server import SERVER_MAIN
+
+        faulthandler.dump_traceback_later(90, exit=True)  # a hang fails, saying where it was
 
         def read(path):
             try:
@@ -214,6 +216,12 @@ def test_ctrl_c_while_the_server_starts_in_a_long_lived_process(tmp_path, platfo
         def children(pid):
             return [int(p) for p in read(f"/proc/{{pid}}/task/{{pid}}/children").split()]
 
+        def press_ctrl_c():
+            # at its worst moment: the signal's handler runs here, in this thread, and the
+            # main thread sleeps on in its read (as when a Ctrl-C lands just before a read
+            # begins): it must still be raised there
+            signal.pthread_kill(threading.get_ident(), signal.SIGINT)
+
         def ctrl_c_at(reached, where):
             # Wait for the server to reach the stage, hold it there (SIGSTOP: however loaded
             # the machine, it cannot answer first), then press Ctrl-C
@@ -221,12 +229,12 @@ def test_ctrl_c_while_the_server_starts_in_a_long_lived_process(tmp_path, platfo
             while not (started := children(os.getpid())) or not reached(started[0]):
                 if time.monotonic() > deadline:  # never seen there: the test fails, not hangs
                     where.append("missed")
-                    os.kill(os.getpid(), signal.SIGINT)
+                    press_ctrl_c()
                     return
                 time.sleep(0.002)
             os.kill(started[0], signal.SIGSTOP)
             where.append(len(children(started[0])))  # spares forked when it was stopped
-            os.kill(os.getpid(), signal.SIGINT)
+            press_ctrl_c()
 
         kept, outcomes, spares = [], [], []
         for reached in ({stages}):

@@ -22,6 +22,7 @@ import importlib
 import importlib.util
 import json
 import os
+import select
 import signal
 import subprocess
 import sys
@@ -71,6 +72,9 @@ EXITED = "labkit's trial server exited"
 
 LITTLE_ROOM = 1 << 20  # bytes: a temp directory with less free than this is full for a warm-up
 TAIL = 1 << 16  # bytes of the server's stderr read back for its last line
+# seconds between two looks at a Ctrl-C while the server starts (`_ready`): Python runs a
+# signal's handler between two lines, so one that landed just before a read began waits for it
+LOOK_FOR_CTRL_C = 0.1
 
 
 def serve(caller: int, kind: str = "trial") -> None:
@@ -198,7 +202,7 @@ class Server:
                     start_new_session=True,
                     cwd="/",  # it holds no folder of the caller's; a worker runs in its run folder
                 )
-            if not self.process.stdout.readline():  # a second or two: time for a Ctrl-C
+            if not self._ready():  # a second or two: time for a Ctrl-C
                 self.process.wait()
                 raise self.start_failure()
         except BaseException:
@@ -207,6 +211,15 @@ class Server:
             else:
                 self.kill()
             raise
+
+    def _ready(self) -> bool:
+        """Wait for the server's first line ("ready"): False if it exited first. The wait wakes
+        every LOOK_FOR_CTRL_C, so a Ctrl-C whose handler ran just before it began (or in another
+        thread) is raised then; a read alone would hold it until the server's line came, for
+        ever from a server that hangs in its start."""
+        while not select.select([self.process.stdout], [], [], LOOK_FOR_CTRL_C)[0]:
+            pass  # nothing read yet: no line waits in the stream's buffer, unseen by select
+        return bool(self.process.stdout.readline())
 
     def last_words(self) -> str:
         """The last line the server wrote on stderr: after a traceback, the error itself."""
