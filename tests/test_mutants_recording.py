@@ -1,10 +1,11 @@
-"""Which files of a run folder are the lab's own, not the run's (issue 33: the mutants the
-2026-12-05 mutation run of explorer/states.py left in `lab_file`). A file the lab wrote is left
-out of a crash state; a file the reader's step wrote must stay in it."""
+"""Which files of a run folder are the lab's own, not the run's, and which the reader left out
+(issue 33: the mutants the 2026-12-05 and 2026-12-06 mutation runs of explorer/states.py left in
+`lab_file` and `ignored_file`). A file the lab wrote is left out of a crash state; a file the
+reader's step wrote must stay in it, unless the reader said to ignore it."""
 
 from __future__ import annotations
 
-from labkit.studies.explorer.states import lab_file
+from labkit.studies.explorer.states import ignored_file, lab_file
 
 
 def test_a_workers_report_is_the_json_named_after_its_stderr_whatever_the_role(tmp_path):
@@ -32,3 +33,16 @@ def test_an_explorers_workers_report_and_output_are_the_labs_before_it_has_run(t
     for name in ("record.json", "first.stdout", "recovery.json", "recovery.stderr"):
         assert lab_file(name, str(tmp_path)), name
     assert not lab_file("recovery.jsonl", str(tmp_path))
+
+
+def test_a_file_named_like_a_workers_output_but_with_no_dot_is_the_runs_own(tmp_path):
+    (tmp_path / ".stderr").write_text("")  # what "stdout" would be paired with, cut at no dot
+    for name in ("stdout", "json"):
+        assert not lab_file(name, str(tmp_path)), name
+
+
+def test_a_file_is_ignored_when_one_of_the_patterns_matches_its_path_in_the_run_folder():
+    assert ignored_file("logs/app.log", ["*.txt", "*.log"])  # fnmatch's * crosses folders
+    assert not ignored_file("logs/app.log", ["*.txt"])
+    assert not ignored_file("logs/app.log", [])
+    assert not ignored_file("logs/APP.log", ["*app.log"])  # case counts, on every system

@@ -10,6 +10,7 @@ import dbm.dumb
 import hashlib
 import json
 import os
+import pickle
 import shelve
 import sqlite3
 from decimal import Decimal
@@ -194,7 +195,25 @@ def test_a_shelf_whose_index_a_crash_cut_is_unreadable_by_its_bytes(run_dir):
     assert "miles.dir" not in state
     with open(run_dir / "miles.dat", "r+b") as values:  # the same cut index, other values
         values.write(b"\x00")
-    assert read_state(str(run_dir))["miles.dat"] != state["miles.dat"]  # told apart
+    other_values = read_state(str(run_dir))["miles.dat"]
+    assert other_values != state["miles.dat"]  # told apart
+    (run_dir / "miles.dir").write_bytes(index[: index.index(b"\n") + 9])  # the same values
+    assert read_state(str(run_dir))["miles.dat"] != other_values  # cut elsewhere: told apart
+
+
+def test_a_shelfs_key_that_is_not_utf8_is_read_with_its_bytes_escaped(run_dir):
+    """dbm.dumb keeps bytes keys (shelve writes UTF-8; dbm.dumb itself takes any bytes)."""
+    with dbm.dumb.open(str(run_dir / "miles")) as db:
+        db[b"\xffada"] = pickle.dumps(500)
+    assert read_state(str(run_dir))["miles.dat"] == [{"\\xffada": 500}]
+
+
+def test_a_link_to_a_folder_outside_the_run_folder_is_not_read(run_dir, tmp_path):
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "secret.txt").write_text("not the run's\n")
+    (run_dir / "linked").symlink_to(outside, target_is_directory=True)
+    assert not any(name.startswith("linked") for name in read_state(str(run_dir)))
 
 
 def test_a_databases_tables_are_all_read_but_sqlites_own(tmp_path):
