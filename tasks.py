@@ -194,6 +194,7 @@ GUARDS = {
             "tests/test_crash_points.py",
             "tests/test_crash_points_watched.py",
             "tests/test_crash_points_commits.py",
+            "tests/test_crash_points_made.py",
             "tests/test_mutants_recording.py",
             "tests/test_explorer.py",
             "-k",
@@ -268,6 +269,26 @@ def set_mutant_here(name):
     if name == "stats":
         del os.environ["MUTANT_UNDER_TEST"]
         os.environ["LABKIT_MUTMUT_HITS"] = HITS
+
+
+def hand_over_at_exit():
+    # a fork of this process (a test's own, as test_crash_points_commits' `alone`) ends with
+    # os._exit, which runs no atexit: while stats are collected its calls would be lost, and
+    # the test never chosen for the functions only its fork calls
+    real_exit = os._exit
+
+    def exit_handing_over(code):
+        try:
+            if os.environ.get("LABKIT_MUTMUT_HITS"):
+                with open(os.path.join(HITS, f"{os.getpid()}.json"), "w") as out:
+                    json.dump(sorted(state()._stats), out)
+        finally:
+            real_exit(code)
+
+    os._exit = exit_handing_over
+
+
+os.register_at_fork(after_in_child=hand_over_at_exit)
 
 
 def collect_then_guard_the_rest(runner, **options):
