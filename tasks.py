@@ -195,6 +195,7 @@ GUARDS = {
             "tests/test_crash_points_watched.py",
             "tests/test_crash_points_commits.py",
             "tests/test_crash_points_made.py",
+            "tests/test_crash_points_refused.py",
             "tests/test_mutants_recording.py",
             "tests/test_explorer.py",
             "-k",

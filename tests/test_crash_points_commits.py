@@ -124,3 +124,14 @@ def test_an_ignored_file_has_no_commit_points_and_a_database_outside_is_noted(tm
     assert points(tmp_path) == []
     noted = [e["file"] for e in read_trace(tmp_path) if e["event"] == "outside"]
     assert noted == [str(elsewhere.resolve())] and cp.watch is not None
+
+
+def test_a_commit_to_a_database_in_a_folder_of_the_run_is_a_point_named_by_its_path(tmp_path):
+    watched(tmp_path)
+    (tmp_path / "data").mkdir()
+    shop = sqlite3.connect(tmp_path / "data" / "shop.db", isolation_level=None)
+    shop.execute("CREATE TABLE orders (id)")
+    shop.close()
+    assert [detail for _, op, detail, _ in points(tmp_path) if op == "commit"] == [
+        os.path.join("data", "shop.db")
+    ]

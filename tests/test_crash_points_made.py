@@ -44,6 +44,8 @@ def test_a_file_opened_for_writing_is_a_point_when_made_or_emptied_not_when_left
 ):
     (tmp_path / "full.log").write_text("a line\n")
     (tmp_path / "empty.log").write_text("")
+    (tmp_path / "one.byte").write_text("x")
+    (tmp_path / "kept.log").write_text("a line\n")
     watched(tmp_path)
     open(tmp_path / "sent.flag", "w").close()  # made, empty: a point
     open(tmp_path / "full.log", "w").close()  # emptied: a point
@@ -53,7 +55,28 @@ def test_a_file_opened_for_writing_is_a_point_when_made_or_emptied_not_when_left
     open(tmp_path / "new.log", "a").close()  # made by an append: a point
     io.open(tmp_path / "made.x", "x").close()  # noqa: UP020 - io.open, watched as well
     open(tmp_path / "full.log", "r+").close()  # open to change, not emptied: none
-    assert writes(tmp_path) == [("sent.flag", 1), ("full.log", 1), ("new.log", 1), ("made.x", 1)]
+    open(tmp_path / "one.byte", "w").close()  # a byte emptied: a point
+    descriptor = os.open(tmp_path / "kept.log", os.O_WRONLY)  # neither made nor emptied
+    open(descriptor, "w").close()  # by its descriptor, "w" empties nothing: none
+    assert writes(tmp_path) == [
+        ("sent.flag", 1),
+        ("full.log", 1),
+        ("new.log", 1),
+        ("made.x", 1),
+        ("one.byte", 1),
+    ]
+
+
+def test_the_watched_open_passes_every_argument_on(tmp_path):
+    watched(tmp_path)
+    with open(tmp_path / "latin.txt", "w", -1, "latin-1") as by_position:
+        by_position.write("é")
+    with open(tmp_path / "latin-too.txt", "w", encoding="latin-1") as by_name:
+        by_name.write("é")
+    os.close(os.open(tmp_path / "private", os.O_WRONLY | os.O_CREAT, 0o600))
+    assert (tmp_path / "latin.txt").read_bytes() == (tmp_path / "latin-too.txt").read_bytes()
+    assert (tmp_path / "latin.txt").read_bytes() == b"\xe9"
+    assert (tmp_path / "private").stat().st_mode & 0o777 == 0o600
 
 
 def test_a_file_made_or_truncated_by_os_open_is_a_point(tmp_path):
@@ -63,6 +86,7 @@ def test_a_file_made_or_truncated_by_os_open_is_a_point(tmp_path):
     for name, flags in [
         ("made.log", os.O_WRONLY | os.O_CREAT),  # made: a point
         ("made.log", os.O_WRONLY | os.O_CREAT),  # there already: none
+        ("full.log", os.O_WRONLY | os.O_CREAT),  # there already, not emptied: none
         ("full.log", os.O_WRONLY | os.O_TRUNC),  # emptied: a point
         ("empty.log", os.O_WRONLY | os.O_TRUNC),  # empty already: none
         ("empty.log", os.O_WRONLY),  # neither made nor emptied: none
@@ -72,18 +96,23 @@ def test_a_file_made_or_truncated_by_os_open_is_a_point(tmp_path):
     assert writes(tmp_path) == [("made.log", 1), ("full.log", 1), ("touched", 1)]
 
 
-def test_a_file_made_relative_to_a_folders_descriptor_is_not_told(tmp_path):
-    """`dir_fd` names no path the watch could read: it makes no point rather than a wrong one."""
-    folder = os.open(tmp_path, os.O_RDONLY)
+def test_a_file_made_relative_to_a_folders_descriptor_is_not_told(tmp_path, monkeypatch):
+    """`dir_fd` names no path the watch could read: it makes no point rather than a wrong one,
+    even where the name read from the current folder would be one of the run folder's."""
+    (tmp_path / "sub").mkdir()
+    folder = os.open(tmp_path / "sub", os.O_RDONLY)
+    monkeypatch.chdir(tmp_path)
     watched(tmp_path)
     try:
         os.close(os.open("by-fd.log", os.O_WRONLY | os.O_CREAT, dir_fd=folder))
         os.mkdir("by-fd", dir_fd=folder)
+        made = sorted(os.listdir(tmp_path / "sub"))
         os.rmdir("by-fd", dir_fd=folder)
         os.remove("by-fd.log", dir_fd=folder)
     finally:
         os.close(folder)
-    assert writes(tmp_path) == [] and not (tmp_path / "by-fd.log").exists()
+    assert made == ["by-fd", "by-fd.log"]  # in the folder the descriptor names
+    assert writes(tmp_path) == [] and os.listdir(tmp_path / "sub") == []
 
 
 def test_a_folder_made_or_removed_and_a_file_removed_are_points_named_by_their_path(tmp_path):
