@@ -206,7 +206,11 @@ def ctrl_c_in_this_process(rng: random.Random) -> str:
         from labkit.bench import server
 
         server.stop()
-    timer = threading.Timer(rng.uniform(0, 1.5), os.kill, (os.getpid(), signal.SIGINT))
+    # to the main thread, as a terminal's Ctrl-C reaches it: sent to the process from the
+    # timer's thread, the kernel may hand it to that thread, and Python 3.11 then raises it in
+    # the main thread only when it next takes the GIL, after this function has returned
+    main = threading.main_thread().ident
+    timer = threading.Timer(rng.uniform(0, 1.5), signal.pthread_kill, (main, signal.SIGINT))
     timer.start()
     try:
         try:
