@@ -20,9 +20,9 @@ __all__ = [
     "EXPLORED_FILE",
     "Exploration",
     "PROGRAM",
-    "outside_kinds",
     "PointResult",
     "SERVICE",
+    "outside_kinds",
     "read_explored",
     "replays_twice",
 ]
