@@ -273,6 +273,20 @@ def chinese():
     set_language("en")
 
 
+def pytest_terminal_summary(terminalreporter) -> None:
+    """Say why the browser tests did not run: without Debian's chromium they skip, and a
+    summary's "8 skipped" alone reads like a green suite."""
+    skipped = terminalreporter.stats.get("skipped", [])
+    browser = [report for report in skipped if "chromium" in str(report.longrepr)]
+    if browser:
+        terminalreporter.write_line(
+            f"{len(browser)} browser test{'s' * (len(browser) > 1)} skipped: /usr/bin/chromium is"
+            " missing (install it as .ci/run does: apt-get install chromium fonts-wqy-microhei)",
+            yellow=True,
+            bold=True,
+        )
+
+
 @pytest.hookimpl(wrapper=True, tryfirst=True)
 def pytest_runtest_makereport(item, call):
     """Let fixtures see whether the test itself failed (`request.node.rep_call`)."""
