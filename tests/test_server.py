@@ -432,3 +432,74 @@ def test_a_ctrl_c_as_the_answer_is_read_neither_hangs_the_caller_nor_costs_the_s
         """
     )
     assert seen is True
+
+
+def test_a_ctrl_c_handled_in_another_thread_interrupts_a_call_that_reports_nothing_meanwhile():
+    """A call with no progress to report, such as a step-mode run waiting for "continue": a
+    Ctrl-C whose handler runs in another thread (on Linux, often the one that sent it) left the
+    caller asleep in its read of the server's reply, until the call answered, if ever."""
+    seen = run_python(
+        """
+        import faulthandler, json, signal, threading, time
+        from pathlib import Path
+        from labkit.bench import server
+
+        faulthandler.dump_traceback_later(30, exit=True)  # a hang fails, saying where it was
+        pid = server.call_on("light", "os:getpid")
+
+        def comm(pid):
+            try:
+                return Path(f"/proc/{pid}/comm").read_text()
+            except OSError:  # gone meanwhile
+                return ""
+
+        def sleeping():  # the call's own child: it waits now, with nothing to say until it ends
+            children = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
+            return any(comm(child) == "sleep\\n" for child in children)
+
+        def press_ctrl_c_once_the_call_waits():
+            while not sleeping():
+                time.sleep(0.002)
+            signal.pthread_kill(threading.get_ident(), signal.SIGINT)  # handled here, not in main
+
+        threading.Thread(target=press_ctrl_c_once_the_call_waits).start()
+        try:
+            server.call_on("light", "subprocess:run", args=["sleep", "60"])
+            outcome = "answered"
+        except KeyboardInterrupt:
+            outcome = "interrupted"
+        print(json.dumps([outcome, server.call_on("light", "os:getpid") == pid]))
+        """
+    )
+    assert seen == ["interrupted", True]
+
+
+def test_a_ctrl_c_as_a_reply_is_read_loses_no_byte_of_it():
+    """A Ctrl-C the moment the bytes of the server's replies are read: they are kept, and the
+    lines come next time whole and in order, so that the interrupted call's answer is found."""
+    seen = run_python(
+        """
+        import json, os, signal
+        from labkit.bench.reply_lines import ReplyLines
+
+        r, w = os.pipe()
+        os.write(w, b'{"progress": [1, 2, null]}\\n{"result": 3}\\n')
+        os.close(w)
+        real_read = os.read
+
+        def read_then_ctrl_c(fd, size):
+            chunk = real_read(fd, size)
+            signal.raise_signal(signal.SIGINT)
+            return chunk
+
+        replies, os.read = ReplyLines(r), read_then_ctrl_c
+        try:
+            replies.next()
+            interrupted = False
+        except KeyboardInterrupt:
+            interrupted = True
+        os.read = real_read
+        print(json.dumps([interrupted, replies.next(), replies.next(), replies.next()]))
+        """
+    )
+    assert seen == [True, '{"progress": [1, 2, null]}\n', '{"result": 3}\n', ""]

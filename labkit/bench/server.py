@@ -22,7 +22,6 @@ import importlib
 import importlib.util
 import json
 import os
-import select
 import signal
 import subprocess
 import sys
@@ -36,6 +35,7 @@ from labkit.bench.errors import LabError, RunFailed, refusal
 from labkit.bench.folders import holds_run_dirs, runs_home, temp_dir
 from labkit.bench.leftovers import become_subreaper
 from labkit.bench.portable import die_with
+from labkit.bench.reply_lines import ReplyLines
 from labkit.bench.server_errors import ServerError, as_error, error_message
 
 __all__ = ["ServerError", "call", "call_on", "serve", "stop"]
@@ -72,9 +72,6 @@ EXITED = "labkit's trial server exited"
 
 LITTLE_ROOM = 1 << 20  # bytes: a temp directory with less free than this is full for a warm-up
 TAIL = 1 << 16  # bytes of the server's stderr read back for its last line
-# seconds between two looks at a Ctrl-C while the server starts (`_ready`): Python runs a
-# signal's handler between two lines, so one that landed just before a read began waits for it
-LOOK_FOR_CTRL_C = 0.1
 
 
 def serve(caller: int, kind: str = "trial") -> None:
@@ -182,7 +179,6 @@ class Server:
         runs_home()  # the server's warm-up makes a folder there: a bad home is the caller's error
         self.lock = threading.Lock()
         self.stale_interrupt = False
-        self.last_line = ""  # the last line read from the server (`_answer`)
         # The server's stderr is kept, not shown: a traceback there is turned into one line. It
         # is kept in memory (a memfd), where a full temp directory cannot stop it.
         self.stderr = os.fdopen(os.memfd_create("labkit-server-stderr"), "w+b")
@@ -202,6 +198,7 @@ class Server:
                     start_new_session=True,
                     cwd="/",  # it holds no folder of the caller's; a worker runs in its run folder
                 )
+                self.replies = ReplyLines(self.process.stdout.fileno())  # never read otherwise
             if not self._ready():  # a second or two: time for a Ctrl-C
                 self.process.wait()
                 raise self.start_failure()
@@ -213,13 +210,9 @@ class Server:
             raise
 
     def _ready(self) -> bool:
-        """Wait for the server's first line ("ready"): False if it exited first. The wait wakes
-        every LOOK_FOR_CTRL_C, so a Ctrl-C whose handler ran just before it began (or in another
-        thread) is raised then; a read alone would hold it until the server's line came, for
-        ever from a server that hangs in its start."""
-        while not select.select([self.process.stdout], [], [], LOOK_FOR_CTRL_C)[0]:
-            pass  # nothing read yet: no line waits in the stream's buffer, unseen by select
-        return bool(self.process.stdout.readline())
+        """Wait for the server's first line ("ready"): False if it exited first. A Ctrl-C
+        meanwhile is raised at once (`ReplyLines`), even from a server that hangs in its start."""
+        return bool(self.replies.next())
 
     def last_words(self) -> str:
         """The last line the server wrote on stderr: after a traceback, the error itself."""
@@ -276,9 +269,8 @@ class Server:
 
     def _answer(self, progress: Callable | None) -> dict:
         """Pass progress reports on until the call's answer: result, error or interrupted."""
-        self.last_line = ""
-        for line in self.process.stdout:
-            self.last_line = line  # at once (no call between): a Ctrl-C after it finds it kept
+        self.replies.last = ""
+        while line := self.replies.next():  # a Ctrl-C after it finds it kept (`replies.last`)
             message = json.loads(line)
             if "progress" not in message:
                 return message
@@ -293,7 +285,7 @@ class Server:
         (`stale_interrupt`). If no answer comes (a second Ctrl-C, or the server died), kill it:
         the next call starts a new one. If its answer was read already (the Ctrl-C came as it
         was decoded), the call is over: there is nothing to interrupt."""
-        if self.last_line and not self.last_line.startswith('{"progress"'):
+        if self.replies.last and not self.replies.last.startswith('{"progress"'):
             return
         try:
             self.process.send_signal(signal.SIGINT)
