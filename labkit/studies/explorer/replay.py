@@ -236,15 +236,13 @@ def explore_with(
     # A write outside the run folder: each replay would make it again, where no crash is seen
     to_explore = [] if exploration.stopped or exploration.outside else list(firsts.values())
     replays: list[dict[int, PointResult]] = []
-    # what each recovery is judged by: the run without a crash, and the files that are none
-    # of its effects (its temporaries, and the bookkeeping of a service it called)
-    truth = exploration.clean, exploration.temporaries, exploration.bookkeeping
     for base in passes:
         if exploration.stopped:
             break
         base.mkdir(exist_ok=True)
         replays.append({})
-        with contextlib.closing(replayed(base, spec, to_explore, truth, schemas)) as done:
+        rows = replayed(base, spec, to_explore, exploration.truth, schemas)
+        with contextlib.closing(rows) as done:
             for row in done:
                 replays[-1][row.n] = row
                 if len(replays) == 1:  # the first replay's rows are the matrix's

@@ -246,15 +246,7 @@ def prepared(
     plan = {k: point[k] for k in ("op", "detail", "nth")}
     killed_parent = point["forked"] and point["forked"]["parent"]  # the recording's parent
     point = {k: point[k] for k in ("n", "op", "detail", "nth", "where")}
-    clean, temporaries, bookkeeping = truth
-    job = spec.job(
-        crash_at=plan,
-        point=point,
-        clean=clean,
-        temporaries=temporaries,
-        ignore_files=[*spec.ignore_files, *bookkeeping],
-        killed_parent=killed_parent,
-    )
+    job = spec.replay_job(*truth, crash_at=plan, point=point, killed_parent=killed_parent)
     job["code_cache"] = str(folder)  # the reader's module compiled once: `code_cache`
     job["own_parent"] = not killed_parent  # a worker that runs to the point: `killed_under`
     return row, {**job, **job_fields(run_dir), **({"restart": restart} if restart else {})}

@@ -104,6 +104,12 @@ class Exploration:
     bookkeeping: list[str] = field(default_factory=list)  # of a service it called: no effects
 
     @property
+    def truth(self) -> tuple[dict, list[str], list[str]]:
+        """What each recovery is judged by: the run without a crash, and the files that are none
+        of its effects (its temporaries, and the bookkeeping of a service it called)."""
+        return self.clean, self.temporaries, self.bookkeeping
+
+    @property
     def failing(self) -> list[PointResult]:
         return [p for p in self.points if p.outcome != "consistent"]
 

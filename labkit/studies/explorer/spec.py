@@ -75,6 +75,19 @@ class ExploreSpec:
     def job(self, **fields: object) -> dict:
         return {**asdict(self), **fields}
 
+    def replay_job(
+        self, clean: dict, temporaries: list[str], bookkeeping: list[str], **fields: object
+    ) -> dict:
+        """A job that runs the recorded code again and judges it against the recording: the
+        state its run without a crash left, its temporaries, and the files no checker sees (the
+        reader's `ignore_files`, and a called service's bookkeeping)."""
+        return self.job(
+            clean=clean,
+            temporaries=temporaries,
+            ignore_files=[*self.ignore_files, *bookkeeping],
+            **fields,
+        )
+
 
 def check_restarts(restarts: object) -> tuple[str, ...]:
     """The restarts to recover after, in `RESTARTS`' order: a list of their names, or one text

@@ -39,12 +39,7 @@ class ExplorerStepSession(PausedWorker):
         copy_in(self.run_dir, self.spec.with_files)
         self.points = [p for p in exploration.points if p.n is not None]
         names = [point_name(p.n) for p in self.points]
-        self.job = self.spec.job(
-            point=None,
-            clean=exploration.clean,
-            temporaries=exploration.temporaries,
-            ignore_files=[*self.spec.ignore_files, *exploration.bookkeeping],
-        )
+        self.job = self.spec.replay_job(*exploration.truth, point=None)
         self.begin(
             WorkerProcess(self.run_dir, "first", ENTRY, self.job, pause_at=names, timeout=600.0)
         )
