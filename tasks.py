@@ -206,6 +206,12 @@ GUARDS = {
         ]
         for module in ("record", "watches", "states", "written_file", "disk_waits")
     },
+    # the program watch: each way Python starts a program, run in an exploration's workers
+    "labkit/studies/explorer/programs.py": [
+        "tests/test_explorer_outside_watch.py",
+        "-k",
+        "program",
+    ],
     "labkit/studies/commit_window/outcome.py": ["tests/test_mutants.py", "tests/test_study000.py"],
     # its words (describe_state, outcome_text), said by the view since issue 27
     "labkit/views/commit_window_words.py": ["tests/test_mutants.py"],
@@ -292,12 +298,26 @@ def hand_over_at_exit():
 os.register_at_fork(after_in_child=hand_over_at_exit)
 
 
-def collect_then_guard_the_rest(runner, **options):
-    collect(runner, **options)
+def guard_the_rest():
     guards, tests = set(state().duration_by_test), state().tests_by_mangled_function_name
     for _, name, _ in mutmut.collect_source_file_mutation_data(mutant_names=())[0]:
         function = mangled_name_from_mutant_name(name.replace("__init__.", ""))
         tests[function] = tests.get(function) or set(guards)
+
+
+def collect_then_guard_the_rest(runner, **options):
+    # as stats are collected too: a module whose every function runs in isolated workers (the
+    # program watch) would have no test at all, and mutmut would stop there
+    collect_stats = runner.collect_stats
+
+    def collect_stats_then_guard_the_rest(tests):
+        code = collect_stats(tests)
+        guard_the_rest()
+        return code
+
+    runner.collect_stats = collect_stats_then_guard_the_rest
+    collect(runner, **options)
+    guard_the_rest()  # stats loaded from an earlier run
 
 
 class Elsewhere:
