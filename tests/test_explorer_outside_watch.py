@@ -414,6 +414,22 @@ def test_a_program_the_code_starts_fails_the_exploration_and_is_not_started_agai
     assert "declare it harmless (harmless_programs)" in found.summary()
 
 
+@pytest.mark.parametrize(
+    ("name", "program"),
+    [
+        ("step", "echo"),  # subprocess.run, in a step's worker (the light server's)
+        ("spawned", os.path.basename(sys.executable)),  # multiprocessing's new Python
+    ],
+)
+def test_a_program_a_step_starts_fails_the_exploration(name, program):
+    """In a step's worker too, and by `_posixsubprocess.fork_exec` itself, as multiprocessing's
+    "spawn" and "forkserver" start their Python: the program is noted by its name. (A spawned
+    Python is also sent its work down a pipe, a write outside the run folder of its own.)"""
+    found = explore(target("program_step", name))
+    assert f"program:{program}" in found.outside and not found.green, found.summary()
+    assert found.point(None).failed["code"] == "run_program", found.point(None)
+
+
 def test_a_program_a_recovery_starts_fails_its_row(refunds):
     """`retried` runs curl only when it finds its receipt from a run before: the run without a
     crash never does, each recovery after the receipt does. Those rows fail (no outcome
@@ -477,7 +493,8 @@ def test_a_program_the_lab_starts_is_the_labs_and_each_other_is_noted(tmp_path):
     """The watch alone, in a process of its own: a program started by the lab's code (lab
     code that lists processes with `ps` where there is no /proc) is not noted, nor one the job
     declares harmless; every other is, by name, whichever way Python starts it, `os.execv`
-    (which never returns) too."""
+    (which never returns) too, and from a thread whose stack is Python's own alone (an
+    executor's, as `asyncio.to_thread` runs it)."""
     script = tmp_path / "starts.py"
     script.write_text(
         "import os, subprocess, sys\n"
@@ -493,6 +510,9 @@ def test_a_program_the_lab_starts_is_the_labs_and_each_other_is_noted(tmp_path):
         "subprocess.run(iter(['/bin/echo', 'a']), stdout=subprocess.DEVNULL)\n"
         "subprocess.run('echo b', shell=True, stdout=subprocess.DEVNULL)\n"
         "subprocess.run(['x'], executable='/usr/bin/env', stdout=subprocess.DEVNULL)\n"
+        "from concurrent.futures import ThreadPoolExecutor\n"  # a stack of Python's own only
+        "pool = ThreadPoolExecutor(1)\n"
+        "pool.submit(subprocess.run, ['/bin/cat'], stdin=subprocess.DEVNULL).result()\n"
         "os.execv('/bin/sleep', ['sleep', '0'])\n"
     )
     environ = {**os.environ, "PYTHONPATH": str(Path(__file__).parents[1]), AS_ON_MACOS: "1"}
@@ -504,5 +524,6 @@ def test_a_program_the_lab_starts_is_the_labs_and_each_other_is_noted(tmp_path):
         "program:echo",
         "program:sh",
         "program:env",
+        "program:cat",
         "program:sleep",
     ]
