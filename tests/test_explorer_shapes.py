@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from labkit.bench.errors import LabError
+from labkit.language import set_language
 from labkit.studies.explorer.replay import explore
 
 SHAPES = Path(__file__).parent / "outside" / "shapes"
@@ -97,3 +98,36 @@ def test_a_factory_langgraph_json_may_name_makes_the_graph_explored(name):
 def test_an_async_factory_or_a_node_is_refused_in_one_line(name, said):
     with pytest.raises(LabError, match=re.escape(said)):
         shape("factories", name)
+
+
+def test_langgraphs_node_cache_in_sqlite_is_no_effect_and_stays_in_the_crash_states():
+    """A crash after the cached node's writes are saved, before the cache's commit, leaves no
+    entry, and the recovery, resuming after the node, never makes one: judged as an effect,
+    the cache made this right graph red (3 rows "lost"). It is LangGraph's own: no checker sees
+    it, the summary says so, and its commits are still crash points of their own."""
+    found = shape("node_cache", "graph")
+    assert found.green and found.node_caches == ["cache.db"], found.summary()
+    assert ("commit", "cache.db") in {(p.op, p.detail) for p in found.points}, found.summary()
+    assert found.summary().endswith(
+        "no checker saw cache.db: LangGraph's node cache (SqliteCache), no effect of your code"
+    ), found.summary()
+    set_language("zh")
+    try:
+        said = found.summary()
+    finally:
+        set_language("en")
+    assert said.endswith(
+        "；检查器没有看 cache.db：它是 LangGraph 的节点缓存（SqliteCache），不是你的代码的效果"
+    ), said
+
+
+@pytest.mark.parametrize(("name", "file"), [("twice", "bookings.db"), ("own_cache", "memo.db")])
+def test_an_effect_beside_the_node_cache_or_in_a_table_of_its_name_is_still_judged(name, file):
+    """A row written once a run is doubled by a recovery that runs its node again (killed after
+    its commit, before its writes are saved), cache or not: the reader's own table named
+    `cache`, of another shape, is an effect of theirs like the bookings."""
+    found = shape("node_cache", name)
+    assert [(p.op, p.detail, p.outcome) for p in found.failing] == [
+        ("commit", file, "duplicate")
+    ], found.summary()
+    assert file not in found.node_caches, found.summary()

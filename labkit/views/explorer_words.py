@@ -62,6 +62,8 @@ def summary_text(found: Exploration) -> str:
         verdict += say("explorer.report.varied", count=sum(p.varies for p in found.points))
     if found.spec.get("ignore_files"):  # said beside the verdict it qualifies
         verdict += say("explorer.report.not_judged", files=comma().join(found.spec["ignore_files"]))
+    if found.node_caches:  # so is what it left unjudged of its own accord
+        verdict += say("explorer.report.node_caches", files=comma().join(found.node_caches))
     if found.spec.get("harmless_programs"):  # so is what it took on the reader's word
         programs = comma().join(found.spec["harmless_programs"])
         verdict += say("explorer.report.harmless", programs=programs)

@@ -211,6 +211,7 @@ def explore_with(
     preload(record.get("imported", ()))  # the replays' workers start with the reader's imports
     exploration.clean, exploration.unwatched = record["state"], record["unwatched"]
     exploration.temporaries, exploration.bookkeeping = record["temporaries"], record["bookkeeping"]
+    exploration.node_caches = record["node_caches"]
     exploration.outside, exploration.replaced = record["outside"], record["replaced"]
     clean_row = PointResult(None, "run", "to its end", None, "", None, record["run_dir"])
     clean_row.left = record["left"]
@@ -318,7 +319,7 @@ def recording(folder: Path, spec: ExploreSpec, schemas: RunSchemas) -> dict:
         if not outside:  # else the server refused it a write outside: said as such, not green
             raise run_failed(why, run_dir, "code_failed", CodeFailed)
         # no crash state to explore: its writes go elsewhere
-        report, trace = {"state": {}, "temporaries": [], "bookkeeping": []}, []
+        report, trace = {"state": {}, "temporaries": [], "bookkeeping": [], "node_caches": []}, []
     points = [
         {k: e[k] for k in ("n", "op", "detail", "nth", "where", "said", "state") if k in e}
         for e in trace

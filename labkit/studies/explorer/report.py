@@ -16,6 +16,8 @@ from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+from labkit.studies.explorer.node_caches import unjudged
+
 __all__ = [
     "EXPLORED_FILE",
     "Exploration",
@@ -102,12 +104,14 @@ class Exploration:
     clean: dict = field(default_factory=dict)  # the files as the run without a crash left them
     temporaries: list[str] = field(default_factory=list)  # files it wrote, then renamed or removed
     bookkeeping: list[str] = field(default_factory=list)  # of a service it called: no effects
+    node_caches: list[str] = field(default_factory=list)  # LangGraph's, in SQLite: no effects
 
     @property
     def truth(self) -> tuple[dict, list[str], list[str]]:
         """What each recovery is judged by: the run without a crash, and the files that are none
-        of its effects (its temporaries, and the bookkeeping of a service it called)."""
-        return self.clean, self.temporaries, self.bookkeeping
+        of its effects: its temporaries, and patterns of the files no checker sees (the
+        bookkeeping of a service it called, LangGraph's node caches)."""
+        return self.clean, self.temporaries, [*self.bookkeeping, *unjudged(self.node_caches)]
 
     @property
     def failing(self) -> list[PointResult]:

@@ -35,6 +35,7 @@ from labkit.studies.explorer.checker import CrashState, Finding, default_checker
 from labkit.studies.explorer.code_cache import use_cache
 from labkit.studies.explorer.disk_waits import skip_disk_waits
 from labkit.studies.explorer.network import watch_network
+from labkit.studies.explorer.node_caches import node_caches, unjudged
 from labkit.studies.explorer.postgres_runs import enter_schema, read_schema
 from labkit.studies.explorer.programs import watch_programs
 from labkit.studies.explorer.record import CrashPoints, stack_of
@@ -132,7 +133,8 @@ def run_from_the_start(job: dict, world: object, trace: Trace, loaded: list[str]
         kept = bookkeeping()  # the service's files, where the run called it
         points.note_changes_without_a_point(ignored=kept)
         end = state_of(job)
-        seen = judged_part(end, [*job["ignore_files"], *kept])
+        caches = node_caches(job["run_dir"], end)  # LangGraph's own
+        seen = judged_part(end, [*job["ignore_files"], *kept, *unjudged(caches)])
         state = CrashState(None, seen, seen, seen, finished=finished, run_dir=job["run_dir"])
         verdict = judge(checker, state)
         report(
@@ -142,6 +144,7 @@ def run_from_the_start(job: dict, world: object, trace: Trace, loaded: list[str]
             points=points.count,
             imported=newly_imported(loaded),
             bookkeeping=kept,
+            node_caches=caches,
             **verdict,
         )
 
