@@ -131,6 +131,12 @@ def hub(extra: list[str]) -> None:
 # explorer's checker and recording, the outcome words, the runs home, the receivers and
 # fences), each with the few tests that guard it, so that a module takes minutes, not hours.
 # On demand or on a schedule, never in CI's run. Scores, and the mutants left: tests/README.md.
+# The recording's modules, and the program watch: their code runs in an exploration's workers,
+# where mutmut's stats see no call. Each of their functions gets every guard test, even one a
+# test's own process calls too: that test alone would be chosen, and the explorations that
+# show the mutant would never run (`die`'s SIGKILL, seen only by a fork that it ends).
+RECORDING = ("record", "watches", "states", "written_file", "disk_waits")
+IN_WORKERS = {f"labkit/studies/explorer/{module}.py" for module in (*RECORDING, "programs")}
 GUARDS = {
     # the shared machinery, and lesson 1's exercise through it (with every lesson's, a
     # surviving mutant ran every exercise test: minutes each)
@@ -198,13 +204,14 @@ GUARDS = {
             "tests/test_crash_points_refused.py",
             "tests/test_mutants_recording.py",
             "tests/test_explorer.py",
+            "tests/test_explorer_shapes.py",
             "-k",
             "test_record or test_crash_points or test_mutants_recording"
             " or effect_first_fails or checkpoint_first_fails"
             " or fail_nowhere or equal_crash_states or killed_in_a_fork or a_claim_through"
-            " or lesson_5s_service",
+            " or lesson_5s_service or work_still_running",
         ]
-        for module in ("record", "watches", "states", "written_file", "disk_waits")
+        for module in RECORDING
     },
     # the program watch: each way Python starts a program, run in an exploration's workers
     "labkit/studies/explorer/programs.py": [
@@ -300,9 +307,10 @@ os.register_at_fork(after_in_child=hand_over_at_exit)
 
 def guard_the_rest():
     guards, tests = set(state().duration_by_test), state().tests_by_mangled_function_name
+    every = os.environ.get("LABKIT_MUTMUT_EVERY_GUARD")
     for _, name, _ in mutmut.collect_source_file_mutation_data(mutant_names=())[0]:
         function = mangled_name_from_mutant_name(name.replace("__init__.", ""))
-        tests[function] = tests.get(function) or set(guards)
+        tests[function] = set(guards) if every else tests.get(function) or set(guards)
 
 
 def collect_then_guard_the_rest(runner, **options):
@@ -468,6 +476,8 @@ def mutate_one(module: str) -> tuple[str, dict[str, str]]:
     # a test's `python -m labkit` runs mutmut's copy (with the mutant), as its workers do
     path = f"{work / 'site'}{os.pathsep}{work / 'mutants'}"
     env = {**os.environ, "PYTHONPATH": path, "LABKIT_MUTMUT_WORK": str(work)}
+    if module in IN_WORKERS:
+        env["LABKIT_MUTMUT_EVERY_GUARD"] = "1"
     subprocess.run([str(BIN / "python"), "-c", MUTMUT, "run"], cwd=work, env=env, check=False)
     listed = subprocess.run(
         [str(BIN / "mutmut"), "results", "--all", "true"], cwd=work, capture_output=True, text=True
