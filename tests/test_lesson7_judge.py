@@ -268,9 +268,9 @@ def test_two_receipts_from_the_race_say_where_the_second_waited(monkeypatch, wai
     verdict = lesson7.one_transaction.check(STEP)
     assert (verdict.status, verdict.run_dir) == ("incorrect", "/runs/race")
     assert verdict.message == (
-        "every kill recovered, but two workers running the step at once left 2 receipts: with"
-        " the first held at 'before_commit 1', the second read done=0 before the first"
-        f" committed done=1 (it waited at {says}). In SQLite BEGIN IMMEDIATE stops it at the"
+        "every kill recovered, but two workers running the step at once left 2 receipts: while"
+        " the first was held at 'before_commit 1', the second wrote one of its own too, not seeing"
+        f" the first's (it waited at {says}). In SQLite BEGIN IMMEDIATE stops it at the"
         " start; what does it in Postgres?"
     )
 
@@ -294,9 +294,9 @@ def test_a_race_held_after_a_commit_that_left_two_receipts_is_wrong_though_the_f
     ]
     assert (verdict.status, verdict.run_dir) == ("incorrect", "/runs/race 2")
     assert verdict.message == (
-        "every kill recovered, but two workers running the step at once left 2 receipts: with"
-        " the first held at 'after_commit 1', the second read done=0 before the first"
-        " committed done=1 (it waited at 'nothing'). In SQLite BEGIN IMMEDIATE stops it at the"
+        "every kill recovered, but two workers running the step at once left 2 receipts: while"
+        " the first was held at 'after_commit 1', the second wrote one of its own too, not seeing"
+        " the first's (it waited at 'nothing'). In SQLite BEGIN IMMEDIATE stops it at the"
         " start; what does it in Postgres?"
     )
 

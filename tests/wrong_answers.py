@@ -395,6 +395,15 @@ WRONG: dict[str, dict[str, tuple[object, str]]] = {
             pg_one_transaction(lock=""),
             "two workers running the step at once left 2 receipts",
         ),
+        # it never reads done: the judge once said "the second read done=0" all the same
+        "one transaction that looks for its receipt, not done, with no lock": (
+            pg_step(
+                "with db.transaction():\n"
+                '    if db.execute("SELECT 1 FROM receipts WHERE op_key=%s", (KEY,)):\n'
+                f"        return\n    {PG_RECEIPT}\n    {PG_MARK}"
+            ),
+            "the second wrote one of its own too, not seeing the first's",
+        ),
         "done read before the transaction": (
             pg_step(
                 f"if {PG_DONE.format(' FOR UPDATE')}:\n    return\nwith db.transaction():\n"
