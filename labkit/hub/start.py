@@ -23,6 +23,7 @@ from labkit.bench.python_command import FRESH_MAIN, LABKIT_ROOT, isolated_python
 from labkit.hub import participants, passwords, proxy
 from labkit.hub.services import room_folder
 from labkit.hub.settings import ENV, FILE, Settings
+from labkit.language import say
 from labkit.language.refusals import error_line
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -170,22 +171,31 @@ def run(options: argparse.Namespace) -> None:
     )  # fmt: skip
     process = start(settings)
     signal.signal(signal.SIGTERM, ended)  # stopped by a service manager: the same as Ctrl-C
-    print(
-        f"The hub is up at {settings.url} for {len(names)} participants ({names[0]} …"
-        f" {names[-1]}).\n"
-        f"  participants' password: {passwords.participants_password(settings.folder)}\n"
-        f"  instructor: {instructor}, password in {settings.folder / passwords.INSTRUCTOR}\n"
-        f"  the room (the instructor's view): {settings.url}/services/room/\n"
-        f"  both kept (mode 0600) in {settings.folder}; its log: {settings.folder / 'hub.log'}\n"
-        "Ctrl-C stops the hub and every participant's server.",
-        flush=True,
-    )
+    print(banner(settings), flush=True)
     try:
         process.wait()
     except (KeyboardInterrupt, SystemExit):
         pass
     finally:
         stop(process)
+
+
+def banner(settings: Settings) -> str:
+    """What the instructor is told once the hub is up, in their language (LABKIT_LANGUAGE):
+    where it is, the passwords, the room, the log."""
+    names = settings.participants
+    return say(
+        "hub.up",
+        url=settings.url,
+        count=len(names),
+        first=names[0],
+        last=names[-1],
+        password=passwords.participants_password(settings.folder),
+        instructor=settings.instructor,
+        instructor_password=settings.folder / passwords.INSTRUCTOR,
+        folder=settings.folder,
+        log=settings.folder / "hub.log",
+    )
 
 
 def ended(number: int, frame: object) -> None:
