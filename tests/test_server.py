@@ -503,3 +503,22 @@ def test_a_ctrl_c_as_a_reply_is_read_loses_no_byte_of_it():
         """
     )
     assert seen == [True, '{"progress": [1, 2, null]}\n', '{"result": 3}\n', ""]
+
+
+def test_a_caller_that_holds_more_than_1024_descriptors_still_hears_its_server():
+    """A long-lived kernel can hold many files: the server's pipe then has a number past
+    `select`'s limit (1024), which `poll` has not."""
+    seen = run_python(
+        """
+        import json, os, resource
+        from labkit.bench import server
+
+        soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+        resource.setrlimit(resource.RLIMIT_NOFILE, (min(4096, hard), hard))
+        held = [os.open(os.devnull, os.O_RDONLY) for _ in range(1100)]
+        pid = server.call_on("light", "os:getpid")
+        again = server.call_on("light", "os:getpid")
+        print(json.dumps([server._light.replies.pipe > 1024, pid == again]))
+        """
+    )
+    assert seen == [True, True]

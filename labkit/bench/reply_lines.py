@@ -6,9 +6,10 @@ leaves the main thread asleep in that read: the Ctrl-C is raised only when the r
 read of the server's stdout returns when the server writes, which for a call with no progress
 (a step-mode run waiting for "continue", a server that hangs in its start) can be never.
 
-So the caller waits with `select`, waking every LOOK_FOR_CTRL_C seconds: each wake runs Python
-again, which raises the Ctrl-C that waits. `select` cannot see lines that wait in a stream's
-buffer, so the lines are split here, from bytes read straight from the pipe.
+So the caller waits with `poll`, waking every LOOK_FOR_CTRL_C seconds: each wake runs Python
+again, which raises the Ctrl-C that waits (`poll`, not `select`: a kernel may hold more than
+`select`'s 1024 descriptors). `poll` cannot see lines that wait in a stream's buffer, so the
+lines are split here, from bytes read straight from the pipe.
 Client-side: standard library only.
 """
 
@@ -30,6 +31,8 @@ class ReplyLines:
 
     def __init__(self, pipe: int) -> None:
         self.pipe = pipe
+        self.readable = select.poll()
+        self.readable.register(pipe, select.POLLIN)
         self.unread = b""  # read from the pipe, not yet a whole line
         self.last = ""
 
@@ -38,7 +41,7 @@ class ReplyLines:
         exited; a line it left unfinished is no reply). A Ctrl-C meanwhile loses no byte: a
         chunk read is kept, and a line taken is in `last` before the Ctrl-C is raised."""
         while b"\n" not in self.unread:
-            if not select.select([self.pipe], [], [], LOOK_FOR_CTRL_C)[0]:
+            if not self.readable.poll(LOOK_FOR_CTRL_C * 1000):  # milliseconds
                 continue
             with ctrl_c_held():
                 chunk = os.read(self.pipe, CHUNK)
