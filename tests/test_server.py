@@ -505,20 +505,23 @@ def test_a_ctrl_c_as_a_reply_is_read_loses_no_byte_of_it():
     assert seen == [True, '{"progress": [1, 2, null]}\n', '{"result": 3}\n', ""]
 
 
-def test_a_caller_that_holds_more_than_1024_descriptors_still_hears_its_server():
-    """A long-lived kernel can hold many files: the server's pipe then has a number past
-    `select`'s limit (1024), which `poll` has not."""
+def test_a_caller_that_holds_more_than_1024_descriptors_still_hears_its_server_and_workers():
+    """A long-lived kernel can hold many files: the server's pipe, a worker's pipes and pidfd
+    then have numbers past `select`'s limit (1024), which `poll` has not. Lesson 1's crash run
+    waits on its workers from the caller itself."""
     seen = run_python(
         """
         import json, os, resource
         from labkit.bench import server
+        from labkit.studies.commit_window.runs import run
 
         soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
         resource.setrlimit(resource.RLIMIT_NOFILE, (min(4096, hard), hard))
         held = [os.open(os.devnull, os.O_RDONLY) for _ in range(1100)]
         pid = server.call_on("light", "os:getpid")
         again = server.call_on("light", "os:getpid")
-        print(json.dumps([server._light.replies.pipe > 1024, pid == again]))
+        crash = run("effect_first", "effect").outcome
+        print(json.dumps([server._light.replies.pipe > 1024, pid == again, crash]))
         """
     )
-    assert seen == [True, True]
+    assert seen == [True, True, "duplicate"]

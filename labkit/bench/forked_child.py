@@ -4,7 +4,6 @@ launcher handles fresh and forked workers alike."""
 from __future__ import annotations
 
 import os
-import select
 import signal
 import subprocess
 import threading
@@ -12,6 +11,7 @@ import time
 
 from labkit.bench.ctrl_c import ctrl_c_held
 from labkit.bench.portable import pidfd_or_none
+from labkit.bench.readable import readable
 
 
 class ForkedChild:
@@ -85,7 +85,7 @@ class ForkedChild:
     def wait(self, timeout: float | None = None) -> int:
         deadline = None if timeout is None else time.monotonic() + timeout
         waiting_on_pidfd = self.returncode is None and self._pidfd is not None
-        if waiting_on_pidfd and not select.select([self._pidfd], [], [], timeout)[0]:
+        if waiting_on_pidfd and not readable([self._pidfd], timeout):
             raise subprocess.TimeoutExpired(str(self.pid), timeout)
         while self.poll() is None:  # exited (pidfd readable) or not yet (polling): reap it
             if deadline is not None and time.monotonic() > deadline:

@@ -31,7 +31,6 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import select
 import signal
 import subprocess
 import threading
@@ -47,6 +46,7 @@ from labkit.bench.gate import EXIT_CODE
 from labkit.bench.leftovers import children, end_leftovers
 from labkit.bench.portable import LINUX, linux_now, pidfd_or_none
 from labkit.bench.python_command import FRESH_MAIN, LABKIT_ROOT, WORKER_PATH, isolated_python
+from labkit.bench.readable import readable
 from labkit.bench.trace import Trace
 from labkit.bench.worker_report import WorkerReport, read_report
 
@@ -107,7 +107,7 @@ def listen(workers: list[WorkerProcess], timeout: float) -> list[int]:
     if any(worker._exit_fd is None for worker in workers):
         timeout = min(timeout, EXIT_POLL)
     fds = [fd for w in workers for fd in (w._notify, w._exit_fd) if fd is not None]
-    return select.select(fds, [], [], timeout)[0]
+    return readable(fds, timeout)
 
 
 class WorkerProcess:

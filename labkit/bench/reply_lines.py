@@ -6,19 +6,18 @@ leaves the main thread asleep in that read: the Ctrl-C is raised only when the r
 read of the server's stdout returns when the server writes, which for a call with no progress
 (a step-mode run waiting for "continue", a server that hangs in its start) can be never.
 
-So the caller waits with `poll`, waking every LOOK_FOR_CTRL_C seconds: each wake runs Python
-again, which raises the Ctrl-C that waits (`poll`, not `select`: a kernel may hold more than
-`select`'s 1024 descriptors). `poll` cannot see lines that wait in a stream's buffer, so the
-lines are split here, from bytes read straight from the pipe.
+So the caller waits (`readable`), waking every LOOK_FOR_CTRL_C seconds: each wake runs Python
+again, which raises the Ctrl-C that waits. The wait cannot see lines that wait in a stream's
+buffer, so the lines are split here, from bytes read straight from the pipe.
 Client-side: standard library only.
 """
 
 from __future__ import annotations
 
 import os
-import select
 
 from labkit.bench.ctrl_c import ctrl_c_held
+from labkit.bench.readable import readable
 
 __all__ = ["LOOK_FOR_CTRL_C", "ReplyLines"]
 
@@ -31,8 +30,6 @@ class ReplyLines:
 
     def __init__(self, pipe: int) -> None:
         self.pipe = pipe
-        self.readable = select.poll()
-        self.readable.register(pipe, select.POLLIN)
         self.unread = b""  # read from the pipe, not yet a whole line
         self.last = ""
 
@@ -41,7 +38,7 @@ class ReplyLines:
         exited; a line it left unfinished is no reply). A Ctrl-C meanwhile loses no byte: a
         chunk read is kept, and a line taken is in `last` before the Ctrl-C is raised."""
         while b"\n" not in self.unread:
-            if not self.readable.poll(LOOK_FOR_CTRL_C * 1000):  # milliseconds
+            if not readable([self.pipe], LOOK_FOR_CTRL_C):
                 continue
             with ctrl_c_held():
                 chunk = os.read(self.pipe, CHUNK)
