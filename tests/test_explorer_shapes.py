@@ -125,9 +125,11 @@ def test_langgraphs_node_cache_in_sqlite_is_no_effect_and_stays_in_the_crash_sta
 def test_an_effect_beside_the_node_cache_or_in_a_table_of_its_name_is_still_judged(name, file):
     """A row written once a run is doubled by a recovery that runs its node again (killed after
     its commit, before its writes are saved), cache or not: the reader's own table named
-    `cache`, of another shape, is an effect of theirs like the bookings."""
+    `cache`, of another shape, is an effect of theirs like the bookings. (LangGraph commits
+    its cache from a thread of its own: where that commit falls after the booking's, a kill
+    there doubles the booking too.)"""
     found = shape("node_cache", name)
-    assert [(p.op, p.detail, p.outcome) for p in found.failing] == [
-        ("commit", file, "duplicate")
-    ], found.summary()
+    failing = {(p.op, p.detail, p.outcome) for p in found.failing}
+    assert ("commit", file, "duplicate") in failing, found.summary()
+    assert {outcome for _, _, outcome in failing} == {"duplicate"}, found.summary()
     assert file not in found.node_caches, found.summary()
