@@ -133,3 +133,14 @@ def test_an_effect_beside_the_node_cache_or_in_a_table_of_its_name_is_still_judg
     assert ("commit", file, "duplicate") in failing, found.summary()
     assert {outcome for _, _, outcome in failing} == {"duplicate"}, found.summary()
     assert file not in found.node_caches, found.summary()
+
+
+def test_a_postgres_schema_whose_one_table_is_named_cache_is_no_node_cache_and_makes_no_file(
+    tmp_path,
+):
+    """A state's Postgres schema is an entry of tables too ("postgres shop"), with no file
+    behind it: looking for LangGraph's cache there must not open a SQLite file by its name."""
+    from labkit.studies.explorer.node_caches import node_caches
+
+    assert node_caches(str(tmp_path), {"postgres shop": {"cache": [["a", 1]]}}) == []
+    assert list(tmp_path.iterdir()) == []

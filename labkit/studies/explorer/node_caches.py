@@ -31,11 +31,15 @@ def node_caches(run_dir: str, state: dict) -> list[str]:
 
 
 def columns(path: str) -> list[str]:
-    """The names of the cache table's columns in the SQLite file at `path`, in order."""
+    """The names of the cache table's columns in the SQLite file at `path`, in order; none
+    where `path` is no SQLite file (a state's Postgres schema has tables too, and no file,
+    which a connection would make)."""
     # here: the kernel imports this module for `unjudged` (the report's), and the worker's
     # states module with it would bring the watches' machinery there
-    from labkit.studies.explorer.states import REAL_CONNECT  # unwatched: no crash point
+    from labkit.studies.explorer.states import REAL_CONNECT, is_database  # unwatched
 
+    if not is_database(path):
+        return []
     db = REAL_CONNECT(path, isolation_level=None)
     try:
         return [row[1] for row in db.execute(f"PRAGMA table_info({CACHE_TABLE})")]
