@@ -76,15 +76,16 @@ class ExploreSpec:
         return {**asdict(self), **fields}
 
     def replay_job(
-        self, clean: dict, temporaries: list[str], bookkeeping: list[str], **fields: object
+        self, clean: dict, temporaries: list[str], no_effects: list[str], **fields: object
     ) -> dict:
-        """A job that runs the recorded code again and judges it against the recording: the
-        state its run without a crash left, its temporaries, and the files no checker sees (the
-        reader's `ignore_files`, and a called service's bookkeeping)."""
+        """A job that runs the recorded code again and judges it against the recording
+        (`Exploration.truth`): the state its run without a crash left, its temporaries, and
+        the files no checker sees, the reader's `ignore_files` and `no_effects` (patterns: a
+        called service's bookkeeping, LangGraph's node caches)."""
         return self.job(
             clean=clean,
             temporaries=temporaries,
-            ignore_files=[*self.ignore_files, *bookkeeping],
+            ignore_files=[*self.ignore_files, *no_effects],
             **fields,
         )
 
