@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+import os
 import re
 import sqlite3
 import subprocess
@@ -68,6 +70,35 @@ def test_the_reader_stays_read_only(tmp_path):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["a.db"]  # no journal, no WAL files
 
 
+# A process that writes a transaction too big for its page cache into the file and is killed
+# before it commits: a hot journal beside the file holds the pages as they were.
+KILLED_INSIDE_A_TRANSACTION = """
+import os, sqlite3, sys
+db = sqlite3.connect(sys.argv[1], isolation_level=None)
+db.execute("PRAGMA cache_size=1")
+db.execute("BEGIN")
+db.executemany("INSERT INTO t VALUES (?)", [(os.urandom(2000),)] * 50)
+os._exit(9)
+"""
+
+
+def kill_inside_a_transaction(path):
+    make_db(path, "CREATE TABLE IF NOT EXISTS t (x)", "INSERT INTO t VALUES ('committed')")
+    killed = subprocess.run([sys.executable, "-c", KILLED_INSIDE_A_TRANSACTION, str(path)])
+    assert killed.returncode == 9 and os.path.getsize(f"{path}-journal") > 0
+
+
+def test_a_file_killed_inside_a_transaction_reads_as_its_recovery_will_find_it(tmp_path):
+    kill_inside_a_transaction(tmp_path / "a.db")
+    as_killed = {p.name: p.read_bytes() for p in tmp_path.iterdir()}
+    assert read_tables(tmp_path / "a.db")["t"].rows == [["committed"]]
+    assert snapshot_folder(tmp_path).files["a.db"]["t"].rows == [["committed"]]
+    # nothing changed, nothing left: the journal is still there for the recovery to roll back
+    assert {p.name: p.read_bytes() for p in tmp_path.iterdir()} == as_killed
+    with contextlib.closing(sqlite3.connect(tmp_path / "a.db")) as recovery:
+        assert recovery.execute("SELECT x FROM t").fetchall() == [("committed",)]
+
+
 @pytest.mark.parametrize(
     ("make", "says"),
     [
@@ -124,6 +155,11 @@ def test_a_corrupted_database_is_one_line_that_names_it_in_the_cli_and_the_api(t
             "cannot read {run}/a.db: SQLite says: attempt to write a readonly database",
         ),
         ("unlistable", "cannot read the folder {run}: Permission denied"),  # not "no *.db"
+        (
+            "killed inside a transaction",
+            "cannot read {run}/a.db: a process was killed inside a transaction of it, and only"
+            " one that may write in its folder can roll that back (Permission denied)",
+        ),
     ],
 )
 def test_a_database_the_reader_may_not_open_is_one_line(tmp_path, make, says):
@@ -135,6 +171,8 @@ def test_a_database_the_reader_may_not_open_is_one_line(tmp_path, make, says):
         (folder / "a.db").chmod(0o600)
     elif make == "unlistable":
         folder.chmod(0o711)
+    elif make == "killed inside a transaction":
+        kill_inside_a_transaction(folder / "a.db")
     done = labkit_as_nobody(tmp_path, "show", f"{SEEN_AS}/run")
     assert_one_line(done, says.format(run=f"{SEEN_AS}/run"))
 

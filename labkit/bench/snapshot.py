@@ -1,7 +1,8 @@
 """What the SQLite files hold, read back through a new read-only connection.
 
 A snapshot never trusts the worker's memory or its output: it opens each file afresh, as a
-recovering process would, and copies every row of every table.
+recovering process would, and copies every row of every table. It changes no file of the run:
+what the crash left is the recovery's to find.
 """
 
 from __future__ import annotations
@@ -9,14 +10,18 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
+import shutil
 import sqlite3
+import tempfile
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from labkit.bench.errors import check_instance, refusal
+from labkit.bench.own_names import LABS_OWN
 from labkit.bench.sql_names import quoted
 
-__all__ = ["Snapshot", "Table", "read_tables", "snapshot_folder", "take_snapshot"]
+__all__ = ["Snapshot", "Table", "read_only", "read_tables", "snapshot_folder", "take_snapshot"]
 
 # Each table and whether it may lack a rowid (a WITHOUT ROWID table; a false "yes" only drops
 # the ORDER BY). sqlite_master rather than pragma_table_list: that needs SQLite 3.37.
@@ -69,12 +74,54 @@ class Snapshot:
         return {**self.counts(), "files": files}
 
 
+@contextlib.contextmanager
+def read_only(path: Path | str) -> Iterator[sqlite3.Connection]:
+    """A connection that reads the SQLite file at `path` as the next process to open it sees it.
+
+    A process killed inside a transaction leaves a hot journal beside the file (the pages as
+    they were before it): whoever opens the file next rolls it back first, which a read-only
+    connection may not do. Then the file and its journal are copied to a folder of the lab's
+    beside them and read there, where the copy is rolled back: the run's own files stay as the
+    crash left them, for its recovery to find."""
+    path = Path(path)
+    uri = path.absolute().as_uri()  # percent-escaped: a '#' or '?' in a name stays a name
+    with contextlib.closing(sqlite3.connect(f"{uri}?mode=ro", uri=True)) as db:
+        if not hot_journal(db):
+            yield db
+            return
+    try:
+        folder = tempfile.TemporaryDirectory(prefix=f"{LABS_OWN}rolled-back-", dir=path.parent)
+    except OSError as error:  # a folder the reader may not write in
+        raise refusal("sqlite_half_written", file=str(path), reason=error.strerror) from None
+    with folder, contextlib.closing(sqlite3.connect(rolled_back_copy(path, folder.name))) as db:
+        yield db
+
+
+def hot_journal(db: sqlite3.Connection) -> bool:
+    """Whether a read-only connection's file waits for a crashed transaction's rollback (its
+    first read of the schema says so)."""
+    try:
+        db.execute("SELECT count(*) FROM sqlite_master").fetchone()
+    except sqlite3.Error as error:
+        if getattr(error, "sqlite_errorname", None) == "SQLITE_READONLY_ROLLBACK":
+            return True
+        raise
+    return False
+
+
+def rolled_back_copy(path: Path, folder: str) -> str:
+    """A copy of the file at `path` and its hot journal in `folder`: the copy's path."""
+    copy = os.path.join(folder, path.name)
+    for suffix in ("", "-journal"):
+        shutil.copyfile(f"{path}{suffix}", f"{copy}{suffix}")
+    return copy
+
+
 def read_tables(path: Path) -> dict[str, Table]:
     """Every user table of one SQLite file, rows in rowid order (a WITHOUT ROWID table: in
     primary-key order). A file SQLite cannot read is one line that names it and says why."""
-    uri = Path(path).absolute().as_uri()  # percent-escaped: a '#' or '?' in a name stays a name
     try:
-        with contextlib.closing(sqlite3.connect(f"{uri}?mode=ro", uri=True)) as db:
+        with read_only(path) as db:
             tables = {}
             for name, without_rowid in db.execute(LIST_TABLES):
                 order = "" if without_rowid else " ORDER BY rowid"

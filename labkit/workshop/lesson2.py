@@ -18,10 +18,10 @@ from __future__ import annotations
 import json
 import re
 import signal
-import sqlite3
 from collections.abc import Callable
 
 from labkit.bench.gate import EXIT_CODE
+from labkit.bench.snapshot import read_only
 from labkit.bench.trace import read_trace
 from labkit.language import LANGUAGES, catalogue, say
 from labkit.studies.commit_window.expired_key import (
@@ -249,15 +249,12 @@ CHECKLIST_ANSWER = Form(
 def receiver_key(run_dir: str, file: str) -> str:
     """The key the receiver recognises a retry by: the op_key of its receipt, if the receipts
     table holds a UNIQUE index on op_key (read from the file's schema); else none."""
-    db = sqlite3.connect(f"file:{run_dir}/{file}?mode=ro", uri=True)
-    try:
+    with read_only(f"{run_dir}/{file}") as db:
         unique = db.execute(
             "SELECT 1 FROM sqlite_master WHERE type='index' AND tbl_name='receipts'"
             " AND sql LIKE '%UNIQUE%op_key%'"
         ).fetchone()
         row = db.execute("SELECT op_key FROM receipts").fetchone()
-    finally:
-        db.close()
     return row[0] if unique and row else "none"
 
 

@@ -10,7 +10,6 @@ waits for.
 
 from __future__ import annotations
 
-import sqlite3
 from pathlib import Path
 
 from labkit.bench.checkpoints import (
@@ -25,6 +24,7 @@ from labkit.bench.launcher import WorkerProcess, read_report
 from labkit.bench.ledger import LEDGER_FILE, read_ledger, rerun_nodes
 from labkit.bench.postgres import new_schema, redacted, shared_url
 from labkit.bench.side_by_side import Run, side_by_side, until_ended
+from labkit.bench.snapshot import read_only
 from labkit.bench.trace import read_json_lines
 from labkit.studies.durability.experiment import (
     BASELINE_LINES,
@@ -46,8 +46,7 @@ def checkpoint_counts(run_dir: Path) -> tuple[int, int, int]:
     path = run_dir / CHECKPOINT_FILE
     if not path.exists():
         return 0, 0, 0
-    db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
-    try:
+    with read_only(path) as db:
         tables = {row[0] for row in db.execute("SELECT name FROM sqlite_master")}
         if not {"checkpoints", "writes"} <= tables:
             return 0, 0, 0
@@ -56,8 +55,6 @@ def checkpoint_counts(run_dir: Path) -> tuple[int, int, int]:
             " (SELECT count(*) FROM writes WHERE checkpoint_id NOT IN"
             "  (SELECT checkpoint_id FROM checkpoints))"
         ).fetchone()
-    finally:
-        db.close()
 
 
 AT_KILL = "at-kill"
