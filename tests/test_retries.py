@@ -261,6 +261,16 @@ def test_the_entrypoint_runs_again_and_a_finished_task_does_not(tmp_path):
     assert inside["charged_ref"] == inside["shipped_ref"]
 
 
+def test_the_kill_waits_for_a_finished_tasks_result_to_be_saved(tmp_path):
+    # LangGraph saves a task's result from a thread of its own: with a slow store, `ship`
+    # starts long before `charge`'s result is in the file, and a kill then would run it again
+    slow = lab.run_functional(ref_in_task=True, out=tmp_path / "slow", writes_delay_ms=300)
+    assert slow["failure"] is None
+    assert slow["runs"] == {"entrypoint": 2, "charge": 1, "ship": 2}
+    assert slow["charged_ref"] == slow["shipped_ref"]
+    assert len(charge_rows(slow["run_dir"])) == 1
+
+
 @pytest.mark.parametrize(
     ("call", "says"),
     [
@@ -272,6 +282,10 @@ def test_the_entrypoint_runs_again_and_a_finished_task_does_not(tmp_path):
         (lambda: lab.first_checkpoint(margin=0.9), "margin must be a number above 0"),
         (lambda: lab.first_checkpoint(margin="wide"), "margin must be a number above 0"),
         (lambda: lab.run_drain(grace=-1), "grace must be a number above 0"),
+        (
+            lambda: lab.run_functional(writes_delay_ms=-1),
+            "writes_delay_ms must be a whole number from 0 to 5000, not -1",
+        ),
         (lambda: lab.first_checkpoint_modes(("sync", "nope")), "unknown durability mode 'nope'"),
     ],
 )

@@ -22,6 +22,7 @@ from labkit.studies.retries.spec import (
     KEYS,
     MAX_FIRST_TRIALS,
     MAX_WORK_MS,
+    MAX_WRITES_DELAY_MS,
     POLICIES,
     DrainSpec,
     RetrySpec,
@@ -64,7 +65,9 @@ def register(commands: argparse._SubParsersAction) -> None:
     first.number("--trials", 1, MAX_FIRST_TRIALS, 200, max_first_trials=MAX_FIRST_TRIALS).json()
 
     functional = Command(commands, "retries", "functional", cmd_functional)
-    functional.switch("--ref-in-task").out().json()
+    functional.switch("--ref-in-task")
+    functional.number("--writes-delay-ms", 0, MAX_WRITES_DELAY_MS, 0, most=MAX_WRITES_DELAY_MS)
+    functional.out().json()
 
 
 def cmd_retry(args: argparse.Namespace) -> None:
@@ -141,5 +144,5 @@ def cmd_functional(args: argparse.Namespace) -> None:
     from labkit.studies.retries.experiment import run_functional
     from labkit.views.retries import format_functional
 
-    result = run_functional(args.ref_in_task, out=args.out)
+    result = run_functional(args.ref_in_task, out=args.out, writes_delay_ms=args.writes_delay_ms)
     show(result, format_functional, args.json)

@@ -97,9 +97,13 @@ def run_drain(
     return call("runs:run_drain", spec, out, "drain-")
 
 
-def run_functional(ref_in_task: bool = False, out: Path | str | None = None) -> dict:
-    """The functional API, killed inside its `ship` task and resumed: what ran again."""
-    return call("runs:run_functional", FunctionalSpec(ref_in_task), out, "functional-")
+def run_functional(
+    ref_in_task: bool = False, out: Path | str | None = None, writes_delay_ms: int = 0
+) -> dict:
+    """The functional API, killed inside its `ship` task and resumed: what ran again. The kill
+    comes once the tasks that finished have their results saved, each `writes_delay_ms` late."""
+    spec = FunctionalSpec(ref_in_task, writes_delay_ms)
+    return call("runs:run_functional", spec, out, "functional-")
 
 
 def first_checkpoint(

@@ -16,7 +16,7 @@ import uuid
 from langgraph.func import entrypoint, task
 from langgraph.runtime import get_runtime
 
-from labkit.bench.checkpoints import open_saver
+from labkit.bench.checkpoints import open_checkpointer
 from labkit.bench.gate import report
 from labkit.studies.retries.hooks import Hooks
 
@@ -65,8 +65,9 @@ def workflow(order: dict) -> dict:
 
 
 def compiled(job: dict) -> object:
-    """The workflow as an entrypoint on this process's own checkpointer."""
-    return entrypoint(checkpointer=open_saver(job["run_dir"]), context_schema=Hooks)(workflow)
+    """The workflow as an entrypoint on this process's own checkpointer (each task's result
+    saved `job["writes_delay_ms"]` late)."""
+    return entrypoint(checkpointer=open_checkpointer(job), context_schema=Hooks)(workflow)
 
 
 def first_process(job: dict) -> None:

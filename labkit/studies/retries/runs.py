@@ -38,6 +38,7 @@ __all__ = [
 
 ENTRIES = "labkit.studies.retries."
 STOP = f"inside:{SIGNALLED_NODE}"  # where a drain's first process is stopped
+RETURN = "__return__"  # the channel a functional task's result is written to
 
 
 def forked(
@@ -59,6 +60,22 @@ def saved_checkpoints(run_dir: Path | str) -> list[dict]:
     metadata = table.columns.index("metadata")
     found = [json.loads(row[metadata]) for row in table.rows]
     return [{"step": m.get("step"), "source": m.get("source")} for m in found]
+
+
+def saved_task_results(run_dir: Path) -> int:
+    """How many tasks' results the checkpoint file holds now (each one a `__return__` write)."""
+    path = run_dir / CHECKPOINT_FILE
+    table = read_tables(path).get("writes") if path.exists() else None
+    if table is None:
+        return 0
+    channel = table.columns.index("channel")
+    return sum(row[channel] == RETURN for row in table.rows)
+
+
+def until_saved(run_dir: Path, tasks: int, by: float) -> None:
+    """Wait until the checkpoint file holds the results of `tasks` tasks, or the moment `by`."""
+    while saved_task_results(run_dir) < tasks and time.monotonic() < by:
+        time.sleep(0.002)
 
 
 def charges(run_dir: Path) -> list[dict]:
@@ -259,12 +276,17 @@ def run_functional(spec: dict, out: str | None = None) -> dict:
     spec = FunctionalSpec(**spec)
     run_dir = new_run_dir(out, prefix="functional-")
     with failing_run(run_dir):
-        job = {"ref_in_task": spec.ref_in_task}
+        job = {"ref_in_task": spec.ref_in_task, "writes_delay_ms": spec.writes_delay_ms}
         point = "inside:ship"
         with forked(
             run_dir, "first", "functional:first_process", job, spec.timeout, pause_at=(point,)
         ) as first:
-            first.finish(kill_at=point)
+            if first.wait_for_pause() == point:
+                # LangGraph saves a task's result from a thread of its own once the task has
+                # returned, `sync` or not: the kill comes when the file holds each finished one
+                until_saved(run_dir, tasks=1 + spec.ref_in_task, by=time.monotonic() + spec.timeout)
+                first.kill()
+            first.wait()
         with forked(run_dir, "resume", "functional:resume_process", job, spec.timeout) as resume:
             resume.wait()
         roles = roles_of(first, resume)

@@ -25,6 +25,7 @@ __all__ = [
     "HANDLER_WAYS",
     "KEYS",
     "MAX_FIRST_TRIALS",
+    "MAX_WRITES_DELAY_MS",
     "POLICIES",
     "SERVE_FILE",
     "DrainSpec",
@@ -65,6 +66,7 @@ SERVE_FILE = "<your serve>"  # a reader's `serve` (DrainSpec.serve_source) in a 
 MAX_ATTEMPTS = 10  # the lesson's backoff starts at 10 ms and doubles: 10 attempts wait 5 s
 MAX_FIRST_TRIALS = 2000  # per mode: a trial takes 50-150 ms here, so at most about 5 min
 MAX_WORK_MS = 10_000
+MAX_WRITES_DELAY_MS = 5000  # a task's result saved this late: well inside a worker's timeout
 
 
 class NodeFailed(
@@ -186,13 +188,17 @@ class FirstCheckpointSpec:
 
 @dataclass(frozen=True)
 class FunctionalSpec:
-    """The functional API killed inside its second task: where the order reference is made."""
+    """The functional API killed inside its second task: where the order reference is made,
+    and how long the store takes to save each task's result (a slow one: the kill waits)."""
 
     ref_in_task: bool = False
+    writes_delay_ms: int = 0
     timeout: float = 30.0
 
     def __post_init__(self) -> None:
         check_bool("ref_in_task", self.ref_in_task)
+        delay = check_int("writes_delay_ms", self.writes_delay_ms, 0, MAX_WRITES_DELAY_MS)
+        object.__setattr__(self, "writes_delay_ms", delay)
         check_timeout(self.timeout)
 
     def to_json(self) -> dict:
