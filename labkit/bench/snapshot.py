@@ -89,12 +89,14 @@ def read_only(path: Path | str) -> Iterator[sqlite3.Connection]:
         if not hot_journal(db):
             yield db
             return
-    try:
-        folder = tempfile.TemporaryDirectory(prefix=f"{LABS_OWN}rolled-back-", dir=path.parent)
-    except OSError as error:  # a folder the reader may not write in
-        raise refusal("sqlite_half_written", file=str(path), reason=error.strerror) from None
-    with folder, contextlib.closing(sqlite3.connect(rolled_back_copy(path, folder.name))) as db:
-        yield db
+    with contextlib.ExitStack() as stack:
+        try:
+            folder = tempfile.mkdtemp(prefix=f"{LABS_OWN}rolled-back-", dir=path.parent)
+            stack.callback(shutil.rmtree, folder)
+            copy = rolled_back_copy(path, folder)
+        except OSError as error:  # a folder the reader may not write in, a full disk
+            raise refusal("sqlite_half_written", file=str(path), reason=error.strerror) from None
+        yield stack.enter_context(contextlib.closing(sqlite3.connect(copy)))
 
 
 def hot_journal(db: sqlite3.Connection) -> bool:
