@@ -284,7 +284,8 @@ def run_functional(spec: dict, out: str | None = None) -> dict:
             if first.wait_for_pause() == point:
                 # LangGraph saves a task's result from a thread of its own once the task has
                 # returned, `sync` or not: the kill comes when the file holds each finished one
-                until_saved(run_dir, tasks=1 + spec.ref_in_task, by=time.monotonic() + spec.timeout)
+                finished = ("make_ref", "charge") if spec.ref_in_task else ("charge",)
+                until_saved(run_dir, len(finished), by=time.monotonic() + spec.timeout)
                 first.kill()
             first.wait()
         with forked(run_dir, "resume", "functional:resume_process", job, spec.timeout) as resume:
